@@ -1,0 +1,61 @@
+"""The Engine interface: a trace loaded into trace_processor-shaped tables.
+
+Both engines expose the same public tables (see
+../shared/docs/trace-processor-contract.md) so that one metric SQL file runs
+unchanged on either. Inputs reach metric SQL only through small temp tables
+created with :meth:`Engine.create_table`.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+from pathlib import Path
+from typing import Any, Sequence
+
+import polars as pl
+
+
+@dataclasses.dataclass
+class LoadInfo:
+    """What an engine learned while loading, beyond the tables themselves."""
+
+    engine: str
+    path: str
+    #: True when the trace was truncated or otherwise only partly imported.
+    partial: bool = False
+    #: One-line, user-facing warnings raised during import.
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+class Engine(abc.ABC):
+    """A loaded trace that answers SQL with polars DataFrames."""
+
+    #: 'embedded' or 'trace_processor'; recorded in every result.
+    name: str = ""
+
+    def __init__(self) -> None:
+        self.info: LoadInfo | None = None
+
+    @abc.abstractmethod
+    def load(self, path: str | Path) -> LoadInfo:
+        """Import the trace at ``path``. Raises TraceError for bad input."""
+
+    @abc.abstractmethod
+    def query(self, sql: str) -> pl.DataFrame:
+        """Run SQL (one or more statements; the last one's rows are returned)."""
+
+    @abc.abstractmethod
+    def create_table(
+        self, name: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """(Re)create temp table ``name`` holding ``rows`` (ints, floats, str, None)."""
+
+    def close(self) -> None:
+        """Release the engine's resources."""
+
+    def __enter__(self) -> "Engine":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
