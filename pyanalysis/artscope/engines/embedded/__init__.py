@@ -1,0 +1,94 @@
+"""The embedded engine: artscope's own offline importer over SQLite.
+
+bytes --formats--> proto.py / text.py --EventSink--> tables.py --> store.py
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import polars as pl
+
+from artscope.engines.base import Engine, LoadInfo
+from artscope.engines.embedded.events import EventSink
+from artscope.engines.embedded.store import Store
+from artscope.engines.embedded.tables import build_tables
+from artscope.errors import TraceError
+
+
+def decode_bytes(kind: str, data: bytes, path: str = "") -> EventSink:
+    """Decode trace bytes of a detected ``kind`` ('proto' | 'systrace')."""
+    sink = EventSink()
+    if kind == "systrace":
+        from artscope.engines.embedded.text import decode_systrace
+        decode_systrace(data, sink)
+        if not (len(sink.switches) or sink.ftrace or sink.packets or len(sink.wakings)):
+            raise TraceError(f"no trace events found in systrace file: {path}")
+    else:
+        from artscope.engines.embedded.proto import decode_proto
+        if decode_proto(data, sink) == 0:
+            raise TraceError(f"not a Perfetto or systrace trace: {path}")
+    return sink
+
+
+class EmbeddedEngine(Engine):
+    """Imports the trace itself (no trace_processor binary needed)."""
+
+    name = "embedded"
+
+    def __init__(self, ingest_ftrace_in_raw: bool = True) -> None:
+        super().__init__()
+        self.ingest_ftrace_in_raw = ingest_ftrace_in_raw
+        self.store: Store | None = None
+
+    def load(self, path: str | Path) -> LoadInfo:
+        from artscope.engines.embedded.formats import read_trace_bytes
+
+        tb = read_trace_bytes(path)
+        sink = decode_bytes(tb.kind, tb.data, str(path))
+        sink.warnings[:0] = list(tb.warnings)
+        return self.load_sink(sink, str(path), partial=bool(tb.warnings))
+
+    def load_sink(self, sink: EventSink, path: str = "<memory>",
+                  partial: bool = False) -> LoadInfo:
+        tables = build_tables(sink, self.ingest_ftrace_in_raw)
+        self.store = Store(tables)
+        self.info = LoadInfo(engine=self.name, path=path,
+                             partial=sink.partial or partial,
+                             warnings=list(sink.warnings))
+        return self.info
+
+    def query(self, sql: str) -> pl.DataFrame:
+        if self.store is None:
+            raise RuntimeError("no trace loaded")
+        cols, rows = self.store.execute_script(sql)
+        return rows_to_frame(cols, rows)
+
+    def create_table(self, name: str, columns: Sequence[str],
+                     rows: Sequence[Sequence[Any]]) -> None:
+        if self.store is None:
+            raise RuntimeError("no trace loaded")
+        self.store.create_table(name, columns, rows)
+
+    def close(self) -> None:
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+
+
+def rows_to_frame(cols: list[str], rows: list[tuple[Any, ...]]) -> pl.DataFrame:
+    """Build a DataFrame from DB-API rows; mixed int/float columns become float."""
+    if not cols:
+        return pl.DataFrame()
+    data = list(zip(*rows)) if rows else [[] for _ in cols]
+    series = []
+    for name, values in zip(cols, data):
+        values = list(values)
+        kinds = {type(v) for v in values if v is not None}
+        if kinds == {int, float}:
+            values = [None if v is None else float(v) for v in values]
+        elif len(kinds) > 1:
+            values = [None if v is None else str(v) for v in values]
+        series.append(pl.Series(name, values, strict=False))
+    return pl.DataFrame(series)

@@ -1,0 +1,163 @@
+"""Tables -> an in-memory SQLite database that answers trace_processor SQL.
+
+Creates the base tables, the public views trace_processor exposes over them
+(sched_slice, thread_track, process_track, counter_track, cpu_counter_track,
+...), registers trace_processor's prelude functions (trace_start(),
+trace_end(), trace_dur()) and materialises deferred tables (ftrace_event,
+thread_state) the first time a statement names them.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import Any, Sequence
+
+from artscope.engines.embedded.tables import Table
+
+# Public views over the internal track table (see contract section 1.6).
+_VIEWS = {
+    "sched_slice": "SELECT * FROM sched",
+    "track": ("SELECT id, name, type, parent_id, dimension_arg_set_id, "
+              "source_arg_set_id, machine_id, event_type, counter_unit FROM __track"),
+    "thread_track": ("SELECT id, name, type, parent_id, source_arg_set_id, machine_id, "
+                     "_utid AS utid FROM __track "
+                     "WHERE event_type = 'slice' AND _utid IS NOT NULL"),
+    "process_track": ("SELECT id, name, type, parent_id, source_arg_set_id, machine_id, "
+                      "_upid AS upid FROM __track "
+                      "WHERE event_type = 'slice' AND _upid IS NOT NULL"),
+    "counter_track": ("SELECT id, name, type, parent_id, dimension_arg_set_id, "
+                      "machine_id, counter_unit AS unit, NULL AS description "
+                      "FROM __track WHERE event_type = 'counter'"),
+    "cpu_counter_track": ("SELECT id, name, type, parent_id, machine_id, "
+                          "counter_unit AS unit, NULL AS description, _cpu AS cpu, "
+                          "_cpu AS ucpu FROM __track "
+                          "WHERE event_type = 'counter' AND _cpu IS NOT NULL"),
+    "process_counter_track": ("SELECT id, name, type, parent_id, machine_id, "
+                              "counter_unit AS unit, NULL AS description, _upid AS upid "
+                              "FROM __track WHERE event_type = 'counter' "
+                              "AND _upid IS NOT NULL"),
+    "thread_counter_track": ("SELECT id, name, type, parent_id, machine_id, "
+                             "counter_unit AS unit, NULL AS description, _utid AS utid "
+                             "FROM __track WHERE event_type = 'counter' "
+                             "AND _utid IS NOT NULL"),
+}
+
+_INDEXES = (
+    "CREATE INDEX sched_utid ON sched(utid, ts)",
+    "CREATE INDEX sched_cpu ON sched(cpu, ts)",
+    "CREATE INDEX slice_track ON slice(track_id, ts)",
+    "CREATE INDEX counter_track_ts ON counter(track_id, ts)",
+    "CREATE INDEX args_set ON args(arg_set_id)",
+)
+
+# Deferred tables and the names that trigger them.
+_DEFERRED_ALIASES = {"ftrace_event": ("ftrace_event", "raw"),
+                     "thread_state": ("thread_state",)}
+
+
+class Store:
+    """An SQLite connection holding one trace's tables."""
+
+    def __init__(self, tables: dict[str, Table]) -> None:
+        self.conn = sqlite3.connect(":memory:", check_same_thread=False)
+        self.conn.execute("PRAGMA journal_mode = OFF")
+        self.conn.execute("PRAGMA synchronous = OFF")
+        self.conn.execute("PRAGMA temp_store = MEMORY")
+        self._deferred: dict[str, Table] = {}
+        for name, table in tables.items():
+            if callable(table.rows):
+                self._deferred[name] = table
+                continue
+            self._create(name, table)
+        for name, sql in _VIEWS.items():
+            self.conn.execute(f"CREATE VIEW {name} AS {sql}")
+        for stmt in _INDEXES:
+            self.conn.execute(stmt)
+        start, end = self.conn.execute(
+            "SELECT start_ts, end_ts FROM trace_bounds").fetchone()
+        self.conn.create_function("trace_start", 0, lambda: start, deterministic=True)
+        self.conn.create_function("trace_end", 0, lambda: end, deterministic=True)
+        self.conn.create_function("trace_dur", 0, lambda: end - start, deterministic=True)
+        self.conn.commit()
+        self._trigger = {
+            alias: name for name in self._deferred
+            for alias in _DEFERRED_ALIASES.get(name, (name,))}
+        self._trigger_re = re.compile(
+            r"\b(" + "|".join(map(re.escape, self._trigger)) + r")\b", re.I
+        ) if self._trigger else None
+
+    def _create(self, name: str, table: Table) -> None:
+        real = "__track" if name == "track" else name
+        cols = ", ".join(f"{c} {t}" for c, t in table.columns)
+        self.conn.execute(f"CREATE TABLE {real} ({cols})")
+        rows = table.rows() if callable(table.rows) else table.rows
+        if rows:
+            marks = ", ".join("?" * len(table.columns))
+            self.conn.executemany(f"INSERT INTO {real} VALUES ({marks})", rows)
+
+    def ensure_tables_for(self, sql: str) -> None:
+        """Materialise the deferred tables ``sql`` mentions."""
+        if self._trigger_re is None:
+            return
+        for m in set(x.lower() for x in self._trigger_re.findall(sql)):
+            name = self._trigger.get(m)
+            if name is None or name not in self._deferred:
+                continue
+            table = self._deferred.pop(name)
+            self._create(name, table)
+            if name == "ftrace_event":
+                self.conn.execute("CREATE VIEW raw AS SELECT * FROM ftrace_event")
+                self.conn.execute("CREATE INDEX ftrace_event_name ON ftrace_event(name)")
+            if name == "thread_state":
+                self.conn.execute("CREATE INDEX thread_state_utid ON thread_state(utid, ts)")
+            self.conn.commit()
+        self._trigger = {a: n for a, n in self._trigger.items() if n in self._deferred}
+        self._trigger_re = re.compile(
+            r"\b(" + "|".join(map(re.escape, self._trigger)) + r")\b", re.I
+        ) if self._trigger else None
+
+    def execute_script(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run one or more statements; return the last one's columns and rows."""
+        self.ensure_tables_for(sql)
+        statements = split_statements(sql)
+        cols: list[str] = []
+        rows: list[tuple[Any, ...]] = []
+        for stmt in statements:
+            cur = self.conn.execute(stmt)
+            if cur.description is not None:
+                cols = [d[0] for d in cur.description]
+                rows = cur.fetchall()
+            else:
+                cols, rows = [], []
+        return cols, rows
+
+    def create_table(self, name: str, columns: Sequence[str],
+                     rows: Sequence[Sequence[Any]]) -> None:
+        self.conn.execute(f"DROP TABLE IF EXISTS {name}")
+        self.conn.execute(f"CREATE TEMP TABLE {name} ({', '.join(columns)})")
+        if rows:
+            marks = ", ".join("?" * len(columns))
+            self.conn.executemany(f"INSERT INTO {name} VALUES ({marks})", rows)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split SQL text into complete statements (comments and strings aware)."""
+    out: list[str] = []
+    buf = ""
+    for line in sql.splitlines(keepends=True):
+        buf += line
+        if sqlite3.complete_statement(buf):
+            if buf.strip():
+                out.append(buf)
+            buf = ""
+    if buf.strip() and _strip_comments(buf).strip():
+        out.append(buf)
+    return [s for s in out if _strip_comments(s).strip().rstrip(";").strip()]
+
+
+def _strip_comments(sql: str) -> str:
+    return re.sub(r"--[^\n]*", "", sql)

@@ -1,0 +1,997 @@
+"""Decoded events -> trace_processor-shaped tables.
+
+Replays an :class:`EventSink` in timestamp order with trace_processor's import
+semantics (see ../shared/docs/trace-processor-contract.md, section 2):
+
+* sched_switch -> ``sched`` (per-CPU pending slice; mismatched prev_pid
+  leaves the pending slice open; compact_sched infers prev from the previous
+  switch and drops the first switch of each CPU), ``thread_state``;
+* thread/process identity through :class:`ProcessTracker`;
+* atrace ``print`` -> ``slice`` (per-track stacks, depth/parent_id), async
+  S/F slots, counters;
+* cpufreq / limits / idle / devfreq / clock / sys_stats -> ``counter`` rows on
+  typed tracks;
+* FrameTimeline -> expected/actual frame timeline slices with args;
+* ingest_ftrace_in_raw -> ``ftrace_event`` rows and thread rows for every
+  event's common pid, and trace_bounds over all ftrace events.
+
+Large tables whose rows are cheap to keep but costly to insert
+(``ftrace_event``, ``thread_state``) are returned as deferred builders: the
+store materialises them the first time a query names them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, Callable
+
+import numpy as np
+
+from artscope.engines.embedded import atrace, frame_timeline as ftl
+from artscope.engines.embedded.events import EventSink
+from artscope.engines.embedded.process_tracker import (
+    PRIO_FTRACE, PRIO_PROCESS_TREE, ProcessTracker)
+
+CLONE_THREAD = 0x10000
+KTHREADD_PID = 2
+MAX_SLICE_DEPTH = 512
+IDLE_EXIT_STATE = 4294967295
+
+
+@dataclasses.dataclass
+class Table:
+    """Rows of one table: ``columns`` is [(name, sqlite type)]."""
+
+    columns: list[tuple[str, str]]
+    rows: list[tuple[Any, ...]] | Callable[[], list[tuple[Any, ...]]]
+
+
+# -- end_state decoding ---------------------------------------------------------
+
+def kernel_version(sysname: str | None, release: str | None) -> tuple[int, int]:
+    """major.minor from utsname; trace_processor assumes 4.4 when unknown."""
+    if sysname == "Linux" and release:
+        m = re.match(r"(\d+)\.(\d+)", release)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return (4, 4)
+
+
+def make_end_state_decoder(version: tuple[int, int]) -> Callable[[int], str | None]:
+    if version >= (4, 14):
+        letters = ((0x01, "S"), (0x02, "D"), (0x04, "T"), (0x08, "t"), (0x10, "X"),
+                   (0x20, "Z"), (0x40, "P"), (0x80, "I"))
+        preempted = 0x100
+        invalid_mask = 0xFE00
+        dn_is_i = False
+    else:
+        letters = ((0x01, "S"), (0x02, "D"), (0x04, "T"), (0x08, "t"), (0x10, "X"),
+                   (0x20, "Z"), (0x40, "x"), (0x80, "K"), (0x100, "W"), (0x200, "P"),
+                   (0x400, "N"))
+        preempted = 0x1000 if version >= (4, 8) else 0x800
+        invalid_mask = 0
+        dn_is_i = True
+    order = "SDTtXZPxKWNI"
+    cache: dict[int, str | None] = {}
+
+    def decode(raw: int) -> str | None:
+        r = cache.get(raw)
+        if r is not None or raw in cache:
+            return r
+        v = raw & 0xFFFF
+        if invalid_mask and v & invalid_mask:
+            out = None
+        else:
+            flags = [ch for bit, ch in letters if v & bit]
+            if not flags:
+                out = "R+" if v & preempted else "R"
+            else:
+                if dn_is_i and set(flags) == {"D", "N"}:
+                    out = "I"
+                else:
+                    flags.sort(key=order.index)
+                    out = "".join(flags)[:3]
+        cache[raw] = out
+        return out
+
+    return decode
+
+
+# -- the builder ------------------------------------------------------------------
+
+class _Tracks:
+    """Track table with dimension arg sets (identity = type + dimensions)."""
+
+    def __init__(self, args: "_Args") -> None:
+        self.args = args
+        self.rows: list[tuple] = []
+        self.by_key: dict[tuple, int] = {}
+
+    def intern(self, type_: str, name: str | None, event_type: str,
+               dims: tuple[tuple[str, Any], ...] = (), *, utid: int | None = None,
+               upid: int | None = None, cpu: int | None = None,
+               unit: str | None = None, slot: int = 0) -> int:
+        key = (type_, dims, name if not dims else None, slot)
+        tid = self.by_key.get(key)
+        if tid is not None:
+            return tid
+        tid = len(self.rows)
+        dim_id = self.args.add_set(dims) if dims else None
+        self.rows.append((tid, name, type_, None, dim_id, None, 0, event_type,
+                          unit, utid, upid, cpu))
+        self.by_key[key] = tid
+        return tid
+
+
+class _Args:
+    def __init__(self) -> None:
+        self.rows: list[tuple] = []
+        self.next_id = 0
+
+    def add_set(self, items: tuple[tuple[str, Any], ...] | list) -> int:
+        set_id = self.next_id
+        self.next_id += 1
+        for key, value in items:
+            if value is None:
+                continue
+            if isinstance(value, bool):
+                self.rows.append((set_id, key, key, int(value), None, None, "bool",
+                                  "true" if value else "false"))
+            elif isinstance(value, int):
+                self.rows.append((set_id, key, key, value, None, None, "int", str(value)))
+            elif isinstance(value, float):
+                self.rows.append((set_id, key, key, None, None, value, "real", repr(value)))
+            else:
+                self.rows.append((set_id, key, key, None, str(value), None, "string",
+                                  str(value)))
+        return set_id
+
+
+class TableBuilder:
+    def __init__(self, sink: EventSink, ingest_ftrace_in_raw: bool = True) -> None:
+        self.sink = sink
+        self.raw_on = ingest_ftrace_in_raw
+        self.pt = ProcessTracker()
+        self.args = _Args()
+        self.tracks = _Tracks(self.args)
+        # sched
+        self.s_ts: list[int] = []
+        self.s_dur: list[int] = []
+        self.s_cpu: list[int] = []
+        self.s_utid: list[int] = []
+        self.s_end: list[str | None] = []
+        self.s_prio: list[int] = []
+        # thread_state inputs, replayed lazily: (kind, ts, a, b, c, d)
+        self.ts_events: list[tuple] = []
+        # slices
+        self.sl_rows: list[list[Any]] = []  # [id, ts, dur, track, cat, name, depth, parent, argset]
+        self.stacks: dict[int, list[int]] = {}
+        self.async_slots: dict[tuple, list[int | None]] = {}
+        # counters: (ts, track, value, arg_set_id)
+        self.counters: list[tuple[int, int, float, int | None]] = []
+        # raw ftrace rows: (ts, name, cpu, utid, arg_set_id, common_flags)
+        self.raw_rows: list[tuple] = []
+        self.cpus_seen: set[int] = set()
+        self.stats: dict[tuple[str, int | None], int] = dict(sink.stats)
+        # frame timeline
+        self.ft_cookie: dict[int, int] = {}  # cookie -> slice id
+        self.ft_expected_seen: set[tuple[int, int]] = set()
+        self.ft_rows: dict[int, dict[str, Any]] = {}  # slice id -> view columns
+        self.ft_slots: dict[tuple[int, str], list[int | None]] = {}
+
+    def stat(self, name: str, n: int = 1, idx: int | None = None) -> None:
+        self.stats[(name, idx)] = self.stats.get((name, idx), 0) + n
+
+    # -- main entry ------------------------------------------------------------
+
+    def build(self) -> dict[str, Table]:
+        sink = self.sink
+        self.decode_state = make_end_state_decoder(
+            kernel_version(sink.utsname_sysname, sink.kernel_release))
+        hard_cut = None if sink.preserve_ftrace_buffer else sink.tracing_started_ts
+        soft_cut = max(sink.first_bundle_end_ts.values(), default=0)
+
+        sw, wk = sink.switches, sink.wakings
+        n_sw, n_wk, n_ft, n_pk = len(sw), len(wk), len(sink.ftrace), len(sink.packets)
+        ts_all = np.empty(n_sw + n_wk + n_ft + n_pk, dtype=np.int64)
+        seq_all = np.empty_like(ts_all)
+        ts_all[:n_sw] = sw.ts
+        seq_all[:n_sw] = sw.seq
+        ts_all[n_sw:n_sw + n_wk] = wk.ts
+        seq_all[n_sw:n_sw + n_wk] = wk.seq
+        o = n_sw + n_wk
+        if n_ft:
+            ts_all[o:o + n_ft] = [e.ts for e in sink.ftrace]
+            seq_all[o:o + n_ft] = [e.seq for e in sink.ftrace]
+        o += n_ft
+        if n_pk:
+            ts_all[o:] = [p.ts for p in sink.packets]
+            seq_all[o:] = [p.seq for p in sink.packets]
+        order = np.lexsort((seq_all, ts_all))
+        if hard_cut is not None:
+            # Ftrace events before tracing_started are discarded outright.
+            is_ftrace = order < n_sw + n_wk + n_ft
+            keep = ~(is_ftrace & (ts_all[order] < hard_cut))
+            order = order[keep]
+
+        self._run(order.tolist(), n_sw, n_wk, n_ft, soft_cut)
+        return self._tables()
+
+    # -- replay ----------------------------------------------------------------
+
+    def _run(self, order: list[int], n_sw: int, n_wk: int, n_ft: int, soft_cut: int) -> None:
+        sink = self.sink
+        pt = self.pt
+        sw = sink.switches
+        wk = sink.wakings
+        ftrace = sink.ftrace
+        packets = sink.packets
+        decode = self.decode_state
+        raw_on = self.raw_on
+        raw_rows = self.raw_rows
+        ts_events = self.ts_events
+        s_ts, s_dur, s_cpu, s_utid, s_end, s_prio = (
+            self.s_ts, self.s_dur, self.s_cpu, self.s_utid, self.s_end, self.s_prio)
+        get_or_create = pt.get_or_create_thread
+        update_name = pt.update_thread_name
+        # Per-CPU sched state.
+        pending: dict[int, int] = {}
+        last_pid: dict[int, int] = {}
+        last_utid: dict[int, int] = {}
+        last_prio: dict[int, int] = {}
+        cpus_seen = self.cpus_seen
+        sw_ts, sw_cpu, sw_prev_pid, sw_prev_comm, sw_prev_state = (
+            sw.ts, sw.cpu, sw.prev_pid, sw.prev_comm, sw.prev_state)
+        sw_next_pid, sw_next_comm, sw_next_prio, sw_compact = (
+            sw.next_pid, sw.next_comm, sw.next_prio, sw.compact)
+        e_sw = n_sw
+        e_wk = n_sw + n_wk
+        e_ft = e_wk + n_ft
+        mismatched = 0
+        skipped_compact = 0
+
+        for k in order:
+            if k < e_sw:
+                ts = sw_ts[k]
+                cpu = sw_cpu[k]
+                next_pid = sw_next_pid[k]
+                cpus_seen.add(cpu)
+                if ts < soft_cut:
+                    # Soft-dropped: raw only; compact still tracks "last".
+                    if sw_compact[k]:
+                        u = update_name(next_pid, sw_next_comm[k], PRIO_FTRACE)
+                        last_pid[cpu] = next_pid
+                        last_utid[cpu] = u
+                        last_prio[cpu] = sw_next_prio[k]
+                    elif raw_on:
+                        raw_rows.append((ts, "sched_switch", cpu,
+                                         get_or_create(sw_prev_pid[k]), None, None))
+                    continue
+                next_utid = update_name(next_pid, sw_next_comm[k], PRIO_FTRACE)
+                p = pending.get(cpu)
+                if sw_compact[k]:
+                    prev_utid = last_utid.get(cpu)
+                    if prev_utid is None:
+                        skipped_compact += 1
+                        last_pid[cpu] = next_pid
+                        last_utid[cpu] = next_utid
+                        last_prio[cpu] = sw_next_prio[k]
+                        continue
+                    end_state = decode(sw_prev_state[k])
+                    if p is not None:
+                        s_dur[p] = ts - s_ts[p]
+                        s_end[p] = end_state
+                else:
+                    end_state = decode(sw_prev_state[k])
+                    prev_pid = sw_prev_pid[k]
+                    if p is not None:
+                        if prev_pid == last_pid[cpu]:
+                            s_dur[p] = ts - s_ts[p]
+                            s_end[p] = end_state
+                        else:
+                            mismatched += 1
+                    prev_utid = update_name(prev_pid, sw_prev_comm[k], PRIO_FTRACE)
+                if raw_on:
+                    raw_rows.append((ts, "sched_switch", cpu, prev_utid, None, None))
+                pending[cpu] = len(s_ts)
+                s_ts.append(ts)
+                s_dur.append(-1)
+                s_cpu.append(cpu)
+                s_utid.append(next_utid)
+                s_end.append(None)
+                s_prio.append(sw_next_prio[k])
+                last_pid[cpu] = next_pid
+                last_utid[cpu] = next_utid
+                last_prio[cpu] = sw_next_prio[k]
+                ts_events.append((0, ts, cpu, prev_utid, end_state, next_utid))
+            elif k < e_wk:
+                i = k - e_sw
+                ts = wk.ts[i]
+                cpu = wk.cpu[i]
+                cpus_seen.add(cpu)
+                if wk.compact[i]:
+                    waker = last_utid.get(cpu)
+                    if waker is None:
+                        continue
+                    if ts < soft_cut:
+                        continue
+                    wakee = get_or_create(wk.wakee_pid[i])
+                else:
+                    waker = get_or_create(wk.pid[i]) if wk.pid[i] is not None else None
+                    if ts < soft_cut:
+                        if raw_on:
+                            raw_rows.append((ts, "sched_waking", cpu, waker, None, None))
+                        continue
+                    wakee = update_name(wk.wakee_pid[i], wk.comm[i], PRIO_FTRACE)
+                if raw_on:
+                    raw_rows.append((ts, "sched_waking", cpu, waker, None, None))
+                ts_events.append((1, ts, wakee, waker, 0, None))
+            elif k < e_ft:
+                ev = ftrace[k - e_wk]
+                cpus_seen.add(ev.cpu)
+                if raw_on or ev.ts >= soft_cut:
+                    utid = get_or_create(ev.pid)
+                else:
+                    utid = None
+                if raw_on:
+                    arg_set = None
+                    if ev.name not in _DEDICATED_TABLE_EVENTS and ev.fields:
+                        arg_set = self.args.add_set(list(ev.fields.items()))
+                    raw_rows.append((ev.ts, ev.name, ev.cpu, utid, arg_set, None))
+                if ev.ts < soft_cut:
+                    continue
+                handler = _FTRACE_HANDLERS.get(ev.name)
+                if handler is not None:
+                    handler(self, ev.ts, ev.pid, ev.fields, utid)
+            else:
+                pkt = packets[k - e_ft]
+                handler = _PACKET_HANDLERS.get(pkt.kind)
+                if handler is not None:
+                    handler(self, pkt.ts, pkt.data)
+        if mismatched:
+            self.stat("mismatched_sched_switch_tids", mismatched)
+        if skipped_compact:
+            self.stat("compact_sched_switch_skipped", skipped_compact)
+
+    # -- ftrace handlers --------------------------------------------------------
+
+    def _print(self, ts: int, pid: int, f: dict, _utid: int | None) -> None:
+        buf = f.get("buf", "")
+        tp = atrace.parse_print(buf)
+        if tp is atrace.IGNORED:
+            return
+        if tp is None:
+            self.stat("systrace_parse_failure")
+            return
+        assert isinstance(tp, atrace.TracePoint)
+        pt = self.pt
+        ph = tp.phase
+        if ph in ("B", "I"):
+            utid = pt.update_thread(pid, tp.tgid) if tp.tgid > 0 else pt.get_or_create_thread(pid)
+            track = self.tracks.intern("thread_execution", None, "slice",
+                                       (("utid", utid),), utid=utid)
+            if ph == "B":
+                self._begin(track, ts, tp.name, -1)
+            else:
+                self._begin(track, ts, tp.name, 0)
+        elif ph == "E":
+            if tp.tgid == 0:
+                utid = pt.get_thread(pid)
+                if utid is None:
+                    return
+            else:
+                utid = pt.update_thread(pid, tp.tgid)
+            track = self.tracks.by_key.get(("thread_execution", (("utid", utid),), None, 0))
+            if track is None:
+                return
+            self._end(track, ts)
+        elif ph == "C":
+            upid = pt.get_or_create_process(tp.tgid)
+            track = self.tracks.intern("atrace_counter", tp.name, "counter",
+                                       (("upid", upid), ("name", tp.name)), upid=upid)
+            utid = pt.get_or_create_thread(pid)
+            self.counters.append((ts, track, float(tp.value),
+                                  self.args.add_set((("utid", utid),))))
+        elif ph in ("S", "F"):
+            upid = pt.get_or_create_process(tp.tgid)
+            key = (upid, tp.name)
+            slots = self.async_slots.setdefault(key, [])
+            if ph == "S":
+                if tp.cookie in slots:
+                    self.stat("atrace_unnestable_begin_ignored")
+                    return
+                try:
+                    slot = slots.index(None)
+                    slots[slot] = tp.cookie
+                except ValueError:
+                    slot = len(slots)
+                    slots.append(tp.cookie)
+                track = self.tracks.intern("atrace_async_slice", tp.name, "slice",
+                                           (("upid", upid), ("name", tp.name)),
+                                           upid=upid, slot=slot)
+                self._begin(track, ts, tp.name, -1,
+                            self.args.add_set((("cookie", tp.cookie),)))
+            else:
+                if tp.cookie not in slots:
+                    return
+                slot = slots.index(tp.cookie)
+                slots[slot] = None
+                track = self.tracks.intern("atrace_async_slice", tp.name, "slice",
+                                           (("upid", upid), ("name", tp.name)),
+                                           upid=upid, slot=slot)
+                self._end(track, ts)
+        elif ph in ("N", "G", "H"):
+            upid = pt.get_or_create_process(tp.tgid)
+            track = self.tracks.intern("atrace_async_slice_for_track", tp.track, "slice",
+                                       (("upid", upid), ("name", tp.track)), upid=upid)
+            if ph == "N":
+                self._begin(track, ts, tp.name, 0)
+            elif ph == "G":
+                self._begin(track, ts, tp.name, -1)
+            else:
+                self._end(track, ts)
+
+    def _begin(self, track: int, ts: int, name: str, dur: int,
+               arg_set: int | None = None) -> None:
+        stack = self.stacks.setdefault(track, [])
+        rows = self.sl_rows
+        # Pop completed instants that ended before (or at) this ts.
+        while stack:
+            top = rows[stack[-1]]
+            if top[2] == -1:
+                break
+            end = top[1] + top[2]
+            if end < ts or (end == ts and not (dur == 0 and top[2] == 0)):
+                stack.pop()
+            else:
+                break
+        depth = len(stack)
+        if depth >= MAX_SLICE_DEPTH:
+            self.stat("slice_drop_too_deep")
+            return
+        parent = stack[-1] if stack else None
+        sid = len(rows)
+        rows.append([sid, ts, dur, track, None, name, depth, parent, arg_set])
+        stack.append(sid)
+
+    def _end(self, track: int, ts: int) -> None:
+        stack = self.stacks.get(track)
+        rows = self.sl_rows
+        while stack:
+            top = rows[stack[-1]]
+            if top[2] == -1:
+                top[2] = ts - top[1]
+                stack.pop()
+                return
+            stack.pop()  # completed instant
+        self.stat("misplaced_end_event")
+
+    def _counter(self, ts: int, track: int, value: float) -> None:
+        self.counters.append((ts, track, float(value), None))
+
+    def _cpu_frequency(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        cpu = f.get("cpu_id", 0)
+        track = self.tracks.intern("cpu_frequency", "cpufreq", "counter",
+                                   (("cpu", cpu),), cpu=cpu)
+        self._counter(ts, track, f.get("state", 0))
+
+    def _cpu_frequency_limits(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        cpu = f.get("cpu_id", 0)
+        tmax = self.tracks.intern("cpu_max_frequency_limit", f"Cpu {cpu} Max Freq Limit",
+                                  "counter", (("cpu", cpu),), cpu=cpu)
+        tmin = self.tracks.intern("cpu_min_frequency_limit", f"Cpu {cpu} Min Freq Limit",
+                                  "counter", (("cpu", cpu),), cpu=cpu)
+        self._counter(ts, tmax, f.get("max_freq", 0))
+        self._counter(ts, tmin, f.get("min_freq", 0))
+
+    def _cpu_idle(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        cpu = f.get("cpu_id", 0)
+        track = self.tracks.intern("cpu_idle", "cpuidle", "counter", (("cpu", cpu),), cpu=cpu)
+        self._counter(ts, track, f.get("state", 0))
+
+    def _devfreq(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        dev = f.get("dev_name", "")
+        i = dev.find("devfreq_")
+        name = dev[i:] if i >= 0 else f"devfreq_{dev}"
+        track = self.tracks.intern("linux_device_frequency", name, "counter",
+                                   (("linux_device", dev),))
+        self._counter(ts, track, f.get("freq", 0))
+
+    def _clock_rate(self, ts: int, name: str, rate: int) -> None:
+        track = self.tracks.intern("clock_frequency", f"{name} Frequency", "counter",
+                                   (("linux_device", name),))
+        self._counter(ts, track, rate)
+
+    def _clock_set_rate(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        self._clock_rate(ts, f.get("name", ""), f.get("state", 0))
+
+    def _clk_set_rate(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        self._clock_rate(ts, f.get("name", ""), f.get("rate", 0))
+
+    def _task_newtask(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        new_tid = f.get("pid", 0)
+        if new_tid == 0:
+            return
+        comm = f.get("comm")
+        pt = self.pt
+        if not (f.get("clone_flags", 0) & CLONE_THREAD) and pid != KTHREADD_PID:
+            pt.start_new_process(ts, pid, new_tid, comm, PRIO_FTRACE)
+            src = pt.get_or_create_thread(pid)
+            new = pt.get_or_create_thread(new_tid)
+        else:
+            src = pt.get_or_create_thread(pid)
+            new = pt.start_new_thread(ts, new_tid)
+            pt.set_thread_name(new, comm, PRIO_FTRACE)
+            pt.associate_threads(src, new)
+        self.ts_events.append((2, ts, new, src, 0, None))
+
+    def _task_rename(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        self.pt.update_thread_name_and_maybe_process(
+            f.get("pid", 0), f.get("newcomm", ""), PRIO_FTRACE)
+
+    def _sched_process_free(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        self.pt.end_thread(ts, f.get("pid", 0))
+
+    def _sched_blocked_reason(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        utid = self.pt.get_or_create_thread(f.get("pid", 0))
+        self.ts_events.append((3, ts, utid, int(f.get("io_wait", 0)), 0, None))
+
+    # -- packet handlers ----------------------------------------------------------
+
+    def _process_tree(self, ts: int, d: dict) -> None:
+        pt = self.pt
+        for p in d["processes"]:
+            if not p["has_cmdline"]:
+                continue
+            cmd = p["cmdline"]
+            argv0 = cmd[0] if cmd else ""
+            if len(cmd) == 1:
+                argv0 = argv0.split(" ", 1)[0]
+            if p["ppid"] == KTHREADD_PID and argv0.startswith("kworker/"):
+                m = re.search(r"[+-]", argv0[len("kworker/"):])
+                if m:
+                    argv0 = argv0[:len("kworker/") + m.start()]
+            ppid = p["ppid"]
+            pupid = pt.get_or_create_process(ppid) if ppid is not None else None
+            upid = pt.get_or_create_process(p["pid"])
+            pt.p_name[upid] = argv0
+            pt.p_cmdline[upid] = " ".join(cmd)
+            if pupid is not None and pt.p_parent[upid] is None:
+                pt.p_parent[upid] = pupid
+            if p["uid"] is not None:
+                pt.set_process_uid(upid, p["uid"])
+            if p["start_ts"] is not None and pt.p_start[upid] is None:
+                pt.p_start[upid] = p["start_ts"]
+            if p["cmdline_is_comm"]:
+                main = pt.update_thread(p["pid"], p["pid"])
+                pt.set_thread_name(main, argv0, PRIO_PROCESS_TREE)
+        for t in d["threads"]:
+            utid = pt.update_thread(t["tid"], t["tgid"])
+            if t["name"] is not None:
+                pt.set_thread_name(utid, t["name"], PRIO_PROCESS_TREE)
+
+    def _process_stats(self, ts: int, d: dict) -> None:
+        pt = self.pt
+        for p in d["processes"]:
+            pt.get_or_create_process(p["pid"])
+            for tid in p["threads"]:
+                pt.update_thread(tid, p["pid"])
+
+    def _thread_tgid(self, ts: int, d: dict) -> None:
+        self.pt.update_thread(d["tid"], d["tgid"])
+
+    def _sys_stats(self, ts: int, d: dict) -> None:
+        for cpu, khz in enumerate(d["cpufreq_khz"]):
+            track = self.tracks.intern("cpu_frequency", "cpufreq", "counter",
+                                       (("cpu", cpu),), cpu=cpu)
+            self._counter(ts, track, khz)
+        for key, value in d["devfreq"]:
+            self._clock_rate(ts, key, value)
+
+    def _frame_timeline(self, ts: int, d: dict) -> None:
+        kind = d["kind"]
+        if ts < 0:
+            return
+        if kind == 5:
+            sid = self.ft_cookie.pop(d.get("cookie"), None)
+            if sid is None:
+                self.stat("frame_timeline_event_parser_errors")
+                return
+            row = self.sl_rows[sid]
+            if row[2] == -1:
+                row[2] = ts - row[1]
+            return
+        if "cookie" not in d or "token" not in d or "pid" not in d:
+            self.stat("frame_timeline_event_parser_errors")
+            return
+        if kind in (3, 4) and "display_frame_token" not in d:
+            self.stat("frame_timeline_event_parser_errors")
+            return
+        upid = self.pt.get_or_create_process(d["pid"])
+        token = d["token"]
+        expected = kind in (1, 3)
+        if kind == 3:
+            if (upid, token) in self.ft_expected_seen:
+                return
+            self.ft_expected_seen.add((upid, token))
+        type_ = ("android_expected_frame_timeline" if expected
+                 else "android_actual_frame_timeline")
+        name = "Expected Timeline" if expected else "Actual Timeline"
+        # Overlapping frames go to parallel same-named tracks (slots).
+        slots = self.ft_slots.setdefault((upid, type_), [])
+        slot = None
+        for i, sid in enumerate(slots):
+            if sid is None:
+                slot = i
+                break
+            r = self.sl_rows[sid]
+            if r[2] != -1 and r[1] + r[2] <= ts:
+                slot = i
+                break
+        if slot is None:
+            slot = len(slots)
+            slots.append(None)
+        track = self.tracks.intern(type_, name, "slice", (("upid", upid),),
+                                   upid=upid, slot=slot)
+        surface = kind in (3, 4)
+        display_token = d.get("display_frame_token") if surface else token
+        cols: dict[str, Any] = {
+            "display_frame_token": display_token,
+            "surface_frame_token": token if surface else None,
+            "upid": upid,
+            "layer_name": d.get("layer_name") if surface else None,
+        }
+        args: list[tuple[str, Any]] = [("Display frame token", display_token)]
+        if surface:
+            args.append(("Surface frame token", token))
+            args.append(("Layer name", d.get("layer_name", "")))
+            cols["layer_name"] = d.get("layer_name", "")
+        if not expected:
+            bits = d.get("jank_type", 0)
+            present = d.get("present_type", 0)
+            pred = d.get("prediction_type", 0)
+            sev = d.get("jank_severity_type")
+            bits_exp = d.get("jank_type_experimental")
+            present_exp = d.get("present_type_experimental")
+            cols.update({
+                "present_type": ftl.present_type_string(present),
+                "on_time_finish": int(d.get("on_time_finish", False)),
+                "gpu_composition": int(d.get("gpu_composition", False)),
+                "jank_type": ftl.jank_type_string(bits),
+                "jank_severity_type": ftl.severity_string(sev, bits),
+                "prediction_type": ftl.prediction_type_string(pred),
+                "jank_tag": (ftl.surface_jank_tag(bits, present) if surface
+                             else ftl.display_jank_tag(bits)),
+                "jank_tag_experimental": None,
+                "jank_score": d.get("jank_severity_score"),
+                "latched_unsignaled_count": d.get("latched_unsignaled_count"),
+                "addressable_unsignaled_latch_count": d.get(
+                    "addressable_unsignaled_latch_count"),
+                "latched_fence_state": d.get("latched_fence_state"),
+            })
+            if bits_exp is not None:
+                be = bits_exp
+                pe = present_exp if present_exp is not None else present
+                cols["jank_tag_experimental"] = (
+                    ftl.surface_jank_tag(be, pe) if surface else ftl.display_jank_tag(be))
+            args += [
+                ("Present type", cols["present_type"]),
+                ("On time finish", cols["on_time_finish"]),
+                ("GPU composition", cols["gpu_composition"]),
+                ("Jank type", cols["jank_type"]),
+                ("Jank severity type", cols["jank_severity_type"]),
+                ("Prediction type", cols["prediction_type"]),
+                ("Jank tag", cols["jank_tag"]),
+            ]
+            if cols["jank_score"] is not None:
+                args.append(("Jank Severity Score", float(cols["jank_score"])))
+            if surface:
+                args.append(("Is Buffer?", "Yes" if d.get("is_buffer") else
+                             ("No" if "is_buffer" in d else "Unspecified")))
+        arg_set = self.args.add_set(args)
+        self._begin(track, ts, str(token), -1, arg_set)
+        sid = len(self.sl_rows) - 1
+        slots[slot] = sid
+        self.ft_cookie[d["cookie"]] = sid
+        cols["expected"] = expected
+        self.ft_rows[sid] = cols
+
+    # -- output ---------------------------------------------------------------------
+
+    def _thread_state_rows(self) -> list[tuple]:
+        """Replay switch/waking/newtask events into thread_state rows."""
+        rows: list[list[Any]] = []
+        last: dict[int, int] = {}
+
+        def close(ts: int, utid: int) -> None:
+            i = last.get(utid)
+            if i is not None and rows[i][2] == -1:
+                rows[i][2] = ts - rows[i][1]
+
+        def open_(ts: int, utid: int, state: str | None, cpu: int | None = None,
+                  waker: int | None = None, irq: int | None = None) -> None:
+            if utid == 0:
+                return
+            last[utid] = len(rows)
+            rows.append([len(rows), ts, -1, cpu, utid, state, None, None, waker, irq])
+
+        for ev in self.ts_events:
+            kind, ts = ev[0], ev[1]
+            if kind == 0:
+                _, _, cpu, prev, end_state, nxt = ev
+                if prev != 0:
+                    i = last.get(prev)
+                    if not (i is not None and rows[i][5] != "Running"):
+                        close(ts, prev)
+                    open_(ts, prev, end_state)
+                if nxt != 0:
+                    close(ts, nxt)
+                    open_(ts, nxt, "Running", cpu)
+            elif kind == 1:
+                _, _, wakee, waker, flags, _ = ev
+                if wakee == 0:
+                    continue
+                i = last.get(wakee)
+                if i is None:
+                    open_(ts, wakee, "R", None, waker, 0)
+                    continue
+                st = rows[i][5]
+                if st in ("Running", "R"):
+                    self.stat("spurious_sched_wakeup")
+                    continue
+                close(ts, wakee)
+                open_(ts, wakee, "R", None, waker, 0)
+            elif kind == 2:
+                _, _, new, src, _, _ = ev
+                close(ts, new)
+                open_(ts, new, "R", None, src, 0)
+            elif kind == 3:
+                _, _, utid, io_wait, _, _ = ev
+                i = last.get(utid)
+                if i is not None and rows[i][5] not in ("Running", "R", "R+"):
+                    rows[i][6] = io_wait
+        return [(r[0], r[1], r[2], r[3], r[3], r[4], r[5], r[6], None, r[8], None, r[9])
+                for r in rows]
+
+    def _tables(self) -> dict[str, Table]:
+        sink = self.sink
+        pt = self.pt
+        t: dict[str, Table] = {}
+
+        # cpu + topology
+        cpu_info = sink.cpu_info or []
+        cpus = set(self.cpus_seen) | set(self.s_cpu) | {c["cpu"] for c in cpu_info}
+        info_by_cpu = {c["cpu"]: c for c in cpu_info}
+        caps = [c["capacity"] for c in cpu_info]
+        if cpu_info and all(c is not None for c in caps):
+            ranks = sorted(set(caps))
+            cluster = {c["cpu"]: ranks.index(c["capacity"]) for c in cpu_info}
+        elif cpu_info and all(c["frequencies"] for c in cpu_info):
+            maxes = sorted({max(c["frequencies"]) for c in cpu_info})
+            cluster = {c["cpu"]: maxes.index(max(c["frequencies"])) for c in cpu_info}
+        else:
+            cluster = {}
+        t["cpu"] = Table(
+            [("id", "INTEGER"), ("ucpu", "INTEGER"), ("cpu", "INTEGER"),
+             ("cluster_id", "INTEGER"), ("processor", "TEXT"), ("machine_id", "INTEGER"),
+             ("capacity", "INTEGER"), ("arg_set_id", "INTEGER")],
+            [(c, c, c, cluster.get(c, 0), info_by_cpu.get(c, {}).get("processor"), None,
+              info_by_cpu.get(c, {}).get("capacity"), None) for c in sorted(cpus)])
+        freq_rows = []
+        for c in cpu_info:
+            for f in c["frequencies"]:
+                freq_rows.append((len(freq_rows), c["cpu"], f, c["cpu"]))
+        t["cpu_available_frequencies"] = Table(
+            [("id", "INTEGER"), ("cpu", "INTEGER"), ("freq", "INTEGER"), ("ucpu", "INTEGER")],
+            freq_rows)
+
+        # sched
+        s_ts, s_dur = self.s_ts, self.s_dur
+        t["sched"] = Table(
+            [("id", "INTEGER"), ("ts", "INTEGER"), ("dur", "INTEGER"), ("cpu", "INTEGER"),
+             ("ucpu", "INTEGER"), ("utid", "INTEGER"), ("end_state", "TEXT"),
+             ("priority", "INTEGER"), ("ts_end", "INTEGER")],
+            list(zip(range(len(s_ts)), s_ts, s_dur, self.s_cpu, self.s_cpu, self.s_utid,
+                     self.s_end, self.s_prio,
+                     [a + b for a, b in zip(s_ts, s_dur)])))
+        t["thread_state"] = Table(
+            [("id", "INTEGER"), ("ts", "INTEGER"), ("dur", "INTEGER"), ("cpu", "INTEGER"),
+             ("ucpu", "INTEGER"), ("utid", "INTEGER"), ("state", "TEXT"),
+             ("io_wait", "INTEGER"), ("blocked_function", "TEXT"),
+             ("waker_utid", "INTEGER"), ("waker_id", "INTEGER"), ("irq_context", "INTEGER")],
+            self._thread_state_rows)
+
+        # threads / processes
+        n_threads = len(pt.t_tid)
+        t["thread"] = Table(
+            [("utid", "INTEGER"), ("id", "INTEGER"), ("tid", "INTEGER"), ("name", "TEXT"),
+             ("start_ts", "INTEGER"), ("end_ts", "INTEGER"), ("upid", "INTEGER"),
+             ("is_main_thread", "INTEGER"), ("is_idle", "INTEGER"),
+             ("machine_id", "INTEGER"), ("arg_set_id", "INTEGER")],
+            [(u, u, pt.t_tid[u], pt.t_name[u], pt.t_start[u], pt.t_end[u], pt.t_upid[u],
+              pt.is_main_thread(u), 1 if u == 0 else 0, None, None)
+             for u in range(n_threads)])
+        t["process"] = Table(
+            [("upid", "INTEGER"), ("id", "INTEGER"), ("pid", "INTEGER"), ("name", "TEXT"),
+             ("start_ts", "INTEGER"), ("end_ts", "INTEGER"), ("parent_upid", "INTEGER"),
+             ("uid", "INTEGER"), ("android_appid", "INTEGER"),
+             ("android_user_id", "INTEGER"), ("cmdline", "TEXT"),
+             ("arg_set_id", "INTEGER"), ("machine_id", "INTEGER")],
+            [(u, u, pt.p_pid[u], pt.p_name[u], pt.p_start[u], pt.p_end[u], pt.p_parent[u],
+              pt.p_uid[u],
+              None if pt.p_uid[u] is None else pt.p_uid[u] % 100000,
+              None if pt.p_uid[u] is None else pt.p_uid[u] // 100000,
+              pt.p_cmdline[u], None, None)
+             for u in range(len(pt.p_pid))])
+
+        # tracks, slices, counters, args
+        t["track"] = Table(
+            [("id", "INTEGER"), ("name", "TEXT"), ("type", "TEXT"), ("parent_id", "INTEGER"),
+             ("dimension_arg_set_id", "INTEGER"), ("source_arg_set_id", "INTEGER"),
+             ("machine_id", "INTEGER"), ("event_type", "TEXT"), ("counter_unit", "TEXT"),
+             ("_utid", "INTEGER"), ("_upid", "INTEGER"), ("_cpu", "INTEGER")],
+            [(r[0], r[1], r[2], r[3], r[4], r[5], None, r[7], r[8], r[9], r[10], r[11])
+             for r in self.tracks.rows])
+        t["slice"] = Table(
+            [("id", "INTEGER"), ("ts", "INTEGER"), ("dur", "INTEGER"), ("track_id", "INTEGER"),
+             ("category", "TEXT"), ("name", "TEXT"), ("depth", "INTEGER"),
+             ("parent_id", "INTEGER"), ("arg_set_id", "INTEGER")],
+            [tuple(r) for r in self.sl_rows])
+        counters = sorted(self.counters, key=lambda c: c[0])
+        t["counter"] = Table(
+            [("id", "INTEGER"), ("ts", "INTEGER"), ("track_id", "INTEGER"),
+             ("value", "REAL"), ("arg_set_id", "INTEGER")],
+            [(i, c[0], c[1], c[2], c[3]) for i, c in enumerate(counters)])
+
+        # frame timeline (materialised like trace_processor's prelude tables)
+        exp_rows, act_rows = [], []
+        for sid, cols in self.ft_rows.items():
+            r = self.sl_rows[sid]
+            base = (r[0], r[1], r[2], r[3], None, r[5], r[6], r[7], r[8],
+                    cols["display_frame_token"], cols["surface_frame_token"],
+                    cols["upid"], cols["layer_name"])
+            if cols["expected"]:
+                exp_rows.append(base)
+            else:
+                act_rows.append(base + (
+                    cols["present_type"], cols["on_time_finish"], cols["gpu_composition"],
+                    cols["jank_type"], cols["jank_severity_type"], cols["prediction_type"],
+                    cols["jank_tag"], cols["jank_tag_experimental"], cols["jank_score"],
+                    cols["latched_unsignaled_count"],
+                    cols["addressable_unsignaled_latch_count"],
+                    cols["latched_fence_state"]))
+        ft_base_cols = [("id", "INTEGER"), ("ts", "INTEGER"), ("dur", "INTEGER"),
+                        ("track_id", "INTEGER"), ("category", "TEXT"), ("name", "TEXT"),
+                        ("depth", "INTEGER"), ("parent_id", "INTEGER"),
+                        ("arg_set_id", "INTEGER"), ("display_frame_token", "INTEGER"),
+                        ("surface_frame_token", "INTEGER"), ("upid", "INTEGER"),
+                        ("layer_name", "TEXT")]
+        t["expected_frame_timeline_slice"] = Table(ft_base_cols, exp_rows)
+        t["actual_frame_timeline_slice"] = Table(
+            ft_base_cols + [("present_type", "TEXT"), ("on_time_finish", "INTEGER"),
+                            ("gpu_composition", "INTEGER"), ("jank_type", "TEXT"),
+                            ("jank_severity_type", "TEXT"), ("prediction_type", "TEXT"),
+                            ("jank_tag", "TEXT"), ("jank_tag_experimental", "TEXT"),
+                            ("jank_score", "REAL"), ("latched_unsignaled_count", "INTEGER"),
+                            ("addressable_unsignaled_latch_count", "INTEGER"),
+                            ("latched_fence_state", "TEXT")],
+            act_rows)
+
+        raw_rows = self.raw_rows
+        raw_rows.sort(key=lambda r: r[0])
+        t["ftrace_event"] = Table(
+            [("id", "INTEGER"), ("ts", "INTEGER"), ("name", "TEXT"), ("cpu", "INTEGER"),
+             ("ucpu", "INTEGER"), ("utid", "INTEGER"), ("arg_set_id", "INTEGER"),
+             ("common_flags", "INTEGER")],
+            lambda: [(i, r[0], r[1], r[2], r[2], r[3], r[4], r[5])
+                     for i, r in enumerate(raw_rows)])
+        t["args"] = Table(
+            [("id", "INTEGER"), ("arg_set_id", "INTEGER"), ("flat_key", "TEXT"),
+             ("key", "TEXT"), ("int_value", "INTEGER"), ("string_value", "TEXT"),
+             ("real_value", "REAL"), ("value_type", "TEXT"), ("display_value", "TEXT")],
+            [(i,) + r for i, r in enumerate(self.args.rows)])
+
+        t["package_list"] = Table(
+            [("id", "INTEGER"), ("package_name", "TEXT"), ("uid", "INTEGER"),
+             ("debuggable", "INTEGER"), ("profileable_from_shell", "INTEGER"),
+             ("version_code", "INTEGER")],
+            [(i,) + p for i, p in enumerate(sink.packages)])
+
+        stats_rows = []
+        for (name, idx), value in sorted(self.stats.items(), key=lambda kv: (kv[0][0], kv[0][1] or -1)):
+            stats_rows.append((name, idx, _STAT_SEVERITY.get(name, "info"),
+                               "trace", value, None))
+        t["stats"] = Table(
+            [("name", "TEXT"), ("idx", "INTEGER"), ("severity", "TEXT"), ("source", "TEXT"),
+             ("value", "INTEGER"), ("description", "TEXT")], stats_rows)
+
+        meta = []
+        if sink.trace_config_pbtxt is not None:
+            meta.append(("trace_config_pbtxt", "single", None, sink.trace_config_pbtxt))
+        if sink.utsname_sysname:
+            meta.append(("system_name", "single", None, sink.utsname_sysname))
+        if sink.kernel_release:
+            meta.append(("system_release", "single", None, sink.kernel_release))
+        if sink.utsname_machine:
+            meta.append(("system_machine", "single", None, sink.utsname_machine))
+        t["metadata"] = Table(
+            [("name", "TEXT"), ("key_type", "TEXT"), ("int_value", "INTEGER"),
+             ("str_value", "TEXT")], meta)
+
+        # trace_bounds over ftrace events, sched, counters, slices, thread_state.
+        lo, hi = None, None
+
+        def extend(a: int | None, b: int | None) -> None:
+            nonlocal lo, hi
+            if a is None:
+                return
+            lo = a if lo is None or a < lo else lo
+            hi = b if hi is None or b > hi else hi
+
+        if raw_rows:
+            extend(raw_rows[0][0], raw_rows[-1][0])
+        if s_ts:
+            extend(min(s_ts), max(a + max(b, 0) for a, b in zip(s_ts, s_dur)))
+        if counters:
+            extend(counters[0][0], counters[-1][0])
+        if self.sl_rows:
+            extend(min(r[1] for r in self.sl_rows),
+                   max(r[1] + max(r[2], 0) for r in self.sl_rows))
+        if self.ts_events:
+            # thread_state spans the same switch/waking times already counted
+            # except wakings / newtasks, which start rows.
+            extend(min(e[1] for e in self.ts_events), max(e[1] for e in self.ts_events))
+        if lo is None:
+            lo, hi = 0, 0
+        if lo == hi:
+            hi = lo + 1
+        t["trace_bounds"] = Table([("start_ts", "INTEGER"), ("end_ts", "INTEGER")],
+                                  [(lo, hi)])
+        return t
+
+
+_DEDICATED_TABLE_EVENTS = frozenset({
+    "sched_switch", "sched_waking", "cpu_frequency", "cpu_idle",
+})
+
+_STAT_SEVERITY = {
+    "ftrace_cpu_overrun_end": "data_loss",
+    "ftrace_cpu_overrun_begin": "info",
+    "traced_buf_chunks_discarded": "data_loss",
+    "traced_chunks_discarded": "data_loss",
+    "traced_buf_abi_violations": "data_loss",
+    "ftrace_bundle_lost_events": "data_loss",
+    "artscope_corrupt_packets": "data_loss",
+    "mismatched_sched_switch_tids": "error",
+    "systrace_parse_failure": "error",
+    "misplaced_end_event": "data_loss",
+    "frame_timeline_event_parser_errors": "info",
+}
+
+_FTRACE_HANDLERS: dict[str, Callable[..., None]] = {
+    "print": TableBuilder._print,
+    "cpu_frequency": TableBuilder._cpu_frequency,
+    "cpu_frequency_limits": TableBuilder._cpu_frequency_limits,
+    "cpu_idle": TableBuilder._cpu_idle,
+    "devfreq_frequency": TableBuilder._devfreq,
+    "clock_set_rate": TableBuilder._clock_set_rate,
+    "clk_set_rate": TableBuilder._clk_set_rate,
+    "task_newtask": TableBuilder._task_newtask,
+    "task_rename": TableBuilder._task_rename,
+    "sched_process_free": TableBuilder._sched_process_free,
+    "sched_blocked_reason": TableBuilder._sched_blocked_reason,
+}
+
+_PACKET_HANDLERS: dict[str, Callable[..., None]] = {
+    "process_tree": TableBuilder._process_tree,
+    "process_stats": TableBuilder._process_stats,
+    "thread_tgid": TableBuilder._thread_tgid,
+    "sys_stats": TableBuilder._sys_stats,
+    "frame_timeline": TableBuilder._frame_timeline,
+}
+
+
+def build_tables(sink: EventSink, ingest_ftrace_in_raw: bool = True) -> dict[str, Table]:
+    """Replay ``sink`` into trace_processor-shaped tables."""
+    return TableBuilder(sink, ingest_ftrace_in_raw).build()
