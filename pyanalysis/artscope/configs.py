@@ -1,0 +1,268 @@
+"""The curated Perfetto capture configs and what each metric needs from them.
+
+The configs are TraceConfig textprotos in ``perfetto-configs/`` (shipped in the
+wheel as ``artscope/perfetto_configs``). They hold two placeholders that
+:func:`render_config` fills, so one file serves every app and run length:
+
+- ``{{APP}}``: the app's package name for ``atrace_apps`` (``*`` = all apps);
+- ``{{DURATION_MS}}``: the trace duration in milliseconds.
+
+:data:`REQUIREMENTS` is the single "metric -> required data" table. Health
+reasons use :func:`config_for` to name the config that captures missing data;
+the tests use :func:`missing` to prove every curated config feeds every
+metric it claims to.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import decimal
+import functools
+import math
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from artscope._resources import resource_dir
+from artscope.errors import UsageError
+
+if TYPE_CHECKING:  # the trace protos take ~0.1 s to import; only parse_config needs them
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
+
+APP_PLACEHOLDER = "{{APP}}"
+DURATION_PLACEHOLDER = "{{DURATION_MS}}"
+#: atrace_apps value meaning "every app" (used when no --app is given).
+ALL_APPS = "*"
+DEFAULT_DURATION = "30s"
+
+#: What each metric (and each piece of optional evidence) needs in a
+#: TraceConfig. Every entry is required: a curated config must carry all of
+#: them, because which one a device actually emits depends on its SoC and
+#: kernel (e.g. the Tensor memory controller only shows up as a clock).
+#: Requirement strings:
+#:   ``source:NAME``            a data source named NAME
+#:   ``ftrace:GROUP/EVENT``     an ftrace event (``GROUP/*`` also counts)
+#:   ``atrace:CATEGORY``        an atrace category
+#:   ``syscall:NAME``           syscall NAME recorded (raw_syscalls + filter)
+#:   ``sys_stats:FIELD``        a sys_stats polling period FIELD > 0
+#:   ``process_stats:FIELD``    a process_stats boolean FIELD set
+REQUIREMENTS: dict[str, tuple[str, ...]] = {
+    "gc": (
+        "ftrace:sched/sched_switch",  # CPU time (task clock) of app threads
+        "atrace:dalvik",  # ART's "... GC" slices
+        "ftrace:task/task_newtask",  # names of threads born during the run
+        "ftrace:task/task_rename",  # HeapTaskDaemon / GC worker names
+        "process_stats:scan_all_processes_on_start",  # the app's process + threads
+    ),
+    "gc_runnable": ("ftrace:sched/sched_waking",),  # runnable-after-wakeup per GC
+    "pinning": (
+        "ftrace:sched/sched_switch",  # which CPU each slice ran on
+        "ftrace:task/task_newtask",
+        "process_stats:scan_all_processes_on_start",
+        "source:linux.system_info",  # CPU max freqs/capacities for big/mid/little
+    ),
+    "pinning_evidence": (
+        "syscall:sys_sched_setaffinity",  # the app re-pinning itself
+        "ftrace:cgroup/cgroup_attach_task",  # cgroup moves reset masks
+    ),
+    "jank": (
+        "source:android.surfaceflinger.frametimeline",
+        "atrace:view",  # Choreographer#doFrame fallback
+        "source:android.packages_list",  # package match without process names
+    ),
+    "cpufreq": (
+        "ftrace:power/cpu_frequency",
+        "ftrace:power/cpu_frequency_limits",  # throttling
+        "sys_stats:cpufreq_period_ms",  # value at run start without a change
+    ),
+    "memfreq": (
+        "ftrace:devfreq/devfreq_frequency",  # Qualcomm DDR/LLCC/L3
+        "ftrace:clk/clk_set_rate",  # Tensor: clock 17000010.devfreq_mif
+        "ftrace:power/clock_set_rate",
+        "sys_stats:devfreq_period_ms",  # value at run start without a change
+    ),
+}
+
+# Which config to recommend first when several capture a requirement: the
+# complete one is the default, the others are specialisations.
+_PREFERENCE = ("artscope-full", "artscope-light", "artscope-affinity-debug")
+_SUFFIX = ".pbtxt"
+_APP_RE = re.compile(r"^(\*|[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(:[A-Za-z0-9_.]+)?)$")
+_DURATION_RE = re.compile(r"^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)?$")
+_UNIT_NS = {"ns": 1, "us": 10**3, "µs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
+_REQ_KINDS = ("source", "ftrace", "atrace", "syscall", "sys_stats", "process_stats")
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigInfo:
+    """One curated config: its name (file stem), file and one-line summary."""
+
+    name: str
+    path: Path
+    summary: str
+
+
+def list_configs() -> list[ConfigInfo]:
+    """All curated configs, sorted by name."""
+    out = []
+    for path in sorted(resource_dir("perfetto_configs").glob("*" + _SUFFIX)):
+        out.append(ConfigInfo(path.stem, path, _summary(path)))
+    return out
+
+
+def render_config(name: str, app: str | None = None, duration: str | None = None) -> str:
+    """Config ``name`` as textproto with its placeholders filled.
+
+    ``app`` defaults to ``*`` (all apps); ``duration`` (see
+    :func:`parse_duration`) defaults to 30s and is rounded up to whole ms,
+    the unit of TraceConfig.duration_ms.
+    """
+    info = get_config(name)
+    app = ALL_APPS if app is None else app
+    if not _APP_RE.match(app):
+        raise UsageError(f"invalid app {app!r}: expected a package name like com.example.app")
+    ns = parse_duration(DEFAULT_DURATION if duration is None else duration)
+    if ns <= 0:
+        raise UsageError(f"invalid duration {duration!r}: must be longer than 0")
+    values = {APP_PLACEHOLDER: app, DURATION_PLACEHOLDER: str(math.ceil(ns / 10**6))}
+    lines = info.path.read_text(encoding="utf-8").splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.lstrip().startswith("#"):
+            continue  # the header documents the placeholders; keep it readable
+        for key, value in values.items():
+            line = line.replace(key, value)
+        left = re.search(r"\{\{\w+\}\}", line)
+        if left:
+            raise UsageError(f"config {info.name} has an unknown placeholder {left.group(0)}")
+        lines[i] = line
+    return "".join(lines)
+
+
+def parse_config(text: str) -> "TraceConfig":
+    """Parse a rendered textproto into perfetto's TraceConfig message.
+
+    Uses the TraceConfig shipped in the perfetto package's trace protos (it is
+    embedded in TracePacket.trace_config), so field names are checked against
+    the same schema the device's perfetto uses.
+    """
+    from google.protobuf import text_format
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
+
+    cfg = TraceConfig()
+    try:
+        text_format.Parse(text, cfg)
+    except text_format.ParseError as e:
+        raise UsageError(f"not a valid TraceConfig: {e}") from None
+    return cfg
+
+
+def missing(config: "TraceConfig", requirement: str) -> list[str]:
+    """The parts of ``requirement`` that ``config`` does not capture.
+
+    ``requirement`` is a key of :data:`REQUIREMENTS` (all its entries are
+    checked) or a single requirement string such as ``atrace:dalvik``.
+    """
+    return [r for r in _expand(requirement) if not _captures(config, r)]
+
+
+def config_for(requirement: str) -> str:
+    """Name of the curated config to recommend for capturing ``requirement``.
+
+    ``requirement`` is a metric key of :data:`REQUIREMENTS` or a single
+    requirement string. The answer is computed from the config files, so it
+    stays right when they change.
+    """
+    atoms = _expand(requirement)
+    names = [c.name for c in list_configs()]
+    ordered = [n for n in _PREFERENCE if n in names] + [n for n in names if n not in _PREFERENCE]
+    for name in ordered:
+        cfg = _parsed(name)
+        if all(_captures(cfg, a) for a in atoms):
+            return name
+    raise UsageError(f"no curated config captures {requirement!r}")
+
+
+def parse_duration(text: str) -> int:
+    """A duration in ns from ``30s``, ``500ms``, ``2m``, ``1500us``, ``1h`` or plain ns.
+
+    Decimals are allowed with a unit (``1.5s``) as long as the result is a
+    whole number of ns.
+    """
+    raw = str(text).strip()
+    m = _DURATION_RE.match(raw)
+    if not m or (m.group(2) is None and "." in m.group(1)):
+        raise UsageError(
+            f"invalid duration {raw!r}: expected e.g. 30s, 500ms, 2m, 1500us or an integer number of ns"
+        )
+    value = decimal.Decimal(m.group(1)) * _UNIT_NS[m.group(2) or "ns"]
+    if value != value.to_integral_value():
+        raise UsageError(f"invalid duration {raw!r}: not a whole number of nanoseconds")
+    return int(value)
+
+
+def get_config(name: str) -> ConfigInfo:
+    """Config ``name``; ``full`` and ``artscope-full.pbtxt`` also work (less typing)."""
+    configs = {c.name: c for c in list_configs()}
+    stem = name[: -len(_SUFFIX)] if name.endswith(_SUFFIX) else name
+    for candidate in (stem, f"artscope-{stem}"):
+        if candidate in configs:
+            return configs[candidate]
+    raise UsageError(f"unknown config {name!r} (available: {', '.join(sorted(configs))})")
+
+
+def _summary(path: Path) -> str:
+    """The first header line after ``# <name>:``, the file's one-line summary."""
+    with path.open(encoding="utf-8") as f:
+        first = f.readline().lstrip("#").strip()
+    prefix = f"{path.stem}:"
+    return first[len(prefix) :].strip() if first.startswith(prefix) else first
+
+
+@functools.lru_cache(maxsize=None)
+def _parsed(name: str) -> "TraceConfig":
+    return parse_config(render_config(name))
+
+
+def _expand(requirement: str) -> tuple[str, ...]:
+    if requirement in REQUIREMENTS:
+        return REQUIREMENTS[requirement]
+    kind, sep, value = requirement.partition(":")
+    if not sep or kind not in _REQ_KINDS or not value:
+        raise UsageError(
+            f"unknown requirement {requirement!r} (a metric: {', '.join(REQUIREMENTS)}; "
+            f"or KIND:VALUE with KIND in {', '.join(_REQ_KINDS)})"
+        )
+    return (requirement,)
+
+
+def _captures(cfg: "TraceConfig", requirement: str) -> bool:
+    kind, _, value = requirement.partition(":")
+    sources = [ds.config for ds in cfg.data_sources]
+    ftrace = [s.ftrace_config for s in sources if s.name == "linux.ftrace"]
+    if kind == "source":
+        return any(s.name == value for s in sources)
+    if kind == "ftrace":
+        group, _, event = value.partition("/")
+        accepted = {value, f"{group}/*", event}
+        return any(accepted & set(f.ftrace_events) for f in ftrace)
+    if kind == "atrace":
+        return any(value in f.atrace_categories for f in ftrace)
+    if kind == "syscall":
+        # perfetto v43+ needs only the filter; older ones also need the raw
+        # events. No filter at all with the raw events records every syscall.
+        raw = {"raw_syscalls/sys_enter", "raw_syscalls/sys_exit", "raw_syscalls/*"}
+        return any(
+            value in f.syscall_events
+            or (not f.syscall_events and bool(raw & set(f.ftrace_events)))
+            for f in ftrace
+        )
+    if kind == "sys_stats":
+        return any(
+            s.name == "linux.sys_stats" and getattr(s.sys_stats_config, value, 0) > 0 for s in sources
+        )
+    if kind == "process_stats":
+        return any(
+            s.name == "linux.process_stats" and bool(getattr(s.process_stats_config, value, False))
+            for s in sources
+        )
+    raise AssertionError(kind)  # _expand validated the kind

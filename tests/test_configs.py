@@ -1,0 +1,282 @@
+"""The curated capture configs: they parse as TraceConfig and feed every metric."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from artscope import _resources, configs
+from artscope.cli import main
+from artscope.errors import UsageError
+
+REPO = Path(__file__).resolve().parent.parent
+NAMES = ["artscope-affinity-debug", "artscope-full", "artscope-light"]
+METRICS = ["gc", "pinning", "jank", "cpufreq", "memfreq"]
+
+
+def _cfg(name: str, app: str = "com.example.app", duration: str = "45s"):
+    return configs.parse_config(configs.render_config(name, app=app, duration=duration))
+
+
+def _ftrace(cfg):
+    (ftrace,) = [ds.config.ftrace_config for ds in cfg.data_sources if ds.config.name == "linux.ftrace"]
+    return ftrace
+
+
+def test_list_configs_names_paths_and_summaries():
+    infos = configs.list_configs()
+    assert [i.name for i in infos] == NAMES
+    assert [i.path for i in infos] == [REPO / "perfetto-configs" / f"{n}.pbtxt" for n in NAMES]
+    assert [i.summary for i in infos] == [
+        "artscope-full plus who changed the CPU mask.",
+        "complete capture for one Android benchmark run.",
+        "the lowest-overhead capture that still feeds every metric.",
+    ]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_config_parses_with_placeholders_filled(name):
+    cfg = _cfg(name, app="com.example.app", duration="45s")
+    assert cfg.duration_ms == 45000
+    assert list(_ftrace(cfg).atrace_apps) == ["com.example.app"]
+    assert cfg.write_into_file is True
+    assert cfg.file_write_period_ms == 2500
+    assert _ftrace(cfg).compact_sched.enabled is True
+    # Every data source writes into a buffer that exists.
+    assert all(ds.config.target_buffer < len(cfg.buffers) for ds in cfg.data_sources)
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("metric", METRICS)
+def test_every_config_feeds_every_metric(name, metric):
+    assert configs.missing(_cfg(name), metric) == []
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_header_documents_the_config(name):
+    text = (REPO / "perfetto-configs" / f"{name}.pbtxt").read_text()
+    header = text[: text.index("duration_ms:")]
+    assert header.startswith(f"# {name}: ")
+    for needed in ("{{APP}}", "{{DURATION_MS}}", "Expected overhead", "Buffer sizing"):
+        assert needed in header, needed
+    for metric in METRICS:  # the metric -> data source table, one line per metric
+        assert f"\n#   {metric} " in header, metric
+
+
+def test_full_config_has_exactly_the_specified_kernel_events_and_categories():
+    cfg = _cfg("artscope-full")
+    ftrace = _ftrace(cfg)
+    assert sorted(ftrace.ftrace_events) == sorted([
+        "sched/sched_switch", "sched/sched_waking", "sched/sched_process_exit",
+        "sched/sched_process_free", "task/task_newtask", "task/task_rename",
+        "power/cpu_frequency", "power/cpu_frequency_limits", "power/cpu_idle",
+        "devfreq/devfreq_frequency", "clk/clk_set_rate", "power/clock_set_rate",
+    ])
+    assert list(ftrace.atrace_categories) == ["dalvik", "gfx", "view", "am", "sched", "freq"]
+    assert sorted(ds.config.name for ds in cfg.data_sources) == [
+        "android.packages_list", "android.surfaceflinger.frametimeline", "linux.ftrace",
+        "linux.process_stats", "linux.sys_stats", "linux.system_info",
+    ]
+    (ps,) = [d.config.process_stats_config for d in cfg.data_sources if d.config.name == "linux.process_stats"]
+    assert (ps.scan_all_processes_on_start, ps.proc_stats_poll_ms) == (True, 1000)
+    (ss,) = [d.config.sys_stats_config for d in cfg.data_sources if d.config.name == "linux.sys_stats"]
+    assert (ss.cpufreq_period_ms, ss.devfreq_period_ms) == (250, 250)
+    assert [b.size_kb for b in cfg.buffers] == [65536, 8192, 4096]
+
+
+def test_light_config_drops_the_expensive_parts():
+    light, full = _cfg("artscope-light"), _cfg("artscope-full")
+    events = set(_ftrace(light).ftrace_events)
+    assert "sched/sched_waking" not in events and "power/cpu_idle" not in events
+    # atrace "sched"/"freq" would silently turn kernel events back on.
+    assert list(_ftrace(light).atrace_categories) == ["dalvik", "view"]
+    assert configs.missing(light, "gc_runnable") == ["ftrace:sched/sched_waking"]
+    assert sum(b.size_kb for b in light.buffers) < sum(b.size_kb for b in full.buffers)
+    assert _ftrace(light).buffer_size_kb < _ftrace(full).buffer_size_kb
+
+
+def test_only_affinity_debug_records_who_changed_the_mask():
+    dbg = _cfg("artscope-affinity-debug")
+    assert list(_ftrace(dbg).syscall_events) == ["sys_sched_setaffinity"]
+    assert {"raw_syscalls/sys_enter", "raw_syscalls/sys_exit", "cgroup/cgroup_attach_task"} <= set(
+        _ftrace(dbg).ftrace_events
+    )
+    assert configs.missing(dbg, "pinning_evidence") == []
+    assert configs.missing(_cfg("artscope-full"), "pinning_evidence") == [
+        "syscall:sys_sched_setaffinity",
+        "ftrace:cgroup/cgroup_attach_task",
+    ]
+    # Otherwise it is artscope-full.
+    full = _cfg("artscope-full")
+    assert set(_ftrace(dbg).ftrace_events) - set(_ftrace(full).ftrace_events) == {
+        "raw_syscalls/sys_enter", "raw_syscalls/sys_exit", "cgroup/cgroup_attach_task"}
+    assert list(_ftrace(dbg).atrace_categories) == list(_ftrace(full).atrace_categories)
+
+
+@pytest.mark.parametrize(
+    "requirement, expected",
+    [
+        ("gc", "artscope-full"),
+        ("pinning", "artscope-full"),
+        ("jank", "artscope-full"),
+        ("cpufreq", "artscope-full"),
+        ("memfreq", "artscope-full"),
+        ("gc_runnable", "artscope-full"),
+        ("pinning_evidence", "artscope-affinity-debug"),
+        ("ftrace:cgroup/cgroup_attach_task", "artscope-affinity-debug"),
+        ("syscall:sys_sched_setaffinity", "artscope-affinity-debug"),
+        ("ftrace:clk/clk_set_rate", "artscope-full"),
+    ],
+)
+def test_config_for_names_the_capturing_config(requirement, expected):
+    assert configs.config_for(requirement) == expected
+
+
+def test_config_for_errors():
+    with pytest.raises(UsageError, match=r"^unknown requirement 'bogus' \(a metric: gc, gc_runnable, "):
+        configs.config_for("bogus")
+    with pytest.raises(UsageError, match=r"^no curated config captures 'ftrace:ext4/ext4_sync_file'$"):
+        configs.config_for("ftrace:ext4/ext4_sync_file")
+
+
+def test_missing_on_a_hand_written_config():
+    cfg = configs.parse_config(
+        'data_sources { config { name: "linux.ftrace" ftrace_config {'
+        ' ftrace_events: "sched/*" ftrace_events: "raw_syscalls/sys_enter" atrace_categories: "dalvik" } } }'
+        ' data_sources { config { name: "linux.sys_stats" sys_stats_config { cpufreq_period_ms: 0 } } }'
+    )
+    assert configs.missing(cfg, "gc") == [
+        "ftrace:task/task_newtask",
+        "ftrace:task/task_rename",
+        "process_stats:scan_all_processes_on_start",
+    ]
+    assert configs.missing(cfg, "ftrace:sched/sched_waking") == []  # via the group glob
+    assert configs.missing(cfg, "sys_stats:cpufreq_period_ms") == ["sys_stats:cpufreq_period_ms"]
+    # raw syscalls without a filter record every syscall, including this one ...
+    assert configs.missing(cfg, "syscall:sys_sched_setaffinity") == []
+    # ... but a filter for other syscalls does not.
+    filtered = configs.parse_config(
+        'data_sources { config { name: "linux.ftrace" ftrace_config { syscall_events: "sys_read" } } }'
+    )
+    assert configs.missing(filtered, "syscall:sys_sched_setaffinity") == ["syscall:sys_sched_setaffinity"]
+
+
+def test_render_defaults_and_name_aliases():
+    text = configs.render_config("full")
+    assert text == configs.render_config("artscope-full.pbtxt", app="*", duration="30s")
+    cfg = configs.parse_config(text)
+    assert cfg.duration_ms == 30000 and list(_ftrace(cfg).atrace_apps) == ["*"]
+    # Comments keep the placeholders (they document them); no field does.
+    body = "".join(ln for ln in text.splitlines(keepends=True) if not ln.lstrip().startswith("#"))
+    assert "{{" not in body and "{{APP}}" in text
+
+
+def test_render_rounds_sub_millisecond_durations_up():
+    assert configs.parse_config(configs.render_config("light", duration="1500us")).duration_ms == 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"name": "nope"}, "unknown config 'nope' (available: artscope-affinity-debug, artscope-full, artscope-light)"),
+        ({"name": "full", "app": 'com.x" } x {'}, "invalid app 'com.x\" } x {': expected a package name like com.example.app"),
+        ({"name": "full", "app": ""}, "invalid app '': expected a package name like com.example.app"),
+        ({"name": "full", "duration": "0s"}, "invalid duration '0s': must be longer than 0"),
+        ({"name": "full", "duration": "soon"}, "invalid duration 'soon': expected e.g. 30s, 500ms, 2m, 1500us or an integer number of ns"),
+    ],
+)
+def test_render_errors(kwargs, message):
+    with pytest.raises(UsageError) as e:
+        configs.render_config(**kwargs)
+    assert str(e.value) == message
+
+
+def test_render_accepts_process_names_with_a_colon():
+    cfg = configs.parse_config(configs.render_config("full", app="com.example.app:remote"))
+    assert list(_ftrace(cfg).atrace_apps) == ["com.example.app:remote"]
+
+
+def test_parse_config_rejects_unknown_fields():
+    with pytest.raises(UsageError, match=r"^not a valid TraceConfig: .*no_such_field"):
+        configs.parse_config("no_such_field: 1")
+
+
+@pytest.mark.parametrize(
+    "text, ns",
+    [
+        ("30s", 30_000_000_000),
+        ("500ms", 500_000_000),
+        ("2m", 120_000_000_000),
+        ("1500us", 1_500_000),
+        ("1h", 3_600_000_000_000),
+        ("1.5s", 1_500_000_000),
+        ("42", 42),
+        ("7ns", 7),
+        (" 0 ", 0),
+    ],
+)
+def test_parse_duration(text, ns):
+    assert configs.parse_duration(text) == ns
+
+
+@pytest.mark.parametrize("text", ["", "5x", "-1s", "1.5", "s", "1 s", "30 seconds"])
+def test_parse_duration_rejects(text):
+    with pytest.raises(UsageError) as e:
+        configs.parse_duration(text)
+    assert str(e.value) == (
+        f"invalid duration {text.strip()!r}: expected e.g. 30s, 500ms, 2m, 1500us or an integer number of ns"
+    )
+
+
+def test_parse_duration_rejects_fractional_nanoseconds():
+    with pytest.raises(UsageError) as e:
+        configs.parse_duration("0.5ns")
+    assert str(e.value) == "invalid duration '0.5ns': not a whole number of nanoseconds"
+
+
+def test_resource_dir_prefers_packaged_copy(tmp_path, monkeypatch):
+    assert _resources.resource_dir("perfetto_configs") == REPO / "perfetto-configs"
+    (tmp_path / "perfetto_configs").mkdir()
+    monkeypatch.setattr(_resources, "_PACKAGE_DIR", tmp_path)
+    assert _resources.resource_dir("perfetto_configs") == tmp_path / "perfetto_configs"
+
+
+def test_resource_dir_errors(tmp_path, monkeypatch):
+    with pytest.raises(ValueError, match="unknown resource 'fixtures'"):
+        _resources.resource_dir("fixtures")
+    monkeypatch.setattr(_resources, "_PACKAGE_DIR", tmp_path / "a" / "b")
+    with pytest.raises(FileNotFoundError, match="artscope data directory 'sql_metrics' is missing"):
+        _resources.resource_dir("sql_metrics")
+
+
+def test_cli_configs_list():
+    result = CliRunner().invoke(main, ["configs", "list"])
+    assert result.exit_code == 0
+    assert result.stdout == (
+        "artscope-affinity-debug  artscope-full plus who changed the CPU mask.\n"
+        "artscope-full            complete capture for one Android benchmark run.\n"
+        "artscope-light           the lowest-overhead capture that still feeds every metric.\n"
+    )
+
+
+def test_cli_configs_show():
+    result = CliRunner().invoke(main, ["configs", "show", "light", "--app", "com.example.app", "--duration", "2m"])
+    assert result.exit_code == 0
+    assert result.stdout == configs.render_config("artscope-light", app="com.example.app", duration="120s")
+    assert configs.parse_config(result.stdout).duration_ms == 120000
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["configs", "show", "nope"], "unknown config 'nope' (available: artscope-affinity-debug, artscope-full, artscope-light)"),
+        (["configs", "show", "full", "--duration", "5x"], "invalid duration '5x': expected e.g. 30s, 500ms, 2m, 1500us or an integer number of ns"),
+    ],
+)
+def test_cli_configs_show_errors(args, message):
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == f"artscope: error: {message}\n"
