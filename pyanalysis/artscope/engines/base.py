@@ -59,3 +59,20 @@ class Engine(abc.ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def rows_to_frame(cols: list[str], rows: list[tuple[Any, ...]]) -> pl.DataFrame:
+    """Build a DataFrame from DB-API rows; mixed int/float columns become float."""
+    if not cols:
+        return pl.DataFrame()
+    data = list(zip(*rows)) if rows else [[] for _ in cols]
+    series = []
+    for name, values in zip(cols, data):
+        values = list(values)
+        kinds = {type(v) for v in values if v is not None}
+        if kinds == {int, float}:
+            values = [None if v is None else float(v) for v in values]
+        elif len(kinds) > 1:
+            values = [None if v is None else str(v) for v in values]
+        series.append(pl.Series(name, values, strict=False))
+    return pl.DataFrame(series)

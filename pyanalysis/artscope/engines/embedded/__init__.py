@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import polars as pl
 
-from artscope.engines.base import Engine, LoadInfo
+from artscope.engines.base import Engine, LoadInfo, rows_to_frame
 from artscope.engines.embedded.events import EventSink
 from artscope.engines.embedded.store import Store
 from artscope.engines.embedded.tables import build_tables
@@ -75,20 +75,3 @@ class EmbeddedEngine(Engine):
         if self.store is not None:
             self.store.close()
             self.store = None
-
-
-def rows_to_frame(cols: list[str], rows: list[tuple[Any, ...]]) -> pl.DataFrame:
-    """Build a DataFrame from DB-API rows; mixed int/float columns become float."""
-    if not cols:
-        return pl.DataFrame()
-    data = list(zip(*rows)) if rows else [[] for _ in cols]
-    series = []
-    for name, values in zip(cols, data):
-        values = list(values)
-        kinds = {type(v) for v in values if v is not None}
-        if kinds == {int, float}:
-            values = [None if v is None else float(v) for v in values]
-        elif len(kinds) > 1:
-            values = [None if v is None else str(v) for v in values]
-        series.append(pl.Series(name, values, strict=False))
-    return pl.DataFrame(series)

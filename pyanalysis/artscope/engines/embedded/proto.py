@@ -297,17 +297,23 @@ class ProtoDecoder:
                 sink.preserve_ftrace_buffer = True
             phase = "begin" if fs.phase == pb.FtraceStats.START_OF_TRACE else "end"
             for cs in fs.cpu_stats:
-                if cs.overrun:
-                    sink.stats[(f"ftrace_cpu_overrun_{phase}", cs.cpu)] = cs.overrun
+                for field in ("overrun", "commit_overrun", "dropped_events"):
+                    sink.stats[(f"ftrace_cpu_{field}_{phase}", cs.cpu)] = getattr(cs, field)
+                if phase == "end":
+                    for field in ("overrun", "commit_overrun", "dropped_events"):
+                        begin = sink.stats.get((f"ftrace_cpu_{field}_begin", cs.cpu), 0)
+                        sink.stats[(f"ftrace_cpu_{field}_delta", cs.cpu)] = (
+                            getattr(cs, field) - begin)
         elif which == "trace_stats":
+            # Same stat names as trace_processor (storage/stats.h).
             st = pkt.trace_stats
-            if st.chunks_discarded:
-                sink.stats[("traced_chunks_discarded", None)] = st.chunks_discarded
+            sink.stats[("traced_chunks_discarded", None)] = st.chunks_discarded
+            sink.stats[("traced_patches_discarded", None)] = st.patches_discarded
             for i, b in enumerate(st.buffer_stats):
-                if b.chunks_discarded:
-                    sink.stats[("traced_buf_chunks_discarded", i)] = b.chunks_discarded
-                if b.abi_violations:
-                    sink.stats[("traced_buf_abi_violations", i)] = b.abi_violations
+                for field in ("chunks_discarded", "chunks_overwritten", "patches_failed",
+                              "abi_violations", "trace_writer_packet_loss",
+                              "bytes_overwritten"):
+                    sink.stats[(f"traced_buf_{field}", i)] = getattr(b, field)
 
     def _process_tree(self, ts: int, tree: pb.ProcessTree) -> None:
         procs = []
@@ -338,7 +344,7 @@ class ProtoDecoder:
             else:
                 sink.first_bundle_end_ts[cpu] = 0
         if bundle.lost_events:
-            sink.add_stat("ftrace_bundle_lost_events", 1, None)
+            sink.stats[("ftrace_cpu_has_data_loss", cpu)] = 1
         if bundle.HasField("compact_sched"):
             self._compact(cpu, bundle.compact_sched)
         for ev in bundle.event:

@@ -955,18 +955,17 @@ _DEDICATED_TABLE_EVENTS = frozenset({
     "sched_switch", "sched_waking", "cpu_frequency", "cpu_idle",
 })
 
+# Severities as in trace_processor's storage/stats.h for the stats we fill.
 _STAT_SEVERITY = {
-    "ftrace_cpu_overrun_end": "data_loss",
-    "ftrace_cpu_overrun_begin": "info",
-    "traced_buf_chunks_discarded": "data_loss",
-    "traced_chunks_discarded": "data_loss",
+    "ftrace_cpu_has_data_loss": "data_loss",
+    "traced_buf_trace_writer_packet_loss": "data_loss",
+    "traced_buf_patches_failed": "data_loss",
     "traced_buf_abi_violations": "data_loss",
-    "ftrace_bundle_lost_events": "data_loss",
     "artscope_corrupt_packets": "data_loss",
+    "misplaced_end_event": "data_loss",
     "mismatched_sched_switch_tids": "error",
     "systrace_parse_failure": "error",
-    "misplaced_end_event": "data_loss",
-    "frame_timeline_event_parser_errors": "info",
+    "compact_sched_has_parse_errors": "error",
 }
 
 _FTRACE_HANDLERS: dict[str, Callable[..., None]] = {

@@ -1,0 +1,201 @@
+"""The trace_processor engine: Perfetto's own importer via the `perfetto` package.
+
+Binary resolution, in order: ``--tp-bin`` / ``ARTSCOPE_TP_BIN``, then
+``trace_processor_shell`` on PATH, then the perfetto package's pinned
+prebuilt if it is already cached, then (only when asked for this engine
+explicitly) the package's pinned download, attempted only if its host
+answers within a few seconds so an offline machine fails fast.
+
+Import configuration is pinned: ``ingest_ftrace_in_raw`` on, as the shell and
+trace_processor's diff tests assume (the Python API defaults it off).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import polars as pl
+
+from artscope.engines.base import Engine, LoadInfo, rows_to_frame
+from artscope.errors import EngineUnavailable, TraceError
+
+ENV_VAR = "ARTSCOPE_TP_BIN"
+SHELL_NAME = "trace_processor_shell"
+_DOWNLOAD_HOST = ("commondatastorage.googleapis.com", 443)
+_CONNECT_TIMEOUT_S = 3.0
+_DOWNLOAD_TIMEOUT_S = 180
+LOAD_TIMEOUT_S = 60
+
+
+def _pinned_manifest_entry() -> dict[str, Any] | None:
+    import platform
+
+    try:
+        from perfetto.prebuilts.manifests.trace_processor_shell import (
+            TRACE_PROCESSOR_SHELL_MANIFEST)
+    except ImportError:  # pragma: no cover - depends on perfetto version
+        return None
+    plat, machine = sys.platform.lower(), platform.machine().lower()
+    for entry in TRACE_PROCESSOR_SHELL_MANIFEST:
+        if entry.get("platform") == plat and machine in entry.get("machine", []):
+            return entry if entry.get("url") else None
+    return None
+
+
+def _cached_pinned_binary() -> str | None:
+    entry = _pinned_manifest_entry()
+    if entry is None:
+        return None
+    root, ext = os.path.splitext(entry["file_name"])
+    path = Path.home() / ".local/share/perfetto/prebuilts" / (
+        f"{root}-{entry['sha256'][:16]}{ext}")
+    return str(path) if path.is_file() else None
+
+
+def _usable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_local_binary(tp_bin: str | None = None) -> str | None:
+    """A trace_processor binary available without any download, or None.
+
+    An explicit ``tp_bin`` (or ARTSCOPE_TP_BIN) that is not an executable
+    file raises EngineUnavailable: the user asked for it by name.
+    """
+    explicit = tp_bin or os.environ.get(ENV_VAR) or None
+    if explicit:
+        if not _usable(explicit):
+            src = "--tp-bin" if tp_bin else ENV_VAR
+            raise EngineUnavailable(
+                f"{src} points to {explicit!r}, which is not an executable file")
+        return explicit
+    on_path = shutil.which(SHELL_NAME)
+    if on_path:
+        return on_path
+    return _cached_pinned_binary()
+
+
+def resolve_binary(tp_bin: str | None = None) -> str:
+    """Find or (if the network allows) fetch the pinned binary; fail fast."""
+    found = find_local_binary(tp_bin)
+    if found:
+        return found
+    hint = (f"set {ENV_VAR} or --tp-bin, put {SHELL_NAME} on PATH, "
+            "or use --engine embedded")
+    if _pinned_manifest_entry() is None:
+        raise EngineUnavailable(f"no trace_processor binary for this platform: {hint}")
+    try:
+        socket.create_connection(_DOWNLOAD_HOST, timeout=_CONNECT_TIMEOUT_S).close()
+    except OSError:
+        raise EngineUnavailable(
+            f"no trace_processor binary found and its download host is unreachable: {hint}"
+        ) from None
+    code = ("from perfetto.prebuilts.perfetto_prebuilts import get_perfetto_prebuilt;"
+            "from perfetto.prebuilts.manifests.trace_processor_shell import "
+            "TRACE_PROCESSOR_SHELL_MANIFEST as M; print(get_perfetto_prebuilt(M))")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                             text=True, timeout=_DOWNLOAD_TIMEOUT_S, check=True)
+    except (subprocess.SubprocessError, OSError):
+        raise EngineUnavailable(
+            f"downloading trace_processor failed: {hint}") from None
+    path = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else ""
+    if not _usable(path):
+        raise EngineUnavailable(f"downloading trace_processor failed: {hint}")
+    return path
+
+
+def _sql_literal(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, float):
+        return repr(float(v))
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+class TraceProcessorEngine(Engine):
+    """Loads the trace into a trace_processor_shell subprocess."""
+
+    name = "trace_processor"
+
+    def __init__(self, tp_bin: str | None = None,
+                 extra_sql_packages: Sequence[str] = ()) -> None:
+        super().__init__()
+        self.tp_bin = tp_bin
+        self.extra_sql_packages = list(extra_sql_packages)
+        self.tp: Any = None
+
+    def load(self, path: str | Path) -> LoadInfo:
+        from artscope.engines.embedded.formats import read_trace_bytes
+
+        # Validate the input the same way as the embedded engine, so bad input
+        # gets the same one-line error whichever engine is used.
+        tb = read_trace_bytes(path)
+        binary = resolve_binary(self.tp_bin)
+        from perfetto.trace_processor import TraceProcessor, TraceProcessorConfig
+
+        config = TraceProcessorConfig(
+            bin_path=binary, ingest_ftrace_in_raw=True, load_timeout=LOAD_TIMEOUT_S,
+            add_sql_packages=self.extra_sql_packages or None)
+        try:
+            self.tp = TraceProcessor(trace=str(path), config=config)
+        except Exception as e:  # perfetto raises bare Exceptions for load failures
+            raise TraceError(f"trace_processor could not load {path}: "
+                             f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
+                             ) from None
+        self.info = LoadInfo(engine=self.name, path=str(path),
+                             partial=bool(tb.warnings), warnings=list(tb.warnings))
+        return self.info
+
+    def query(self, sql: str) -> pl.DataFrame:
+        if self.tp is None:
+            raise RuntimeError("no trace loaded")
+        qr = self.tp.query(sql)
+        cols = list(qr.column_names)
+        if not cols:
+            return pl.DataFrame()
+        cells = list(qr.cells)
+        n = len(cols)
+        rows = [tuple(cells[i:i + n]) for i in range(0, len(cells), n)]
+        rows = [tuple(_py(v) for v in r) for r in rows]
+        return rows_to_frame(cols, rows)
+
+    def create_table(self, name: str, columns: Sequence[str],
+                     rows: Sequence[Sequence[Any]]) -> None:
+        self.tp.query(f"DROP TABLE IF EXISTS {name}")
+        self.tp.query(f"CREATE TEMP TABLE {name} ({', '.join(columns)})")
+        # Values are ints/floats/strings from artscope itself, rendered as SQL
+        # literals (the shell has no bound parameters); 400 rows a statement
+        # stays under SQLite's compound-select limit.
+        for i in range(0, len(rows), 400):
+            values = ", ".join(
+                "(" + ", ".join(_sql_literal(v) for v in r) + ")" for r in rows[i:i + 400])
+            self.tp.query(f"INSERT INTO {name} VALUES {values}")
+
+    def close(self) -> None:
+        if self.tp is not None:
+            try:
+                self.tp.close()
+            finally:
+                self.tp = None
+
+
+def _py(v: Any) -> Any:
+    """numpy scalars from the perfetto package -> plain Python values."""
+    if v is None or isinstance(v, (int, float, str)):
+        return v
+    if hasattr(v, "item"):
+        return v.item()
+    if isinstance(v, bytes):
+        return v
+    return v
