@@ -511,7 +511,8 @@ def _decode(text: str, sink: EventSink, dedupe: bool) -> None:
                     dump_errors += 1
                     continue
                 dump["processes"].append({
-                    "pid": p, "ppid": pp, "cmdline": [words[8]], "uid": None,
+                    "pid": p, "ppid": pp, "cmdline": [words[8]], "has_cmdline": True,
+                    "uid": None,
                     "start_ts": None, "cmdline_is_comm": False,
                     "name": words[8], "cmdline_str": "",
                 })
@@ -561,7 +562,8 @@ _TOKEN_RE = re.compile(r"[^ ]+")
 def _flush_dump(sink: EventSink, dump: dict[str, list[dict[str, Any]]] | None) -> None:
     """One ``process_tree`` packet per PROCESS DUMP block.
 
-    Fields filled: processes[i] = {pid, ppid, cmdline: [name], uid: None,
+    Fields filled: processes[i] = {pid, ppid, cmdline: [name], has_cmdline:
+    True (the key proto.py adds), uid: None,
     start_ts: None, cmdline_is_comm: False} plus systrace-only hints
     ``name`` (= ps NAME column) and ``cmdline_str`` (= "", what TP stores);
     threads[i] = {tid, tgid, name: CMD column (rest of the line)}.
