@@ -48,11 +48,16 @@ class EmbeddedEngine(Engine):
         tb = read_trace_bytes(path)
         sink = decode_bytes(tb.kind, tb.data, str(path))
         sink.warnings[:0] = list(tb.warnings)
-        return self.load_sink(sink, str(path), partial=bool(tb.warnings))
+        # trace_processor's systrace reader does no raw ftrace ingestion (no
+        # ftrace_event rows, and no bounds/thread/cpu rows from them).
+        raw = self.ingest_ftrace_in_raw and tb.kind != "systrace"
+        return self.load_sink(sink, str(path), partial=tb.partial, ingest_ftrace_in_raw=raw)
 
     def load_sink(self, sink: EventSink, path: str = "<memory>",
-                  partial: bool = False) -> LoadInfo:
-        tables = build_tables(sink, self.ingest_ftrace_in_raw)
+                  partial: bool = False,
+                  ingest_ftrace_in_raw: bool | None = None) -> LoadInfo:
+        raw = self.ingest_ftrace_in_raw if ingest_ftrace_in_raw is None else ingest_ftrace_in_raw
+        tables = build_tables(sink, raw)
         self.store = Store(tables)
         self.info = LoadInfo(engine=self.name, path=path,
                              partial=sink.partial or partial,
