@@ -16,7 +16,6 @@ metric it claims to.
 from __future__ import annotations
 
 import dataclasses
-import decimal
 import functools
 import math
 import re
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from artscope._resources import resource_dir
 from artscope.errors import UsageError
+from artscope.units import parse_duration
 
 if TYPE_CHECKING:  # the trace protos take ~0.1 s to import; only parse_config needs them
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
@@ -88,8 +88,6 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
 _PREFERENCE = ("artscope-full", "artscope-light", "artscope-affinity-debug")
 _SUFFIX = ".pbtxt"
 _APP_RE = re.compile(r"^(\*|[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(:[A-Za-z0-9_.]+)?)$")
-_DURATION_RE = re.compile(r"^(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)?$")
-_UNIT_NS = {"ns": 1, "us": 10**3, "µs": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}
 _REQ_KINDS = ("source", "ftrace", "atrace", "syscall", "sys_stats", "process_stats")
 
 
@@ -180,24 +178,6 @@ def config_for(requirement: str) -> str:
         if all(_captures(cfg, a) for a in atoms):
             return name
     raise UsageError(f"no curated config captures {requirement!r}")
-
-
-def parse_duration(text: str) -> int:
-    """A duration in ns from ``30s``, ``500ms``, ``2m``, ``1500us``, ``1h`` or plain ns.
-
-    Decimals are allowed with a unit (``1.5s``) as long as the result is a
-    whole number of ns.
-    """
-    raw = str(text).strip()
-    m = _DURATION_RE.match(raw)
-    if not m or (m.group(2) is None and "." in m.group(1)):
-        raise UsageError(
-            f"invalid duration {raw!r}: expected e.g. 30s, 500ms, 2m, 1500us or an integer number of ns"
-        )
-    value = decimal.Decimal(m.group(1)) * _UNIT_NS[m.group(2) or "ns"]
-    if value != value.to_integral_value():
-        raise UsageError(f"invalid duration {raw!r}: not a whole number of nanoseconds")
-    return int(value)
 
 
 def get_config(name: str) -> ConfigInfo:
