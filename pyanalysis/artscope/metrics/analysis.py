@@ -1,0 +1,89 @@
+"""One loaded trace -> every metric of every run, in SPEC's JSON shape.
+
+Data flows one way: engine tables -> selection -> sql-metrics DataFrames ->
+per-run numbers (compute.py) -> verdict (health.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import polars as pl
+
+from artscope.engines.base import Engine
+from artscope.metrics import compute, health
+from artscope.metrics.options import AnalysisOptions
+from artscope.metrics.runner import MetricRunner
+from artscope.metrics.selection import Selection, select
+
+
+@dataclasses.dataclass
+class Analysis:
+    """Everything computed for one trace: per-run results plus breakdowns."""
+
+    trace: str
+    engine: str
+    selection: Selection
+    results: list[dict[str, Any]]
+    #: raw metric DataFrames (all runs), keyed by sql-metrics file name
+    tables: dict[str, pl.DataFrame]
+
+
+def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysis:
+    runner = MetricRunner(engine)
+    sel = select(runner, opts)
+    cap = compute.Capture.probe(engine, opts)
+    tables = {name: runner.run(name) for name in (
+        "gc", "gc_events", "pinning", "migrations", "interference", "frames",
+        "frame_source", "frequency", "data_loss")}
+    try:
+        tables["affinity_evidence"] = runner.run("affinity_evidence")
+    except Exception:
+        # Engines without an ftrace_event table (e.g. trace_processor with raw
+        # ingestion off) simply have no cgroup evidence.
+        tables["affinity_evidence"] = pl.DataFrame(
+            schema={"run": pl.Int64, "ts": pl.Int64, "kind": pl.String,
+                    "utid": pl.Int64, "tid": pl.Int64, "detail": pl.String})
+    src = tables["frame_source"]
+    frame_source = src["source"][0] if src.height else None
+    data_loss = tables["data_loss"].to_dicts()
+    info = engine.info
+    partial = bool(info and info.partial)
+
+    if sel.allowed_cpus is not None:
+        freq_cpus = sorted(set(sel.allowed_cpus) | set(sel.gc_allowed_cpus or []))
+    else:
+        known = set(sel.topology.cluster_of) | set(
+            tables["frequency"].filter(pl.col("source") == "cpufreq")["cpu"].to_list()
+            if tables["frequency"].height else [])
+        freq_cpus = sorted(c for c in known if c is not None)
+
+    results = []
+    for run in sel.runs:
+        w_len = run.end_ts - run.start_ts
+        gc = compute.gc_metrics(run.run, tables["gc"], tables["gc_events"], cap)
+        result: dict[str, Any] = {
+            "trace": trace,
+            "run": run.run,
+            "engine": engine.name,
+            "window": {"start_ts": run.start_ts, "end_ts": run.end_ts,
+                       "source": run.source},
+            "process": {"name": sel.process_name, "pids": sel.pids,
+                        "matched_by": sel.matched_by},
+            "gc": gc,
+            "pinning": compute.pinning_metrics(
+                run.run, w_len, sel, tables["pinning"], tables["migrations"],
+                tables["interference"], tables["affinity_evidence"],
+                gc["app_cpu_ns"], cap),
+            "jank": compute.jank_metrics(run.run, frame_source, tables["frames"], opts),
+            "cpufreq": compute.cpufreq_metrics(run.run, w_len, tables["frequency"],
+                                               freq_cpus, opts),
+            "memfreq": compute.memfreq_metrics(run.run, w_len, tables["frequency"], opts),
+            "partial": partial or bool(data_loss),
+        }
+        result["health"] = health.evaluate(result, opts.thresholds, partial=partial,
+                                           data_loss=data_loss)
+        results.append(result)
+    return Analysis(trace=trace, engine=engine.name, selection=sel, results=results,
+                    tables=tables)

@@ -1,0 +1,336 @@
+"""Metric DataFrames -> the per-run numbers of SPEC "Metrics".
+
+Each function takes the DataFrames the sql-metrics files return and the
+selection, and produces per-run dicts in the JSON shape of SPEC "Command
+line" (``gc``, ``pinning``, ``jank``, ``cpufreq``, ``memfreq``). Null means
+"not captured", zero means "captured, nothing happened" (see ``Capture``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from typing import Any
+
+import polars as pl
+
+from artscope.metrics.options import (
+    DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE, AnalysisOptions)
+from artscope.metrics.selection import Selection
+
+GC_TYPES = ("native_alloc", "alloc", "young", "collector_transition", "explicit", "full")
+PERCENTILES = (50, 90, 95, 99)
+UNIT_BY_SOURCE = {"cpufreq": "kHz", "cpu_max_limit": "kHz", "devfreq": None, "clock": None}
+
+
+@dataclasses.dataclass
+class Capture:
+    """Which kinds of data the trace captured (for null vs zero)."""
+
+    sched: bool
+    gc_slices: bool
+    config_pbtxt: str | None
+
+    @classmethod
+    def probe(cls, engine, opts: AnalysisOptions) -> "Capture":
+        row = engine.query(
+            "SELECT (SELECT count(*) FROM sched WHERE utid != 0) AS sched_rows, "
+            "(SELECT count(*) FROM slice WHERE depth = 0 AND name GLOB '* GC') AS gc_rows"
+        ).row(0)
+        cfg = engine.query(
+            "SELECT str_value FROM metadata WHERE name = 'trace_config_pbtxt'")
+        pbtxt = cfg.item(0, 0) if cfg.height else None
+        sched = row[0] > 0 or bool(pbtxt and '"sched/sched_switch"' in pbtxt)
+        gc = row[1] > 0 or bool(pbtxt and '"dalvik"' in pbtxt)
+        return cls(sched=sched, gc_slices=gc, config_pbtxt=pbtxt)
+
+
+def _int(v: Any) -> int | None:
+    return None if v is None else int(v)
+
+
+def _ratio(a: float | None, b: float | None) -> float | None:
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def _sum(s: pl.Series) -> int:
+    """Integer sum; 0 for an empty (possibly untyped) column."""
+    v = s.sum()
+    return 0 if v is None else int(v)
+
+
+def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
+    return df.filter(pl.col("run") == run) if df.height else df
+
+
+# -- GC ------------------------------------------------------------------------
+
+def gc_metrics(run: int, gc_df: pl.DataFrame, events: pl.DataFrame,
+               cap: Capture) -> dict[str, Any]:
+    row = _by_run(gc_df, run)
+    ev = _by_run(events, run)
+    app = _int(row["app_cpu_ns"][0]) if cap.sched and row.height else None
+    gc_cpu = _int(row["gc_cpu_ns"][0]) if cap.sched and cap.gc_slices and row.height else None
+    daemon = _int(row["gc_daemon_cpu_ns"][0]) if cap.sched and row.height else None
+    by_type: dict[str, dict[str, int | None]] = {}
+    for t in GC_TYPES:
+        sub = ev.filter(pl.col("gc_type") == t) if ev.height else ev
+        by_type[t] = {
+            "count": sub.height if cap.gc_slices else None,
+            "cpu_ns": _sum(sub["cpu_ns"]) if (cap.gc_slices and cap.sched) else None,
+        }
+    return {
+        "app_cpu_ns": app,
+        "gc_cpu_ns": gc_cpu,
+        "gc_cpu_share": _ratio(gc_cpu, app),
+        "mutator_cpu_ns": None if app is None or gc_cpu is None else app - gc_cpu,
+        "gc_count": _int(row["gc_count"][0]) if cap.gc_slices and row.height else None,
+        "gc_wall_ns": _int(row["gc_wall_ns"][0]) if cap.gc_slices and row.height else None,
+        "gc_daemon_cpu_ns": daemon,
+        "by_type": by_type,
+        "events": [
+            {"ts": r["ts"], "dur": r["dur"], "type": r["gc_type"], "name": r["name"],
+             "tid": r["tid"], "thread": r["thread_name"],
+             "cpu_ns": r["cpu_ns"] if cap.sched else None,
+             "runnable_ns": r["runnable_ns"] if cap.sched else None}
+            for r in ev.iter_rows(named=True)],
+    }
+
+
+# -- pinning -------------------------------------------------------------------
+
+def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
+                    mig: pl.DataFrame, interf: pl.DataFrame, evidence: pl.DataFrame,
+                    app_cpu_ns: int | None, cap: Capture) -> dict[str, Any]:
+    allowed = sel.allowed_cpus
+    gc_allowed = sel.gc_allowed_cpus
+    out: dict[str, Any] = {"allowed_cpus": allowed, "gc_allowed_cpus": gc_allowed}
+    p = _by_run(pin, run)
+    m = _by_run(mig, run)
+    judged = allowed is not None and cap.sched
+    # Migrations do not depend on the allowed set.
+    if cap.sched:
+        out["migrations"] = _sum(m["migrations"]) if m.height else 0
+        clusters = sel.topology.cluster_of
+        if m.height and clusters:
+            cc = 0
+            for f, t, n in m.select("from_cpu", "to_cpu", "migrations").iter_rows():
+                a, b = clusters.get(f), clusters.get(t)
+                if a is None or b is None:
+                    cc = None
+                    break
+                cc += n if a != b else 0
+            out["cross_cluster_migrations"] = cc
+        else:
+            out["cross_cluster_migrations"] = 0 if (clusters and not m.height) else None
+    else:
+        out["migrations"] = out["cross_cluster_migrations"] = None
+    if not judged:
+        out.update({k: None for k in (
+            "off_mask_cpu_ns", "off_mask_share", "grace_off_mask_cpu_ns",
+            "violation_slices", "threads_violating", "first_violation_ts",
+            "last_violation_end_ts", "interference_cpu_ns", "interference_share")})
+        out["top_interferers"] = []
+        out["threads"] = _thread_breakdown(p) if cap.sched else []
+        out["evidence"] = _evidence(evidence, run)
+        return out
+    off = _sum(p["off_mask_ns"]) if p.height else 0
+    viol = p.filter(pl.col("violation_slices") > 0) if p.height else p
+    out.update({
+        "off_mask_cpu_ns": off,
+        "off_mask_share": _ratio(off, app_cpu_ns),
+        "grace_off_mask_cpu_ns": _sum(p["grace_off_mask_ns"]) if p.height else 0,
+        "violation_slices": _sum(p["violation_slices"]) if p.height else 0,
+        "threads_violating": viol["utid"].n_unique() if viol.height else 0,
+        "first_violation_ts": _int(viol["first_violation_ts"].min()) if viol.height else None,
+        "last_violation_end_ts": _int(viol["last_violation_end_ts"].max()) if viol.height else None,
+    })
+    i = _by_run(interf, run)
+    icpu = _sum(i["cpu_ns"]) if i.height else 0
+    a_set = sorted(set(allowed or []) | set(gc_allowed or []))
+    out["interference_cpu_ns"] = icpu
+    out["interference_share"] = _ratio(icpu, len(a_set) * w_len)
+    out["top_interferers"] = _top_interferers(i)
+    out["threads"] = _thread_breakdown(p)
+    out["evidence"] = _evidence(evidence, run)
+    return out
+
+
+def _thread_breakdown(p: pl.DataFrame) -> list[dict[str, Any]]:
+    if not p.height:
+        return []
+    g = (p.group_by("utid").agg(
+            pl.col("tid").first(), pl.col("thread_name").first(), pl.col("role").first(),
+            pl.col("cpu_ns").sum(), pl.col("off_mask_ns").sum().alias("off_mask_cpu_ns"),
+            pl.col("grace_off_mask_ns").sum().alias("grace_off_mask_cpu_ns"),
+            pl.col("cpu").sort().alias("cpus"))
+         .sort(["off_mask_cpu_ns", "cpu_ns", "utid"], descending=[True, True, False]))
+    return [{"tid": r["tid"], "name": r["thread_name"], "role": r["role"],
+             "cpu_ns": r["cpu_ns"], "off_mask_cpu_ns": r["off_mask_cpu_ns"],
+             "grace_off_mask_cpu_ns": r["grace_off_mask_cpu_ns"], "cpus": list(r["cpus"])}
+            for r in g.iter_rows(named=True)]
+
+
+def _top_interferers(i: pl.DataFrame, n: int = 5) -> list[dict[str, Any]]:
+    if not i.height:
+        return []
+    # A thread with no known process stands alone; ties by name.
+    keyed = i.with_columns(
+        pl.when(pl.col("upid").is_not_null())
+        .then(pl.format("p{}", pl.col("upid")))
+        .otherwise(pl.format("t{}", pl.col("utid"))).alias("key"),
+        pl.coalesce(pl.col("process_name"), pl.col("thread_name"),
+                    pl.lit("<unknown>")).alias("label"))
+    g = (keyed.group_by("key").agg(
+            pl.col("label").first().alias("name"), pl.col("pid").first(),
+            pl.col("tid").first(), pl.col("upid").first(), pl.col("cpu_ns").sum())
+         .sort(["cpu_ns", "name", "key"], descending=[True, False, False]).head(n))
+    return [{"name": r["name"], "pid": r["pid"] if r["upid"] is not None else None,
+             "tid": None if r["upid"] is not None else r["tid"], "cpu_ns": r["cpu_ns"]}
+            for r in g.iter_rows(named=True)]
+
+
+def _evidence(ev: pl.DataFrame, run: int) -> list[dict[str, Any]]:
+    e = _by_run(ev, run)
+    return [{"ts": r["ts"], "kind": r["kind"], "tid": r["tid"], "detail": r["detail"]}
+            for r in e.iter_rows(named=True)]
+
+
+# -- jank ----------------------------------------------------------------------
+
+def nearest_rank(sorted_values: list[int], p: float) -> int | None:
+    """The ceil(p/100 * n)-th smallest value (nearest-rank percentile)."""
+    n = len(sorted_values)
+    if n == 0:
+        return None
+    k = max(1, math.ceil(p / 100 * n))
+    return sorted_values[k - 1]
+
+
+def jank_metrics(run: int, source: str | None, frames: pl.DataFrame,
+                 opts: AnalysisOptions) -> dict[str, Any]:
+    f = _by_run(frames, run)
+    if source is None:
+        return {"source": "none", "frames": None, "janky_frames": None,
+                "app_janky_frames": None, "janky_pct": None, "unfinished_frames": None,
+                "frame_dur_ms": {f"p{p}": None for p in PERCENTILES}}
+    done = f.filter(pl.col("unfinished") == 0) if f.height else f
+    n = done.height
+    if source == "frame_timeline":
+        janky = _sum(done["is_missed"]) if n else 0
+        app_janky = _sum(done["is_app_jank"]) if n else 0
+    else:
+        janky = _sum(done["dur"] > opts.frame_deadline_ns) if n else 0
+        app_janky = janky
+    durs = sorted(done["dur"].to_list()) if n else []
+    return {
+        "source": source,
+        "frames": n,
+        "janky_frames": janky,
+        "app_janky_frames": app_janky,
+        "janky_pct": (100.0 * janky / n) if n else None,
+        "unfinished_frames": f.height - n,
+        "frame_dur_ms": {f"p{p}": (None if not durs else nearest_rank(durs, p) / 1e6)
+                         for p in PERCENTILES},
+    }
+
+
+# -- frequency -----------------------------------------------------------------
+
+def _value_key(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[str, Any]:
+    """Stats of one series in one run from its frequency.sql rows."""
+    transitions = int(rows["transitions"][0])
+    by_end = int(rows["samples_by_end"][0])
+    res = rows.filter(pl.col("value").is_not_null() & (pl.col("residency_ns") > 0))
+    residency = {_value_key(v): int(ns) for v, ns in res.select("value", "residency_ns").iter_rows()}
+    known = _sum(res["residency_ns"]) if res.height else 0
+    if res.height:
+        vals = res["value"].to_list()
+        nss = res["residency_ns"].to_list()
+        mean = sum(v * ns for v, ns in zip(vals, nss)) / known
+        # Longest residency wins; ties go to the higher value.
+        dom_v, dom_ns = max(zip(vals, nss), key=lambda t: (t[1], t[0]))
+        vmin, vmax = min(vals), max(vals)
+    else:
+        mean = dom_v = vmin = vmax = None
+        dom_ns = 0
+    known_share = known / w_len if w_len > 0 else None
+    if by_end == 0:
+        stable = None
+    else:
+        stable = transitions == 0 and known_share is not None and known_share >= stable_share
+    num = (lambda v: None if v is None else (int(v) if float(v).is_integer() else float(v)))
+    return {
+        "transitions": transitions,
+        "min": num(vmin), "max": num(vmax), "mean": mean,
+        "dominant": num(dom_v),
+        "dominant_residency": (dom_ns / known) if known else None,
+        "known_share": known_share,
+        "residency": residency,
+        "stable": stable,
+    }
+
+
+def is_memory_device(name: str, opts: AnalysisOptions) -> bool:
+    if opts.mem_device is not None:
+        return re.search(opts.mem_device, name) is not None
+    return (re.search(DEFAULT_MEM_DEVICE_INCLUDE, name) is not None
+            and re.search(DEFAULT_MEM_DEVICE_EXCLUDE, name) is None)
+
+
+def cpufreq_metrics(run: int, w_len: int, freq: pl.DataFrame, cpus: list[int],
+                    opts: AnalysisOptions) -> list[dict[str, Any]]:
+    f = _by_run(freq, run)
+    out = []
+    share = opts.thresholds.stable_known_share
+    for cpu in cpus:
+        rows = f.filter((pl.col("source") == "cpufreq") & (pl.col("cpu") == cpu)) if f.height else f
+        lim = f.filter((pl.col("source") == "cpu_max_limit") & (pl.col("cpu") == cpu)) if f.height else f
+        entry: dict[str, Any] = {"cpu": cpu, "source": "cpufreq", "unit": "kHz"}
+        if rows.height:
+            entry.update(series_stats(rows, w_len, share))
+        else:
+            entry.update({"transitions": None, "min": None, "max": None, "mean": None,
+                          "dominant": None, "dominant_residency": None,
+                          "known_share": None, "residency": {}, "stable": None})
+        entry["throttled"] = _throttled(entry, rows, lim, w_len, opts)
+        out.append(entry)
+    return out
+
+
+def _throttled(entry: dict[str, Any], rows: pl.DataFrame, lim: pl.DataFrame,
+               w_len: int, opts: AnalysisOptions) -> bool | None:
+    dom = entry.get("dominant")
+    if dom is None or w_len <= 0:
+        return None
+    limit = opts.thresholds.throttle_share * w_len
+    below_freq = _sum(rows.filter(pl.col("value") < dom)["residency_ns"])
+    below_limit = (_sum(lim.filter(pl.col("value") < dom)["residency_ns"])
+                   if lim.height else 0)
+    return below_freq > limit or below_limit > limit
+
+
+def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,
+                    opts: AnalysisOptions) -> list[dict[str, Any]]:
+    f = _by_run(freq, run)
+    if not f.height:
+        return []
+    dev = f.filter(pl.col("source").is_in(["devfreq", "clock"]))
+    out = []
+    share = opts.thresholds.stable_known_share
+    for (track_id,), rows in dev.group_by(["track_id"], maintain_order=True):
+        name = rows["device"][0]
+        source = rows["source"][0]
+        entry = {"device": name, "source": source, "unit": UNIT_BY_SOURCE.get(source),
+                 "is_memory": is_memory_device(name, opts)}
+        entry.update(series_stats(rows, w_len, share))
+        out.append(entry)
+    out.sort(key=lambda e: (not e["is_memory"], e["device"], e["source"]))
+    return out

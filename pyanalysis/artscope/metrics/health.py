@@ -1,0 +1,177 @@
+"""Numbers -> a verdict (pass | warn | fail) and the reasons behind it.
+
+Implements SPEC "Health". Each reason is {id, severity, message, expected,
+actual, evidence}; evidence names threads, CPUs, devices and absolute time
+ranges (trace ns) so a user can jump to them in the Perfetto UI, and messages
+give times relative to the window start for reading.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from artscope.metrics.options import HealthThresholds
+
+SEVERITY_ORDER = {"pass": 0, "warn": 1, "fail": 2}
+
+
+def _config_for(requirement: str) -> str:
+    from artscope.configs import config_for
+
+    try:
+        return f"perfetto-configs/{config_for(requirement)}.pbtxt"
+    except Exception:  # a missing config must never break a verdict
+        return "perfetto-configs/artscope-full.pbtxt"
+
+
+def _s(ns: int | float) -> str:
+    return f"{ns / 1e9:.3g} s" if abs(ns) >= 1e8 else f"{ns / 1e6:.3g} ms"
+
+
+def _rel(ts: int, w_start: int) -> str:
+    return f"+{(ts - w_start) / 1e9:.3f} s"
+
+
+def _cpus(cpus: list[int]) -> str:
+    return ",".join(str(c) for c in cpus)
+
+
+def _reason(id_: str, severity: str, message: str, expected: Any, actual: Any,
+            evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {"id": id_, "severity": severity, "message": message,
+            "expected": expected, "actual": actual, "evidence": evidence or {}}
+
+
+def evaluate(result: dict[str, Any], th: HealthThresholds,
+             partial: bool = False, data_loss: list[dict[str, Any]] | None = None
+             ) -> dict[str, Any]:
+    """Verdict and reasons for one run's result dict (SPEC JSON shape)."""
+    reasons: list[dict[str, Any]] = []
+    w = result["window"]
+    w_start, w_end = w["start_ts"], w["end_ts"]
+    pin = result["pinning"]
+    allowed = pin.get("allowed_cpus")
+
+    # -- pinning ----------------------------------------------------------
+    if allowed is not None:
+        if pin.get("off_mask_cpu_ns") is None:
+            reasons.append(_reason(
+                "pinning_unchecked", "warn",
+                "no scheduling data: cannot check that the app stayed on CPUs "
+                f"{_cpus(allowed)} — capture with {_config_for('pinning')}",
+                "sched_switch events", None))
+        else:
+            off = pin["off_mask_cpu_ns"]
+            share = pin.get("off_mask_share")
+            if off > th.off_mask_ns_warn:
+                bad = [t for t in pin.get("threads", []) if t["off_mask_cpu_ns"] > 0]
+                bad_cpus = sorted({c for t in bad for c in t["cpus"]} - set(allowed))
+                first, last = pin["first_violation_ts"], pin["last_violation_end_ts"]
+                fail = share is not None and share > th.off_mask_share_fail
+                msg = (f"{len(bad)} thread{'s' if len(bad) != 1 else ''} ran "
+                       f"{_s(off)} ({(share or 0) * 100:.2f}% of app CPU) on CPUs "
+                       f"{_cpus(bad_cpus)} outside the allowed {_cpus(allowed)}, "
+                       f"between {_rel(first, w_start)} and {_rel(last, w_start)}")
+                if first - w_start < (w_end - w_start) * 0.5 and last - w_start < (w_end - w_start) * 0.5:
+                    msg += (f" — pinning took effect late (at {_rel(last, w_start)}): "
+                            "apply the mask to the app's PID after it starts, not the launcher")
+                else:
+                    msg += (" — something reset the mask during the run (the app's own "
+                            "sched_setaffinity or a cgroup move): re-apply it or "
+                            f"record {_config_for('pinning_evidence')} to see who")
+                ev = {"threads": [{"tid": t["tid"], "name": t["name"],
+                                   "off_mask_cpu_ns": t["off_mask_cpu_ns"]} for t in bad],
+                      "cpus": bad_cpus, "time_ranges": [[first, last]]}
+                if pin.get("evidence"):
+                    ev["events"] = pin["evidence"]
+                reasons.append(_reason(
+                    "off_mask_cpu", "fail" if fail else "warn", msg,
+                    f"off_mask_share <= {th.off_mask_share_fail}" if fail
+                    else "no off-mask CPU time", share if fail else off, ev))
+            ishare = pin.get("interference_share")
+            if ishare is not None and ishare > th.interference_share_warn:
+                top = pin.get("top_interferers", [])
+                names = ", ".join(f"{t['name']} ({_s(t['cpu_ns'])})" for t in top[:3])
+                reasons.append(_reason(
+                    "interference", "warn",
+                    f"other threads used {ishare * 100:.1f}% of the allowed CPUs "
+                    f"{_cpus(sorted(set(allowed) | set(pin.get('gc_allowed_cpus') or [])))}"
+                    f" (top: {names}) — stop background work or isolate the cores",
+                    f"interference_share <= {th.interference_share_warn}", ishare,
+                    {"processes": top, "cpus": allowed,
+                     "time_ranges": [[w_start, w_end]]}))
+
+    # -- CPU frequency ------------------------------------------------------
+    if allowed is not None:
+        for c in result["cpufreq"]:
+            if c["cpu"] not in set(allowed) | set(pin.get("gc_allowed_cpus") or []):
+                continue
+            if c["stable"] is None:
+                reasons.append(_reason(
+                    "cpufreq_missing", "warn",
+                    f"no CPU frequency data for CPU {c['cpu']} — capture with "
+                    f"{_config_for('cpufreq')}", "cpufreq samples", None,
+                    {"cpus": [c["cpu"]]}))
+            elif c["stable"] is False:
+                reasons.append(_reason(
+                    "cpufreq_unstable", "fail",
+                    f"CPU {c['cpu']} frequency changed {c['transitions']} times "
+                    f"(known {c['known_share'] * 100:.0f}% of the window, "
+                    f"{c['min']}–{c['max']} kHz) — fix scaling_min_freq = scaling_max_freq "
+                    "below the thermal limit",
+                    "no transitions, known_share >= "
+                    f"{th.stable_known_share}",
+                    {"transitions": c["transitions"], "known_share": c["known_share"]},
+                    {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}))
+            if c.get("throttled"):
+                reasons.append(_reason(
+                    "cpufreq_throttled", "fail",
+                    f"CPU {c['cpu']} ran below its dominant {c['dominant']} kHz for more "
+                    f"than {th.throttle_share * 100:.0f}% of the window (thermal or "
+                    "power limit) — lower the fixed frequency or cool the device",
+                    "not throttled", True, {"cpus": [c["cpu"]]}))
+
+    # -- memory frequency ------------------------------------------------------
+    mem = [m for m in result["memfreq"] if m["is_memory"]]
+    if not mem:
+        reasons.append(_reason(
+            "memfreq_missing", "warn",
+            "no memory-controller frequency data — capture with "
+            f"{_config_for('memfreq')}", "a memory devfreq or clock series", None))
+    for m in mem:
+        if m["stable"] is False:
+            reasons.append(_reason(
+                "memfreq_unstable", "fail",
+                f"memory controller ({m['device']}) changed frequency "
+                f"{m['transitions']} times (known {m['known_share'] * 100:.0f}% of the "
+                "window) — set its devfreq governor to performance",
+                f"no transitions, known_share >= {th.stable_known_share}",
+                {"transitions": m["transitions"], "known_share": m["known_share"]},
+                {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}))
+        elif m["stable"] is None:
+            reasons.append(_reason(
+                "memfreq_missing", "warn",
+                f"memory controller ({m['device']}) has no sample by the window end — "
+                f"capture with {_config_for('memfreq')} (sys_stats devfreq polling)",
+                "a sample at or before the window end", None,
+                {"devices": [m["device"]]}))
+
+    # -- data loss -------------------------------------------------------------
+    if data_loss:
+        what = ", ".join(f"{d['name']}[{d['idx']}]={d['value']}" if d["idx"] is not None
+                         else f"{d['name']}={d['value']}" for d in data_loss)
+        reasons.append(_reason(
+            "data_loss", "warn",
+            f"the trace lost events ({what}) — use bigger buffers or a lighter config "
+            f"({_config_for('gc')})", "no data loss", data_loss))
+    if partial:
+        reasons.append(_reason(
+            "partial_trace", "warn",
+            "the trace is truncated or corrupt: numbers cover only the intact part",
+            "a complete trace", "partial"))
+
+    verdict = "pass"
+    for r in reasons:
+        if SEVERITY_ORDER[r["severity"]] > SEVERITY_ORDER[verdict]:
+            verdict = r["severity"]
+    return {"verdict": verdict, "reasons": reasons}

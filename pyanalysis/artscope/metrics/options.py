@@ -1,0 +1,134 @@
+"""Explicit configuration of an analysis: what to measure and the thresholds.
+
+Parsing of the user-facing syntaxes (CPU lists, windows, durations) lives
+here too, so the CLI and the Python API accept exactly the same strings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from artscope.errors import UsageError
+from artscope.units import parse_duration
+
+DEFAULT_GC_THREADS = ("HeapTaskDaemon", "Heap thread pool worker*")
+DEFAULT_GC_PATTERNS = ("* GC",)
+DEFAULT_FRAME_DEADLINE_NS = 16_666_667
+#: Device names that are the memory controller's frequency (and not per-CPU
+#: votes or bandwidth monitors), per SPEC "Frequency stability".
+DEFAULT_MEM_DEVICE_INCLUDE = r"(?i)(mif|ddr|llcc|dmc|memfreq|-l3-|bw)"
+DEFAULT_MEM_DEVICE_EXCLUDE = r"(?i)(memlat|BTS_|throughput|gpu)"
+
+
+@dataclasses.dataclass(frozen=True)
+class HealthThresholds:
+    """Verdict thresholds (SPEC "Health"); each is overridable."""
+
+    #: fail when off_mask_share exceeds this fraction.
+    off_mask_share_fail: float = 0.01
+    #: warn when any off-mask time exists (ns strictly above this).
+    off_mask_ns_warn: int = 0
+    #: warn when interference_share exceeds this fraction.
+    interference_share_warn: float = 0.05
+    #: a series is stable when known_share >= this and it never changed.
+    stable_known_share: float = 0.99
+    #: throttled when below the dominant frequency for more than this share of W.
+    throttle_share: float = 0.01
+
+
+@dataclasses.dataclass(frozen=True)
+class AnalysisOptions:
+    """What to measure in a trace. Every field mirrors a CLI option."""
+
+    app: str | None = None
+    pid: int | None = None
+    #: --cpus: "6,7", "4-7", "big" | "mid" | "little"; None = no pinning check.
+    cpus: str | None = None
+    #: --gc-cpus (same syntax); None = GC threads share ``cpus``.
+    gc_cpus: str | None = None
+    #: --window START:END; mutually exclusive with ``marker``.
+    window: str | None = None
+    marker: str | None = None
+    gc_threads: tuple[str, ...] = DEFAULT_GC_THREADS
+    gc_patterns: tuple[str, ...] = DEFAULT_GC_PATTERNS
+    pin_grace_ns: int = 0
+    frame_deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS
+    #: --mem-device REGEX replaces the include/exclude rule when set.
+    mem_device: str | None = None
+    thresholds: HealthThresholds = HealthThresholds()
+
+    def __post_init__(self) -> None:
+        if self.app is None and self.pid is None:
+            raise UsageError("name the target app with --app NAME (or --pid PID)")
+        if self.window is not None and self.marker is not None:
+            raise UsageError("--window and --marker are mutually exclusive")
+        if self.mem_device is not None:
+            try:
+                re.compile(self.mem_device)
+            except re.error as e:
+                raise UsageError(f"--mem-device is not a valid regex: {e}") from None
+
+
+@dataclasses.dataclass(frozen=True)
+class WindowSpec:
+    """A parsed --window: each bound absolute ns, or relative to trace start."""
+
+    start: int | None
+    start_relative: bool
+    end: int | None
+    end_relative: bool
+
+    def resolve(self, trace_start: int, trace_end: int) -> tuple[int, int]:
+        s = trace_start if self.start is None else (
+            trace_start + self.start if self.start_relative else self.start)
+        e = trace_end if self.end is None else (
+            trace_start + self.end if self.end_relative else self.end)
+        return s, e
+
+
+def parse_window(text: str) -> WindowSpec:
+    """'START:END' with ns or s/ms/us suffixes; '+' = relative to trace start.
+
+    Either bound may be empty (the trace's own bound).
+    """
+    if text.count(":") != 1:
+        raise UsageError(f"bad --window {text!r}: expected START:END")
+    parts = []
+    for raw in text.split(":"):
+        raw = raw.strip()
+        if not raw:
+            parts.append((None, False))
+            continue
+        rel = raw.startswith("+")
+        body = raw[1:] if rel else raw
+        try:
+            parts.append((parse_duration(body), rel))
+        except UsageError:
+            raise UsageError(f"bad --window bound {raw!r} (e.g. 1200000000, 1.2s, +500ms)") from None
+    (s, sr), (e, er) = parts
+    if s is not None and e is not None and sr == er and e <= s:
+        raise UsageError(f"bad --window {text!r}: end must be after start")
+    return WindowSpec(s, sr, e, er)
+
+
+CLUSTER_KEYWORDS = ("big", "mid", "little")
+
+
+def parse_cpu_list(text: str) -> list[int] | str:
+    """'6,7' / '4-7' / '0-3,6' -> sorted CPU ids; 'big'|'mid'|'little' -> keyword."""
+    t = text.strip().lower()
+    if t in CLUSTER_KEYWORDS:
+        return t
+    cpus: set[int] = set()
+    for part in t.split(","):
+        part = part.strip()
+        m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+        if not m:
+            raise UsageError(f"bad CPU list {text!r} (use e.g. 6,7 or 4-7 or big|mid|little)")
+        a = int(m.group(1))
+        b = int(m.group(2)) if m.group(2) is not None else a
+        if b < a:
+            raise UsageError(f"bad CPU range {part!r} in {text!r}")
+        cpus.update(range(a, b + 1))
+    return sorted(cpus)

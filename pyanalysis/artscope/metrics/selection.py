@@ -1,0 +1,223 @@
+"""What to measure in a loaded trace: the app, its threads, run windows, CPUs.
+
+Implements SPEC "Selecting what to measure". Small lookups (processes,
+threads, CPU topology) are fetched whole and filtered with polars; the marker
+lookup goes through the ``artscope_marker`` input table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import re
+
+import polars as pl
+
+from artscope.errors import SelectionError
+from artscope.metrics.options import AnalysisOptions, parse_cpu_list, parse_window
+from artscope.metrics.runner import MetricRunner
+
+APP_BENCHMARK_SLICE = "App Benchmark"
+#: Where a CPU's max frequency may come from, in order of preference.
+TOPOLOGY_SOURCES = (
+    ("available_max_khz", "available_frequencies"),
+    ("limit_max_khz", "frequency_limits"),
+    ("capacity", "capacity"),
+    ("observed_max_khz", "observed_frequency"),
+)
+
+
+@dataclasses.dataclass
+class Run:
+    run: int
+    start_ts: int
+    end_ts: int
+    #: window | marker | app_benchmark | process | trace
+    source: str
+
+
+@dataclasses.dataclass
+class Topology:
+    """CPU clusters by max frequency: cluster 0 = lowest max."""
+
+    cluster_of: dict[int, int]
+    #: which data gave the max frequencies (TOPOLOGY_SOURCES names)
+    source: str | None
+
+    def keyword(self, word: str) -> list[int]:
+        if not self.cluster_of:
+            raise SelectionError(
+                f"cannot derive CPU clusters for --cpus {word}: the trace has no CPU "
+                "frequency or capacity data; pass explicit CPUs, e.g. --cpus 6,7")
+        top = max(self.cluster_of.values())
+        if word == "big":
+            want = {top}
+        elif word == "little":
+            want = {0}
+        else:
+            want = set(range(1, top))
+        cpus = sorted(c for c, k in self.cluster_of.items() if k in want)
+        if not cpus:
+            raise SelectionError(f"the trace's CPUs have no '{word}' cluster "
+                                 f"({top + 1} cluster(s) found)")
+        return cpus
+
+
+@dataclasses.dataclass
+class Selection:
+    process_name: str | None
+    pids: list[int]
+    upids: list[int]
+    #: process_name | pid | package_list | frame_timeline_layer
+    matched_by: str
+    #: utid, tid, name, upid, role
+    threads: pl.DataFrame
+    runs: list[Run]
+    allowed_cpus: list[int] | None
+    gc_allowed_cpus: list[int] | None
+    topology: Topology
+    trace_start: int
+    trace_end: int
+
+
+def _glob_any(name: str | None, globs: tuple[str, ...]) -> bool:
+    # GLOB semantics: case-sensitive, like SQLite's GLOB.
+    return name is not None and any(fnmatch.fnmatchcase(name, g) for g in globs)
+
+
+def select(runner: MetricRunner, opts: AnalysisOptions) -> Selection:
+    eng = runner.engine
+    bounds = eng.query("SELECT start_ts, end_ts FROM trace_bounds").row(0)
+    t_start, t_end = int(bounds[0]), int(bounds[1])
+    procs = eng.query(
+        "SELECT upid, pid, name, start_ts, end_ts, uid, android_appid FROM process")
+    upids, names, matched_by = _match_process(eng, procs, opts)
+    threads = eng.query("SELECT utid, tid, name, upid FROM thread")
+    threads = threads.filter(pl.col("upid").is_in(upids)).sort("utid")
+    roles = [("gc" if _glob_any(n, opts.gc_threads) else "mutator")
+             for n in threads["name"].to_list()]
+    threads = threads.with_columns(pl.Series("role", roles, dtype=pl.String))
+    runner.set_input("artscope_target_thread",
+                     list(zip(threads["utid"].to_list(), roles)))
+    runner.set_input("artscope_target_process", [(u,) for u in upids])
+
+    mine = procs.filter(pl.col("upid").is_in(upids))
+    runs = _windows(runner, opts, mine, upids, threads, t_start, t_end)
+
+    topo = _topology(runner)
+    allowed = _cpus(opts.cpus, topo) if opts.cpus is not None else None
+    gc_allowed = _cpus(opts.gc_cpus, topo) if opts.gc_cpus is not None else allowed
+    rows = []
+    for role, cpus in (("mutator", allowed), ("gc", gc_allowed)):
+        rows += [(c, role) for c in (cpus or [])]
+    runner.set_input("artscope_allowed_cpu", rows)
+    runner.set_input("artscope_gc_pattern", [(p,) for p in opts.gc_patterns])
+    runner.set_input("artscope_run", [
+        (r.run, r.start_ts, r.end_ts, min(r.end_ts, r.start_ts + opts.pin_grace_ns))
+        for r in runs])
+    pids = sorted(set(mine["pid"].to_list()))
+    return Selection(
+        process_name=names[0] if names else opts.app,
+        pids=pids, upids=upids, matched_by=matched_by, threads=threads, runs=runs,
+        allowed_cpus=allowed, gc_allowed_cpus=gc_allowed, topology=topo,
+        trace_start=t_start, trace_end=t_end)
+
+
+def _match_process(eng, procs: pl.DataFrame, opts: AnalysisOptions
+                   ) -> tuple[list[int], list[str], str]:
+    if opts.pid is not None:
+        hit = procs.filter(pl.col("pid") == opts.pid)
+        if hit.height == 0:
+            raise SelectionError(f"no process with pid {opts.pid} in the trace"
+                                 + _biggest(eng))
+        return sorted(hit["upid"].to_list()), [n for n in hit["name"].to_list() if n], "pid"
+    app = opts.app
+    hit = procs.filter(pl.col("name") == app)
+    if hit.height:
+        return sorted(hit["upid"].to_list()), [app], "process_name"
+    # No process of that name: try the packages list (uid -> package) ...
+    pkgs = eng.query("SELECT package_name, uid FROM package_list")
+    uids = set(pkgs.filter(pl.col("package_name") == app)["uid"].to_list())
+    if uids:
+        appids = {u % 100000 for u in uids}
+        hit = procs.filter(pl.col("uid").is_in(list(uids))
+                           | pl.col("android_appid").is_in(list(appids)))
+        if hit.height:
+            return sorted(hit["upid"].to_list()), [app], "package_list"
+    # ... or frame timeline layer names "<package>/<activity>#N".
+    layers = eng.query(
+        "SELECT DISTINCT upid, layer_name FROM actual_frame_timeline_slice "
+        "WHERE layer_name IS NOT NULL")
+    pat = re.compile(r"^(?:TX - )?" + re.escape(app) + r"/")
+    lhit = sorted({u for u, ln in layers.iter_rows() if u is not None and pat.match(ln)})
+    if lhit:
+        return lhit, [app], "frame_timeline_layer"
+    raise SelectionError(f"app {app!r} is not in the trace" + _biggest(eng))
+
+
+def _biggest(eng) -> str:
+    from artscope.metrics.runner import metric_sql
+
+    top = eng.query(metric_sql("process_cpu"))
+    names = [f"{n or '<unnamed>'} (pid {p})" for _, p, n, _ in top.head(5).iter_rows()]
+    return "; biggest processes by CPU: " + ", ".join(names) if names else ""
+
+
+def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
+             upids: list[int], threads: pl.DataFrame, t_start: int, t_end: int
+             ) -> list[Run]:
+    def clip(s: int, e: int, source: str, i: int) -> Run:
+        return Run(i, max(s, t_start), min(e, t_end), source)
+
+    if opts.window is not None:
+        s, e = parse_window(opts.window).resolve(t_start, t_end)
+        run = clip(s, e, "window", 0)
+        if run.end_ts <= run.start_ts:
+            raise SelectionError(
+                f"--window {opts.window} does not overlap the trace "
+                f"[{t_start}, {t_end}) ns")
+        return [run]
+    marker = opts.marker or APP_BENCHMARK_SLICE
+    runner.set_input("artscope_marker", [(marker,)])
+    slices = runner.run("marker_slices")
+    if slices.height:
+        # Prefer the target app's own marker slices when it has any.
+        own = slices.filter(pl.col("upid").is_in(upids))
+        use = own if own.height else slices
+        runs = []
+        for ts, dur in use.select("ts", "dur").iter_rows():
+            end = t_end if dur == -1 else ts + dur
+            r = clip(ts, end, "marker" if opts.marker else "app_benchmark", len(runs))
+            if r.end_ts > r.start_ts:
+                runs.append(r)
+        if runs:
+            return runs
+    if opts.marker is not None:
+        raise SelectionError(f"marker slice {opts.marker!r} not found in the trace")
+    starts = [v for v in mine["start_ts"].to_list() if v is not None]
+    ends = mine["end_ts"].to_list()
+    if starts or any(v is not None for v in ends):
+        s = min(starts) if starts else t_start
+        e = t_end if (not ends or any(v is None for v in ends)) else max(ends)
+        run = clip(s, e, "process", 0)
+        if run.end_ts > run.start_ts:
+            return [run]
+    return [Run(0, t_start, t_end, "trace")]
+
+
+def _topology(runner: MetricRunner) -> Topology:
+    topo = runner.run("cpu_topology")
+    for col, source in TOPOLOGY_SOURCES:
+        have = topo.filter(pl.col(col).is_not_null())
+        if have.height:
+            values = sorted(set(have[col].to_list()))
+            return Topology({c: values.index(v) for c, v in have.select("cpu", col).iter_rows()},
+                            source)
+    return Topology({}, None)
+
+
+def _cpus(spec: str, topo: Topology) -> list[int]:
+    parsed = parse_cpu_list(spec)
+    if isinstance(parsed, str):
+        return topo.keyword(parsed)
+    return parsed

@@ -1,0 +1,68 @@
+-- frequency: residency of every frequency series in each run window.
+--
+-- Series (never merged across sources; their units differ):
+--   source 'cpufreq'        cpu_counter_track 'cpufreq' per CPU (kHz; ftrace
+--                           cpu_frequency and sys_stats cpufreq polling)
+--   source 'cpu_max_limit'  'Cpu N Max Freq Limit' per CPU (kHz)
+--   source 'devfreq'        devfreq_frequency per device (linux_device_frequency)
+--   source 'clock'          clock_frequency per clock: clock_set_rate /
+--                           clk_set_rate events and sys_stats devfreq polling,
+--                           which trace_processor keeps on one track per name
+-- A sample holds until the next sample of the same series; the last one
+-- holds to the end of W. The value at W's start is the last sample before
+-- it; time before a series' first sample is unknown (no residency).
+--
+-- Output columns (one row per run, series and value held in W; a series with
+-- samples but no residency in W has one row with value NULL):
+--   run, track_id, source, cpu, device
+--   value              the frequency value held
+--   residency_ns       known time at that value inside W
+--   transitions        series: samples inside W whose value differs from the
+--                      previous sample's
+--   samples_by_end     series: samples at or before W's end
+WITH
+series AS (
+  SELECT t.id AS track_id, 'cpufreq' AS source, t.cpu, NULL AS device
+  FROM cpu_counter_track t WHERE t.name = 'cpufreq'
+  UNION ALL
+  SELECT t.id, 'cpu_max_limit', t.cpu, NULL
+  FROM cpu_counter_track t WHERE t.name GLOB 'Cpu * Max Freq Limit'
+  UNION ALL
+  SELECT ct.id, iif(ct.type = 'linux_device_frequency', 'devfreq', 'clock'), NULL,
+    coalesce(
+      (SELECT a.string_value FROM args a
+       WHERE a.arg_set_id = ct.dimension_arg_set_id AND a.key = 'linux_device'),
+      iif(ct.name GLOB '* Frequency', substr(ct.name, 1, length(ct.name) - 10), ct.name))
+  FROM counter_track ct WHERE ct.type IN ('linux_device_frequency', 'clock_frequency')
+),
+sample AS (
+  SELECT c.track_id, c.ts, c.value,
+    lead(c.ts) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS next_ts,
+    lag(c.value) OVER (PARTITION BY c.track_id ORDER BY c.ts, c.id) AS prev_value
+  FROM counter c WHERE c.track_id IN (SELECT track_id FROM series)
+),
+series_in_run AS (
+  SELECT r.run, s.track_id,
+    sum(iif(c.ts >= r.start_ts AND c.ts < r.end_ts
+            AND c.prev_value IS NOT NULL AND c.prev_value != c.value, 1, 0)) AS transitions,
+    sum(iif(c.ts <= r.end_ts, 1, 0)) AS samples_by_end
+  FROM series s
+  JOIN sample c ON c.track_id = s.track_id
+  CROSS JOIN artscope_run r
+  GROUP BY r.run, s.track_id
+),
+residency AS (
+  SELECT r.run, c.track_id, c.value,
+    sum(min(coalesce(c.next_ts, r.end_ts), r.end_ts) - max(c.ts, r.start_ts)) AS residency_ns
+  FROM sample c
+  JOIN artscope_run r ON c.ts < r.end_ts AND coalesce(c.next_ts, r.end_ts) > r.start_ts
+  GROUP BY r.run, c.track_id, c.value
+  HAVING residency_ns > 0
+)
+SELECT sr.run, sr.track_id, s.source, s.cpu, s.device,
+  rs.value, coalesce(rs.residency_ns, 0) AS residency_ns,
+  sr.transitions, sr.samples_by_end
+FROM series_in_run sr
+JOIN series s USING (track_id)
+LEFT JOIN residency rs ON rs.run = sr.run AND rs.track_id = sr.track_id
+ORDER BY sr.run, s.source, s.cpu, s.device, sr.track_id, rs.value

@@ -1,0 +1,88 @@
+-- gc_events: one row per GC of the target app, with the CPU it cost.
+--
+-- A GC is a depth-0 slice on a target thread whose name GLOBs one of
+-- artscope_gc_pattern (ART names them "<cause> <collector> GC"). As in
+-- Perfetto's android.garbage_collection module, a directly following depth-0
+-- `CompactionPhase` slice on the same thread extends it: gc_dur = dur +
+-- the CompactionPhase's dur. An open GC (dur -1) runs to trace_end(). A GC
+-- belongs to the run whose window contains its start.
+--
+-- Output columns:
+--   run           run id (artscope_run.run)
+--   gc_id         slice id of the GC slice
+--   ts            GC start (absolute trace ns)
+--   dur           GC duration incl. a following CompactionPhase (ns)
+--   name          GC slice name
+--   gc_type       native_alloc | alloc | young | collector_transition |
+--                 explicit | full (first match wins, as Perfetto classifies)
+--   utid, tid     the thread that ran the GC
+--   thread_name   its name
+--   cpu_ns        CPU time of that thread inside [ts, ts + dur) ∩ W
+--   runnable_ns   time it was runnable (thread_state R / R+) inside
+--                 [ts, ts + dur) ∩ W
+WITH
+gc_thread_slice AS (
+  SELECT s.id, s.ts, s.dur, s.name, s.track_id, tt.utid,
+    lead(s.name) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_name,
+    lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur
+  FROM slice s
+  JOIN thread_track tt ON tt.id = s.track_id
+  JOIN artscope_target_thread t ON t.utid = tt.utid
+  WHERE s.depth = 0
+),
+gc AS (
+  SELECT id AS gc_id, ts, name, utid,
+    iif(dur = -1, trace_end() - ts, dur)
+      + iif(next_name = 'CompactionPhase',
+            iif(next_dur = -1, 0, next_dur), 0) AS dur
+  FROM gc_thread_slice
+  WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE gc_thread_slice.name GLOB p.pattern)
+),
+gc_in_run AS (
+  SELECT r.run, r.start_ts AS w_start, r.end_ts AS w_end, gc.*,
+    max(gc.ts, r.start_ts) AS c_start, min(gc.ts + gc.dur, r.end_ts) AS c_end
+  FROM gc JOIN artscope_run r ON gc.ts >= r.start_ts AND gc.ts < r.end_ts
+),
+thread_sched AS (
+  SELECT s.utid, s.ts,
+    CASE WHEN s.dur = -1 THEN coalesce(
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+    ELSE s.ts + s.dur END AS end_ts
+  FROM sched s
+  WHERE s.utid IN (SELECT utid FROM gc)
+),
+gc_cpu AS (
+  SELECT g.run, g.gc_id,
+    sum(max(0, min(ts.end_ts, g.c_end) - max(ts.ts, g.c_start))) AS cpu_ns
+  FROM gc_in_run g
+  JOIN thread_sched ts ON ts.utid = g.utid AND ts.ts < g.c_end AND ts.end_ts > g.c_start
+  GROUP BY g.run, g.gc_id
+),
+gc_runnable AS (
+  SELECT g.run, g.gc_id,
+    sum(max(0, min(iif(st.dur = -1, trace_end(), st.ts + st.dur), g.c_end)
+               - max(st.ts, g.c_start))) AS runnable_ns
+  FROM gc_in_run g
+  JOIN thread_state st ON st.utid = g.utid
+    AND st.state IN ('R', 'R+')
+    AND st.ts < g.c_end
+    AND iif(st.dur = -1, trace_end(), st.ts + st.dur) > g.c_start
+  GROUP BY g.run, g.gc_id
+)
+SELECT g.run, g.gc_id, g.ts, g.dur, g.name,
+  CASE
+    WHEN g.name GLOB '*NativeAlloc*' THEN 'native_alloc'
+    WHEN g.name GLOB '*Alloc*' THEN 'alloc'
+    WHEN g.name GLOB '*young*' THEN 'young'
+    WHEN g.name GLOB '*CollectorTransition*' THEN 'collector_transition'
+    WHEN g.name GLOB '*Explicit*' THEN 'explicit'
+    ELSE 'full'
+  END AS gc_type,
+  g.utid, th.tid, th.name AS thread_name,
+  coalesce(c.cpu_ns, 0) AS cpu_ns,
+  coalesce(rn.runnable_ns, 0) AS runnable_ns
+FROM gc_in_run g
+JOIN thread th USING (utid)
+LEFT JOIN gc_cpu c ON c.run = g.run AND c.gc_id = g.gc_id
+LEFT JOIN gc_runnable rn ON rn.run = g.run AND rn.gc_id = g.gc_id
+ORDER BY g.run, g.ts, g.gc_id

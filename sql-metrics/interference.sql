@@ -1,0 +1,34 @@
+-- interference: CPU time other threads took on the allowed CPUs.
+--
+-- CPU time, in W, on the CPUs in A (the union of all allowed sets) of every
+-- thread that is not a target thread and not idle (utid 0). Kernel workers
+-- and irq threads count: they are noise for the benchmark too.
+--
+-- Output columns (one row per run and interfering thread):
+--   run, utid, tid, thread_name
+--   upid, pid, process_name   the thread's process (NULL when unknown)
+--   cpu_ns                    its CPU time on A within W
+WITH
+allowed AS (SELECT DISTINCT cpu FROM artscope_allowed_cpu),
+other_sched AS (
+  SELECT s.utid, s.cpu, s.ts,
+    CASE WHEN s.dur = -1 THEN coalesce(
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+    ELSE s.ts + s.dur END AS end_ts
+  FROM sched s
+  WHERE s.cpu IN (SELECT cpu FROM allowed)
+    AND s.utid != 0
+    AND s.utid NOT IN (SELECT utid FROM artscope_target_thread)
+),
+in_run AS (
+  SELECT r.run, s.utid, min(s.end_ts, r.end_ts) - max(s.ts, r.start_ts) AS ns
+  FROM other_sched s
+  JOIN artscope_run r ON s.ts < r.end_ts AND s.end_ts > r.start_ts
+)
+SELECT i.run, i.utid, th.tid, th.name AS thread_name, th.upid, p.pid,
+  p.name AS process_name, sum(i.ns) AS cpu_ns
+FROM in_run i
+JOIN thread th USING (utid)
+LEFT JOIN process p USING (upid)
+GROUP BY i.run, i.utid
+ORDER BY i.run, cpu_ns DESC, i.utid

@@ -1,0 +1,14 @@
+-- process_cpu: CPU time per process over the whole trace, biggest first
+-- (used to suggest --app names when the asked-for app is not in the trace).
+--
+-- Output columns:
+--   upid, pid, name   the process
+--   cpu_ns            total sched time of its threads (closed slices)
+SELECT p.upid, p.pid, p.name, sum(s.dur) AS cpu_ns
+FROM sched s
+JOIN thread th USING (utid)
+JOIN process p USING (upid)
+WHERE s.dur > 0 AND s.utid != 0
+GROUP BY p.upid
+ORDER BY cpu_ns DESC, p.name
+LIMIT 10
