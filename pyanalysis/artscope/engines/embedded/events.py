@@ -116,6 +116,9 @@ class EventSink:
     kernel_release: str | None = None
     utsname_sysname: str | None = None
     utsname_machine: str | None = None
+    #: utsname.version and SystemInfo.timezone_off_mins (metadata only).
+    utsname_version: str | None = None
+    timezone_off_mins: int | None = None
     #: [{"cpu": i, "processor": str|None, "capacity": int|None,
     #:   "frequencies": [kHz...]}] from CpuInfo.
     cpu_info: list[dict[str, Any]] | None = None

@@ -38,6 +38,24 @@ _GENERIC_WITH_FIELDS = frozenset({
 })
 
 
+# ProcessStats.Process fields imported as process counters:
+# field -> (counter name, multiplier), as importers/proto/
+# system_probes_parser.cc names them (kB fields are stored in bytes).
+_PROCESS_STATS_COUNTERS = {
+    "vm_size_kb": ("mem.virt", 1024),
+    "vm_rss_kb": ("mem.rss", 1024),
+    "rss_anon_kb": ("mem.rss.anon", 1024),
+    "rss_file_kb": ("mem.rss.file", 1024),
+    "rss_shmem_kb": ("mem.rss.shmem", 1024),
+    "vm_swap_kb": ("mem.swap", 1024),
+    "vm_locked_kb": ("mem.locked", 1024),
+    "vm_hwm_kb": ("mem.rss.watermark", 1024),
+    "oom_score_adj": ("oom_score_adj", 1),
+    "runtime_user_mode": ("runtime.user_ns", 1),
+    "runtime_kernel_mode": ("runtime.kernel_ns", 1),
+}
+
+
 # -- wire helpers ------------------------------------------------------------
 
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
@@ -256,7 +274,9 @@ class ProtoDecoder:
         elif which == "process_tree":
             self._process_tree(ts, pkt.process_tree)
         elif which == "process_stats":
-            procs = [{"pid": p.pid, "threads": [t.tid for t in p.threads]}
+            procs = [{"pid": p.pid, "threads": [t.tid for t in p.threads],
+                      "counters": [(f.name, v) for f, v in p.ListFields()
+                                   if f.name in _PROCESS_STATS_COUNTERS]}
                      for p in pkt.process_stats.processes]
             sink.packet(ts, "process_stats", {"processes": procs})
         elif which == "sys_stats":
@@ -280,6 +300,10 @@ class ProtoDecoder:
                 sink.utsname_sysname = si.utsname.sysname
                 sink.kernel_release = si.utsname.release
                 sink.utsname_machine = si.utsname.machine
+                if si.utsname.HasField("version"):
+                    sink.utsname_version = si.utsname.version
+            if si.HasField("timezone_off_mins"):
+                sink.timezone_off_mins = si.timezone_off_mins
         elif which == "service_event":
             se = pkt.service_event
             if se.HasField("tracing_started") and se.tracing_started:

@@ -79,6 +79,12 @@ class Store:
         self.conn.create_function("trace_start", 0, lambda: start, deterministic=True)
         self.conn.create_function("trace_end", 0, lambda: end, deterministic=True)
         self.conn.create_function("trace_dur", 0, lambda: end - start, deterministic=True)
+        # EXTRACT_ARG(arg_set_id, key) as trace_processor's prelude defines it
+        # (typed value of one arg), backed by a dict built on first use so a
+        # query never re-enters SQLite from inside a UDF.
+        self._arg_index: dict[tuple[int, str], Any] | None = None
+        self.conn.create_function("extract_arg", 2, self._extract_arg,
+                                  deterministic=True)
         self.conn.commit()
         self._trigger = {
             alias: name for name in self._deferred
@@ -86,6 +92,19 @@ class Store:
         self._trigger_re = re.compile(
             r"\b(" + "|".join(map(re.escape, self._trigger)) + r")\b", re.I
         ) if self._trigger else None
+
+    def _extract_arg(self, arg_set_id: int | None, key: str | None) -> Any:
+        if arg_set_id is None or key is None:
+            return None
+        if self._arg_index is None:
+            index: dict[tuple[int, str], Any] = {}
+            for set_id, k, iv, sv, rv in self.conn.execute(
+                    "SELECT arg_set_id, key, int_value, string_value, real_value "
+                    "FROM args"):
+                index[(set_id, k)] = iv if iv is not None else (
+                    sv if sv is not None else rv)
+            self._arg_index = index
+        return self._arg_index.get((arg_set_id, key))
 
     def _create(self, name: str, table: Table) -> None:
         real = "__track" if name == "track" else name

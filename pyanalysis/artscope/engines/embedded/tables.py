@@ -139,7 +139,14 @@ class _Args:
                 self.rows.append((set_id, key, key, int(value), None, None, "bool",
                                   "true" if value else "false"))
             elif isinstance(value, int):
-                self.rows.append((set_id, key, key, value, None, None, "int", str(value)))
+                if value > 0x7FFFFFFFFFFFFFFF:
+                    # uint64 args are stored as their int64 bit pattern
+                    # (trace_processor's Variadic::UnsignedInteger).
+                    self.rows.append((set_id, key, key, value - (1 << 64), None, None,
+                                      "uint", str(value)))
+                else:
+                    self.rows.append((set_id, key, key, value, None, None, "int",
+                                      str(value)))
             elif isinstance(value, float):
                 self.rows.append((set_id, key, key, None, None, value, "real", repr(value)))
             else:
@@ -572,11 +579,20 @@ class TableBuilder:
                 pt.set_thread_name(utid, t["name"], PRIO_PROCESS_TREE)
 
     def _process_stats(self, ts: int, d: dict) -> None:
+        # importers/proto/system_probes_parser.cc (ParseProcessStats).
+        from artscope.engines.embedded.proto import _PROCESS_STATS_COUNTERS
         pt = self.pt
         for p in d["processes"]:
-            pt.get_or_create_process(p["pid"])
+            upid = pt.get_or_create_process(p["pid"])
             for tid in p["threads"]:
                 pt.update_thread(tid, p["pid"])
+            for field, value in p.get("counters", ()):
+                name, mult = _PROCESS_STATS_COUNTERS[field]
+                type_ = ("process_memory" if name.startswith("mem.")
+                         else name.replace(".", "_"))
+                track = self.tracks.intern(type_, name, "counter",
+                                           (("upid", upid), ("name", name)), upid=upid)
+                self._counter(ts, track, value * mult)
 
     def _thread_tgid(self, ts: int, d: dict) -> None:
         self.pt.update_thread(d["tid"], d["tgid"])
@@ -915,6 +931,10 @@ class TableBuilder:
             meta.append(("system_release", "single", None, sink.kernel_release))
         if sink.utsname_machine:
             meta.append(("system_machine", "single", None, sink.utsname_machine))
+        if getattr(sink, "utsname_version", None):
+            meta.append(("system_version", "single", None, sink.utsname_version))
+        if getattr(sink, "timezone_off_mins", None) is not None:
+            meta.append(("timezone_off_mins", "single", sink.timezone_off_mins, None))
         t["metadata"] = Table(
             [("name", "TEXT"), ("key_type", "TEXT"), ("int_value", "INTEGER"),
              ("str_value", "TEXT")], meta)

@@ -1,0 +1,3 @@
+SELECT ts, name, dur
+FROM slice
+WHERE name = 'test_slice';

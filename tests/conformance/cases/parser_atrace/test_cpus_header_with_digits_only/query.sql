@@ -1,0 +1,3 @@
+SELECT COUNT(*) as slice_count
+FROM slice
+WHERE name = 'task_work';

@@ -1,0 +1,5 @@
+SELECT
+  cpu,
+  cluster_id,
+  processor
+FROM cpu;

@@ -1,0 +1,7 @@
+SELECT
+  cpu,
+  cluster_id,
+  capacity,
+  processor
+FROM cpu
+ORDER BY cpu

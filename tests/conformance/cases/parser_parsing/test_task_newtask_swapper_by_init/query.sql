@@ -1,0 +1,1 @@
+SELECT utid, tid, name from thread where tid = 0

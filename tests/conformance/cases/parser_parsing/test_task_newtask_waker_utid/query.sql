@@ -1,0 +1,1 @@
+SELECT waker_utid FROM thread_state

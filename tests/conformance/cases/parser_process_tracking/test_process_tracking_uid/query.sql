@@ -1,0 +1,3 @@
+SELECT pid, uid
+FROM process
+ORDER BY pid;

@@ -1,0 +1,20 @@
+-- Plain-SQL rewrite of INCLUDE PERFETTO MODULE android.dvfs;
+-- SELECT * FROM android_dvfs_counters;
+
+WITH android_dvfs_counters AS (
+  SELECT
+    counter_track.name,
+    counter.ts,
+    counter.value,
+    COALESCE(
+      LEAD(counter.ts) OVER (PARTITION BY counter_track.id ORDER BY counter.ts),
+      trace_end()) - counter.ts AS dur
+  FROM counter
+  JOIN counter_track ON counter.track_id = counter_track.id
+  -- The stdlib keeps a fixed list of clock_frequency track names
+  -- ('domain@N Frequency', 'bus_throughput Frequency', ...); both names used
+  -- by these tests are in it.
+  WHERE counter_track.type = 'clock_frequency'
+    AND counter_track.name IN ('domain@1 Frequency', 'bus_throughput Frequency')
+)
+SELECT name, ts, value, dur FROM android_dvfs_counters ORDER BY name, ts;

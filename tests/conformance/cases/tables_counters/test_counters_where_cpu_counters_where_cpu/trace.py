@@ -1,0 +1,8 @@
+from conformance_synth import create_trace, CLONE_THREAD
+
+trace = create_trace()
+
+trace.add_ftrace_packet(cpu=0)
+trace.add_cpufreq(ts=1000, freq=3000, cpu=1)
+trace.add_cpufreq(ts=1001, freq=4000, cpu=1)
+trace.add_cpufreq(ts=1002, freq=5000, cpu=2)
