@@ -281,10 +281,16 @@ class ProtoDecoder:
             sink.packet(ts, "process_stats", {"processes": procs})
         elif which == "sys_stats":
             ss = pkt.sys_stats
-            if len(ss.cpufreq_khz) or len(ss.devfreq):
+            if (len(ss.cpufreq_khz) or len(ss.devfreq) or len(ss.gpufreq_mhz)
+                    or len(ss.thermal_zone) or len(ss.cpuidle_state)):
                 sink.packet(ts, "sys_stats", {
                     "cpufreq_khz": list(ss.cpufreq_khz),
                     "devfreq": [(d.key, d.value) for d in ss.devfreq],
+                    "gpufreq_mhz": list(ss.gpufreq_mhz),
+                    "thermal_zone": [(z.type, z.temp) for z in ss.thermal_zone],
+                    "cpuidle_state": [(c.cpu_id, e.state, e.duration_us)
+                                      for c in ss.cpuidle_state
+                                      for e in c.cpuidle_state_entry],
                 })
         elif which == "cpu_info":
             sink.cpu_info = [

