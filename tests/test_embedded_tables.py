@@ -1,8 +1,7 @@
 """The embedded engine's tables hold exactly what the fixture schedules say.
 
 Expected values come from fixtures/schedules.py via fixtures/truth.py (never
-from artscope code). Known engine bugs are marked xfail(strict=True) with the
-bug in the reason.
+from artscope code).
 """
 
 from __future__ import annotations
@@ -15,24 +14,14 @@ import truth as T
 pytest.importorskip("artscope.engines")
 from artscope.engines import load_trace  # noqa: E402
 
-PRINT_IP_BUG = (
-    "engine bug: ftrace print `ip` (a kernel address > INT64_MAX, e.g. 0xffffffc0100ed7f4) "
-    "raises OverflowError when stored in SQLite; trace_processor stores uint64 args as int64"
-)
 
 _cache: dict[str, object] = {}
 
 
 def load(fixtures_dir, name):
     if name not in _cache:
-        try:
-            _cache[name] = load_trace(fixtures_dir / f"{name}.pftrace", engine="embedded")
-        except OverflowError as ex:  # see test_print_ip_above_int63_loads
-            _cache[name] = ex
-    eng = _cache[name]
-    if isinstance(eng, OverflowError):
-        pytest.xfail(PRINT_IP_BUG)
-    return eng
+        _cache[name] = load_trace(fixtures_dir / f"{name}.pftrace", engine="embedded")
+    return _cache[name]
 
 
 def rows(eng, sql):
@@ -42,7 +31,6 @@ def rows(eng, sql):
 SCHED_SCENARIOS = [n for n in S.SCENARIOS if n != "no_sched"]
 
 
-@pytest.mark.xfail(reason=PRINT_IP_BUG, strict=True, raises=OverflowError)
 def test_print_ip_above_int63_loads(fixtures_dir):
     eng = load_trace(fixtures_dir / "pinned_clean.pftrace", engine="embedded")
     assert rows(eng, "select count(*) n from sched")[0]["n"] > 0
@@ -232,9 +220,6 @@ def test_no_sched_process_from_atrace(fixtures_dir):
 
 
 def test_truncated_loads_partially(fixtures_dir):
-    try:
-        eng = load_trace(fixtures_dir / "truncated.pftrace", engine="embedded")
-    except OverflowError:
-        pytest.xfail(PRINT_IP_BUG)
+    eng = load_trace(fixtures_dir / "truncated.pftrace", engine="embedded")
     assert eng.info.partial is True
     assert rows(eng, "select count(*) n from sched")[0]["n"] > 0

@@ -540,8 +540,6 @@ def test_proto_and_systrace_give_identical_tables(tmp_path, what):
 
 
 @pytest.mark.skipif(not _embedded_available(), reason="embedded engine not built yet")
-@pytest.mark.xfail(strict=False, reason="lead: EmbeddedEngine still ingests systrace into "
-                   "ftrace_event (raw); trace_processor's systrace reader never does")
 def test_systrace_has_no_raw_ftrace_rows(tmp_path):
     from artscope.engines import load_trace
 

@@ -31,7 +31,7 @@ import numpy as np
 from artscope.engines.embedded import atrace, frame_timeline as ftl
 from artscope.engines.embedded.events import EventSink
 from artscope.engines.embedded.process_tracker import (
-    PRIO_FTRACE, PRIO_PROCESS_TREE, ProcessTracker)
+    PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE, ProcessTracker)
 
 CLONE_THREAD = 0x10000
 KTHREADD_PID = 2
@@ -489,8 +489,11 @@ class TableBuilder:
                                   "counter", (("cpu", cpu),), cpu=cpu)
         tmin = self.tracks.intern("cpu_min_frequency_limit", f"Cpu {cpu} Min Freq Limit",
                                   "counter", (("cpu", cpu),), cpu=cpu)
-        self._counter(ts, tmax, f.get("max_freq", 0))
-        self._counter(ts, tmin, f.get("min_freq", 0))
+        # Push only the values the event carries (systrace lines may lack one).
+        if "max_freq" in f:
+            self._counter(ts, tmax, f["max_freq"])
+        if "min_freq" in f:
+            self._counter(ts, tmin, f["min_freq"])
 
     def _cpu_idle(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
         cpu = f.get("cpu_id", 0)
@@ -548,6 +551,9 @@ class TableBuilder:
 
     def _process_tree(self, ts: int, d: dict) -> None:
         pt = self.pt
+        if d.get("source") == "systrace_ps":
+            self._systrace_process_dump(d)
+            return
         for p in d["processes"]:
             if not p["has_cmdline"]:
                 continue
@@ -577,6 +583,29 @@ class TableBuilder:
             utid = pt.update_thread(t["tid"], t["tgid"])
             if t["name"] is not None:
                 pt.set_thread_name(utid, t["name"], PRIO_PROCESS_TREE)
+
+    def _systrace_process_dump(self, d: dict) -> None:
+        """A systrace PROCESS DUMP (systrace_trace_parser.cc): processes get
+        their ps NAME and an empty cmdline; thread names come at the lowest
+        priority, so ftrace comms override them."""
+        pt = self.pt
+        for p in d["processes"]:
+            pupid = pt.get_or_create_process(p["ppid"]) if p["ppid"] is not None else None
+            upid = pt.get_or_create_process(p["pid"])
+            if pupid is not None and pt.p_parent[upid] is None:
+                pt.p_parent[upid] = pupid
+            pt.p_name[upid] = p.get("name", p["cmdline"][0] if p["cmdline"] else None)
+            pt.p_cmdline[upid] = p.get("cmdline_str", "")
+        for t in d["threads"]:
+            utid = pt.update_thread(t["tid"], t["tgid"])
+            pt.set_thread_name(utid, t["name"], PRIO_OTHER)
+
+    def _thread_name(self, ts: int, d: dict) -> None:
+        """systrace task column: GetOrCreateThread + ftrace-priority name."""
+        if d["name"] is None:
+            self.pt.get_or_create_thread(d["tid"])
+        else:
+            self.pt.update_thread_name(d["tid"], d["name"], PRIO_FTRACE)
 
     def _process_stats(self, ts: int, d: dict) -> None:
         # importers/proto/system_probes_parser.cc (ParseProcessStats).
@@ -1026,6 +1055,7 @@ _PACKET_HANDLERS: dict[str, Callable[..., None]] = {
     "process_tree": TableBuilder._process_tree,
     "process_stats": TableBuilder._process_stats,
     "thread_tgid": TableBuilder._thread_tgid,
+    "thread_name": TableBuilder._thread_name,
     "sys_stats": TableBuilder._sys_stats,
     "frame_timeline": TableBuilder._frame_timeline,
 }

@@ -1,0 +1,193 @@
+"""RunSet: the notebook face of one analysed trace.
+
+Metric methods return polars DataFrames (one row per run, or per thread /
+per frequency value for breakdowns); ``plot_*`` methods return altair charts
+(see artscope.report.charts). ``results`` holds the per-run dicts in the JSON
+shape of SPEC "Command line".
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import polars as pl
+
+from artscope.engines.base import Engine
+from artscope.metrics.analysis import Analysis
+
+
+def flatten(result: dict[str, Any]) -> dict[str, Any]:
+    """One run's result -> one flat row (gc.app_cpu_ns -> gc_app_cpu_ns).
+
+    Per-CPU and per-device lists become columns keyed by the CPU / device
+    (``cpufreq_cpu6_stable``, ``memfreq_17000010.devfreq_mif_stable``); other
+    lists and value maps (threads, events, reasons, residency) become JSON
+    strings so every run stays one row.
+    """
+    row: dict[str, Any] = {}
+
+    def put(prefix: str, value: Any) -> None:
+        if isinstance(value, dict):
+            if prefix.endswith("residency") and not prefix.endswith("dominant_residency"):
+                row[prefix] = json.dumps(value, sort_keys=True)
+                return
+            for k, v in value.items():
+                put(f"{prefix}_{k}" if prefix else k, v)
+        elif isinstance(value, list):
+            if prefix == "cpufreq":
+                for entry in value:
+                    put(f"cpufreq_cpu{entry['cpu']}",
+                        {k: v for k, v in entry.items() if k != "cpu"})
+            elif prefix == "memfreq":
+                for entry in value:
+                    put(f"memfreq_{entry['device']}_{entry['source']}",
+                        {k: v for k, v in entry.items() if k not in ("device", "source")})
+            elif value and all(isinstance(v, (int, float, str)) for v in value):
+                row[prefix] = ",".join(str(v) for v in value)
+            else:
+                row[prefix] = json.dumps(value, sort_keys=True) if value else None
+        else:
+            row[prefix] = value
+
+    put("", result)
+    return row
+
+
+def flat_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Flat per-run rows (from several traces) -> one DataFrame."""
+    if not rows:
+        return pl.DataFrame()
+    frames = [pl.DataFrame([r], infer_schema_length=None) for r in rows]
+    return pl.concat(frames, how="diagonal_relaxed")
+
+
+class RunSet:
+    """All runs of one trace, analysed. Keep it open to plot timelines."""
+
+    def __init__(self, analysis: Analysis, engine: Engine) -> None:
+        self.analysis = analysis
+        self.engine = engine
+        self.results = analysis.results
+
+    def __repr__(self) -> str:
+        verdicts = ", ".join(r["health"]["verdict"] for r in self.results)
+        return (f"RunSet({self.analysis.trace!r}, engine={self.analysis.engine}, "
+                f"runs={len(self.results)} [{verdicts}])")
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    def close(self) -> None:
+        self.engine.close()
+
+    def __enter__(self) -> "RunSet":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- per run ---------------------------------------------------------------
+
+    def to_dicts(self) -> list[dict[str, Any]]:
+        return self.results
+
+    def flat(self) -> pl.DataFrame:
+        return flat_frame([flatten(r) for r in self.results])
+
+    def runs(self) -> pl.DataFrame:
+        return pl.DataFrame([{
+            "run": r["run"], "start_ts": r["window"]["start_ts"],
+            "end_ts": r["window"]["end_ts"], "source": r["window"]["source"],
+            "verdict": r["health"]["verdict"], "engine": r["engine"],
+        } for r in self.results])
+
+    def _section(self, key: str, drop: tuple[str, ...] = ()) -> pl.DataFrame:
+        rows = []
+        for r in self.results:
+            d = {k: v for k, v in r[key].items() if k not in drop}
+            rows.append({"run": r["run"], **d})
+        return pl.DataFrame(rows, infer_schema_length=None)
+
+    def gc(self) -> pl.DataFrame:
+        """GC CPU share and counts per run."""
+        return self._section("gc", drop=("events", "by_type"))
+
+    def gc_by_type(self) -> pl.DataFrame:
+        return pl.DataFrame([
+            {"run": r["run"], "gc_type": t, **v}
+            for r in self.results for t, v in r["gc"]["by_type"].items()],
+            infer_schema_length=None)
+
+    def gc_events(self) -> pl.DataFrame:
+        """One row per GC: ts, dur, type, thread, cpu_ns, runnable_ns."""
+        return self.analysis.tables["gc_events"]
+
+    def pinning(self) -> pl.DataFrame:
+        return self._section("pinning", drop=("threads", "top_interferers", "evidence",
+                                              "allowed_cpus", "gc_allowed_cpus"))
+
+    def pinning_threads(self) -> pl.DataFrame:
+        """Per run and thread: CPU time, off-mask time and the CPUs it used."""
+        return pl.DataFrame([
+            {"run": r["run"], **t} for r in self.results for t in r["pinning"]["threads"]],
+            infer_schema_length=None)
+
+    def pinning_cpus(self) -> pl.DataFrame:
+        """Per run, thread and CPU (the raw pinning.sql rows)."""
+        return self.analysis.tables["pinning"]
+
+    def interference(self) -> pl.DataFrame:
+        return self.analysis.tables["interference"]
+
+    def jank(self) -> pl.DataFrame:
+        rows = []
+        for r in self.results:
+            j = dict(r["jank"])
+            pct = j.pop("frame_dur_ms")
+            rows.append({"run": r["run"], **j, **{f"frame_dur_ms_{k}": v for k, v in pct.items()}})
+        return pl.DataFrame(rows, infer_schema_length=None)
+
+    def frames(self) -> pl.DataFrame:
+        """Every frame of the target app per run (frames.sql)."""
+        return self.analysis.tables["frames"]
+
+    def cpufreq(self) -> pl.DataFrame:
+        return pl.DataFrame([
+            {"run": r["run"], **{k: v for k, v in c.items() if k != "residency"}}
+            for r in self.results for c in r["cpufreq"]], infer_schema_length=None)
+
+    def memfreq(self) -> pl.DataFrame:
+        return pl.DataFrame([
+            {"run": r["run"], **{k: v for k, v in m.items() if k != "residency"}}
+            for r in self.results for m in r["memfreq"]], infer_schema_length=None)
+
+    def residency(self) -> pl.DataFrame:
+        """Per run, series and frequency value: time spent there (ns)."""
+        rows = []
+        for r in self.results:
+            for c in r["cpufreq"]:
+                for v, ns in c["residency"].items():
+                    rows.append({"run": r["run"], "series": f"cpu{c['cpu']}",
+                                 "source": c["source"], "value": float(v), "ns": ns})
+            for m in r["memfreq"]:
+                for v, ns in m["residency"].items():
+                    rows.append({"run": r["run"], "series": m["device"],
+                                 "source": m["source"], "value": float(v), "ns": ns})
+        return pl.DataFrame(rows, schema={"run": pl.Int64, "series": pl.String,
+                                          "source": pl.String, "value": pl.Float64,
+                                          "ns": pl.Int64})
+
+    def health(self) -> pl.DataFrame:
+        """One row per run and reason (a passing run has one row, reason null)."""
+        rows = []
+        for r in self.results:
+            reasons = r["health"]["reasons"] or [None]
+            for reason in reasons:
+                rows.append({"run": r["run"], "verdict": r["health"]["verdict"],
+                             "id": reason and reason["id"],
+                             "severity": reason and reason["severity"],
+                             "message": reason and reason["message"]})
+        return pl.DataFrame(rows, schema={"run": pl.Int64, "verdict": pl.String,
+                                          "id": pl.String, "severity": pl.String,
+                                          "message": pl.String})
