@@ -34,6 +34,109 @@ def main() -> None:
 # --- on-device capture: artscope configs list|show, artscope capture ---------
 
 
+def selector_options(f):
+    """The options that say what to measure, shared by analyze/check/report."""
+    opts = [
+        click.option("--app", metavar="NAME", help="Target app: exact process (package) name."),
+        click.option("--pid", type=int, metavar="PID", help="Target process by pid instead of --app."),
+        click.option("--cpus", metavar="LIST", help="Allowed CPUs: 6,7 | 4-7 | big | mid | little."),
+        click.option("--gc-cpus", metavar="LIST", help="Allowed CPUs of GC threads (default: --cpus)."),
+        click.option("--marker", metavar="NAME", help="Every slice with this name is one run."),
+        click.option("--window", metavar="S:E", help="Run window, ns or s/ms/us; '+' = from trace start."),
+        click.option("--gc-thread", "gc_threads", multiple=True, metavar="GLOB",
+                     help="GC thread names (repeatable; default HeapTaskDaemon, 'Heap thread pool worker*')."),
+        click.option("--gc-pattern", "gc_patterns", multiple=True, metavar="GLOB",
+                     help="GC slice names (repeatable; default '* GC')."),
+        click.option("--pin-grace", metavar="DUR", default="0",
+                     help="Report off-mask time in the first DUR of the window separately."),
+        click.option("--frame-deadline", metavar="DUR", default=None,
+                     help="Choreographer frame deadline (default 16.666667ms)."),
+        click.option("--mem-device", metavar="REGEX", help="Which devfreq/clock devices are the memory controller."),
+        click.option("--engine", type=click.Choice(["auto", "trace_processor", "embedded"]),
+                     default="auto", show_default=True, help="Trace importer."),
+        click.option("--tp-bin", metavar="PATH", help="trace_processor_shell binary (or $ARTSCOPE_TP_BIN)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def build_options(kw: dict):
+    """CLI keyword arguments -> AnalysisOptions (raises UsageError)."""
+    from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS, AnalysisOptions
+    from artscope.units import parse_duration
+
+    extra = {}
+    if kw.get("gc_threads"):
+        extra["gc_threads"] = tuple(kw["gc_threads"])
+    if kw.get("gc_patterns"):
+        extra["gc_patterns"] = tuple(kw["gc_patterns"])
+    return AnalysisOptions(
+        app=kw.get("app"), pid=kw.get("pid"), cpus=kw.get("cpus"), gc_cpus=kw.get("gc_cpus"),
+        marker=kw.get("marker"), window=kw.get("window"),
+        pin_grace_ns=parse_duration(kw.get("pin_grace") or "0"),
+        frame_deadline_ns=(parse_duration(kw["frame_deadline"]) if kw.get("frame_deadline")
+                           else DEFAULT_FRAME_DEADLINE_NS),
+        mem_device=kw.get("mem_device"), **extra)
+
+
+def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None) -> list[dict]:
+    """Analyse every trace; a single bad trace is a one-line error (exit 2)."""
+    from artscope.batch import analyze_many, expand_paths
+    from artscope.output import progress_printer
+
+    opts = build_options(kw)
+    paths = expand_paths(traces)
+    with progress_printer(len(paths)) as progress:
+        rows = analyze_many(paths, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
+                            jobs=jobs, progress=progress)
+    if len(paths) == 1 and rows and "error" in rows[0]:
+        raise ArtscopeError(rows[0]["error"])
+    return rows
+
+
+@main.command("analyze")
+@click.argument("traces", nargs=-1, required=True)
+@selector_options
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
+              default="table", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel traces (default: all cores).")
+def analyze_cmd(traces, fmt, output, jobs, **kw) -> None:
+    """Per-run metrics of TRACE... (files, directories, globs)."""
+    from artscope.output import render, write_output
+
+    rows = _run_batch(traces, kw, jobs)
+    write_output(render(rows, fmt), output, fmt)
+    errors = [r for r in rows if "error" in r]
+    for r in errors:
+        click.echo(f"artscope: error: {r['trace']}: {r['error']}", err=True)
+    if errors:
+        sys.exit(2)
+
+
+@main.command("check")
+@click.argument("traces", nargs=-1, required=True)
+@selector_options
+@click.option("--fail-on", type=click.Choice(["warn", "fail"]), default="fail", show_default=True,
+              help="Exit 1 when a run's verdict is at or above this.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel traces (default: all cores).")
+def check_cmd(traces, fail_on, jobs, **kw) -> None:
+    """Verdict per run; exit 0 all pass, 1 a run at/above --fail-on, 2 input error."""
+    from artscope.metrics.health import SEVERITY_ORDER
+    from artscope.output import verdict_table
+
+    rows = _run_batch(traces, kw, jobs)
+    click.echo(verdict_table(rows), nl=False)
+    errors = [r for r in rows if "error" in r]
+    for r in errors:
+        click.echo(f"artscope: error: {r['trace']}: {r['error']}", err=True)
+    if errors:
+        sys.exit(2)
+    worst = max((SEVERITY_ORDER[r["health"]["verdict"]] for r in rows), default=0)
+    sys.exit(1 if worst >= SEVERITY_ORDER[fail_on] else 0)
+
+
 @main.group("configs")
 def configs_group() -> None:
     """The curated Perfetto capture configs."""

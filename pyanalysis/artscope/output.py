@@ -1,0 +1,168 @@
+"""Rendering results for people (tables) and machines (JSON, CSV, Parquet),
+atomic file output and the batch progress bar. Only composes the library."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+from typing import Any, Callable, Iterator
+
+from artscope.errors import UsageError
+
+
+def _pct(v: float | None) -> str:
+    return "—" if v is None else f"{v * 100:.2f}%"
+
+
+def _num(v: Any) -> str:
+    return "—" if v is None else str(v)
+
+
+def _stable(entries: list[dict[str, Any]], key: str = "stable") -> str:
+    vals = [e[key] for e in entries]
+    if not vals:
+        return "—"
+    if any(v is False for v in vals):
+        return "no"
+    if all(v is True for v in vals):
+        return "yes"
+    return "unknown"
+
+
+def _rich_text(build: Callable[[Any], None]) -> str:
+    from rich.console import Console
+
+    buf = io.StringIO()
+    console = Console(file=buf, width=max(100, min(200, _term_width())), color_system=None,
+                      highlight=False)
+    build(console)
+    return buf.getvalue()
+
+
+def _term_width() -> int:
+    try:
+        return os.get_terminal_size().columns
+    except OSError:
+        return 140
+
+
+def results_table(rows: list[dict[str, Any]]) -> str:
+    """A readable summary: one line per run, then each run's reasons."""
+    from rich.table import Table
+
+    def build(console: Any) -> None:
+        t = Table(show_lines=False, pad_edge=False)
+        for col in ("trace", "run", "window", "verdict", "GC share", "GC count",
+                    "off-mask", "migr.", "janky", "cpufreq stable", "memfreq stable"):
+            t.add_column(col, overflow="fold")
+        for r in rows:
+            if "error" in r:
+                t.add_row(os.path.basename(r["trace"]), "—", "—", "error",
+                          r["error"], "", "", "", "", "", "")
+                continue
+            w = r["window"]
+            mem = [m for m in r["memfreq"] if m["is_memory"]]
+            jank = r["jank"]
+            t.add_row(
+                os.path.basename(r["trace"]), str(r["run"]),
+                f"{(w['end_ts'] - w['start_ts']) / 1e9:.3f} s ({w['source']})",
+                r["health"]["verdict"], _pct(r["gc"]["gc_cpu_share"]),
+                _num(r["gc"]["gc_count"]), _pct(r["pinning"]["off_mask_share"]),
+                _num(r["pinning"]["migrations"]),
+                "—" if jank["janky_pct"] is None else f"{jank['janky_pct']:.1f}%",
+                _stable(r["cpufreq"]), _stable(mem))
+        console.print(t)
+        for r in rows:
+            for reason in (r.get("health") or {}).get("reasons", []):
+                console.print(f"[{os.path.basename(r['trace'])} run {r['run']}] "
+                              f"{reason['severity'].upper()} {reason['id']}: "
+                              f"{reason['message']}", soft_wrap=True)
+
+    return _rich_text(build)
+
+
+def verdict_table(rows: list[dict[str, Any]]) -> str:
+    """`artscope check`: verdict and reasons per run."""
+    from rich.table import Table
+
+    def build(console: Any) -> None:
+        t = Table(pad_edge=False)
+        for col in ("trace", "run", "verdict", "reasons"):
+            t.add_column(col, overflow="fold")
+        for r in rows:
+            if "error" in r:
+                t.add_row(r["trace"], "—", "error", r["error"])
+                continue
+            reasons = "; ".join(f"{x['severity']}: {x['message']}"
+                                for x in r["health"]["reasons"]) or "—"
+            t.add_row(r["trace"], str(r["run"]), r["health"]["verdict"], reasons)
+        console.print(t)
+
+    return _rich_text(build)
+
+
+def render(rows: list[dict[str, Any]], fmt: str) -> bytes:
+    """Rows (per-run result dicts or error rows) -> the bytes of ``fmt``."""
+    if fmt == "json":
+        return (json.dumps(rows, indent=2, allow_nan=False) + "\n").encode()
+    if fmt == "table":
+        return results_table(rows).encode()
+    from artscope.runset import flat_frame, flatten
+
+    df = flat_frame([flatten(r) for r in rows])
+    buf = io.BytesIO()
+    if fmt == "csv":
+        df.write_csv(buf)
+    elif fmt == "parquet":
+        df.write_parquet(buf)
+    else:
+        raise UsageError(f"unknown format {fmt!r}")
+    return buf.getvalue()
+
+
+def write_atomic(path: str, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temp file + rename: never half-written."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise UsageError(f"output directory does not exist: {directory}")
+    fd, tmp = tempfile.mkstemp(prefix=".artscope-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_output(data: bytes, output: str | None, fmt: str) -> None:
+    if output:
+        write_atomic(output, data)
+        return
+    if fmt == "parquet" and sys.stdout.isatty():
+        raise UsageError("parquet is binary: write it to a file with -o OUT.parquet")
+    sys.stdout.buffer.write(data)
+    sys.stdout.flush()
+
+
+@contextlib.contextmanager
+def progress_printer(total: int) -> Iterator[Callable[[int, int], None] | None]:
+    """A rich progress bar on a terminal for batches; nothing otherwise."""
+    if total < 2 or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress("analyzing", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  transient=True) as bar:
+        task = bar.add_task("traces", total=total)
+
+        def update(done: int, _total: int) -> None:
+            bar.update(task, completed=done)
+
+        yield update
