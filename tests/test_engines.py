@@ -1,0 +1,101 @@
+"""Engine selection and the trace_processor engine's binary resolution.
+
+The trace_processor tests run for real wherever a binary is available
+(ARTSCOPE_TP_BIN or trace_processor_shell on PATH) and skip, saying so,
+everywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+
+from artscope.engines import load_trace
+from artscope.engines import trace_processor as tp
+from artscope.errors import EngineUnavailable, UsageError
+
+FIX = Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def _binary() -> str | None:
+    try:
+        return tp.find_local_binary()
+    except EngineUnavailable:
+        return None
+
+
+needs_tp = pytest.mark.skipif(
+    _binary() is None,
+    reason="no trace_processor binary: set ARTSCOPE_TP_BIN or put trace_processor_shell on PATH")
+
+
+@pytest.fixture
+def no_binary(monkeypatch, tmp_path):
+    """A world without any trace_processor binary (and no pinned cache)."""
+    monkeypatch.delenv(tp.ENV_VAR, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(tp, "_cached_pinned_binary", lambda: None)
+
+
+def test_auto_falls_back_to_embedded(no_binary):
+    with load_trace(FIX / "pinned_clean.pftrace", engine="auto") as eng:
+        assert eng.name == "embedded"
+
+
+def test_unknown_engine_is_a_usage_error():
+    with pytest.raises(UsageError, match="unknown engine"):
+        load_trace(FIX / "pinned_clean.pftrace", engine="duckdb")
+
+
+def test_trace_processor_fails_fast_without_binary(no_binary, monkeypatch):
+    # No binary and no reachable download host: a clear error within seconds.
+    monkeypatch.setattr(tp, "_DOWNLOAD_HOST", ("192.0.2.1", 9))  # TEST-NET: unroutable
+    monkeypatch.setattr(tp, "_CONNECT_TIMEOUT_S", 1.0)
+    t0 = time.monotonic()
+    with pytest.raises(EngineUnavailable) as e:
+        load_trace(FIX / "pinned_clean.pftrace", engine="trace_processor")
+    assert time.monotonic() - t0 < 10
+    assert "ARTSCOPE_TP_BIN" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_explicit_binary_must_be_executable(tmp_path, monkeypatch):
+    fake = tmp_path / "trace_processor_shell"
+    fake.write_text("not a binary")
+    monkeypatch.setenv(tp.ENV_VAR, str(fake))
+    with pytest.raises(EngineUnavailable, match="not an executable file"):
+        tp.find_local_binary()
+    with pytest.raises(EngineUnavailable, match="--tp-bin"):
+        tp.find_local_binary(str(tmp_path / "missing"))
+
+
+def test_binary_on_path_is_found(tmp_path, monkeypatch):
+    fake = tmp_path / "trace_processor_shell"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.delenv(tp.ENV_VAR, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path) + os.pathsep + os.environ.get("PATH", ""))
+    assert tp.find_local_binary() == str(fake)
+
+
+def test_bad_input_same_error_on_both_engines(no_binary, tmp_path):
+    empty = tmp_path / "empty.pftrace"
+    empty.write_bytes(b"")
+    for engine in ("embedded", "trace_processor"):
+        with pytest.raises(Exception, match="empty file"):
+            load_trace(empty, engine=engine)
+
+
+@needs_tp
+def test_trace_processor_loads_fixture_with_raw_ingestion():
+    with load_trace(FIX / "pinned_clean.pftrace", engine="trace_processor") as eng:
+        assert eng.name == "trace_processor"
+        assert eng.query("SELECT count(*) AS n FROM ftrace_event")["n"][0] > 0
+        emb = load_trace(FIX / "pinned_clean.pftrace", engine="embedded")
+        for sql in ("SELECT start_ts, end_ts FROM trace_bounds",
+                    "SELECT count(*) AS n FROM sched",
+                    "SELECT count(*) AS n FROM slice"):
+            assert eng.query(sql).rows() == emb.query(sql).rows(), sql
