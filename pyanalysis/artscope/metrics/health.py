@@ -79,6 +79,12 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
                     msg += (" — something reset the mask during the run (the app's own "
                             "sched_setaffinity or a cgroup move): re-apply it or "
                             f"record {_config_for('pinning_evidence')} to see who")
+                if pin.get("evidence"):
+                    named = [f"{e['kind']} of tid {e['tid']} at {_rel(e['ts'], w_start)}"
+                             + (f" (to {e['detail']})" if e.get("detail") else "")
+                             for e in pin["evidence"][:5]]
+                    more = len(pin["evidence"]) - len(named)
+                    msg += "; seen: " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
                 ev = {"threads": [{"tid": t["tid"], "name": t["name"],
                                    "off_mask_cpu_ns": t["off_mask_cpu_ns"]} for t in bad],
                       "cpus": bad_cpus, "time_ranges": [[first, last]]}

@@ -543,6 +543,30 @@ class TableBuilder:
     def _sched_process_free(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
         self.pt.end_thread(ts, f.get("pid", 0))
 
+    def _syscall_name(self, num: int) -> str | None:
+        machine = (self.sink.utsname_machine or "").lower()
+        table = _SYSCALLS_X86_64 if machine in ("x86_64", "amd64") else _SYSCALLS_ARM64
+        return table.get(num)
+
+    def _sys_enter(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        # importers/syscalls/syscall_tracker.h: a slice "sys_<name>" on the
+        # thread's track from sys_enter to sys_exit (unnamed numbers ignored).
+        name = self._syscall_name(f.get("id", -1))
+        if name is None:
+            return
+        utid = self.pt.get_or_create_thread(pid)
+        track = self.tracks.intern("thread_execution", None, "slice", (("utid", utid),),
+                                   utid=utid)
+        self._begin(track, ts, name, -1)
+
+    def _sys_exit(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
+        if self._syscall_name(f.get("id", -1)) is None:
+            return
+        utid = self.pt.get_or_create_thread(pid)
+        track = self.tracks.by_key.get(("thread_execution", (("utid", utid),), None, 0))
+        if track is not None:
+            self._end(track, ts)
+
     def _sched_blocked_reason(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
         utid = self.pt.get_or_create_thread(f.get("pid", 0))
         self.ts_events.append((3, ts, utid, int(f.get("io_wait", 0)), 0, None))
@@ -1020,6 +1044,14 @@ class TableBuilder:
         return t
 
 
+# Syscall numbers -> slice names, for the syscalls artscope's capture configs
+# record (raw_syscalls filtered to the affinity calls). trace_processor names
+# every syscall from the kernel's tables (src/kernel_utils/syscall_table.h;
+# arm64 unless system_info says otherwise); the embedded engine knows only
+# these, so a trace recording all syscalls gets fewer syscall slices here.
+_SYSCALLS_ARM64 = {122: "sys_sched_setaffinity", 123: "sys_sched_getaffinity"}
+_SYSCALLS_X86_64 = {203: "sys_sched_setaffinity", 204: "sys_sched_getaffinity"}
+
 _DEDICATED_TABLE_EVENTS = frozenset({
     "sched_switch", "sched_waking", "cpu_frequency", "cpu_idle",
 })
@@ -1049,6 +1081,8 @@ _FTRACE_HANDLERS: dict[str, Callable[..., None]] = {
     "task_rename": TableBuilder._task_rename,
     "sched_process_free": TableBuilder._sched_process_free,
     "sched_blocked_reason": TableBuilder._sched_blocked_reason,
+    "sys_enter": TableBuilder._sys_enter,
+    "sys_exit": TableBuilder._sys_exit,
 }
 
 _PACKET_HANDLERS: dict[str, Callable[..., None]] = {
