@@ -25,11 +25,20 @@ def _config_for(requirement: str) -> str:
 
 
 def _s(ns: int | float) -> str:
-    return f"{ns / 1e9:.3g} s" if abs(ns) >= 1e8 else f"{ns / 1e6:.3g} ms"
+    """A duration for reading: 1.57 s, 24 ms, 300 ns."""
+    if abs(ns) >= 1e8:
+        return f"{ns / 1e9:.3g} s"
+    if abs(ns) >= 1e5:
+        return f"{ns / 1e6:.3g} ms"
+    if abs(ns) >= 1e3:
+        return f"{ns / 1e3:.3g} us"
+    return f"{int(ns)} ns"
 
 
 def _rel(ts: int, w_start: int) -> str:
-    return f"+{(ts - w_start) / 1e9:.3f} s"
+    """A time relative to the window start, as the Perfetto UI shows it."""
+    dt = ts - w_start
+    return f"+{dt / 1e9:.3f} s" if abs(dt) >= 1e6 else f"+{_s(dt)}"
 
 
 def _cpus(cpus: list[int]) -> str:
