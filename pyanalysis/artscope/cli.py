@@ -184,5 +184,28 @@ def capture_cmd(
     click.echo(result.describe())
 
 
+# --- PerfettoSQL package: artscope sql-package OUTDIR --------------------------
+
+
+@main.command("sql-package")
+@click.argument("outdir", type=click.Path(file_okay=False))
+def sql_package_cmd(outdir: str) -> None:
+    """Write artscope's metrics as a PerfettoSQL package: OUTDIR/artscope/*.sql.
+
+    One module per metric (INCLUDE PERFETTO MODULE artscope.gc; SELECT * FROM
+    artscope_gc(app, start_ts, end_ts)), generated from sql-metrics/. Load it
+    with trace_processor_shell --add-sql-package OUTDIR/artscope; see
+    docs/perfetto-sql-package.md.
+    """
+    from artscope.sqlpackage import write_sql_package
+
+    paths = write_sql_package(outdir)
+    for path in paths:
+        click.echo(str(path))
+    if paths:
+        click.echo(f"load with: trace_processor_shell --add-sql-package {paths[0].parent} TRACE",
+                   err=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
