@@ -92,6 +92,10 @@ def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None) -> list[dict
                             jobs=jobs, progress=progress)
     if len(paths) == 1 and rows and "error" in rows[0]:
         raise ArtscopeError(rows[0]["error"])
+    for r in rows:
+        for reason in (r.get("health") or {}).get("reasons", []):
+            if reason["id"] == "partial_trace" and r["run"] == 0:
+                click.echo(f"artscope: warning: {r['trace']}: {reason['message']}", err=True)
     return rows
 
 

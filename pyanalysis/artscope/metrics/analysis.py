@@ -82,8 +82,9 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             "memfreq": compute.memfreq_metrics(run.run, w_len, tables["frequency"], opts),
             "partial": partial or bool(data_loss),
         }
-        result["health"] = health.evaluate(result, opts.thresholds, partial=partial,
-                                           data_loss=data_loss)
+        result["health"] = health.evaluate(
+            result, opts.thresholds, partial=partial, data_loss=data_loss,
+            import_warnings=info.warnings if info else None)
         results.append(result)
     return Analysis(trace=trace, engine=engine.name, selection=sel, results=results,
                     tables=tables)

@@ -52,8 +52,8 @@ def _reason(id_: str, severity: str, message: str, expected: Any, actual: Any,
 
 
 def evaluate(result: dict[str, Any], th: HealthThresholds,
-             partial: bool = False, data_loss: list[dict[str, Any]] | None = None
-             ) -> dict[str, Any]:
+             partial: bool = False, data_loss: list[dict[str, Any]] | None = None,
+             import_warnings: list[str] | None = None) -> dict[str, Any]:
     """Verdict and reasons for one run's result dict (SPEC JSON shape)."""
     reasons: list[dict[str, Any]] = []
     w = result["window"]
@@ -180,9 +180,10 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
             f"the trace lost events ({what}) — use bigger buffers or a lighter config "
             f"({_config_for('gc')})", "no data loss", data_loss))
     if partial:
+        detail = "; ".join(import_warnings or []) or "the trace is truncated or corrupt"
         reasons.append(_reason(
             "partial_trace", "warn",
-            "the trace is truncated or corrupt: numbers cover only the intact part",
+            f"{detail} — numbers cover only the intact part",
             "a complete trace", "partial"))
 
     verdict = "pass"
