@@ -153,8 +153,19 @@ class TraceProcessorEngine(Engine):
             raise TraceError(f"trace_processor could not load {path}: "
                              f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
                              ) from None
-        self.info = LoadInfo(engine=self.name, path=str(path),
-                             partial=bool(tb.warnings), warnings=list(tb.warnings))
+        warnings = list(tb.warnings)
+        partial = tb.partial
+        if tb.kind == "proto":
+            # trace_processor imports a truncated trace silently; say so, as the
+            # embedded engine does.
+            from artscope.engines.embedded.proto import split_packets
+
+            if split_packets(tb.data)[1]:
+                partial = True
+                warnings.append(
+                    "trace is truncated: imported the intact packets before the cut")
+        self.info = LoadInfo(engine=self.name, path=str(path), partial=partial,
+                             warnings=warnings)
         return self.info
 
     def query(self, sql: str) -> pl.DataFrame:
