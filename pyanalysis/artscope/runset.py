@@ -191,3 +191,29 @@ class RunSet:
         return pl.DataFrame(rows, schema={"run": pl.Int64, "verdict": pl.String,
                                           "id": pl.String, "severity": pl.String,
                                           "message": pl.String})
+
+    # -- charts (artscope.report.charts; altair is imported on first use) --------
+
+    @staticmethod
+    def _charts() -> Any:
+        from artscope.report import charts
+        return charts
+
+    def plot_timeline(self, run: int = 0, **kw: Any) -> Any:
+        """Target threads per CPU, off-mask slices and GCs highlighted."""
+        return self._charts().timeline(self, run, **kw)
+
+    def plot_frequency(self, run: int = 0, **kw: Any) -> Any:
+        return self._charts().frequency(self, run, **kw)
+
+    def plot_residency(self, run: int = 0) -> Any:
+        return self._charts().residency(self, run)
+
+    def plot_frame_durations(self, run: int = 0, **kw: Any) -> Any:
+        return self._charts().frame_durations(self, run, **kw)
+
+    def plot_gc(self, **kw: Any) -> Any:
+        return self._charts().gc_cpu(self, **kw)
+
+    def plot_mmu(self, run: int = 0, **kw: Any) -> Any:
+        return self._charts().mmu(self, run, **kw)

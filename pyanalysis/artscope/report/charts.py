@@ -1,0 +1,594 @@
+"""altair charts of one analysed trace (a RunSet) or of a batch (analyze()).
+
+Every function returns an altair chart whose data is inline (``alt.Data``
+values), so it renders the same in a notebook, in ``artscope report`` and
+through vl-convert, and never trips altair's 5000-row guard. Large traces stay
+responsive because every chart caps its rows (``max_rows``, default
+:data:`MAX_ROWS`) by merging or binning before plotting.
+
+Times on the x axes are seconds since the run window's start (as the health
+messages give them); tooltips also carry absolute trace ns for the Perfetto UI.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
+
+import altair as alt
+import polars as pl
+
+from artscope.errors import UsageError
+from artscope.metrics.mmu import log_windows, mmu as mmu_curve
+from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS
+from artscope.metrics.runner import metric_sql
+
+if TYPE_CHECKING:
+    from artscope.runset import RunSet
+
+#: Most data rows any one chart embeds (per layer that can grow with the trace).
+MAX_ROWS = 20_000
+#: Threads drawn individually in the timeline; the rest become "(other)".
+TOP_THREADS = 12
+VERDICT_COLORS = {"pass": "#2ca02c", "warn": "#ff7f0e", "fail": "#d62728"}
+OFF_MASK_COLOR = "#d62728"
+GC_COLOR = "#ff7f0e"
+WIDTH = 720
+
+
+# -- helpers -------------------------------------------------------------------
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
+        return None
+    return v
+
+
+def _data(df: pl.DataFrame | Sequence[dict[str, Any]]) -> alt.Data:
+    """Inline values (JSON-safe: NaN/inf -> null)."""
+    rows = df.to_dicts() if isinstance(df, pl.DataFrame) else list(df)
+    return alt.Data(values=[{k: _clean(v) for k, v in r.items()} for r in rows])
+
+
+def _result(runset: "RunSet", run: int) -> dict[str, Any]:
+    for r in runset.results:
+        if r["run"] == run:
+            return r
+    raise UsageError(f"no run {run} in {runset.analysis.trace} "
+                     f"(runs: {', '.join(str(r['run']) for r in runset.results)})")
+
+
+def _window(result: dict[str, Any]) -> tuple[int, int]:
+    return result["window"]["start_ts"], result["window"]["end_ts"]
+
+
+def placeholder(title: str, message: str) -> alt.Chart:
+    """A small chart saying why there is nothing to plot."""
+    return alt.Chart(_data([{"message": message}]), title=title).mark_text(
+        align="left", x=5, y=15, fontSize=12, color="#666").encode(
+        text="message:N").properties(width=WIDTH, height=30)
+
+
+def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
+    if df.is_empty() or "run" not in df.columns:
+        return df.clear() if "run" in df.columns else df
+    return df.filter(pl.col("run") == run)
+
+
+def _metric_rows(runset: "RunSet", name: str) -> pl.DataFrame:
+    # MetricRunner(engine) re-creates the input tables empty, so run the file
+    # directly on the engine whose inputs open() already populated.
+    return runset.engine.query(metric_sql(name))
+
+
+# -- timeline ------------------------------------------------------------------
+
+def merge_slices(df: pl.DataFrame, keys: Sequence[str], gap_ns: float) -> pl.DataFrame:
+    """Merge slices (ts, end_ts) of the same ``keys`` closer than ``gap_ns``.
+
+    Returns keys + ts, end_ts, busy_ns (sum of merged durations) and slices
+    (how many were merged).
+    """
+    if df.is_empty():
+        return df.select(*keys, "ts", "end_ts").with_columns(
+            busy_ns=pl.lit(0, pl.Int64), slices=pl.lit(0, pl.UInt32))
+    has_busy = "busy_ns" in df.columns
+    d = df.sort([*keys, "ts"]).with_columns(
+        prev_end=pl.col("end_ts").cum_max().shift(1).over(list(keys)))
+    d = d.with_columns(
+        grp=(pl.col("prev_end").is_null() | ((pl.col("ts") - pl.col("prev_end")) > gap_ns))
+        .cast(pl.UInt32).cum_sum())
+    busy = pl.col("busy_ns").sum() if has_busy else (pl.col("end_ts") - pl.col("ts")).sum()
+    n = pl.col("slices").sum() if "slices" in df.columns else pl.len()
+    return (d.group_by([*keys, "grp"], maintain_order=True)
+            .agg(pl.col("ts").min(), pl.col("end_ts").max(), busy.alias("busy_ns"),
+                 n.cast(pl.UInt32).alias("slices"))
+            .drop("grp"))
+
+
+def downsample_slices(df: pl.DataFrame, keys: Sequence[str], span_ns: int,
+                      max_rows: int = MAX_ROWS) -> tuple[pl.DataFrame, float]:
+    """At most ``max_rows`` rows: merge gaps of growing size until they fit.
+
+    Gaps of 0 (touching slices) are always merged. Then the gap tolerance
+    starts at span/4000 (below a pixel at chart widths) and doubles. Returns
+    the rows and the tolerance used (ns). If even one row per key is too many,
+    the rows with the most busy time are kept.
+    """
+    out = merge_slices(df, keys, 0)
+    tol = 0.0
+    step = max(span_ns / 4000.0, 1.0)
+    while out.height > max_rows and tol < span_ns:
+        tol = step if tol == 0 else tol * 2
+        out = merge_slices(out, keys, tol)
+    if out.height > max_rows:
+        out = out.sort("busy_ns", descending=True).head(max_rows).sort([*keys, "ts"])
+    return out, tol
+
+
+def timeline_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+                  top_threads: int = TOP_THREADS) -> tuple[pl.DataFrame, float]:
+    """The timeline's slice rows for ``run`` (thread_timeline.sql, downsampled)."""
+    result = _result(runset, run)
+    start, end = _window(result)
+    raw = _by_run(_metric_rows(runset, "thread_timeline"), run)
+    if raw.is_empty():
+        return raw, 0.0
+    # Top threads by CPU keep their own row; the rest share "(other)".
+    cpu = raw.group_by("utid").agg(pl.col("dur").sum()).sort(["dur", "utid"],
+                                                              descending=[True, False])
+    keep = set(cpu["utid"].head(top_threads).to_list())
+    raw = raw.with_columns(
+        thread=pl.when(pl.col("utid").is_in(list(keep)))
+        .then(pl.col("thread_name").fill_null("?") + " (" + pl.col("tid").cast(pl.String) + ")")
+        .otherwise(pl.lit("(other threads)")),
+        allowed=pl.col("allowed").fill_null(-1))
+    rows, tol = downsample_slices(
+        raw.select("thread", "role", "cpu", "allowed", "ts", "end_ts"),
+        ["thread", "role", "cpu", "allowed"], end - start, max_rows)
+    rows = rows.with_columns(
+        t0=(pl.col("ts") - start) / 1e9, t1=(pl.col("end_ts") - start) / 1e9,
+        busy_ms=pl.col("busy_ns") / 1e6,
+        status=pl.when(pl.col("allowed") == 0).then(pl.lit("off-mask"))
+        .when(pl.col("allowed") == 1).then(pl.lit("allowed")).otherwise(pl.lit("no mask")))
+    return rows, tol
+
+
+def timeline(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+             top_threads: int = TOP_THREADS) -> alt.TopLevelMixin:
+    """Target threads per CPU over the run: lanes = CPUs (allowed ones shaded
+    green), one sub-row per thread, off-mask slices outlined red, GC slices as
+    orange bands over all lanes."""
+    result = _result(runset, run)
+    start, end = _window(result)
+    title = f"Run {run}: target threads per CPU"
+    rows, tol = timeline_rows(runset, run, max_rows, top_threads)
+    if rows.is_empty():
+        return placeholder(title, "no sched data for the target threads in this run "
+                                  "(record sched/sched_switch)")
+    sel = runset.analysis.selection
+    allowed = sorted(set(sel.allowed_cpus or []) | set(sel.gc_allowed_cpus or []))
+    cpus = sorted(set(rows["cpu"].to_list()) | set(allowed))
+    span_s = (end - start) / 1e9
+    sub = title + (f" (gaps < {tol / 1e6:.3g} ms merged)" if tol else "")
+    y = alt.Y("cpu:O", title="CPU", scale=alt.Scale(domain=cpus))
+    threads = rows["thread"].unique().sort().to_list()
+    lane_h = max(24, min(72, 5 * len(threads)))
+    base_props = dict(width=WIDTH, height=lane_h * len(cpus))
+    x_scale = alt.Scale(domain=[0, span_s], nice=False)
+
+    layers = []
+    if allowed:
+        layers.append(alt.Chart(_data([{"cpu": c, "x0": 0.0, "x1": span_s} for c in allowed]))
+                      .mark_rect(color="#2ca02c", opacity=0.12)
+                      .encode(x=alt.X("x0:Q", scale=x_scale), x2="x1:Q", y=y,
+                              tooltip=[alt.Tooltip("cpu:O", title="allowed CPU")]))
+    layers.append(alt.Chart(_data(rows.select(
+        "thread", "role", "cpu", "status", "t0", "t1", "busy_ms", "slices", "ts", "end_ts")))
+        .mark_bar(strokeWidth=1.5)
+        .encode(
+            x=alt.X("t0:Q", title="time since run start (s)", scale=x_scale),
+            x2="t1:Q", y=y,
+            yOffset=alt.YOffset("thread:N", scale=alt.Scale(domain=threads)),
+            color=alt.Color("thread:N", title="thread", scale=alt.Scale(domain=threads)),
+            stroke=alt.condition("datum.status === 'off-mask'", alt.value(OFF_MASK_COLOR),
+                                 alt.value(None)),
+            tooltip=["thread:N", "role:N", "cpu:O", "status:N",
+                     alt.Tooltip("t0:Q", format=".4f", title="start (s)"),
+                     alt.Tooltip("t1:Q", format=".4f", title="end (s)"),
+                     alt.Tooltip("busy_ms:Q", format=".3f", title="running (ms)"),
+                     "slices:Q", alt.Tooltip("ts:Q", title="start (trace ns)"),
+                     alt.Tooltip("end_ts:Q", title="end (trace ns)")]))
+    gcs = gc_intervals(runset, run)
+    if gcs:
+        g = pl.DataFrame(gcs, schema=["ts", "end_ts"], orient="row").with_columns(
+            kind=pl.lit("gc"))
+        g, _ = downsample_slices(g, ["kind"], end - start, max(1, max_rows // 4))
+        g = g.with_columns(t0=(pl.col("ts") - start) / 1e9, t1=(pl.col("end_ts") - start) / 1e9,
+                           gc_ms=pl.col("busy_ns") / 1e6)
+        layers.append(alt.Chart(_data(g.select("t0", "t1", "gc_ms", "slices", "ts", "end_ts")))
+                      .mark_rect(color=GC_COLOR, opacity=0.25)
+                      .encode(x=alt.X("t0:Q", scale=x_scale), x2="t1:Q",
+                              tooltip=[alt.Tooltip("t0:Q", format=".4f", title="GC start (s)"),
+                                       alt.Tooltip("gc_ms:Q", format=".3f", title="GC (ms)"),
+                                       alt.Tooltip("slices:Q", title="GCs"),
+                                       alt.Tooltip("ts:Q", title="start (trace ns)")]))
+    off = rows.filter(pl.col("status") == "off-mask")
+    note = (f"red outline: off-mask ({off['busy_ns'].sum() / 1e6:.1f} ms)" if off.height
+            else "no off-mask slices") + "; green lanes: allowed CPUs; orange: GC"
+    return alt.layer(*layers).properties(
+        title=alt.Title(sub, subtitle=note), **base_props)
+
+
+def gc_intervals(runset: "RunSet", run: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of every GC of the target threads in the run, clipped to W."""
+    result = _result(runset, run)
+    start, end = _window(result)
+    ev = _by_run(runset.gc_events(), run)
+    out = []
+    for ts, dur in ev.select("ts", "dur").iter_rows():
+        s, e = max(ts, start), min(ts + dur, end)
+        if e > s:
+            out.append((s, e))
+    return out
+
+
+# -- frequency -----------------------------------------------------------------
+
+def _series_label(source: str, cpu: Any, device: Any) -> str:
+    if source == "cpufreq":
+        return f"cpu{cpu}"
+    if source == "cpu_max_limit":
+        return f"cpu{cpu} max limit"
+    return f"{device} ({source})"
+
+
+def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> pl.DataFrame:
+    """Step points (series, kind, t, value) of the run's frequency series.
+
+    CPUs: those the run's cpufreq results cover (the allowed CPUs, else all),
+    with their max-frequency limits. Devices: every memfreq series. The value
+    at W's start is the last sample before it; consecutive repeats are
+    dropped; a closing point at W's end holds the last value. Over
+    ``max_rows``, each series is binned in time keeping each bin's min and max.
+    """
+    result = _result(runset, run)
+    start, end = _window(result)
+    freq = _by_run(runset.analysis.tables["frequency"], run)
+    schema = {"series": pl.String, "kind": pl.String, "unit": pl.String,
+              "t": pl.Float64, "value": pl.Float64, "ts": pl.Int64}
+    if freq.is_empty():
+        return pl.DataFrame(schema=schema)
+    cpus = {c["cpu"] for c in result["cpufreq"]}
+    units = {("cpufreq", c["cpu"]): c.get("unit") for c in result["cpufreq"]}
+    devices = {(m["source"], m["device"]): m.get("unit") for m in result["memfreq"]}
+    series = []
+    for track_id, source, cpu, device in freq.select(
+            "track_id", "source", "cpu", "device").unique().sort("track_id").iter_rows():
+        if source in ("cpufreq", "cpu_max_limit") and cpu in cpus:
+            unit = units.get(("cpufreq", cpu)) or "kHz"
+            kind = "cpu"
+        elif (source, device) in devices:
+            unit = devices[(source, device)]
+            kind = "device"
+        else:
+            continue
+        series.append((track_id, _series_label(source, cpu, device), kind, unit))
+    if not series:
+        return pl.DataFrame(schema=schema)
+    runset.engine.create_table("artscope_chart_track", ("track_id",),
+                               [(s[0],) for s in series])
+    samples = runset.engine.query(
+        "SELECT c.track_id, c.ts, c.value FROM counter c "
+        "JOIN artscope_chart_track t ON t.track_id = c.track_id "
+        "ORDER BY c.track_id, c.ts, c.id")
+    meta = pl.DataFrame(series, schema=["track_id", "series", "kind", "unit"], orient="row")
+    out = []
+    per_series = max(4, max_rows // max(1, len(series)))
+    for (track_id,), s in samples.group_by(["track_id"], maintain_order=True):
+        before = s.filter(pl.col("ts") < start).tail(1).with_columns(ts=pl.lit(start))
+        inside = s.filter((pl.col("ts") >= start) & (pl.col("ts") < end))
+        pts = pl.concat([before, inside]).select("ts", pl.col("value").cast(pl.Float64))
+        if pts.is_empty():
+            continue
+        pts = pts.filter(pl.col("value") != pl.col("value").shift(1).fill_null(float("nan")))
+        pts = pl.concat([pts, pts.tail(1).with_columns(ts=pl.lit(end))])
+        if pts.height > per_series:
+            nbins = max(1, per_series // 2)
+            width = (end - start) / nbins
+            pts = (pts.with_columns(bin=((pl.col("ts") - start) / width).floor().cast(pl.Int64))
+                   .group_by("bin").agg(pl.col("value").min().alias("lo"),
+                                        pl.col("value").max().alias("hi"))
+                   .sort("bin"))
+            pts = pl.concat([
+                pts.select(ts=(start + pl.col("bin") * width).cast(pl.Int64), value=pl.col("lo")),
+                pts.select(ts=(start + (pl.col("bin") + 0.5) * width).cast(pl.Int64),
+                           value=pl.col("hi")),
+            ]).sort("ts")
+        out.append(pts.with_columns(track_id=pl.lit(track_id)))
+    if not out:
+        return pl.DataFrame(schema=schema)
+    return (pl.concat(out).join(meta, on="track_id")
+            .with_columns(t=(pl.col("ts") - start) / 1e9)
+            .select("series", "kind", "unit", "t", "value", "ts"))
+
+
+def frequency(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
+    """Frequency over the run as step lines: the CPUs (with their max limits,
+    dashed) on one panel, each device series on its own panel."""
+    result = _result(runset, run)
+    start, end = _window(result)
+    rows = frequency_rows(runset, run, max_rows)
+    title = f"Run {run}: frequency over time"
+    if rows.is_empty():
+        return placeholder(title, "no frequency samples in this run "
+                                  "(record power/cpu_frequency and devfreq/clock events)")
+    x = alt.X("t:Q", title="time since run start (s)",
+              scale=alt.Scale(domain=[0, (end - start) / 1e9], nice=False))
+    tooltip = ["series:N", alt.Tooltip("t:Q", format=".4f", title="from (s)"),
+               "value:Q", "unit:N", alt.Tooltip("ts:Q", title="trace ns")]
+    charts = []
+    cpu = rows.filter(pl.col("kind") == "cpu").with_columns(
+        limit=pl.col("series").str.ends_with("max limit"),
+        cpu=pl.col("series").str.extract(r"^(cpu\d+)"))
+    if cpu.height:
+        charts.append(alt.Chart(_data(cpu), title=f"{title}: CPUs (kHz)")
+                      .mark_line(interpolate="step-after", point=False)
+                      .encode(x=x, y=alt.Y("value:Q", title="kHz", scale=alt.Scale(zero=False)),
+                              color=alt.Color("cpu:N", title="CPU"),
+                              strokeDash=alt.StrokeDash("limit:N", title="max limit"),
+                              detail="series:N", tooltip=tooltip)
+                      .properties(width=WIDTH, height=160))
+    dev = rows.filter(pl.col("kind") == "device")
+    if dev.height:
+        charts.append(alt.Chart(_data(dev))
+                      .mark_line(interpolate="step-after", point=True)
+                      .encode(x=x, y=alt.Y("value:Q", title="frequency",
+                                           scale=alt.Scale(zero=False)),
+                              color=alt.Color("series:N", legend=None), tooltip=tooltip)
+                      .properties(width=WIDTH, height=90)
+                      .facet(row=alt.Row("series:N", title=None,
+                                         header=alt.Header(labelAngle=0, labelAlign="left")),
+                             title=f"{title}: devices")
+                      .resolve_scale(y="independent"))
+    return charts[0] if len(charts) == 1 else alt.vconcat(*charts)
+
+
+def residency(runset: "RunSet", run: int = 0) -> alt.TopLevelMixin:
+    """Share of the run window spent at each frequency, one panel per series."""
+    result = _result(runset, run)
+    start, end = _window(result)
+    title = f"Run {run}: frequency residency"
+    res = _by_run(runset.residency(), run)
+    if res.is_empty():
+        return placeholder(title, "no frequency residency in this run")
+    res = res.with_columns(
+        share=pl.col("ns") / (end - start), ms=pl.col("ns") / 1e6,
+        label=pl.col("value").map_elements(
+            lambda v: str(int(v)) if float(v).is_integer() else f"{v:g}",
+            return_dtype=pl.String),
+        series=pl.col("series") + " (" + pl.col("source") + ")")
+    return (alt.Chart(_data(res))
+            .mark_bar()
+            .encode(x=alt.X("share:Q", title="share of the run window",
+                            axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
+                    y=alt.Y("label:N", title="value",
+                            sort=alt.EncodingSortField("value", order="descending")),
+                    color=alt.Color("series:N", legend=None),
+                    tooltip=["series:N", alt.Tooltip("value:Q", title="value"),
+                             alt.Tooltip("ms:Q", format=".1f", title="ms"),
+                             alt.Tooltip("share:Q", format=".2%")])
+            .properties(width=WIDTH - 160)
+            .facet(row=alt.Row("series:N", title=None,
+                               header=alt.Header(labelAngle=0, labelAlign="left")),
+                   title=title)
+            .resolve_scale(y="independent"))
+
+
+# -- frames --------------------------------------------------------------------
+
+def frame_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+               deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS) -> pl.DataFrame:
+    """Finished frames of the run sorted by duration with their percentile
+    (rank / n · 100) and jank class; over ``max_rows`` every janky frame is
+    kept plus evenly spaced ranks of the others."""
+    result = _result(runset, run)
+    start, _ = _window(result)
+    f = _by_run(runset.frames(), run)
+    if f.is_empty():
+        return f
+    f = f.filter((pl.col("unfinished") == 0) & pl.col("dur").is_not_null()).sort("dur")
+    n = f.height
+    if n == 0:
+        return f
+    if f["source"][0] == "frame_timeline":
+        jank = (pl.when(pl.col("is_app_jank") == 1).then(pl.lit("app jank"))
+                .when(pl.col("is_missed") == 1).then(pl.lit("other jank"))
+                .otherwise(pl.lit("on time")))
+    else:
+        jank = pl.when(pl.col("dur") > deadline_ns).then(pl.lit("app jank")).otherwise(
+            pl.lit("on time"))
+    f = f.with_row_index("rank", offset=1).with_columns(
+        pct=pl.col("rank") * 100.0 / n, dur_ms=pl.col("dur") / 1e6, jank=jank,
+        t=(pl.col("ts") - start) / 1e9)
+    if n > max_rows:
+        janky = f.filter(pl.col("jank") != "on time")
+        rest = f.filter(pl.col("jank") == "on time")
+        k = max(2, max_rows - janky.height)
+        step = max(1, math.ceil(rest.height / k))
+        rest = rest.gather_every(step)
+        f = pl.concat([janky, rest]).sort("rank").head(max_rows)
+    return f.select("rank", "pct", "dur_ms", "jank", "jank_type", "t", "ts", "frame_id")
+
+
+def frame_durations(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+                    deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS) -> alt.TopLevelMixin:
+    """Frame duration percentile curve (x: percentile of frames, y: duration),
+    janky frames marked, p50/p90/p95/p99 as rules."""
+    result = _result(runset, run)
+    jank = result["jank"]
+    title = f"Run {run}: frame durations ({jank['source']})"
+    f = frame_rows(runset, run, max_rows, deadline_ns)
+    if f.is_empty():
+        return placeholder(title, "no finished frames in this run (record the frame "
+                                  "timeline or atrace gfx/view)")
+    enc_x = alt.X("pct:Q", title="percentile of frames", scale=alt.Scale(domain=[0, 100]))
+    enc_y = alt.Y("dur_ms:Q", title="frame duration (ms)")
+    colors = alt.Scale(domain=["on time", "app jank", "other jank"],
+                       range=["#4c78a8", OFF_MASK_COLOR, GC_COLOR])
+    tooltip = [alt.Tooltip("dur_ms:Q", format=".3f", title="ms"),
+               alt.Tooltip("pct:Q", format=".1f", title="percentile"),
+               "jank:N", "jank_type:N", alt.Tooltip("t:Q", format=".4f", title="at (s)"),
+               alt.Tooltip("ts:Q", title="trace ns")]
+    line = alt.Chart(_data(f)).mark_line(interpolate="step-before", color="#999").encode(
+        x=enc_x, y=enc_y)
+    pts = alt.Chart(_data(f)).mark_circle(size=40).encode(
+        x=enc_x, y=enc_y, color=alt.Color("jank:N", scale=colors, title="frame"),
+        tooltip=tooltip)
+    layers = [line, pts]
+    pcts = [{"p": k, "ms": v} for k, v in jank["frame_dur_ms"].items() if v is not None]
+    if pcts:
+        layers.append(alt.Chart(_data(pcts)).mark_rule(strokeDash=[4, 3], color="#555").encode(
+            y="ms:Q", tooltip=["p:N", alt.Tooltip("ms:Q", format=".3f")]))
+    sub = (f"{jank['frames']} frames, {jank['janky_frames']} janky "
+           f"({(jank['janky_pct'] or 0):.1f}%); dashed: p50/p90/p95/p99")
+    return alt.layer(*layers).properties(title=alt.Title(title, subtitle=sub),
+                                         width=WIDTH, height=220)
+
+
+# -- GC --------------------------------------------------------------------------
+
+def gc_cpu(runset: "RunSet", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
+    """CPU of every GC (by start time, colored by type) and GC share per run."""
+    ev = runset.gc_events()
+    starts = {r["run"]: r["window"]["start_ts"] for r in runset.results}
+    per_run = runset.gc()
+    title = "GC CPU"
+    if per_run.is_empty():
+        return placeholder(title, "no runs")
+    share = per_run.with_columns(
+        share=pl.col("gc_cpu_share"), gc_ms=pl.col("gc_cpu_ns") / 1e6,
+        app_ms=pl.col("app_cpu_ns") / 1e6)
+    right = (alt.Chart(_data(share), title="GC share of app CPU per run")
+             .mark_bar(color=GC_COLOR)
+             .encode(x=alt.X("run:O"), y=alt.Y("share:Q", title="gc_cpu_share",
+                                                axis=alt.Axis(format="%")),
+                     tooltip=["run:O", alt.Tooltip("share:Q", format=".3%"),
+                              alt.Tooltip("gc_ms:Q", format=".1f", title="GC CPU (ms)"),
+                              alt.Tooltip("app_ms:Q", format=".1f", title="app CPU (ms)"),
+                              "gc_count:Q"])
+             .properties(width=max(80, 40 * per_run.height), height=220))
+    if ev.is_empty():
+        left = placeholder("CPU per GC", "no GC slices in the run windows")
+        return alt.hconcat(left, right)
+    ev = ev.with_columns(
+        t=(pl.col("ts") - pl.col("run").replace_strict(starts, default=0)) / 1e9,
+        cpu_ms=pl.col("cpu_ns") / 1e6, dur_ms=pl.col("dur") / 1e6,
+        runnable_ms=pl.col("runnable_ns") / 1e6)
+    if ev.height > max_rows:
+        ev = ev.sort("cpu_ns", descending=True).head(max_rows)
+    left = (alt.Chart(_data(ev.select("run", "t", "cpu_ms", "dur_ms", "runnable_ms",
+                                      "gc_type", "name", "thread_name", "ts")),
+                      title="CPU per GC")
+            .mark_circle(size=60, opacity=0.8)
+            .encode(x=alt.X("t:Q", title="GC start, since its run's start (s)"),
+                    y=alt.Y("cpu_ms:Q", title="GC CPU (ms)"),
+                    color=alt.Color("gc_type:N", title="GC type"),
+                    shape=alt.Shape("run:N"),
+                    tooltip=["run:O", "name:N", "thread_name:N", "gc_type:N",
+                             alt.Tooltip("cpu_ms:Q", format=".3f"),
+                             alt.Tooltip("dur_ms:Q", format=".3f"),
+                             alt.Tooltip("runnable_ms:Q", format=".3f"),
+                             alt.Tooltip("ts:Q", title="trace ns")])
+            .properties(width=WIDTH - 200, height=220))
+    return alt.hconcat(left, right)
+
+
+def mmu_rows(runset: "RunSet", run: int = 0,
+             windows: Iterable[float] | None = None) -> pl.DataFrame:
+    """(window_ns, window_ms, mmu) of the run (see artscope.metrics.mmu)."""
+    result = _result(runset, run)
+    start, end = _window(result)
+    pts = mmu_curve(gc_intervals(runset, run), start, end,
+                    log_windows(end - start) if windows is None else windows)
+    return pl.DataFrame(pts, schema=["window_ns", "mmu"], orient="row").with_columns(
+        window_ms=pl.col("window_ns") / 1e6)
+
+
+def mmu(runset: "RunSet", run: int = 0,
+        windows: Iterable[float] | None = None) -> alt.TopLevelMixin:
+    """Minimum mutator utilization over log-spaced window sizes."""
+    title = f"Run {run}: minimum mutator utilization"
+    rows = mmu_rows(runset, run, windows)
+    if rows.is_empty():
+        return placeholder(title, "empty run window")
+    n = len(gc_intervals(runset, run))
+    return (alt.Chart(_data(rows))
+            .mark_line(point=True)
+            .encode(x=alt.X("window_ms:Q", title="window (ms)", scale=alt.Scale(type="log")),
+                    y=alt.Y("mmu:Q", title="MMU", scale=alt.Scale(domain=[0, 1])),
+                    tooltip=[alt.Tooltip("window_ms:Q", format=".3f"),
+                             alt.Tooltip("mmu:Q", format=".4f")])
+            .properties(title=alt.Title(title, subtitle=f"from {n} GC slice(s) of the "
+                                        "target threads"), width=WIDTH, height=200))
+
+
+# -- across runs -------------------------------------------------------------------
+
+#: Flat analyze() columns the strip plot shows by default (those present).
+STRIP_METRICS = (
+    "gc_app_cpu_ns", "gc_mutator_cpu_ns", "gc_gc_cpu_share", "gc_count",
+    "pinning_off_mask_share", "pinning_migrations", "pinning_interference_share",
+    "jank_janky_pct", "jank_frame_dur_ms_p95",
+)
+
+
+def strip_rows(df: pl.DataFrame, metrics: Sequence[str] | None = None) -> pl.DataFrame:
+    """Long form (trace, run, label, verdict, metric, value) of numeric metrics."""
+    if df.is_empty():
+        return pl.DataFrame(schema={"trace": pl.String, "run": pl.Int64, "label": pl.String,
+                                    "verdict": pl.String, "metric": pl.String,
+                                    "value": pl.Float64})
+    if "error" in df.columns:
+        df = df.filter(pl.col("error").is_null())
+    if metrics is None:
+        metrics = [m for m in STRIP_METRICS if m in df.columns]
+    else:
+        missing = [m for m in metrics if m not in df.columns]
+        if missing:
+            raise UsageError(f"no such column(s) in the runs table: {', '.join(missing)}")
+    verdict = (pl.col("health_verdict") if "health_verdict" in df.columns
+               else pl.lit(None, pl.String))
+    run = pl.col("run") if "run" in df.columns else pl.lit(0)
+    trace = pl.col("trace") if "trace" in df.columns else pl.lit("")
+    base = df.select(
+        trace=trace.cast(pl.String), run=run.cast(pl.Int64), verdict=verdict,
+        label=trace.cast(pl.String).str.split("/").list.last() + " #" + run.cast(pl.String),
+        **{m: pl.col(m).cast(pl.Float64, strict=False) for m in metrics})
+    long = base.unpivot(index=["trace", "run", "label", "verdict"], on=list(metrics),
+                        variable_name="metric", value_name="value")
+    return long.filter(pl.col("value").is_not_null() & pl.col("value").is_finite())
+
+
+def runs_strip(df: pl.DataFrame, metrics: Sequence[str] | None = None) -> alt.TopLevelMixin:
+    """One strip per metric, one dot per run colored by verdict, from the flat
+    DataFrame of artscope.analyze: outliers are the noisy runs."""
+    title = "Runs by metric (colored by verdict)"
+    long = strip_rows(df, metrics)
+    if long.is_empty():
+        return placeholder(title, "no analysed runs with these metrics")
+    order = list(dict.fromkeys(long["metric"].to_list()))
+    return (alt.Chart(_data(long))
+            .mark_circle(size=70, opacity=0.8)
+            .encode(x=alt.X("value:Q", title=None, scale=alt.Scale(zero=False)),
+                    y=alt.Y("jitter:Q", title=None, axis=None, scale=alt.Scale(domain=[-1, 1])),
+                    color=alt.Color("verdict:N", scale=alt.Scale(
+                        domain=list(VERDICT_COLORS), range=list(VERDICT_COLORS.values()))),
+                    tooltip=["label:N", "trace:N", "run:O", "verdict:N", "metric:N",
+                             alt.Tooltip("value:Q", format=".6g")])
+            .transform_calculate(jitter="(random() - 0.5) * 1.2")
+            .properties(width=WIDTH - 120, height=40)
+            .facet(row=alt.Row("metric:N", title=None, sort=order,
+                               header=alt.Header(labelAngle=0, labelAlign="left")),
+                   title=title)
+            .resolve_scale(x="independent"))

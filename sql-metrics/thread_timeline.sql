@@ -1,0 +1,52 @@
+-- thread_timeline: every sched slice of the target threads in each run, for
+-- the thread-by-CPU timeline chart (artscope.report.charts.timeline).
+--
+-- A sched slice with dur = -1 ends at the next sched slice on the same CPU,
+-- else at trace_end(). Slices are clipped to W = [start_ts, end_ts); a slice
+-- with no overlap with W is dropped. `allowed` uses the allowed set of the
+-- thread's role (artscope_allowed_cpu), as pinning.sql does; it is NULL when
+-- that role has no allowed CPUs (no --cpus given and none derivable).
+-- The chart downsamples these rows in Python before plotting.
+--
+-- Output columns (one row per run and sched slice, ordered by run, utid, cpu, ts):
+--   run            run id (artscope_run.run)
+--   utid, tid      the target thread
+--   thread_name    its name
+--   role           'mutator' or 'gc'
+--   cpu            the CPU the slice ran on
+--   ts             clipped slice start (absolute trace ns)
+--   end_ts         clipped slice end (absolute trace ns)
+--   dur            end_ts - ts (ns, > 0)
+--   allowed        1 if cpu is in the allowed set of the thread's role,
+--                  0 if not (an off-mask slice), NULL if the role has none
+WITH
+target AS (
+  SELECT t.utid, t.role, th.tid, th.name AS thread_name
+  FROM artscope_target_thread t
+  JOIN thread th USING (utid)
+),
+target_sched AS (
+  SELECT s.utid, s.cpu, s.ts,
+    CASE WHEN s.dur = -1 THEN coalesce(
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+    ELSE s.ts + s.dur END AS end_ts
+  FROM sched s
+  WHERE s.utid IN (SELECT utid FROM target)
+),
+sched_in_run AS (
+  SELECT r.run, s.utid, s.cpu,
+    max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end
+  FROM target_sched s
+  JOIN artscope_run r ON s.ts < r.end_ts AND s.end_ts > r.start_ts
+)
+SELECT s.run, s.utid, t.tid, t.thread_name, t.role, s.cpu,
+  s.c_start AS ts, s.c_end AS end_ts, s.c_end - s.c_start AS dur,
+  CASE
+    WHEN NOT EXISTS (SELECT 1 FROM artscope_allowed_cpu a WHERE a.role = t.role) THEN NULL
+    WHEN EXISTS (SELECT 1 FROM artscope_allowed_cpu a
+                 WHERE a.cpu = s.cpu AND a.role = t.role) THEN 1
+    ELSE 0
+  END AS allowed
+FROM sched_in_run s
+JOIN target t USING (utid)
+ORDER BY s.run, s.utid, s.cpu, s.c_start
