@@ -352,7 +352,7 @@ def _description(header: list[str]) -> list[str]:
     for line in header:
         if _comment_text(line).strip().startswith("Output columns"):
             break
-        lines.append("-- " + _comment_text(line).strip() if _comment_text(line).strip() else "--")
+        lines.append(line.rstrip())  # verbatim: indentation carries structure
     while lines and lines[-1] == "--":
         lines.pop()
     return lines
