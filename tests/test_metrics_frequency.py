@@ -229,10 +229,6 @@ def _two_source_schedule():
                    clock_rates=clk, sys_stats=polls)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "sys_stats devfreq samples and clock_set_rate samples of the same device name are merged "
-    "into one 'clock' series (trace_processor keeps both on one clock_frequency track), "
-    "mixing kHz and Hz; SPEC: each (source, device) pair is its own series, never merge"))
 def test_same_device_two_sources_are_two_series(tmp_path):
     (r,) = MT.build_and_analyze(_two_source_schedule(), tmp_path)
     mif = [m for m in r["memfreq"] if m["device"] == "17000010.devfreq_mif"]
@@ -242,9 +238,6 @@ def test_same_device_two_sources_are_two_series(tmp_path):
     assert all(m["transitions"] == 0 and m["stable"] is True for m in mif)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "sys_stats devfreq series report unit null and source 'clock'; SPEC: sys_stats devfreq "
-    "polling is in kHz and `source`/`unit` (when known) are in the output"))
 def test_sys_stats_devfreq_unit_is_khz(fixtures_dir, freq):
     ddr = _dev(freq, "soc:qcom,cpu-llcc-ddr-bw")
     assert ddr["unit"] == "kHz"

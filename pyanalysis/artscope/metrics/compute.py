@@ -21,7 +21,11 @@ from artscope.metrics.selection import Selection
 
 GC_TYPES = ("native_alloc", "alloc", "young", "collector_transition", "explicit", "full")
 PERCENTILES = (50, 90, 95, 99)
-UNIT_BY_SOURCE = {"cpufreq": "kHz", "cpu_max_limit": "kHz", "devfreq": None, "clock": None}
+#: Units by series source: cpufreq and sys_stats polling are kHz; clock
+#: events carry the kernel clock rate (Hz); devfreq_frequency's unit depends
+#: on the driver (Hz for most, MB/s for bandwidth votes), so it is not stated.
+UNIT_BY_SOURCE = {"cpufreq": "kHz", "cpu_max_limit": "kHz", "sys_stats": "kHz",
+                  "clock": "Hz", "devfreq": None}
 
 
 @dataclasses.dataclass
@@ -322,10 +326,10 @@ def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,
     f = _by_run(freq, run)
     if not f.height:
         return []
-    dev = f.filter(pl.col("source").is_in(["devfreq", "clock"]))
+    dev = f.filter(pl.col("source").is_in(["devfreq", "clock", "sys_stats"]))
     out = []
     share = opts.thresholds.stable_known_share
-    for (track_id,), rows in dev.group_by(["track_id"], maintain_order=True):
+    for _key, rows in dev.group_by(["track_id", "source"], maintain_order=True):
         name = rows["device"][0]
         source = rows["source"][0]
         entry = {"device": name, "source": source, "unit": UNIT_BY_SOURCE.get(source),
