@@ -242,3 +242,16 @@ def test_sys_stats_devfreq_unit_is_khz(fixtures_dir, freq):
     ddr = _dev(freq, "soc:qcom,cpu-llcc-ddr-bw")
     assert ddr["unit"] == "kHz"
     assert ddr["source"] != _dev(freq, "17000010.devfreq_mif")["source"]
+
+
+def test_memory_series_without_sample_by_window_end_warns(tmp_path):
+    # memory clock first set at 1150 ms, after W = [100, 1100) ends: stable null -> warn
+    sch = MT.tiny("mem_late", 1200, runs=[run(6, 200, 300, MT.MAIN)],
+                  clock_rates=[ClockRate(t(1150), MT.S.MIF, 3_172_000)])
+    (r,) = MT.build_and_analyze(sch, tmp_path, window="+100ms:+1100ms")
+    (m,) = r["memfreq"]
+    assert (m["device"], m["is_memory"], m["stable"], m["residency"]) == (
+        MT.S.MIF, True, None, {})
+    assert [(x["id"], x["severity"], x["evidence"].get("devices")) for x in
+            r["health"]["reasons"]] == [("memfreq_missing", "warn", [MT.S.MIF])]
+    assert r["health"]["verdict"] == "warn"

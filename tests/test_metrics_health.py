@@ -193,3 +193,40 @@ def test_zero_not_null_when_app_idle_in_window(tmp_path):
     # the main thread's 6 -> 7 move happens outside W: not a migration here
     assert p["interference_cpu_ns"] == 30 * MS  # a-main [120,150) on CPU 6
     assert p["interference_share"] == pytest.approx(30 / 200, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------
+# data loss recorded by the trace
+# ---------------------------------------------------------------------------
+
+
+def _with_ftrace_stats(data: bytes, overrun_begin: int, overrun_end: int) -> bytes:
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+    tr = pb.Trace()
+    tr.ParseFromString(data)
+    for phase, overrun, ts in ((pb.FtraceStats.START_OF_TRACE, overrun_begin, t(0)),
+                               (pb.FtraceStats.END_OF_TRACE, overrun_end, t(100))):
+        p = tr.packet.add()
+        p.timestamp = ts
+        p.trusted_packet_sequence_id = 9
+        p.ftrace_stats.phase = phase
+        cs = p.ftrace_stats.cpu_stats.add()
+        cs.cpu = 6
+        cs.overrun = overrun
+    return tr.SerializeToString()
+
+
+@pytest.mark.parametrize("begin,end,lost", [(3, 3, False), (3, 8, True)])
+def test_ftrace_overrun_marks_run_partial(tmp_path, begin, end, lost):
+    # ftrace_cpu_overrun_delta[6] = end - begin: 0 -> nothing lost; 5 -> data loss
+    sch = MT.tiny(f"overrun_{begin}_{end}", 100, runs=[run(6, 10, 20, MT.MAIN)],
+                  clock_rates=[ClockRate(t(0), MT.S.MIF, 3_172_000)])
+    path = tmp_path / f"{sch.name}.pftrace"
+    path.write_bytes(_with_ftrace_stats(MT.M.build(sch), begin, end))
+    (r,) = MT.analyze(path)
+    assert r["partial"] is lost
+    got = {(x["id"], x["severity"]) for x in r["health"]["reasons"]}
+    assert (("data_loss", "warn") in got) is lost
+    assert r["health"]["verdict"] == ("warn" if lost else "pass")
+    assert r["gc"]["app_cpu_ns"] == 10 * MS  # numbers still computed from what is there
