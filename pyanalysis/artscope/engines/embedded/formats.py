@@ -272,15 +272,15 @@ def _looks_like_ftrace_text(data: bytes) -> bool:
 
 
 def _read_varint(data: bytes, pos: int) -> tuple[int, int] | None:
-    result = shift = 0
-    while pos < len(data) and shift < 64:
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
-    return None
+    """proto.py's varint reader, returning None instead of raising."""
+    from google.protobuf.message import DecodeError
+
+    from artscope.engines.embedded.proto import _varint
+
+    try:
+        return _varint(data, pos)
+    except (IndexError, DecodeError):
+        return None
 
 
 def _looks_like_proto(data: bytes) -> bool:
