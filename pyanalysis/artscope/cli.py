@@ -211,5 +211,29 @@ def sql_package_cmd(outdir: str) -> None:
                    err=True)
 
 
+# --- artscope report TRACE... -o report.html -----------------------------------
+
+
+@main.command("report")
+@click.argument("traces", nargs=-1, required=True)
+@selector_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write (atomically).")
+@click.option("--title", metavar="TEXT", help="Page title (default: the trace names).")
+def report_cmd(traces, output, title, **kw) -> None:
+    """One self-contained HTML page (works offline): verdict, reasons, metric
+    tables and charts for every run of TRACE... (files, directories, globs)."""
+    from artscope.report.html import write_report
+
+    results = write_report(traces, output, build_options(kw), engine=kw["engine"],
+                           tp_bin=kw.get("tp_bin"), title=title)
+    for r in results:
+        if r.get("partial") and r["run"] == 0:
+            click.echo(f"artscope: warning: {r['trace']}: partial trace (data loss or "
+                       "truncation); see the report's reasons", err=True)
+    verdicts = ", ".join(f"{r['run']}:{r['health']['verdict']}" for r in results)
+    click.echo(f"wrote {output} ({len(results)} run(s): {verdicts})", err=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -490,7 +490,7 @@ def gc_cpu(runset: "RunSet", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
     left = (alt.Chart(_data(ev.select("run", "t", "cpu_ms", "dur_ms", "runnable_ms",
                                       "gc_type", "name", "thread_name", "ts")),
                       title="CPU per GC")
-            .mark_circle(size=60, opacity=0.8)
+            .mark_point(size=70, opacity=0.85, filled=True)
             .encode(x=alt.X("t:Q", title="GC start, since its run's start (s)"),
                     y=alt.Y("cpu_ms:Q", title="GC CPU (ms)"),
                     color=alt.Color("gc_type:N", title="GC type"),
