@@ -141,3 +141,33 @@ def test_grace_covering_all_violations_leaves_no_off_mask_reason(tmp_path):
     (r,) = MT.analyze(tmp_path / "grace_all.pftrace", cpus="6", window="+100ms:+300ms")
     assert r["pinning"]["off_mask_cpu_ns"] == 20 * MS
     assert [(x["id"], x["severity"]) for x in r["health"]["reasons"]] == [("off_mask_cpu", "fail")]
+
+
+def test_half_open_window_boundaries(tmp_path):
+    # W = [100, 200). Everything below touches W only at an edge, except what is marked "in".
+    #   main:  CPU 4 [50,100) ends at W's start; CPU 6 [100,150) in; CPU 7 [150,200) in;
+    #          CPU 5 [200,250) starts at W's end
+    #   kworker/6:0 CPU 6 [60,100), kworker/7:1 CPU 7 [200,230): no interference
+    #   HTD GCs: [90,100) ends at W's start; [100,110) in; [200,210) starts at W's end
+    #   frames: actual start at 100 (in) and at 200 (not in)
+    runs = [run(4, 50, 100, MAIN), run(6, 100, 150, MAIN), run(7, 150, 200, MAIN),
+            run(5, 200, 250, MAIN), run(6, 60, 100, 81), run(7, 200, 230, 80)]
+    atrace = (slice_(HTD, "C young concurrent copying GC", 90, 100)
+              + slice_(HTD, "A young concurrent copying GC", 100, 110)
+              + slice_(HTD, "B young concurrent copying GC", 200, 210))
+    frames = (MT.frame_pair(1, 701, t(99), t(100), 5 * MS)
+              + MT.frame_pair(2, 702, t(199), t(200), 5 * MS))
+    sch = MT.tiny("edges", 300, threads=(MAIN, HTD), runs=runs, atrace=atrace, frames=frames,
+                  extra_threads=[Thread(80, None, "kworker/7:1"), Thread(81, None, "kworker/6:0")])
+    (r,) = MT.build_and_analyze(sch, tmp_path, cpus="6,7", window="+100ms:+200ms")
+    assert r["gc"]["app_cpu_ns"] == 100 * MS     # [100,150) + [150,200)
+    p = r["pinning"]
+    # only the two slices inside W take part: 6 -> 7, one move inside the big cluster
+    assert (p["migrations"], p["cross_cluster_migrations"]) == (1, 0)
+    assert (p["off_mask_cpu_ns"], p["violation_slices"]) == (0, 0)
+    assert p["interference_cpu_ns"] == 0
+    assert p["top_interferers"] == []
+    g = r["gc"]
+    assert (g["gc_count"], g["gc_wall_ns"]) == (1, 10 * MS)
+    assert [e["ts"] for e in g["events"]] == [t(100)]
+    assert (r["jank"]["frames"], r["jank"]["frame_dur_ms"]["p50"]) == (1, 5.0)
