@@ -102,17 +102,40 @@ def write(sch: Schedule, directory: Path) -> Path:
     return path
 
 
+_VALIDATOR: Any = None
+
+
+def validate(results: list[dict[str, Any]]) -> None:
+    """Every output must match the JSON Schema shipped in the package (SPEC)."""
+    global _VALIDATOR
+    import json
+
+    import jsonschema
+
+    if _VALIDATOR is None:
+        import artscope
+
+        path = Path(artscope.__file__).resolve().parent / "schema" / "analyze-output.schema.json"
+        schema = json.loads(path.read_text())
+        cls = jsonschema.validators.validator_for(schema)
+        cls.check_schema(schema)
+        _VALIDATOR = cls(schema)
+    _VALIDATOR.validate(json.loads(json.dumps(results)))
+
+
 def analyze(path: str | Path, app: str | None = APP, **options: Any) -> list[dict[str, Any]]:
-    """artscope's per-run results (SPEC JSON shape) on the embedded engine."""
+    """artscope's per-run results (SPEC JSON shape) on the embedded engine, schema-checked."""
     import artscope
 
     rs = artscope.open(str(path), app=app, engine="embedded", **options)
     try:
-        return rs.results
+        results = rs.results
     finally:
         close = getattr(rs, "close", None)
         if close is not None:
             close()
+    validate(results)
+    return results
 
 
 def build_and_analyze(sch: Schedule, directory: Path, **options: Any) -> list[dict[str, Any]]:
