@@ -66,6 +66,12 @@ def test_pinned_late_fails_for_each_reason(late):
         ("off_mask_cpu", "fail", (2, 3, 4, 5), ()),    # 49 % of app CPU off {6,7}
     ]
     assert late["health"]["verdict"] == "fail"
+    (off,) = [x for x in late["health"]["reasons"] if x["id"] == "off_mask_cpu"]
+    # evidence: absolute trace ns of the first violation's start and the last one's end
+    assert off["evidence"]["time_ranges"] == [[t(200), t(2061)]]
+    assert {x["tid"] for x in off["evidence"]["threads"]} == {
+        MT.MAIN, MT.RT, MT.W1, MT.W2, MT.HTD, MT.POOL}
+    assert off["actual"] == pytest.approx(1574 / 3205, rel=1e-12)
 
 
 def test_pinned_late_numbers(late):
