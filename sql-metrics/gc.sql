@@ -38,7 +38,8 @@ sched_in_run AS (
 gc_slice AS (
   SELECT s.id, s.ts, s.dur, s.name, tt.utid,
     lead(s.name) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_name,
-    lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur
+    lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur,
+    lead(s.ts) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_ts
   FROM slice s
   JOIN thread_track tt ON tt.id = s.track_id
   WHERE s.depth = 0 AND tt.utid IN (SELECT utid FROM target)
@@ -46,7 +47,7 @@ gc_slice AS (
 gc AS (
   SELECT utid, ts,
     ts + iif(dur = -1, trace_end() - ts, dur)
-       + iif(next_name = 'CompactionPhase', iif(next_dur = -1, 0, next_dur), 0) AS end_ts
+       + iif(next_name = 'CompactionPhase', iif(next_dur = -1, trace_end() - next_ts, next_dur), 0) AS end_ts
   FROM gc_slice
   WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE gc_slice.name GLOB p.pattern)
 ),

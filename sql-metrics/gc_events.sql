@@ -4,7 +4,8 @@
 -- artscope_gc_pattern (ART names them "<cause> <collector> GC"). As in
 -- Perfetto's android.garbage_collection module, a directly following depth-0
 -- `CompactionPhase` slice on the same thread extends it: gc_dur = dur +
--- the CompactionPhase's dur. An open GC (dur -1) runs to trace_end(). A GC
+-- the CompactionPhase's dur. An open GC or CompactionPhase (dur -1) runs to
+-- trace_end(). A GC
 -- belongs to the run whose window contains its start.
 --
 -- Output columns:
@@ -24,7 +25,8 @@ WITH
 gc_thread_slice AS (
   SELECT s.id, s.ts, s.dur, s.name, s.track_id, tt.utid,
     lead(s.name) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_name,
-    lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur
+    lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur,
+    lead(s.ts) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_ts
   FROM slice s
   JOIN thread_track tt ON tt.id = s.track_id
   JOIN artscope_target_thread t ON t.utid = tt.utid
@@ -34,7 +36,7 @@ gc AS (
   SELECT id AS gc_id, ts, name, utid,
     iif(dur = -1, trace_end() - ts, dur)
       + iif(next_name = 'CompactionPhase',
-            iif(next_dur = -1, 0, next_dur), 0) AS dur
+            iif(next_dur = -1, trace_end() - next_ts, next_dur), 0) AS dur
   FROM gc_thread_slice
   WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE gc_thread_slice.name GLOB p.pattern)
 ),

@@ -211,10 +211,6 @@ def test_gc_pattern_override(gc_trace):
     assert r["gc"]["gc_wall_ns"] == 20_000_000
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "an open (dur -1) CompactionPhase adds 0 to the GC it follows (gc_events.sql / gc.sql: "
-    "iif(next_dur = -1, 0, next_dur)); SPEC: open slices end at trace end and the GC is "
-    "extended by the CompactionPhase's dur -> expected dur 200 ms, got 50 ms"))
 def test_open_compaction_phase_extends_to_trace_end(tmp_path):
     # HTD runs [100, open -> 300) on CPU 7; "Young concurrent mark compact GC" [100,150)
     # is directly followed by a CompactionPhase [150, never closed). An open slice ends

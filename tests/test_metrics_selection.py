@@ -33,9 +33,6 @@ def test_every_process_with_the_name_is_the_app(tmp_path):
     assert r["pinning"]["threads_violating"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "--marker keeps only the target app's own marker slices when it has any; SPEC: "
-    "'--marker NAME (every slice with that name is one run)'"))
 def test_every_marker_slice_is_a_run(tmp_path):
     # "Iter" on the app's main thread [100,200) and on another process's thread
     # [300,400): two slices with that name -> two runs.

@@ -102,7 +102,7 @@ def select(runner: MetricRunner, opts: AnalysisOptions) -> Selection:
     runner.set_input("artscope_target_process", [(u,) for u in upids])
 
     mine = procs.filter(pl.col("upid").is_in(upids))
-    runs = _windows(runner, opts, mine, upids, threads, t_start, t_end)
+    runs = _windows(runner, opts, mine, t_start, t_end)
 
     topo = _topology(runner)
     allowed = _cpus(opts.cpus, topo) if opts.cpus is not None else None
@@ -164,8 +164,7 @@ def _biggest(eng) -> str:
 
 
 def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
-             upids: list[int], threads: pl.DataFrame, t_start: int, t_end: int
-             ) -> list[Run]:
+             t_start: int, t_end: int) -> list[Run]:
     def clip(s: int, e: int, source: str, i: int) -> Run:
         return Run(i, max(s, t_start), min(e, t_end), source)
 
@@ -181,11 +180,10 @@ def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
     runner.set_input("artscope_marker", [(marker,)])
     slices = runner.run("marker_slices")
     if slices.height:
-        # Prefer the target app's own marker slices when it has any.
-        own = slices.filter(pl.col("upid").is_in(upids))
-        use = own if own.height else slices
+        # SPEC: every slice with that name is one run, whichever process emits
+        # it (benchmark harnesses often mark runs from their own process).
         runs = []
-        for ts, dur in use.select("ts", "dur").iter_rows():
+        for ts, dur in slices.select("ts", "dur").iter_rows():
             end = t_end if dur == -1 else ts + dur
             r = clip(ts, end, "marker" if opts.marker else "app_benchmark", len(runs))
             if r.end_ts > r.start_ts:
