@@ -22,8 +22,10 @@
 --   run, track_id, source, cpu, device   the series (track_id + source)
 --   value              the frequency value held
 --   residency_ns       known time at that value inside W
---   transitions        series: samples inside W whose value differs from the
---                      previous sample's
+--   transitions        series: value changes inside W, i.e. samples with
+--                      start_ts < ts < end_ts whose value differs from the
+--                      previous sample's (a change exactly at W's start is the
+--                      value W starts with, not a change within W)
 --   samples_by_end     series: samples at or before W's end
 WITH
 series AS (
@@ -67,7 +69,7 @@ sample AS (
 ),
 series_in_run AS (
   SELECT r.run, c.track_id, c.source,
-    sum(iif(c.ts >= r.start_ts AND c.ts < r.end_ts
+    sum(iif(c.ts > r.start_ts AND c.ts < r.end_ts
             AND c.prev_value IS NOT NULL AND c.prev_value != c.value, 1, 0)) AS transitions,
     sum(iif(c.ts <= r.end_ts, 1, 0)) AS samples_by_end
   FROM sample c CROSS JOIN artscope_run r

@@ -255,3 +255,25 @@ def test_memory_series_without_sample_by_window_end_warns(tmp_path):
     assert [(x["id"], x["severity"], x["evidence"].get("devices")) for x in
             r["health"]["reasons"]] == [("memfreq_missing", "warn", [MT.S.MIF])]
     assert r["health"]["verdict"] == "warn"
+
+
+def test_change_exactly_at_window_start_is_not_a_transition(tmp_path):
+    # CPU 6: 2.0 GHz from t(0), 2.8 GHz from t(200) = W's start, 2.4 GHz at
+    # t(700). W = [200, 1000): the window starts on 2.8 GHz (no change inside
+    # W at its start), then one change at 700.
+    #   residency: 2.8 GHz [200, 700) = 500 ms; 2.4 GHz [700, 1000) = 300 ms
+    #   transitions: 1 (only the sample at 700 is strictly inside W)
+    sch = MT.tiny("edge_change", 1000, runs=[run(6, 100, 900, MT.MAIN)],
+                  cpufreq=[CpuFreq(t(0), 6, 2_000_000), CpuFreq(t(200), 6, 2_800_000),
+                           CpuFreq(t(700), 6, 2_400_000), CpuFreq(t(1000), 0, 1_000_000)])
+    (r,) = MT.build_and_analyze(sch, tmp_path, cpus="6", window="+200ms:+1000ms")
+    (c6,) = r["cpufreq"]
+    assert c6["residency"] == {"2800000": 500 * MS, "2400000": 300 * MS}
+    assert c6["transitions"] == 1
+    # Only the starting value in W: stable.
+    sch2 = MT.tiny("edge_change2", 1000, runs=[run(6, 100, 900, MT.MAIN)],
+                   cpufreq=[CpuFreq(t(0), 6, 2_000_000), CpuFreq(t(200), 6, 2_800_000),
+                            CpuFreq(t(1000), 0, 1_000_000)])
+    (r2,) = MT.build_and_analyze(sch2, tmp_path, cpus="6", window="+200ms:+1000ms")
+    assert r2["cpufreq"][0]["transitions"] == 0
+    assert r2["cpufreq"][0]["stable"] is True
