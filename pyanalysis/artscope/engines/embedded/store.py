@@ -108,12 +108,26 @@ class Store:
 
     def _create(self, name: str, table: Table) -> None:
         real = "__track" if name == "track" else name
-        cols = ", ".join(f"{c} {t}" for c, t in table.columns)
-        self.conn.execute(f"CREATE TABLE {real} ({cols})")
+        gen = table.generated
+        defs = []
+        for i, (c, t) in enumerate(table.columns):
+            if c in gen:
+                defs.append(f"{c} {t} AS ({gen[c]})")
+            elif i == 0 and c == "id" and t == "INTEGER":
+                # ids are unique non-null integers (row numbers): as the rowid
+                # alias they cost no separate column, and inserts and index
+                # builds are ~1/3 faster (bench/: 2M sched rows). Values and
+                # SELECT * are unchanged.
+                defs.append("id INTEGER PRIMARY KEY")
+            else:
+                defs.append(f"{c} {t}")
+        self.conn.execute(f"CREATE TABLE {real} ({', '.join(defs)})")
         rows = table.rows() if callable(table.rows) else table.rows
-        if rows:
-            marks = ", ".join("?" * len(table.columns))
-            self.conn.executemany(f"INSERT INTO {real} VALUES ({marks})", rows)
+        if rows is not None:
+            stored = [c for c, _ in table.columns if c not in gen]
+            marks = ", ".join("?" * len(stored))
+            self.conn.executemany(
+                f"INSERT INTO {real} ({', '.join(stored)}) VALUES ({marks})", rows)
 
     def ensure_tables_for(self, sql: str) -> None:
         """Materialise the deferred tables ``sql`` mentions."""
