@@ -164,7 +164,7 @@ def _browser(binary: str, tmp_path: Path, *args: str) -> subprocess.CompletedPro
     cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu",
            "--disable-background-networking", "--disable-component-update", "--disable-sync",
            "--no-first-run", f"--user-data-dir={tmp_path / 'profile'}",
-           "--virtual-time-budget=5000", *args]
+           "--virtual-time-budget=20000", *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
@@ -174,11 +174,18 @@ def test_report_renders_in_headless_chromium(late_report, tmp_path):
     if binary is None:
         pytest.skip("chromium not installed (apt-get install chromium; tools/test.sh does it)")
     url = late_report.as_uri()
-    res = _browser(binary, tmp_path, "--enable-logging=stderr", "--v=0", "--dump-dom", url)
-    assert res.returncode == 0, res.stderr[-2000:]
-    dom = res.stdout
-    body = re.search(r"<body[^>]*data-charts-rendered[^>]*>", dom)
-    assert body, "charts did not finish rendering within the virtual time budget"
+    # Virtual time fast-forwards while the page is idle, so a generous budget
+    # costs nothing; one retry absorbs a dump taken early on a loaded machine.
+    for attempt in range(2):
+        res = _browser(binary, tmp_path / f"try{attempt}", "--enable-logging=stderr", "--v=0",
+                       "--dump-dom", url)
+        assert res.returncode == 0, res.stderr[-2000:]
+        dom = res.stdout
+        body = re.search(r"<body[^>]*data-charts-rendered[^>]*>", dom)
+        if body:
+            break
+    assert body, ("charts did not finish rendering within the virtual time budget; "
+                  f"stderr: {res.stderr[-1500:]}")
     assert f'data-charts-rendered="{CHARTS_ONE_RUN}"' in body.group(0)
     assert 'data-charts-failed="0"' in body.group(0)
     errors = re.search(r'<pre id="artscope-errors"[^>]*>(.*?)</pre>', dom, re.S)
