@@ -28,6 +28,9 @@ class Analysis:
     results: list[dict[str, Any]]
     #: raw metric DataFrames (all runs), keyed by sql-metrics file name
     tables: dict[str, pl.DataFrame]
+    #: the runner whose input tables hold this selection (for more metric
+    #: files later, e.g. chart data)
+    runner: MetricRunner
 
 
 def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysis:
@@ -87,4 +90,4 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             import_warnings=info.warnings if info else None)
         results.append(result)
     return Analysis(trace=trace, engine=engine.name, selection=sel, results=results,
-                    tables=tables)
+                    tables=tables, runner=runner)

@@ -21,7 +21,6 @@ import polars as pl
 from artscope.errors import UsageError
 from artscope.metrics.mmu import log_windows, mmu as mmu_curve
 from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS
-from artscope.metrics.runner import metric_sql
 
 if TYPE_CHECKING:
     from artscope.runset import RunSet
@@ -76,9 +75,8 @@ def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
 
 
 def _metric_rows(runset: "RunSet", name: str) -> pl.DataFrame:
-    # MetricRunner(engine) re-creates the input tables empty, so run the file
-    # directly on the engine whose inputs open() already populated.
-    return runset.engine.query(metric_sql(name))
+    """Rows of sql-metrics/<name>.sql for the run set's selection."""
+    return runset.analysis.runner.run(name)
 
 
 # -- timeline ------------------------------------------------------------------
@@ -264,7 +262,7 @@ def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> 
     devices = {(m["source"], m["device"]): m.get("unit") for m in result["memfreq"]}
     series = []
     for track_id, source, cpu, device in freq.select(
-            "track_id", "source", "cpu", "device").unique().sort("track_id").iter_rows():
+            "track_id", "source", "cpu", "device").unique().sort("track_id", "source").iter_rows():
         if source in ("cpufreq", "cpu_max_limit") and cpu in cpus:
             unit = units.get(("cpufreq", cpu)) or "kHz"
             kind = "cpu"
@@ -273,19 +271,15 @@ def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> 
             kind = "device"
         else:
             continue
-        series.append((track_id, _series_label(source, cpu, device), kind, unit))
+        series.append((track_id, source, _series_label(source, cpu, device), kind, unit))
     if not series:
         return pl.DataFrame(schema=schema)
-    runset.engine.create_table("artscope_chart_track", ("track_id",),
-                               [(s[0],) for s in series])
-    samples = runset.engine.query(
-        "SELECT c.track_id, c.ts, c.value FROM counter c "
-        "JOIN artscope_chart_track t ON t.track_id = c.track_id "
-        "ORDER BY c.track_id, c.ts, c.id")
-    meta = pl.DataFrame(series, schema=["track_id", "series", "kind", "unit"], orient="row")
+    samples = _by_run(_metric_rows(runset, "frequency_samples"), run)
+    meta = pl.DataFrame(series, schema=["track_id", "source", "series", "kind", "unit"],
+                        orient="row")
     out = []
     per_series = max(4, max_rows // max(1, len(series)))
-    for (track_id,), s in samples.group_by(["track_id"], maintain_order=True):
+    for (track_id, source), s in samples.group_by(["track_id", "source"], maintain_order=True):
         before = s.filter(pl.col("ts") < start).tail(1).with_columns(ts=pl.lit(start))
         inside = s.filter((pl.col("ts") >= start) & (pl.col("ts") < end))
         pts = pl.concat([before, inside]).select("ts", pl.col("value").cast(pl.Float64))
@@ -305,10 +299,10 @@ def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> 
                 pts.select(ts=(start + (pl.col("bin") + 0.5) * width).cast(pl.Int64),
                            value=pl.col("hi")),
             ]).sort("ts")
-        out.append(pts.with_columns(track_id=pl.lit(track_id)))
+        out.append(pts.with_columns(track_id=pl.lit(track_id), source=pl.lit(source)))
     if not out:
         return pl.DataFrame(schema=schema)
-    return (pl.concat(out).join(meta, on="track_id")
+    return (pl.concat(out).join(meta, on=["track_id", "source"])
             .with_columns(t=(pl.col("ts") - start) / 1e9)
             .select("series", "kind", "unit", "t", "value", "ts"))
 
