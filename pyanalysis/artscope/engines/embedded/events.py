@@ -94,6 +94,10 @@ class Packet:
     * ``sys_stats``: {"cpufreq_khz": [int per cpu], "devfreq": [(key, value)]}
     * ``frame_timeline``: {"kind": 1..5, fields by name (see proto.py)}
     * ``thread_tgid``: {"tid", "tgid"} -- systrace TGID column association
+    * ``thread_name``: {"tid", "name"|None} -- systrace task column: the
+      thread exists, and (when not ``<...>``) has that ftrace-priority name
+    * ``process_tree`` with ``source: "systrace_ps"``: a systrace PROCESS DUMP
+      (see text.py); its thread names have the lowest priority
     """
 
     ts: int
