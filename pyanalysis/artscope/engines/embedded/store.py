@@ -63,7 +63,13 @@ class Store:
         self.conn = sqlite3.connect(":memory:", check_same_thread=False)
         self.conn.execute("PRAGMA journal_mode = OFF")
         self.conn.execute("PRAGMA synchronous = OFF")
-        self.conn.execute("PRAGMA temp_store = MEMORY")
+        # Temp storage (the sorter's spill runs for CREATE INDEX, big GROUP
+        # BY / window sorts) stays in files when a temp dir is writable:
+        # with temp_store = MEMORY, SQLite's sorter merges through in-memory
+        # journals and index builds on large tables are ~3x slower (bench/:
+        # 2M-row sched indexes 5.0 s -> 1.6 s). The files are deleted on close.
+        if not _temp_dir_writable():
+            self.conn.execute("PRAGMA temp_store = MEMORY")
         self._deferred: dict[str, Table] = {}
         for name, table in tables.items():
             if callable(table.rows):
@@ -175,6 +181,15 @@ class Store:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _temp_dir_writable() -> bool:
+    import os
+    import tempfile
+    try:
+        return os.access(tempfile.gettempdir(), os.W_OK)
+    except OSError:
+        return False
 
 
 def split_statements(sql: str) -> list[str]:
