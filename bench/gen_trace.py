@@ -691,7 +691,7 @@ def ensure(seconds: float = 60, switches: int = 2_000_000, seed: int = 1,
     t2 = time.perf_counter()
     log(f"generated {seconds:g}s trace: {sim.n_switches} switches, {sim.n_wakings} wakings, "
         f"{sim.n_other} other ftrace, {len(sim.frames)} frames "
-        f"(simulate {t1 - t0:.1f} s, encode both {t2 - t1:.1f} s)")
+        f"(simulate {t1 - t0:.1f} s, encode {'+'.join(paths)} {t2 - t1:.1f} s)")
     return paths
 
 

@@ -131,7 +131,11 @@ def run_child(kind: str, *args) -> dict:
     """Run one measurement in a fresh interpreter; returns its JSON result."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", kind,
            json.dumps(list(args))]
-    r = subprocess.run(cmd, capture_output=True, text=True)
+    # Measure the checkout this script lives in, whatever is pip-installed.
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(HERE.parent / "pyanalysis")] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env)
     if r.returncode != 0:
         raise RuntimeError(f"{kind} child failed:\n{r.stderr[-3000:]}")
     return json.loads(r.stdout.strip().splitlines()[-1])
@@ -174,6 +178,7 @@ def main() -> int:
     tp_bin = os.environ.get("ARTSCOPE_TP_BIN")
     log = lambda m: print(m, file=sys.stderr, flush=True)  # noqa: E731
 
+    load0 = os.getloadavg()  # the machine may be shared: say how busy it was
     large = gen_trace.ensure(seconds, switches, seed=1, log=log)
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                  "platform": platform.platform()},
@@ -262,7 +267,9 @@ def main() -> int:
     gen_trace.OUT.mkdir(exist_ok=True)
     (gen_trace.OUT / ("results-quick.json" if a.quick else "results.json")).write_text(
         json.dumps(results, indent=2))
-    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}"
+    results["loadavg_end"] = os.getloadavg()
+    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"load average at start {load0[0]:.1f} / end {os.getloadavg()[0]:.1f}"
           + (f", ARTSCOPE_TP_BIN={tp_bin}" if tp_bin else ", no trace_processor binary "
              "(ARTSCOPE_TP_BIN unset: trace_processor columns skipped)"))
     print()
