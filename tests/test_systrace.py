@@ -546,3 +546,21 @@ def test_systrace_has_no_raw_ftrace_rows(tmp_path):
     _write_text(tmp_path / "s.txt")
     with load_trace(tmp_path / "s.txt", engine="embedded") as et:
         assert et.query("SELECT count(*) AS n FROM ftrace_event")["n"][0] == 0
+
+
+@pytest.mark.skipif(not _embedded_available(), reason="embedded engine not built yet")
+def test_proto_and_systrace_give_identical_metrics(tmp_path):
+    import artscope
+
+    _write_proto(tmp_path / "s.pftrace")
+    _write_text(tmp_path / "s.txt")
+    results = []
+    for name in ("s.pftrace", "s.txt"):
+        with artscope.open(tmp_path / name, pid=APP, cpus="0", engine="embedded") as runs:
+            (r,) = runs.results
+            r.pop("trace")
+            results.append(r)
+    proto, text = results
+    assert proto["gc"]["app_cpu_ns"] > 0
+    assert proto["pinning"]["off_mask_cpu_ns"] > 0  # RenderThread ran on CPU 1
+    assert proto == text
