@@ -3,8 +3,11 @@
 --
 -- Output columns:
 --   upid, pid, name   the process
+--   main_thread_name  its main thread's name (a hint when name is NULL)
 --   cpu_ns            total sched time of its threads (closed slices)
-SELECT p.upid, p.pid, p.name, sum(s.dur) AS cpu_ns
+SELECT p.upid, p.pid, p.name,
+  (SELECT m.name FROM thread m WHERE m.upid = p.upid AND m.tid = p.pid) AS main_thread_name,
+  sum(s.dur) AS cpu_ns
 FROM sched s
 JOIN thread th USING (utid)
 JOIN process p USING (upid)

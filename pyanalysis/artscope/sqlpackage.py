@@ -196,7 +196,7 @@ COLUMN_TYPES: dict[str, dict[str, str]] = {
                 "off_mask_ns": "DURATION", "violation_slices": "LONG",
                 "first_violation_ts": "TIMESTAMP", "last_violation_end_ts": "TIMESTAMP"},
     "process_cpu": {"upid": "LONG", "pid": "LONG", "name": "STRING",
-                    "cpu_ns": "DURATION"},
+                    "main_thread_name": "STRING", "cpu_ns": "DURATION"},
     "thread_timeline": {"run": "LONG", "utid": "LONG", "tid": "LONG",
                         "thread_name": "STRING", "role": "STRING", "cpu": "LONG",
                         "ts": "TIMESTAMP", "end_ts": "TIMESTAMP", "dur": "DURATION",

@@ -159,7 +159,8 @@ def _biggest(eng) -> str:
     from artscope.metrics.runner import metric_sql
 
     top = eng.query(metric_sql("process_cpu"))
-    names = [f"{n or '<unnamed>'} (pid {p})" for _, p, n, _ in top.head(5).iter_rows()]
+    names = [f"{n} (pid {p})" if n else f"<unnamed, main thread {m or '?'}> (pid {p})"
+             for _, p, n, m, _ in top.head(5).iter_rows()]
     return "; biggest processes by CPU: " + ", ".join(names) if names else ""
 
 
