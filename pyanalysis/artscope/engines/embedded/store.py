@@ -15,7 +15,7 @@ import re
 import sqlite3
 from typing import Any, Iterable, Iterator, Sequence
 
-from artscope.engines.embedded.tables import Table
+from artscope.engines.embedded.tables import RowBlocks, Table
 
 # Public views over the internal track table (see contract section 1.6).
 _VIEWS = {
@@ -210,15 +210,32 @@ def _insert(conn: sqlite3.Connection, table: str, columns: Sequence[str],
     the first row gets id 0 and SQLite numbers the others max(id) + 1, i.e.
     0, 1, 2, ... in row order (the table is empty before).
     """
-    it = iter(rows)
     one = "(" + ", ".join("?" * len(columns)) + ")"
     cols = ", ".join(columns)
+    first_stmt = f"INSERT INTO {table} (id, {cols}) VALUES (0, {one[1:]}"
+    many = f"INSERT INTO {table} ({cols}) VALUES " + ", ".join([one] * _BATCH)
+    if isinstance(rows, RowBlocks):
+        # values already laid out row-major: batches are slices of one list
+        width = len(columns) * _BATCH
+        for block in rows.blocks:
+            if auto_id and len(block):
+                conn.execute(first_stmt, block[0].tolist())
+                block = block[1:]
+                auto_id = False
+            full = len(block) // _BATCH * _BATCH
+            flat = block[:full].ravel().tolist()
+            conn.executemany(many, (tuple(flat[i:i + width])
+                                    for i in range(0, len(flat), width)))
+            if full < len(block):
+                conn.executemany(f"INSERT INTO {table} ({cols}) VALUES {one}",
+                                 map(tuple, block[full:].tolist()))
+        return
+    it = iter(rows)
     if auto_id:
         first = next(it, None)
         if first is None:
             return
-        conn.execute(f"INSERT INTO {table} (id, {cols}) VALUES (0, "
-                     f"{one[1:]}", first)
+        conn.execute(first_stmt, first)
     rest: list[Sequence[Any]] = []
     chain, islice = itertools.chain.from_iterable, itertools.islice
 
@@ -230,8 +247,7 @@ def _insert(conn: sqlite3.Connection, table: str, columns: Sequence[str],
                 return
             yield tuple(chain(batch))
 
-    conn.executemany(f"INSERT INTO {table} ({cols}) VALUES "
-                     + ", ".join([one] * _BATCH), batches())
+    conn.executemany(many, batches())
     if rest:
         conn.executemany(f"INSERT INTO {table} ({cols}) VALUES {one}", rest)
 

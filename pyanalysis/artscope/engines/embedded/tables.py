@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -964,8 +964,8 @@ class TableBuilder:
             inv[order] = np.arange(n, dtype=i64)
             io = dict(zip(inv[io_wait[0]].tolist(), io_wait[1].tolist()))
         state_names = np.array(names, dtype=object)
-        return _thread_state_chunks(n, ts, dur, cpu, utid, state, state_names,
-                                    io, waker, irq)
+        return RowBlocks(_thread_state_blocks(n, ts, dur, cpu, utid, state,
+                                              state_names, io, waker, irq))
 
     def _tables(self) -> dict[str, Table]:
         sink = self.sink
@@ -1233,31 +1233,50 @@ _PACKET_HANDLERS: dict[str, Callable[..., None]] = {
 }
 
 
-def _nullable(a: np.ndarray, null: np.ndarray) -> list:
-    o = a.astype(object)
-    o[null] = None
-    return o.tolist()
+class RowBlocks:
+    """Rows as 2-D object arrays (one table row per array row), produced one
+    block at a time: the store binds a block's values from one flat list
+    (``block.ravel().tolist()``), with no per-row tuple. Iterating gives the
+    rows as tuples."""
+
+    def __init__(self, blocks: Iterable[np.ndarray]) -> None:
+        self.blocks = blocks
+
+    def __iter__(self) -> Iterator[tuple]:
+        for block in self.blocks:
+            yield from map(tuple, block.tolist())
 
 
-def _thread_state_chunks(n: int, ts: np.ndarray, dur: np.ndarray, cpu: np.ndarray,
+def _thread_state_blocks(n: int, ts: np.ndarray, dur: np.ndarray, cpu: np.ndarray,
                          utid: np.ndarray, state: np.ndarray, state_names: np.ndarray,
                          io: dict[int, int], waker: np.ndarray, irq: np.ndarray,
-                         chunk: int = 1 << 16) -> Iterable[tuple]:
-    """thread_state rows from the columns, converted to Python objects one
-    chunk at a time (bench/: the same memory reused instead of ~1 GB of
-    fresh pages for whole-column lists)."""
+                         chunk: int = 1 << 16) -> Iterator[np.ndarray]:
+    """thread_state rows (ts, dur, cpu, utid, state, io_wait, waker_utid,
+    irq_context) from the columns, converted to Python objects one chunk at a
+    time (bench/: the same memory reused instead of ~1 GB of fresh pages for
+    whole-column lists)."""
+    io_ids = np.array(sorted(io), dtype=np.int64)
+    io_vals = np.array([io[i] for i in io_ids.tolist()] + [None], dtype=object)[:-1]
     for a in range(0, n, chunk):
         b = min(n, a + chunk)
-        if io:
-            io_c: list = [io.get(i) for i in range(a, b)]
-        else:
-            io_c = [None] * (b - a)
-        c_cpu, c_waker, c_irq = cpu[a:b], waker[a:b], irq[a:b]
-        yield from zip(ts[a:b].tolist(), dur[a:b].tolist(),
-                       _nullable(c_cpu, c_cpu < 0), utid[a:b].tolist(),
-                       state_names[state[a:b]].tolist(), io_c,
-                       _nullable(c_waker, c_waker < 0),
-                       _nullable(np.zeros(b - a, dtype=np.int64), ~c_irq))
+        block = np.empty((b - a, 8), dtype=object)
+        block[:, 0] = ts[a:b]
+        block[:, 1] = dur[a:b]
+        c = cpu[a:b]
+        block[:, 2] = c
+        block[c < 0, 2] = None
+        block[:, 3] = utid[a:b]
+        block[:, 4] = state_names[state[a:b]]
+        # block[:, 5] (io_wait) stays None unless set
+        lo, hi = np.searchsorted(io_ids, (a, b))
+        if hi > lo:
+            block[io_ids[lo:hi] - a, 5] = io_vals[lo:hi]
+        w = waker[a:b]
+        block[:, 6] = w
+        block[w < 0, 6] = None
+        block[:, 7] = 0
+        block[~irq[a:b], 7] = None
+        yield block
 
 
 def build_tables(sink: EventSink, ingest_ftrace_in_raw: bool = True) -> dict[str, Table]:
