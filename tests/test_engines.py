@@ -99,3 +99,30 @@ def test_trace_processor_loads_fixture_with_raw_ingestion():
                     "SELECT count(*) AS n FROM sched",
                     "SELECT count(*) AS n FROM slice"):
             assert eng.query(sql).rows() == emb.query(sql).rows(), sql
+
+
+def test_bounds_include_sys_stats_counters_not_imported():
+    # trace_processor makes meminfo/vmstat counters from these packets, which
+    # bound the trace; the embedded engine does not import them but must give
+    # the same trace_bounds: [500, 3000], not the lone ftrace event's [1000].
+    from perfetto.trace_builder.proto_builder import TraceProtoBuilder
+
+    from artscope.engines.embedded import EmbeddedEngine, decode_bytes
+
+    b = TraceProtoBuilder()
+    p = b.add_packet()
+    p.timestamp = 500
+    m = p.sys_stats.meminfo.add()
+    m.key, m.value = 1, 100
+    p = b.add_packet()
+    p.ftrace_events.cpu = 0
+    e = p.ftrace_events.event.add()
+    e.timestamp, e.pid = 1000, 1
+    e.cpu_frequency.state, e.cpu_frequency.cpu_id = 5, 0
+    p = b.add_packet()
+    p.timestamp = 3000
+    v = p.sys_stats.vmstat.add()
+    v.key, v.value = 1, 100
+    eng = EmbeddedEngine()
+    eng.load_sink(decode_bytes("proto", b.serialize()))
+    assert eng.query("SELECT start_ts, end_ts FROM trace_bounds").rows() == [(500, 3000)]

@@ -139,6 +139,10 @@ class EventSink:
     packages: list[tuple[Any, ...]] = dataclasses.field(default_factory=list)
     #: stats name -> (idx or None) -> value, mirroring trace_processor's stats.
     stats: dict[tuple[str, int | None], int] = dataclasses.field(default_factory=dict)
+    #: Timestamps of rows trace_processor creates from data artscope does not
+    #: import (e.g. sys_stats meminfo/vmstat counters): they only widen
+    #: trace_bounds, so a whole-trace window matches trace_processor's.
+    bound_only_ts: list[int] = dataclasses.field(default_factory=list)
     #: One-line warnings for the user (truncation, skipped lines...).
     warnings: list[str] = dataclasses.field(default_factory=list)
     partial: bool = False

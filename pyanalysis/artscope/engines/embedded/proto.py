@@ -57,6 +57,14 @@ _PROCESS_STATS_COUNTERS = {
 }
 
 
+#: sys_stats fields the embedded engine imports as counters (the rest only
+#: contribute their timestamp to trace_bounds).
+_SYS_STATS_IMPORTED = frozenset({
+    "cpufreq_khz", "devfreq", "gpufreq_mhz", "thermal_zone", "cpuidle_state",
+    "collection_end_timestamp",
+})
+
+
 # -- wire helpers ------------------------------------------------------------
 
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
@@ -300,6 +308,11 @@ class ProtoDecoder:
             sink.packet(ts, "process_stats", {"processes": procs})
         elif which == "sys_stats":
             ss = pkt.sys_stats
+            # trace_processor turns every other sys_stats field (meminfo,
+            # vmstat, cpu_stat, irq/fork counts, psi...) into counters at this
+            # ts; artscope does not import them but they bound the trace.
+            if any(f.name not in _SYS_STATS_IMPORTED for f, _ in ss.ListFields()):
+                sink.bound_only_ts.append(ts)
             if (len(ss.cpufreq_khz) or len(ss.devfreq) or len(ss.gpufreq_mhz)
                     or len(ss.thermal_zone) or len(ss.cpuidle_state)):
                 sink.packet(ts, "sys_stats", {

@@ -1173,6 +1173,8 @@ class TableBuilder:
             # wakings / newtasks / blocked reasons (appended during the
             # ts-ordered replay: first/last are min/max) start rows too.
             extend(self.ts_other[0][1], self.ts_other[-1][1])
+        if sink.bound_only_ts:
+            extend(min(sink.bound_only_ts), max(sink.bound_only_ts))
         if lo is None:
             lo, hi = 0, 0
         if lo == hi:
