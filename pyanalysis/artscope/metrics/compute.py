@@ -117,7 +117,7 @@ def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
     judged = allowed is not None and cap.sched
     # Migrations do not depend on the allowed set.
     if cap.sched:
-        out["migrations"] = _sum(m["migrations"]) if m.height else 0
+        out["migrations"] = _sum(m["migrations"])
         clusters = sel.topology.cluster_of
         if m.height and clusters:
             cc = 0
@@ -141,19 +141,19 @@ def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
         out["threads"] = _thread_breakdown(p) if cap.sched else []
         out["evidence"] = _evidence(evidence, run)
         return out
-    off = _sum(p["off_mask_ns"]) if p.height else 0
+    off = _sum(p["off_mask_ns"])
     viol = p.filter(pl.col("violation_slices") > 0) if p.height else p
     out.update({
         "off_mask_cpu_ns": off,
         "off_mask_share": _ratio(off, app_cpu_ns),
-        "grace_off_mask_cpu_ns": _sum(p["grace_off_mask_ns"]) if p.height else 0,
-        "violation_slices": _sum(p["violation_slices"]) if p.height else 0,
+        "grace_off_mask_cpu_ns": _sum(p["grace_off_mask_ns"]),
+        "violation_slices": _sum(p["violation_slices"]),
         "threads_violating": viol["utid"].n_unique() if viol.height else 0,
         "first_violation_ts": _int(viol["first_violation_ts"].min()) if viol.height else None,
         "last_violation_end_ts": _int(viol["last_violation_end_ts"].max()) if viol.height else None,
     })
     i = _by_run(interf, run)
-    icpu = _sum(i["cpu_ns"]) if i.height else 0
+    icpu = _sum(i["cpu_ns"])
     a_set = sorted(set(allowed or []) | set(gc_allowed or []))
     out["interference_cpu_ns"] = icpu
     out["interference_share"] = _ratio(icpu, len(a_set) * w_len)
