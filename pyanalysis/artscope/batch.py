@@ -51,12 +51,26 @@ def analyze_one(path: str, opts: AnalysisOptions, engine: str = "auto",
         eng = load_trace(path, engine=engine, tp_bin=tp_bin)
     except ArtscopeError as e:
         return [{"trace": path, "error": str(e)}]
+    except Exception as e:  # noqa: BLE001 - one odd trace must not stop a batch
+        if os.environ.get("ARTSCOPE_DEBUG"):
+            raise
+        return [{"trace": path, "error": _internal(e)}]
     try:
         return analyze_engine(eng, opts, path).results
     except ArtscopeError as e:
         return [{"trace": path, "engine": eng.name, "error": str(e)}]
+    except Exception as e:  # noqa: BLE001
+        if os.environ.get("ARTSCOPE_DEBUG"):
+            raise
+        return [{"trace": path, "engine": eng.name, "error": _internal(e)}]
     finally:
         eng.close()
+
+
+def _internal(e: Exception) -> str:
+    first = str(e).splitlines()[0] if str(e) else ""
+    return (f"internal error ({type(e).__name__}: {first}); "
+            "rerun with ARTSCOPE_DEBUG=1 for the traceback and report it")
 
 
 def analyze_many(paths: list[str], opts: AnalysisOptions, engine: str = "auto",
@@ -88,7 +102,7 @@ def analyze_many(paths: list[str], opts: AnalysisOptions, engine: str = "auto",
                 try:
                     results[i] = fut.result()
                 except Exception as e:  # a worker crash must not stop the batch
-                    results[i] = [{"trace": paths[i], "error": f"internal error: {e}"}]
+                    results[i] = [{"trace": paths[i], "error": _internal(e)}]
                 done += 1
                 if progress:
                     progress(done, total)
