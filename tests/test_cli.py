@@ -198,3 +198,12 @@ def test_output_written_atomically_over_existing(tmp_path):
     assert p.returncode == 2
     assert out.read_text() == "previous"
     assert sorted(os.listdir(tmp_path)) == ["o.json"]
+
+
+def test_click_usage_errors_are_one_line():
+    line = one_line_error(run("analyze"))
+    assert "Missing argument" in line and "artscope analyze -h" in line
+    line = one_line_error(run("analyze", str(FIX / "pinned_clean.pftrace"), *APP,
+                              "--format", "xml"))
+    assert "--format" in line
+    one_line_error(run("no-such-command"))

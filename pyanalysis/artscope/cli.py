@@ -15,7 +15,8 @@ from artscope.errors import ArtscopeError
 
 
 class _Group(click.Group):
-    """Turns ArtscopeError into `artscope: error: ...` + exit 2."""
+    """User errors -- ours (ArtscopeError) and click's usage errors -- become
+    one line, `artscope: error: ...`, and exit code 2."""
 
     def invoke(self, ctx: click.Context):  # type: ignore[override]
         try:
@@ -23,6 +24,26 @@ class _Group(click.Group):
         except ArtscopeError as e:
             click.echo(f"artscope: error: {e}", err=True)
             sys.exit(2)
+
+    def main(self, *args, **kwargs):  # type: ignore[override]
+        try:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as e:
+            click.echo(e.ctx.get_help() if e.ctx else str(e), err=True)
+            sys.exit(2)
+        except click.UsageError as e:
+            cmd = e.ctx.command_path if e.ctx else "artscope"
+            msg = " ".join(e.format_message().split())
+            click.echo(f"artscope: error: {msg} (see '{cmd} -h')", err=True)
+            sys.exit(2)
+        except click.exceptions.Exit as e:
+            sys.exit(e.exit_code)
+        except click.Abort:
+            click.echo("artscope: interrupted", err=True)
+            sys.exit(130)
+        except click.ClickException as e:
+            click.echo(f"artscope: error: {' '.join(e.format_message().split())}", err=True)
+            sys.exit(e.exit_code)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
