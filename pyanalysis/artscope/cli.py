@@ -257,4 +257,4 @@ def report_cmd(traces, output, title, **kw) -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    main(prog_name="artscope")
