@@ -23,6 +23,7 @@ Conventions
 from __future__ import annotations
 
 import dataclasses
+from array import array
 from typing import Any
 
 
@@ -49,6 +50,17 @@ class SwitchColumns:
     def __len__(self) -> int:
         return len(self.ts)
 
+    @classmethod
+    def typed(cls) -> "SwitchColumns":
+        """Columns whose values are always ints as ``array('q')`` (8 bytes a
+        value instead of a list slot + an int object: bench/, 2M compact
+        switches, ~180 MB less). Indexing, ``append`` and ``extend`` work as
+        on the lists; values must fit int64 (the replay's sort needs that
+        anyway)."""
+        return cls(ts=array("q"), cpu=array("q"), prev_state=array("q"),
+                   next_pid=array("q"), next_prio=array("q"), compact=array("q"),
+                   seq=array("q"))
+
 
 @dataclasses.dataclass
 class WakingColumns:
@@ -67,6 +79,13 @@ class WakingColumns:
 
     def __len__(self) -> int:
         return len(self.ts)
+
+    @classmethod
+    def typed(cls) -> "WakingColumns":
+        """As :meth:`SwitchColumns.typed` (pid and comm stay lists)."""
+        return cls(ts=array("q"), cpu=array("q"), wakee_pid=array("q"),
+                   prio=array("q"), target_cpu=array("q"), compact=array("q"),
+                   seq=array("q"))
 
 
 @dataclasses.dataclass

@@ -23,7 +23,7 @@ from google.protobuf.message import DecodeError
 
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from artscope.engines.embedded.events import EventSink
+from artscope.engines.embedded.events import EventSink, SwitchColumns, WakingColumns
 
 FRAME_TIMELINE_FIELD = 76
 
@@ -231,6 +231,11 @@ class ProtoDecoder:
         self.sink = sink
         self.max_ts = 0
         self.bad_packets = 0
+        # int columns as array('q') (peak RSS; protobuf ints fit int64)
+        if not len(sink.switches):
+            sink.switches = SwitchColumns.typed()
+        if not len(sink.wakings):
+            sink.wakings = WakingColumns.typed()
         # Per-CPU compact_sched state lives in tables.py (it needs sorting);
         # here we only flatten the arrays.
 

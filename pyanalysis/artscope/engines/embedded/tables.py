@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from array import array
 from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
@@ -168,13 +169,13 @@ class TableBuilder:
         self.pt = ProcessTracker()
         self.args = _Args()
         self.tracks = _Tracks(self.args)
-        # sched
-        self.s_ts: list[int] = []
-        self.s_dur: list[int] = []
-        self.s_cpu: list[int] = []
-        self.s_utid: list[int] = []
+        # sched (int columns as array('q'): 8 bytes a value, bench/ peak RSS)
+        self.s_ts: array[int] = array("q")
+        self.s_dur: array[int] = array("q")
+        self.s_cpu: array[int] = array("q")
+        self.s_utid: array[int] = array("q")
         self.s_end: list[str | None] = []
-        self.s_prio: list[int] = []
+        self.s_prio: array[int] = array("q")
         # thread_state inputs (built lazily, vectorised: _thread_state_rows).
         # Every sched row is also one switch event: s_prev_utid / s_prev_state
         # hold its prev thread and end_state string. Other events are
@@ -182,7 +183,7 @@ class TableBuilder:
         # (their place among the switches): kind 1 sched_waking (wakee,
         # waker), 2 task_newtask (child, parent), 3 sched_blocked_reason
         # (utid, io_wait).
-        self.s_prev_utid: list[int] = []
+        self.s_prev_utid: array[int] = array("q")
         self.s_prev_state: list[str | None] = []
         self.ts_other: list[tuple] = []
         # slices
@@ -191,8 +192,12 @@ class TableBuilder:
         self.async_slots: dict[tuple, list[int | None]] = {}
         # counters: (ts, track, value, arg_set_id)
         self.counters: list[tuple[int, int, float, int | None]] = []
-        # raw ftrace rows: (ts, name, cpu, utid, arg_set_id, common_flags)
-        self.raw_rows: list[tuple] = []
+        # raw ftrace rows (ftrace_event), in replay order. The sched_switch
+        # row of every sched row is (s_ts, "sched_switch", s_cpu, s_prev_utid)
+        # and is not stored twice; every other row is kept as
+        # (n, ts, name, cpu, utid, arg_set_id) with n = len(s_ts) when it was
+        # replayed (its place among the sched rows), see _ftrace_event_rows.
+        self.raw_other: list[tuple] = []
         self.cpus_seen: set[int] = set()
         self.stats: dict[tuple[str, int | None], int] = dict(sink.stats)
         # frame timeline
@@ -235,13 +240,18 @@ class TableBuilder:
             is_ftrace = order < n_sw + n_wk + n_ft
             keep = ~(is_ftrace & (ts_all[order] < hard_cut))
             order = order[keep]
+        del ts_all, seq_all
+        # an int64 array, iterated as Python ints (no 2.4M-int list held)
+        order_q = array("q")
+        order_q.frombytes(order.astype(np.int64, copy=False).tobytes())
+        del order
 
-        self._run(order.tolist(), n_sw, n_wk, n_ft, soft_cut)
+        self._run(order_q, n_sw, n_wk, n_ft, soft_cut)
         return self._tables()
 
     # -- replay ----------------------------------------------------------------
 
-    def _run(self, order: list[int], n_sw: int, n_wk: int, n_ft: int, soft_cut: int) -> None:
+    def _run(self, order: Iterable[int], n_sw: int, n_wk: int, n_ft: int, soft_cut: int) -> None:
         sink = self.sink
         pt = self.pt
         sw = sink.switches
@@ -250,7 +260,7 @@ class TableBuilder:
         packets = sink.packets
         decode = self.decode_state
         raw_on = self.raw_on
-        raw_rows = self.raw_rows
+        raw_other = self.raw_other
         ts_other = self.ts_other
         s_prev_utid, s_prev_state = self.s_prev_utid, self.s_prev_state
         s_ts, s_dur, s_cpu, s_utid, s_end, s_prio = (
@@ -314,8 +324,8 @@ class TableBuilder:
                         last_utid[cpu] = u
                         last_prio[cpu] = sw_next_prio[k]
                     elif raw_on:
-                        raw_rows.append((ts, "sched_switch", cpu,
-                                         get_or_create(sw_prev_pid[k]), None, None))
+                        raw_other.append((len(s_ts), ts, "sched_switch", cpu,
+                                          get_or_create(sw_prev_pid[k]), None))
                     continue
                 next_utid = update_name_fast(next_pid, sw_next_comm[k])
                 p = pending.get(cpu)
@@ -341,8 +351,7 @@ class TableBuilder:
                         else:
                             mismatched += 1
                     prev_utid = update_name_fast(prev_pid, sw_prev_comm[k])
-                if raw_on:
-                    raw_rows.append((ts, "sched_switch", cpu, prev_utid, None, None))
+                # (its ftrace_event row is this sched row: raw_other's doc)
                 pending[cpu] = len(s_ts)
                 s_ts.append(ts)
                 s_dur.append(-1)
@@ -371,11 +380,12 @@ class TableBuilder:
                     waker = get_or_create(wk.pid[i]) if wk.pid[i] is not None else None
                     if ts < soft_cut:
                         if raw_on:
-                            raw_rows.append((ts, "sched_waking", cpu, waker, None, None))
+                            raw_other.append((len(s_ts), ts, "sched_waking", cpu, waker,
+                                              None))
                         continue
                     wakee = update_name(wk.wakee_pid[i], wk.comm[i], PRIO_FTRACE)
                 if raw_on:
-                    raw_rows.append((ts, "sched_waking", cpu, waker, None, None))
+                    raw_other.append((len(s_ts), ts, "sched_waking", cpu, waker, None))
                 ts_other.append((1, ts, wakee, waker, len(s_ts)))
             elif k < e_ft:
                 ev = ftrace[k - e_wk]
@@ -388,7 +398,7 @@ class TableBuilder:
                     arg_set = None
                     if ev.name not in _DEDICATED_TABLE_EVENTS and ev.fields:
                         arg_set = self.args.add_set(list(ev.fields.items()))
-                    raw_rows.append((ev.ts, ev.name, ev.cpu, utid, arg_set, None))
+                    raw_other.append((len(s_ts), ev.ts, ev.name, ev.cpu, utid, arg_set))
                 if ev.ts < soft_cut:
                     continue
                 handler = _FTRACE_HANDLERS.get(ev.name)
@@ -967,6 +977,35 @@ class TableBuilder:
         return RowBlocks(_thread_state_blocks(n, ts, dur, cpu, utid, state,
                                               state_names, io, waker, irq))
 
+    def _ftrace_event_rows(self) -> Iterable[tuple]:
+        """ftrace_event rows in replay order: one per sched row (its
+        sched_switch) merged with raw_other at the recorded positions."""
+        if not self.raw_on:
+            return []
+        n_s, other = len(self.s_ts), self.raw_other
+        m = len(other)
+        o_n = np.fromiter((r[0] for r in other), dtype=np.int64, count=m)
+        s_pos = np.arange(n_s, dtype=np.int64)
+        s_pos += np.searchsorted(o_n, s_pos, side="right")
+        o_pos = o_n + np.arange(m, dtype=np.int64)
+        n = n_s + m
+        ts = np.empty(n, dtype=np.int64)
+        ts[s_pos] = np.asarray(self.s_ts, dtype=np.int64)
+        cpu = np.empty(n, dtype=np.int64)
+        cpu[s_pos] = np.asarray(self.s_cpu, dtype=np.int64)
+        utid = np.empty(n, dtype=object)
+        utid[s_pos] = np.asarray(self.s_prev_utid, dtype=np.int64)
+        name = np.empty(n, dtype=object)
+        name[s_pos] = "sched_switch"
+        arg = np.empty(n, dtype=object)  # None
+        if m:
+            ts[o_pos] = [r[1] for r in other]
+            name[o_pos] = [r[2] for r in other]
+            cpu[o_pos] = [r[3] for r in other]
+            utid[o_pos] = [r[4] for r in other]
+            arg[o_pos] = [r[5] for r in other]
+        return RowBlocks(_ftrace_event_blocks(n, ts, name, cpu, utid, arg))
+
     def _tables(self) -> dict[str, Table]:
         sink = self.sink
         pt = self.pt
@@ -1102,16 +1141,14 @@ class TableBuilder:
                             ("latched_fence_state", "TEXT")],
             act_rows)
 
-        raw_rows = self.raw_rows
-        # No sort needed: rows are appended during the replay, which walks
-        # events in (ts, seq) order, each row at its event's ts.
-        # Rows go in as they are, (ts, name, cpu, utid, arg_set_id,
-        # common_flags): ids by SQLite, ucpu generated.
+        # No sort needed: rows are in replay order, which walks events in
+        # (ts, seq) order, each row at its event's ts. Rows (ts, name, cpu,
+        # utid, arg_set_id, common_flags): ids by SQLite, ucpu generated.
         t["ftrace_event"] = Table(
             [("id", "INTEGER"), ("ts", "INTEGER"), ("name", "TEXT"), ("cpu", "INTEGER"),
              ("ucpu", "INTEGER"), ("utid", "INTEGER"), ("arg_set_id", "INTEGER"),
              ("common_flags", "INTEGER")],
-            lambda: raw_rows, generated={"ucpu": "cpu"}, auto_id=True)
+            self._ftrace_event_rows, generated={"ucpu": "cpu"}, auto_id=True)
         t["args"] = Table(
             [("id", "INTEGER"), ("arg_set_id", "INTEGER"), ("flat_key", "TEXT"),
              ("key", "TEXT"), ("int_value", "INTEGER"), ("string_value", "TEXT"),
@@ -1159,8 +1196,15 @@ class TableBuilder:
             lo = a if lo is None or a < lo else lo
             hi = b if hi is None or b > hi else hi
 
-        if raw_rows:
-            extend(raw_rows[0][0], raw_rows[-1][0])
+        if self.raw_on and (s_ts or self.raw_other):
+            # rows in replay (ts) order: the first / last of each part
+            firsts = [x for x in (s_ts[0] if s_ts else None,
+                                  self.raw_other[0][1] if self.raw_other else None)
+                      if x is not None]
+            lasts = [x for x in (s_ts[-1] if s_ts else None,
+                                 self.raw_other[-1][1] if self.raw_other else None)
+                     if x is not None]
+            extend(min(firsts), max(lasts))
         if s_ts:
             extend(int(np_ts.min()), int((np_ts + np.maximum(np_dur, 0)).max()))
         if counters:
@@ -1278,6 +1322,23 @@ def _thread_state_blocks(n: int, ts: np.ndarray, dur: np.ndarray, cpu: np.ndarra
         block[w < 0, 6] = None
         block[:, 7] = 0
         block[~irq[a:b], 7] = None
+        yield block
+
+
+def _ftrace_event_blocks(n: int, ts: np.ndarray, name: np.ndarray, cpu: np.ndarray,
+                         utid: np.ndarray, arg: np.ndarray,
+                         chunk: int = 1 << 16) -> Iterator[np.ndarray]:
+    """ftrace_event rows (ts, name, cpu, utid, arg_set_id, common_flags)
+    as object blocks, as _thread_state_blocks."""
+    for a in range(0, n, chunk):
+        b = min(n, a + chunk)
+        block = np.empty((b - a, 6), dtype=object)
+        block[:, 0] = ts[a:b]
+        block[:, 1] = name[a:b]
+        block[:, 2] = cpu[a:b]
+        block[:, 3] = utid[a:b]
+        block[:, 4] = arg[a:b]
+        # block[:, 5] (common_flags) stays None
         yield block
 
 
