@@ -211,18 +211,19 @@ class EventSink:
         s = self.switches
         n = len(ts)
         s.ts.extend(ts)
-        s.cpu.extend([cpu] * n)
-        s.prev_pid.extend([None] * n)
-        s.prev_comm.extend([None] * n)
-        s.prev_prio.extend([None] * n)
+        s.cpu.extend(_repeat(s.cpu, cpu, n))
+        nones = [None] * n
+        s.prev_pid.extend(nones)
+        s.prev_comm.extend(nones)
+        s.prev_prio.extend(nones)
         s.prev_state.extend(prev_state)
         s.next_pid.extend(next_pid)
         s.next_comm.extend(next_comm)
         s.next_prio.extend(next_prio)
-        s.compact.extend([1] * n)
+        s.compact.extend(_repeat(s.compact, 1, n))
         start = self._seq + 1
         self._seq += n
-        s.seq.extend(range(start, start + n))
+        s.seq.extend(_range(s.seq, start, start + n))
 
     def sched_waking(
         self, ts: int, cpu: int, pid: int | None, wakee_pid: int, comm: str,
@@ -246,3 +247,15 @@ class EventSink:
 
     def packet(self, ts: int, kind: str, data: dict[str, Any]) -> None:
         self.packets.append(Packet(ts, kind, data, self.next_seq()))
+
+
+def _repeat(col: list[int] | array, value: int, n: int) -> list[int] | array:
+    """``[value] * n`` of the column's own type (array.extend of a list
+    converts value by value)."""
+    return array(col.typecode, (value,)) * n if isinstance(col, array) else [value] * n
+
+
+def _range(col: list[int] | array, start: int, stop: int) -> Any:
+    if isinstance(col, array):
+        return array(col.typecode, range(start, stop))
+    return range(start, stop)

@@ -457,9 +457,11 @@ class ProtoDecoder:
                 comm_idx = comm_idx[:n]
             if ts_out and ts_out[-1] > self.max_ts:
                 self.max_ts = ts_out[-1]
+            # the repeated fields as they are when whole (array.extend reads
+            # them directly, ~2x faster than from a list copy)
             sink.compact_switches(
-                cpu, ts_out, list(cs.switch_prev_state[:n]),
-                list(cs.switch_next_pid[:n]), list(cs.switch_next_prio[:n]),
+                cpu, ts_out, _head(cs.switch_prev_state, n),
+                _head(cs.switch_next_pid, n), _head(cs.switch_next_prio, n),
                 [intern[i] for i in comm_idx])
         m = min(len(cs.waking_timestamp), len(cs.waking_pid),
                 len(cs.waking_target_cpu), len(cs.waking_prio),
@@ -484,14 +486,20 @@ class ProtoDecoder:
             w.ts.extend(ts_w)
             w.cpu.extend([cpu] * m)
             w.pid.extend([None] * m)
-            w.wakee_pid.extend(cs.waking_pid[:m])
+            w.wakee_pid.extend(_head(cs.waking_pid, m))
             w.comm.extend([intern[c] for c in comm_w])
-            w.prio.extend(cs.waking_prio[:m])
-            w.target_cpu.extend(cs.waking_target_cpu[:m])
+            w.prio.extend(_head(cs.waking_prio, m))
+            w.target_cpu.extend(_head(cs.waking_target_cpu, m))
             w.compact.extend([1] * m)
-            w.seq.extend(sink.next_seq() for _ in range(m))
+            w.seq.extend(range(sink._seq + 1, sink._seq + 1 + m))
+            sink._seq += m
             if last_ts > self.max_ts:
                 self.max_ts = last_ts
+
+
+def _head(values: Any, n: int) -> Any:
+    """The first ``n`` values of a repeated field (the field itself if whole)."""
+    return values if len(values) == n else values[:n]
 
 
 def _has_field(raw: memoryview, field: int) -> bool:
