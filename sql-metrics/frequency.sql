@@ -1,4 +1,5 @@
--- frequency: residency of every frequency series in each run window.
+-- frequency: every frequency series' samples as intervals clipped to each
+-- run window; residency, transitions and stability are sums over these rows.
 --
 -- Series (never merged across sources; their units differ):
 --   source 'cpufreq'        cpu_counter_track 'cpufreq' per CPU (kHz; ftrace
@@ -15,18 +16,21 @@
 -- its `name` and `state`/`rate` args), else it came from sys_stats polling.
 -- A sample holds until the next sample of the same series; the last one
 -- holds to the end of W. The value at W's start is the last sample before
--- it; time before a series' first sample is unknown (no residency).
+-- it; time before a series' first sample is unknown (no row covers it).
 --
--- Output columns (one row per run, series and value held in W; a series with
--- samples but no residency in W has one row with value NULL):
+-- Output columns (one row per run and sample whose interval reaches W --
+-- the sample carried in from before W, every sample inside W, a sample
+-- exactly at W's end -- and, for a series of the trace with no sample at or
+-- before W's end (nothing known), one row with ts NULL):
 --   run, track_id, source, cpu, device   the series (track_id + source)
---   value              the frequency value held
---   residency_ns       known time at that value inside W
---   transitions        series: value changes inside W, i.e. samples with
---                      start_ts < ts < end_ts whose value differs from the
---                      previous sample's (a change exactly at W's start is the
---                      value W starts with, not a change within W)
---   samples_by_end     series: samples at or before W's end
+--   ts              the sample's time (absolute trace ns)
+--   value           the frequency value from ts on
+--   start_ts        max(ts, W start): where its time in W begins
+--   end_ts          min(next sample's ts, W end): where it ends (= start_ts
+--                   when it holds no time in W)
+--   is_transition   1 when the value changes strictly inside W: start_ts <
+--                   ts < W end and it differs from the previous sample (a
+--                   change exactly at W's start is the value W starts with)
 WITH
 series AS (
   SELECT t.id AS track_id, 'cpufreq' AS source, t.cpu, NULL AS device
@@ -67,27 +71,21 @@ sample AS (
     lag(value) OVER (PARTITION BY track_id, source ORDER BY ts, id) AS prev_value
   FROM series_sample
 ),
-series_in_run AS (
-  SELECT r.run, c.track_id, c.source,
-    sum(iif(c.ts > r.start_ts AND c.ts < r.end_ts
-            AND c.prev_value IS NOT NULL AND c.prev_value != c.value, 1, 0)) AS transitions,
-    sum(iif(c.ts <= r.end_ts, 1, 0)) AS samples_by_end
-  FROM sample c CROSS JOIN artscope_run r
-  GROUP BY r.run, c.track_id, c.source
-),
-residency AS (
-  SELECT r.run, c.track_id, c.source, c.value,
-    sum(min(coalesce(c.next_ts, r.end_ts), r.end_ts) - max(c.ts, r.start_ts)) AS residency_ns
+sample_in_run AS (
+  SELECT r.run, c.*, r.start_ts AS w_start, r.end_ts AS w_end
   FROM sample c
-  JOIN artscope_run r ON c.ts < r.end_ts AND coalesce(c.next_ts, r.end_ts) > r.start_ts
-  GROUP BY r.run, c.track_id, c.source, c.value
-  HAVING residency_ns > 0
+  JOIN artscope_run r ON c.ts <= r.end_ts AND coalesce(c.next_ts, r.end_ts) >= r.start_ts
+),
+series_in_run AS (
+  SELECT DISTINCT r.run, c.track_id, c.source FROM sample c CROSS JOIN artscope_run r
 )
-SELECT sr.run, sr.track_id, sr.source, s.cpu, s.device,
-  rs.value, coalesce(rs.residency_ns, 0) AS residency_ns,
-  sr.transitions, sr.samples_by_end
+SELECT sr.run, sr.track_id, sr.source, s.cpu, s.device, c.ts, c.value,
+  max(c.ts, c.w_start) AS start_ts,
+  max(max(c.ts, c.w_start), min(coalesce(c.next_ts, c.w_end), c.w_end)) AS end_ts,
+  iif(c.ts > c.w_start AND c.ts < c.w_end
+      AND c.prev_value IS NOT NULL AND c.prev_value != c.value, 1, 0) AS is_transition
 FROM series_in_run sr
 JOIN series s USING (track_id)
-LEFT JOIN residency rs
-  ON rs.run = sr.run AND rs.track_id = sr.track_id AND rs.source = sr.source
-ORDER BY sr.run, sr.source, s.cpu, s.device, sr.track_id, rs.value
+LEFT JOIN sample_in_run c
+  ON c.run = sr.run AND c.track_id = sr.track_id AND c.source = sr.source
+ORDER BY sr.run, sr.source, s.cpu, s.device, sr.track_id, c.ts

@@ -248,16 +248,25 @@ def _value_key(v: float) -> str:
     return str(int(v)) if float(v).is_integer() else repr(float(v))
 
 
+def _residency(rows: pl.DataFrame) -> pl.DataFrame:
+    """(value, ns): time in W per value, from frequency.sql's sample intervals."""
+    return (rows.with_columns(ns=pl.col("end_ts") - pl.col("start_ts"))
+            .filter(pl.col("ns").is_not_null() & (pl.col("ns") > 0))
+            .group_by("value").agg(pl.col("ns").sum())
+            .sort("value"))
+
+
 def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[str, Any]:
-    """Stats of one series in one run from its frequency.sql rows."""
-    transitions = int(rows["transitions"][0])
-    by_end = int(rows["samples_by_end"][0])
-    res = rows.filter(pl.col("value").is_not_null() & (pl.col("residency_ns") > 0))
-    residency = {_value_key(v): int(ns) for v, ns in res.select("value", "residency_ns").iter_rows()}
-    known = _sum(res["residency_ns"]) if res.height else 0
+    """Stats of one series in one run from its frequency.sql rows (a row
+    with ts NULL: no sample at or before W's end, nothing known)."""
+    transitions = _sum(rows["is_transition"])
+    known_rows = rows.filter(pl.col("ts").is_not_null())
+    res = _residency(rows)
+    residency = {_value_key(v): int(ns) for v, ns in res.iter_rows()}
+    known = _sum(res["ns"])
     if res.height:
         vals = res["value"].to_list()
-        nss = res["residency_ns"].to_list()
+        nss = res["ns"].to_list()
         mean = sum(v * ns for v, ns in zip(vals, nss)) / known
         # Longest residency wins; ties go to the higher value.
         dom_v, dom_ns = max(zip(vals, nss), key=lambda t: (t[1], t[0]))
@@ -266,7 +275,7 @@ def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[st
         mean = dom_v = vmin = vmax = None
         dom_ns = 0
     known_share = known / w_len if w_len > 0 else None
-    if by_end == 0:
+    if known_rows.height == 0:
         stable = None
     else:
         stable = transitions == 0 and known_share is not None and known_share >= stable_share
@@ -315,9 +324,8 @@ def _throttled(entry: dict[str, Any], rows: pl.DataFrame, lim: pl.DataFrame,
     if dom is None or w_len <= 0:
         return None
     limit = opts.thresholds.throttle_share * w_len
-    below_freq = _sum(rows.filter(pl.col("value") < dom)["residency_ns"])
-    below_limit = (_sum(lim.filter(pl.col("value") < dom)["residency_ns"])
-                   if lim.height else 0)
+    below_freq = _sum(_residency(rows).filter(pl.col("value") < dom)["ns"])
+    below_limit = _sum(_residency(lim).filter(pl.col("value") < dom)["ns"])
     return below_freq > limit or below_limit > limit
 
 

@@ -274,7 +274,8 @@ def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> 
         series.append((track_id, source, _series_label(source, cpu, device), kind, unit))
     if not series:
         return pl.DataFrame(schema=schema)
-    samples = _by_run(_metric_rows(runset, "frequency_samples"), run)
+    # frequency.sql: the carried-in sample and every sample in W
+    samples = freq.filter(pl.col("ts").is_not_null())
     meta = pl.DataFrame(series, schema=["track_id", "source", "series", "kind", "unit"],
                         orient="row")
     out = []
