@@ -10,6 +10,9 @@ so frame-timeline packets are appended as raw field-76 bytes.
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 CLONE_THREAD = 0x00010000
@@ -17,25 +20,12 @@ CLONE_THREAD = 0x00010000
 _PREV_STATE = {"R": 0, "S": 1, "D": 2, "U": 2}
 
 
-def _varint(v: int) -> bytes:
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        if v:
-            out.append(b | 0x80)
-        else:
-            out.append(b)
-            return bytes(out)
-
-
-def _field_varint(num: int, v: int) -> bytes:
-    return _varint(num << 3) + _varint(v)
-
-
-def _field_bytes(num: int, data: bytes) -> bytes:
-    return _varint((num << 3) | 2) + _varint(len(data)) + data
+# The fixtures' tiny protobuf encoder (frame timeline is a TracePacket
+# extension missing from the perfetto package's protos).
+_FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+if str(_FIXTURES) not in sys.path:
+    sys.path.insert(0, str(_FIXTURES))
+from make_fixtures import f_bytes as _field_bytes, f_varint as _field_varint  # noqa: E402
 
 
 class Trace:
