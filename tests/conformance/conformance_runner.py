@@ -5,6 +5,8 @@ A case is a directory ``cases/<suite>/<test_name>/`` holding
 * the input trace: ``trace.textproto`` (a ``Trace`` in text format),
   ``trace.py`` (a synthetic-trace script using :mod:`conformance_synth`; it
   must leave a module-level ``trace``) or ``trace.systrace`` (systrace text);
+  or ``trace.ref`` naming one of those in ``inputs/`` when several diff
+  tests share an input (as trace_processor's share synth_1.py);
 * ``query.sql``: the test's query (stdlib INCLUDEs rewritten in plain SQL);
 * ``expected.csv``: the test's expected output, verbatim.
 
@@ -26,7 +28,7 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 from artscope.engines.embedded import EmbeddedEngine, decode_bytes
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
-TRACE_FILES = ("trace.textproto", "trace.py", "trace.systrace")
+INPUTS_DIR = Path(__file__).resolve().parent / "inputs"
 
 
 @dataclass
@@ -70,19 +72,27 @@ def parse_textproto(text: str) -> bytes:
     raise ValueError("textproto does not parse")
 
 
+def _input_file(case_dir: Path, suffix: str) -> Path:
+    ref = case_dir / "trace.ref"
+    if ref.exists():
+        shared = INPUTS_DIR / ref.read_text().strip()
+        return shared if shared.suffix == suffix else case_dir / "-"
+    return case_dir / f"trace{suffix}"
+
+
 def build_trace(case_dir: Path) -> tuple[str, bytes]:
     """Returns (kind for decode_bytes, trace bytes)."""
-    p = case_dir / "trace.textproto"
+    p = _input_file(case_dir, ".textproto")
     if p.exists():
         return "proto", parse_textproto(p.read_text())
-    p = case_dir / "trace.py"
+    p = _input_file(case_dir, ".py")
     if p.exists():
         here = str(Path(__file__).resolve().parent)
         if here not in sys.path:
             sys.path.insert(0, here)
         ns = runpy.run_path(str(p))
         return "proto", ns["trace"].serialize()
-    p = case_dir / "trace.systrace"
+    p = _input_file(case_dir, ".systrace")
     if p.exists():
         return "systrace", p.read_bytes()
     raise FileNotFoundError(f"no trace input in {case_dir}")
