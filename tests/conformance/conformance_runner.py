@@ -7,7 +7,8 @@ A case is a directory ``cases/<suite>/<test_name>/`` holding
   must leave a module-level ``trace``) or ``trace.systrace`` (systrace text);
   or ``trace.ref`` naming one of those in ``inputs/`` when several diff
   tests share an input (as trace_processor's share synth_1.py);
-* ``query.sql``: the test's query (stdlib INCLUDEs rewritten in plain SQL);
+* ``query.sql``: the test's query (stdlib INCLUDEs rewritten in plain SQL),
+  or ``query.ref`` naming a query in ``inputs/`` shared by several tests;
 * ``expected.csv``: the test's expected output, verbatim.
 
 The query's result is rendered the way trace_processor's diff-test runner
@@ -44,10 +45,16 @@ class Case:
 
 def discover(root: Path = CASES_DIR) -> list[Case]:
     cases = []
-    for q in sorted(root.glob("*/*/query.sql")):
-        d = q.parent
-        cases.append(Case(d.parent.name, d.name, d))
-    return cases
+    dirs = {q.parent for pattern in ("*/*/query.sql", "*/*/query.ref")
+            for q in root.glob(pattern)}
+    return [Case(d.parent.name, d.name, d) for d in sorted(dirs)]
+
+
+def query_text(case_dir: Path) -> str:
+    ref = case_dir / "query.ref"
+    if ref.exists():
+        return (INPUTS_DIR / ref.read_text().strip()).read_text()
+    return (case_dir / "query.sql").read_text()
 
 
 def parse_textproto(text: str) -> bytes:
@@ -130,7 +137,7 @@ def run_case(case: Case) -> tuple[list[str], list[str]]:
     engine = EmbeddedEngine(ingest_ftrace_in_raw=True)
     engine.load_sink(sink, case.id)
     try:
-        cols, rows = engine.store.execute_script((case.path / "query.sql").read_text())
+        cols, rows = engine.store.execute_script(query_text(case.path))
     finally:
         engine.close()
     actual = format_csv(cols, rows)
