@@ -202,11 +202,14 @@ class TraceProcessorEngine(Engine):
 
 
 def _py(v: Any) -> Any:
-    """numpy scalars from the perfetto package -> plain Python values."""
-    if v is None or isinstance(v, (int, float, str)):
+    """numpy scalars from the perfetto package -> plain Python values.
+
+    np.float64 subclasses float, so exact types are checked: every value
+    must reach rows_to_frame as int / float / str / bytes / None, exactly as
+    the embedded engine's sqlite3 rows do.
+    """
+    if v is None or type(v) in (int, float, str, bytes):
         return v
     if hasattr(v, "item"):
         return v.item()
-    if isinstance(v, bytes):
-        return v
     return v
