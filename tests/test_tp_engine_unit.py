@@ -54,3 +54,49 @@ def test_create_table_sends_literal_rows_in_batches():
 def test_sql_literals():
     assert [_sql_literal(v) for v in (None, True, 7, 0.5, "a'b")] == [
         "NULL", "1", "7", "0.5", "'a''b'"]
+
+
+class _SqliteBackedTP:
+    """Stands in for perfetto's TraceProcessor: answers from an embedded
+    store, returning cells the way its QueryResultIterator does (numpy
+    object array; numpy ints and floats)."""
+
+    def __init__(self, store):
+        self.store = store
+
+    def query(self, sql):
+        cols, rows = self.store.execute_script(sql)
+        res = _Result(cols, [])
+        flat = [np.int64(v) if type(v) is int else np.float64(v) if type(v) is float else v
+                for r in rows for v in r]
+        res.cells = np.empty(len(flat), dtype=object)
+        res.cells[:] = flat
+        return res
+
+
+def test_analysis_through_the_trace_processor_engine_code_path():
+    """Everything artscope does on the trace_processor engine (input tables as
+    SQL literals, result conversion) gives the embedded engine's results."""
+    from pathlib import Path
+
+    from artscope.engines.base import LoadInfo
+    from artscope.engines.embedded import EmbeddedEngine
+    from artscope.metrics.analysis import analyze_engine
+    from artscope.metrics.options import AnalysisOptions
+
+    trace = Path(__file__).resolve().parents[1] / "fixtures" / "pinned_late.pftrace"
+    opts = AnalysisOptions(app="com.example.bench", cpus="big", pin_grace_ns=100_000_000)
+    emb = EmbeddedEngine()
+    emb.load(trace)
+    expected = analyze_engine(emb, opts, str(trace)).results
+    backing = EmbeddedEngine()
+    backing.load(trace)
+    tp = TraceProcessorEngine()
+    tp.tp = _SqliteBackedTP(backing.store)
+    tp.info = LoadInfo(engine="trace_processor", path=str(trace))
+    got = analyze_engine(tp, opts, str(trace)).results
+    for r in got:
+        assert r.pop("engine") == "trace_processor"
+    for r in expected:
+        r.pop("engine")
+    assert got == expected
