@@ -176,10 +176,14 @@ class TableBuilder:
         self.s_utid: array[int] = array("q")
         self.s_end: list[str | None] = []
         self.s_prio: array[int] = array("q")
+        # during the replay: the switch index (in sink.switches) of every
+        # sched row; ts / dur / cpu / end_state / prio filled from it
+        # afterwards (_finish_sched)
+        self.s_k: array[int] = array("q")
         # thread_state inputs (built lazily, vectorised: _thread_state_rows).
         # Every sched row is also one switch event: s_prev_utid / s_prev_state
         # hold its prev thread and end_state string. Other events are
-        # (kind, ts, a, b, n) with n = len(s_ts) when they were replayed
+        # (kind, ts, a, b, n) with n = len(s_k) (= len(s_ts)) when they were replayed
         # (their place among the switches): kind 1 sched_waking (wakee,
         # waker), 2 task_newtask (child, parent), 3 sched_blocked_reason
         # (utid, io_wait).
@@ -195,7 +199,7 @@ class TableBuilder:
         # raw ftrace rows (ftrace_event), in replay order. The sched_switch
         # row of every sched row is (s_ts, "sched_switch", s_cpu, s_prev_utid)
         # and is not stored twice; every other row is kept as
-        # (n, ts, name, cpu, utid, arg_set_id) with n = len(s_ts) when it was
+        # (n, ts, name, cpu, utid, arg_set_id) with n = len(s_k) when it was
         # replayed (its place among the sched rows), see _ftrace_event_rows.
         self.raw_other: list[tuple] = []
         self.cpus_seen: set[int] = set()
@@ -246,8 +250,19 @@ class TableBuilder:
         order_q.frombytes(order.astype(np.int64, copy=False).tobytes())
         del order
 
-        self._run(order_q, n_sw, n_wk, n_ft, soft_cut)
-        return self._tables()
+        # The cyclic GC paused during the replay, as in _thread_state_rows:
+        # its allocations (row tuples, ...) trigger gen-2 passes that rescan
+        # every live container of the trace and find no cycles (bench/,
+        # 2M switches: ~0.7 s of the tables stage).
+        import gc
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._run(order_q, n_sw, n_wk, n_ft, soft_cut)
+            return self._tables()
+        finally:
+            if was_enabled:
+                gc.enable()
 
     # -- replay ----------------------------------------------------------------
 
@@ -258,13 +273,10 @@ class TableBuilder:
         wk = sink.wakings
         ftrace = sink.ftrace
         packets = sink.packets
-        decode = self.decode_state
         raw_on = self.raw_on
         raw_other = self.raw_other
         ts_other = self.ts_other
-        s_prev_utid, s_prev_state = self.s_prev_utid, self.s_prev_state
-        s_ts, s_dur, s_cpu, s_utid, s_end, s_prio = (
-            self.s_ts, self.s_dur, self.s_cpu, self.s_utid, self.s_end, self.s_prio)
+        cpus_seen = self.cpus_seen
         get_or_create = pt.get_or_create_thread
         update_name = pt.update_thread_name
         # Hot path (bench/: 2M switches): pt.update_thread_name(tid, comm,
@@ -291,102 +303,76 @@ class TableBuilder:
                         return u
             return update_name(tid, comm, PRIO_FTRACE)
 
-        # end_state strings of every raw prev_state value, decoded once
-        # (a dict lookup per switch instead of a call).
-        end_states = {v: decode(v) for v in set(sw.prev_state)}
-        # Per-CPU sched state.
-        pending: dict[int, int] = {}
-        last_pid: dict[int, int] = {}
+        # Per-CPU sched state. The replay keeps only what defines utids and
+        # thread names (trace_processor's order) and the switch index of
+        # every kept switch (s_k); the sched rows' ts / cpu / prio, dur and
+        # end_state are computed afterwards per CPU (_finish_sched).
         last_utid: dict[int, int] = {}
-        last_prio: dict[int, int] = {}
-        cpus_seen = self.cpus_seen
-        sw_ts, sw_cpu, sw_prev_pid, sw_prev_comm, sw_prev_state = (
-            sw.ts, sw.cpu, sw.prev_pid, sw.prev_comm, sw.prev_state)
-        sw_next_pid, sw_next_comm, sw_next_prio, sw_compact = (
-            sw.next_pid, sw.next_comm, sw.next_prio, sw.compact)
+        last_utid_get = last_utid.get
+        s_k = self.s_k
+        s_k_append = s_k.append
+        s_utid_append = self.s_utid.append
+        s_prev_utid_append = self.s_prev_utid.append
+        sw_ts, sw_cpu, sw_prev_pid, sw_prev_comm = (
+            sw.ts, sw.cpu, sw.prev_pid, sw.prev_comm)
+        sw_next_pid, sw_next_comm, sw_compact = (
+            sw.next_pid, sw.next_comm, sw.compact)
+        wk_ts, wk_cpu, wk_compact, wk_pid, wk_wakee_pid, wk_comm = (
+            wk.ts, wk.cpu, wk.compact, wk.pid, wk.wakee_pid, wk.comm)
         e_sw = n_sw
         e_wk = n_sw + n_wk
         e_ft = e_wk + n_ft
-        mismatched = 0
         skipped_compact = 0
 
         for k in order:
             if k < e_sw:
-                ts = sw_ts[k]
-                cpu = sw_cpu[k]
-                next_pid = sw_next_pid[k]
-                cpus_seen.add(cpu)
-                if ts < soft_cut:
+                if sw_ts[k] < soft_cut:
                     # Soft-dropped: raw only; compact still tracks "last".
                     if sw_compact[k]:
-                        u = update_name(next_pid, sw_next_comm[k], PRIO_FTRACE)
-                        last_pid[cpu] = next_pid
-                        last_utid[cpu] = u
-                        last_prio[cpu] = sw_next_prio[k]
+                        last_utid[sw_cpu[k]] = update_name(
+                            sw_next_pid[k], sw_next_comm[k], PRIO_FTRACE)
                     elif raw_on:
-                        raw_other.append((len(s_ts), ts, "sched_switch", cpu,
+                        raw_other.append((len(s_k), sw_ts[k], "sched_switch", sw_cpu[k],
                                           get_or_create(sw_prev_pid[k]), None))
                     continue
-                next_utid = update_name_fast(next_pid, sw_next_comm[k])
-                p = pending.get(cpu)
+                next_utid = update_name_fast(sw_next_pid[k], sw_next_comm[k])
                 if sw_compact[k]:
-                    prev_utid = last_utid.get(cpu)
+                    cpu = sw_cpu[k]
+                    prev_utid = last_utid_get(cpu)
+                    last_utid[cpu] = next_utid
                     if prev_utid is None:
                         skipped_compact += 1
-                        last_pid[cpu] = next_pid
-                        last_utid[cpu] = next_utid
-                        last_prio[cpu] = sw_next_prio[k]
                         continue
-                    end_state = end_states[sw_prev_state[k]]
-                    if p is not None:
-                        s_dur[p] = ts - s_ts[p]
-                        s_end[p] = end_state
                 else:
-                    end_state = end_states[sw_prev_state[k]]
-                    prev_pid = sw_prev_pid[k]
-                    if p is not None:
-                        if prev_pid == last_pid[cpu]:
-                            s_dur[p] = ts - s_ts[p]
-                            s_end[p] = end_state
-                        else:
-                            mismatched += 1
-                    prev_utid = update_name_fast(prev_pid, sw_prev_comm[k])
+                    last_utid[sw_cpu[k]] = next_utid
+                    prev_utid = update_name_fast(sw_prev_pid[k], sw_prev_comm[k])
                 # (its ftrace_event row is this sched row: raw_other's doc)
-                pending[cpu] = len(s_ts)
-                s_ts.append(ts)
-                s_dur.append(-1)
-                s_cpu.append(cpu)
-                s_utid.append(next_utid)
-                s_end.append(None)
-                s_prio.append(sw_next_prio[k])
-                last_pid[cpu] = next_pid
-                last_utid[cpu] = next_utid
-                last_prio[cpu] = sw_next_prio[k]
-                s_prev_utid.append(prev_utid)
-                s_prev_state.append(end_state)
+                s_k_append(k)
+                s_utid_append(next_utid)
+                s_prev_utid_append(prev_utid)
             elif k < e_wk:
                 i = k - e_sw
-                ts = wk.ts[i]
-                cpu = wk.cpu[i]
-                cpus_seen.add(cpu)
-                if wk.compact[i]:
-                    waker = last_utid.get(cpu)
+                ts = wk_ts[i]
+                cpu = wk_cpu[i]
+                if wk_compact[i]:
+                    waker = last_utid_get(cpu)
                     if waker is None:
                         continue
                     if ts < soft_cut:
                         continue
-                    wakee = get_or_create(wk.wakee_pid[i])
+                    wakee = get_or_create(wk_wakee_pid[i])
                 else:
-                    waker = get_or_create(wk.pid[i]) if wk.pid[i] is not None else None
+                    pid = wk_pid[i]
+                    waker = get_or_create(pid) if pid is not None else None
                     if ts < soft_cut:
                         if raw_on:
-                            raw_other.append((len(s_ts), ts, "sched_waking", cpu, waker,
+                            raw_other.append((len(s_k), ts, "sched_waking", cpu, waker,
                                               None))
                         continue
-                    wakee = update_name(wk.wakee_pid[i], wk.comm[i], PRIO_FTRACE)
+                    wakee = update_name(wk_wakee_pid[i], wk_comm[i], PRIO_FTRACE)
                 if raw_on:
-                    raw_other.append((len(s_ts), ts, "sched_waking", cpu, waker, None))
-                ts_other.append((1, ts, wakee, waker, len(s_ts)))
+                    raw_other.append((len(s_k), ts, "sched_waking", cpu, waker, None))
+                ts_other.append((1, ts, wakee, waker, len(s_k)))
             elif k < e_ft:
                 ev = ftrace[k - e_wk]
                 cpus_seen.add(ev.cpu)
@@ -398,7 +384,7 @@ class TableBuilder:
                     arg_set = None
                     if ev.name not in _DEDICATED_TABLE_EVENTS and ev.fields:
                         arg_set = self.args.add_set(list(ev.fields.items()))
-                    raw_other.append((len(s_ts), ev.ts, ev.name, ev.cpu, utid, arg_set))
+                    raw_other.append((len(s_k), ev.ts, ev.name, ev.cpu, utid, arg_set))
                 if ev.ts < soft_cut:
                     continue
                 handler = _FTRACE_HANDLERS.get(ev.name)
@@ -409,10 +395,89 @@ class TableBuilder:
                 handler = _PACKET_HANDLERS.get(pkt.kind)
                 if handler is not None:
                     handler(self, pkt.ts, pkt.data)
-        if mismatched:
-            self.stat("mismatched_sched_switch_tids", mismatched)
         if skipped_compact:
             self.stat("compact_sched_switch_skipped", skipped_compact)
+        # every switch and waking replayed names its cpu (as every ftrace
+        # event above); counted here from the columns, not per event
+        replayed = np.asarray(order, dtype=np.int64)
+        for lo, hi, col in ((0, e_sw, sw_cpu), (e_sw, e_wk, wk_cpu)):
+            ks = replayed[(replayed >= lo) & (replayed < hi)] - lo
+            if len(ks):
+                cpus_seen.update(np.unique(np.asarray(col, dtype=np.int64)[ks]).tolist())
+        self._finish_sched()
+
+    def _finish_sched(self) -> None:
+        """sched columns of the kept switches (s_k, in replay order), with
+        trace_processor's per-CPU pending-slice semantics: a row is closed by
+        the next kept switch on its CPU (dur = the ts gap, end_state = that
+        switch's decoded prev_state), unless that switch is a regular
+        (non-compact) one whose prev_pid is not the row's next_pid: the row
+        then stays open (dur -1, end_state NULL) and
+        mismatched_sched_switch_tids counts it. The last row of a CPU stays
+        open. s_prev_state holds every row's own decoded prev_state
+        (thread_state)."""
+        i64 = np.int64
+        sw = self.sink.switches
+        ks = np.frombuffer(self.s_k, dtype=i64) if len(self.s_k) else np.empty(0, i64)
+        n = len(ks)
+        # (temporaries dropped as soon as done with: bench/ peak RSS)
+        self.s_ts = _q(np.asarray(sw.ts, dtype=i64)[ks])
+        self.s_prio = _q(np.asarray(sw.next_prio, dtype=i64)[ks])
+        # end_state of every row's switch, decoded once per distinct value
+        raw = np.asarray(sw.prev_state, dtype=i64)[ks]
+        decode = self.decode_state
+        if n and raw.min() >= 0 and raw.max() < (1 << 20):
+            # small values (the usual): a lookup table instead of a sort
+            present = np.zeros(int(raw.max()) + 1, dtype=bool)
+            present[raw] = True
+            uniq = np.flatnonzero(present)
+            lut = np.zeros(len(present), dtype=np.int32)
+            lut[uniq] = np.arange(len(uniq), dtype=np.int32)
+            inv = lut[raw]
+            del present, lut
+        else:
+            uniq, inv = np.unique(raw, return_inverse=True)
+            inv = inv.reshape(-1)
+        del raw
+        names = np.empty(len(uniq), dtype=object)
+        names[:] = [decode(v) for v in uniq.tolist()]
+        state = names[inv]
+        del inv
+        self.s_prev_state = state.tolist()
+        # row i -> its successor j on the same CPU (a stable sort by CPU:
+        # radix sort on int16 for the usual small CPU numbers)
+        cpu = np.asarray(sw.cpu, dtype=i64)[ks]
+        self.s_cpu = _q(cpu)
+        if n and cpu.min() >= 0 and cpu.max() < (1 << 15):
+            by_cpu = np.argsort(cpu.astype(np.int16), kind="stable")
+        else:
+            by_cpu = np.argsort(cpu, kind="stable")
+        by_cpu = by_cpu.astype(np.int32) if n < (1 << 31) else by_cpu
+        same = cpu[by_cpu[1:]] == cpu[by_cpu[:-1]]
+        del cpu
+        i_idx, j_idx = by_cpu[:-1][same], by_cpu[1:][same]
+        del by_cpu, same
+        closes = np.asarray(sw.compact, dtype=i64)[ks[j_idx]] != 0
+        nc = np.flatnonzero(~closes)
+        if len(nc):
+            sw_prev_pid = sw.prev_pid
+            prev_pid = np.array([sw_prev_pid[k] for k in ks[j_idx[nc]].tolist()], dtype=i64)
+            ok = prev_pid == np.asarray(sw.next_pid, dtype=i64)[ks[i_idx[nc]]]
+            closes[nc] = ok
+            mismatched = len(ok) - int(ok.sum())
+            if mismatched:
+                self.stat("mismatched_sched_switch_tids", mismatched)
+        ci, cj = i_idx[closes], j_idx[closes]
+        del i_idx, j_idx, closes
+        ts = np.frombuffer(self.s_ts, dtype=i64) if n else np.empty(0, i64)
+        dur = np.full(n, -1, dtype=i64)
+        dur[ci] = ts[cj] - ts[ci]
+        self.s_dur = _q(dur)
+        del dur, ts
+        end = np.empty(n, dtype=object)  # None
+        end[ci] = state[cj]
+        del state
+        self.s_end = end.tolist()
 
     # -- ftrace handlers --------------------------------------------------------
 
@@ -587,7 +652,7 @@ class TableBuilder:
             new = pt.start_new_thread(ts, new_tid)
             pt.set_thread_name(new, comm, PRIO_FTRACE)
             pt.associate_threads(src, new)
-        self.ts_other.append((2, ts, new, src, len(self.s_ts)))
+        self.ts_other.append((2, ts, new, src, len(self.s_k)))
 
     def _task_rename(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
         self.pt.update_thread_name_and_maybe_process(
@@ -622,7 +687,7 @@ class TableBuilder:
 
     def _sched_blocked_reason(self, ts: int, pid: int, f: dict, _u: int | None) -> None:
         utid = self.pt.get_or_create_thread(f.get("pid", 0))
-        self.ts_other.append((3, ts, utid, int(f.get("io_wait", 0)), len(self.s_ts)))
+        self.ts_other.append((3, ts, utid, int(f.get("io_wait", 0)), len(self.s_k)))
 
     # -- packet handlers ----------------------------------------------------------
 
@@ -1340,6 +1405,13 @@ def _ftrace_event_blocks(n: int, ts: np.ndarray, name: np.ndarray, cpu: np.ndarr
         block[:, 4] = arg[a:b]
         # block[:, 5] (common_flags) stays None
         yield block
+
+
+def _q(a: np.ndarray) -> "array[int]":
+    """An int64 numpy array as array('q') (Python ints when indexed)."""
+    out = array("q")
+    out.frombytes(np.ascontiguousarray(a, dtype=np.int64).tobytes())
+    return out
 
 
 def build_tables(sink: EventSink, ingest_ftrace_in_raw: bool = True) -> dict[str, Table]:
