@@ -65,6 +65,12 @@ _SYS_STATS_IMPORTED = frozenset({
 })
 
 
+def _text(v: Any) -> Any:
+    """A string field that failed UTF-8 validation arrives as bytes; keep the
+    valid characters (trace_processor drops invalid UTF-8 from print bufs)."""
+    return v.decode("utf-8", "ignore") if isinstance(v, bytes) else v
+
+
 # -- wire helpers ------------------------------------------------------------
 
 def _varint(buf: bytes | memoryview, pos: int) -> tuple[int, int]:
@@ -173,6 +179,10 @@ def decode_frame_timeline(raw: bytes) -> dict[str, Any] | None:
             if spec is None:
                 continue
             name, kind = spec
+            # A field whose wire type does not fit its declared type is
+            # malformed (protobuf parsers skip it); skip it too.
+            if (kind == "str") != (fwt == 2) or (kind != "f32" and fwt in (1, 5)):
+                continue
             if kind == "str":
                 out[name] = v.decode("utf-8", "replace")
             elif kind == "f32":
@@ -356,7 +366,7 @@ class ProtoDecoder:
         elif which == "packages_list":
             for p in pkt.packages_list.packages:
                 sink.packages.append((
-                    p.name, p.uid, int(p.debuggable), int(p.profileable_from_shell),
+                    _text(p.name), p.uid, int(p.debuggable), int(p.profileable_from_shell),
                     p.version_code))
         elif which == "ftrace_stats":
             fs = pkt.ftrace_stats
@@ -388,7 +398,7 @@ class ProtoDecoder:
             procs.append({
                 "pid": p.pid,
                 "ppid": p.ppid if p.HasField("ppid") else None,
-                "cmdline": list(p.cmdline),
+                "cmdline": [_text(c) for c in p.cmdline],
                 "has_cmdline": len(p.cmdline) > 0,
                 "uid": p.uid if p.HasField("uid") else None,
                 "start_ts": (p.process_start_from_boot
@@ -396,7 +406,7 @@ class ProtoDecoder:
                 "cmdline_is_comm": bool(p.cmdline_is_comm),
             })
         threads = [{"tid": t.tid, "tgid": t.tgid,
-                    "name": t.name if t.HasField("name") else None}
+                    "name": _text(t.name) if t.HasField("name") else None}
                    for t in tree.threads]
         self.sink.packet(ts, "process_tree", {"processes": procs, "threads": threads})
 
@@ -421,23 +431,27 @@ class ProtoDecoder:
             name = ev.WhichOneof("event")
             if name == "sched_switch":
                 s = ev.sched_switch
-                sink.sched_switch(ts, cpu, s.prev_pid, s.prev_comm, s.prev_prio,
-                                  s.prev_state, s.next_pid, s.next_comm, s.next_prio)
+                pc, nc = s.prev_comm, s.next_comm
+                if type(pc) is not str or type(nc) is not str:
+                    pc, nc = _text(pc), _text(nc)
+                sink.sched_switch(ts, cpu, s.prev_pid, pc, s.prev_prio,
+                                  s.prev_state, s.next_pid, nc, s.next_prio)
             elif name == "sched_waking":
                 w = ev.sched_waking
-                sink.sched_waking(ts, cpu, ev.pid, w.pid, w.comm, w.prio, w.target_cpu)
+                sink.sched_waking(ts, cpu, ev.pid, w.pid, _text(w.comm), w.prio,
+                                  w.target_cpu)
             elif name is None:
                 continue
             elif name in _GENERIC_WITH_FIELDS:
                 msg = getattr(ev, name)
                 sink.ftrace_event(ts, cpu, ev.pid, name,
-                                  {f.name: v for f, v in msg.ListFields()})
+                                  {f.name: _text(v) for f, v in msg.ListFields()})
             else:
                 sink.ftrace_event(ts, cpu, ev.pid, name, {})
 
     def _compact(self, cpu: int, cs: pb.FtraceEventBundle.CompactSched) -> None:
         sink = self.sink
-        intern = list(cs.intern_table)
+        intern = [_text(c) for c in cs.intern_table]
         n = min(len(cs.switch_timestamp), len(cs.switch_prev_state),
                 len(cs.switch_next_pid), len(cs.switch_next_prio),
                 len(cs.switch_next_comm_index))
