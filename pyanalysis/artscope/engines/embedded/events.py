@@ -225,6 +225,26 @@ class EventSink:
         self._seq += n
         s.seq.extend(_range(s.seq, start, start + n))
 
+    def compact_wakings(
+        self, cpu: int, ts: list[int], wakee_pid: Any, prio: Any,
+        target_cpu: Any, comm: list[str],
+    ) -> None:
+        """A compact_sched bundle's wakings (ts already absolute; the waker is
+        inferred by tables.py from the CPU's running task)."""
+        w = self.wakings
+        n = len(ts)
+        w.ts.extend(ts)
+        w.cpu.extend(_repeat(w.cpu, cpu, n))
+        w.pid.extend([None] * n)
+        w.wakee_pid.extend(wakee_pid)
+        w.comm.extend(comm)
+        w.prio.extend(prio)
+        w.target_cpu.extend(target_cpu)
+        w.compact.extend(_repeat(w.compact, 1, n))
+        start = self._seq + 1
+        self._seq += n
+        w.seq.extend(_range(w.seq, start, start + n))
+
     def sched_waking(
         self, ts: int, cpu: int, pid: int | None, wakee_pid: int, comm: str,
         prio: int, target_cpu: int, compact: bool = False,

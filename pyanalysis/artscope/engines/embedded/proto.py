@@ -286,7 +286,7 @@ class ProtoDecoder:
         which = pkt.WhichOneof("data")
         if which is None:
             # Unknown oneof member: maybe the frame timeline extension.
-            # One pass over the fields (was: _has_field, then a second pass).
+            # One pass over the packet's top-level fields.
             # Same outcome on malformed bytes: silently ignored unless field
             # 76 came before the damage; then the events before it are kept
             # and the packet counts as corrupt (the error propagates).
@@ -461,9 +461,7 @@ class ProtoDecoder:
             # switch saved over the per-element Python loop).
             ts_out = list(accumulate(cs.switch_timestamp[:n]))
             comm_idx = list(cs.switch_next_comm_index[:n])
-            ni = len(intern)
-            bad = (next((i for i, c in enumerate(comm_idx) if c >= ni), None)
-                   if max(comm_idx) >= ni else None)
+            bad = _first_bad_index(comm_idx, len(intern))
             if bad is not None:
                 sink.add_stat("compact_sched_has_parse_errors")
                 n = bad
@@ -486,41 +484,34 @@ class ProtoDecoder:
             # was ~40% of decoding a compact trace with wakings).
             ts_w = list(accumulate(cs.waking_timestamp[:m]))
             comm_w = list(cs.waking_comm_index[:m])
-            ni = len(intern)
-            if max(comm_w) >= ni:
+            bad = _first_bad_index(comm_w, len(intern))
+            if bad is not None:
                 # Events before the first bad index are kept, as before.
-                m = next(i for i, c in enumerate(comm_w) if c >= ni)
+                m = bad
                 sink.add_stat("compact_sched_has_parse_errors")
                 # acc (max_ts) of the old loop included the bad event's ts.
                 last_ts = ts_w[m]
                 del ts_w[m:], comm_w[m:]
             else:
                 last_ts = ts_w[-1]
-            w = sink.wakings
-            w.ts.extend(ts_w)
-            w.cpu.extend([cpu] * m)
-            w.pid.extend([None] * m)
-            w.wakee_pid.extend(_head(cs.waking_pid, m))
-            w.comm.extend([intern[c] for c in comm_w])
-            w.prio.extend(_head(cs.waking_prio, m))
-            w.target_cpu.extend(_head(cs.waking_target_cpu, m))
-            w.compact.extend([1] * m)
-            w.seq.extend(range(sink._seq + 1, sink._seq + 1 + m))
-            sink._seq += m
+            sink.compact_wakings(
+                cpu, ts_w, _head(cs.waking_pid, m), _head(cs.waking_prio, m),
+                _head(cs.waking_target_cpu, m), [intern[c] for c in comm_w])
             if last_ts > self.max_ts:
                 self.max_ts = last_ts
+
+
+def _first_bad_index(comm_idx: list[int], n_intern: int) -> int | None:
+    """Index of the first comm index outside the intern table, or None
+    (the max() check runs in C; the scan only when something is bad)."""
+    if not comm_idx or max(comm_idx) < n_intern:
+        return None
+    return next(i for i, c in enumerate(comm_idx) if c >= n_intern)
 
 
 def _head(values: Any, n: int) -> Any:
     """The first ``n`` values of a repeated field (the field itself if whole)."""
     return values if len(values) == n else values[:n]
-
-
-def _has_field(raw: memoryview, field: int) -> bool:
-    try:
-        return any(f == field for f, _, _ in iter_fields(bytes(raw)))
-    except (DecodeError, IndexError):
-        return False
 
 
 def decode_proto(data: bytes, sink: EventSink) -> int:

@@ -37,7 +37,6 @@ from artscope.engines.embedded.process_tracker import (
 CLONE_THREAD = 0x10000
 KTHREADD_PID = 2
 MAX_SLICE_DEPTH = 512
-IDLE_EXIT_STATE = 4294967295
 
 
 @dataclasses.dataclass
