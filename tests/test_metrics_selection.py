@@ -168,3 +168,27 @@ def test_half_open_window_boundaries(tmp_path):
     assert (g["gc_count"], g["gc_wall_ns"]) == (1, 10 * MS)
     assert [e["ts"] for e in g["events"]] == [t(100)]
     assert (r["jank"]["frames"], r["jank"]["frame_dur_ms"]["p50"]) == (1, 5.0)
+
+
+def test_gc_captured_by_a_custom_gc_pattern(tmp_path):
+    # Same trace config without atrace as above, but the trace does hold GC
+    # slices -- named by a custom --gc-pattern: the GC data was captured, so
+    # the numbers are 0/real, not null. HTD runs [20,30); "Collect" [22,26).
+    sch = MT.tiny("custom_gc", 100, threads=(MAIN, HTD),
+                  runs=[run(6, 10, 40, MAIN), run(7, 20, 30, HTD)],
+                  atrace=slice_(HTD, "Collect", 22, 26))
+    tr = pb.Trace()
+    tr.ParseFromString(MT.M.build(sch))
+    for p in tr.packet:
+        if p.HasField("trace_config"):
+            for ds in p.trace_config.data_sources:
+                if ds.config.name == "linux.ftrace":
+                    del ds.config.ftrace_config.atrace_categories[:]
+                    del ds.config.ftrace_config.atrace_apps[:]
+    path = tmp_path / "custom_gc.pftrace"
+    path.write_bytes(tr.SerializeToString())
+    (r,) = MT.analyze(path, gc_patterns=("Collect",))
+    assert r["gc"]["gc_count"] == 1
+    assert r["gc"]["gc_cpu_ns"] == 4 * MS      # HTD on CPU inside [22,26)
+    (r,) = MT.analyze(path)                     # default '* GC': nothing matches
+    assert r["gc"]["gc_count"] is None

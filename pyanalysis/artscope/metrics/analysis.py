@@ -36,7 +36,7 @@ class Analysis:
 def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysis:
     runner = MetricRunner(engine)
     sel = select(runner, opts)
-    cap = compute.Capture.probe(engine, opts)
+    cap = compute.Capture.probe(engine)
     tables = {name: runner.run(name) for name in (
         "gc", "gc_events", "pinning", "migrations", "interference", "frames",
         "frame_source", "frequency", "data_loss")}

@@ -37,10 +37,12 @@ class Capture:
     config_pbtxt: str | None
 
     @classmethod
-    def probe(cls, engine, opts: AnalysisOptions) -> "Capture":
+    def probe(cls, engine) -> "Capture":
+        """Needs the runner's inputs (artscope_gc_pattern: --gc-pattern)."""
         row = engine.query(
             "SELECT (SELECT count(*) FROM sched WHERE utid != 0) AS sched_rows, "
-            "(SELECT count(*) FROM slice WHERE depth = 0 AND name GLOB '* GC') AS gc_rows"
+            "(SELECT count(*) FROM slice s WHERE s.depth = 0 AND EXISTS ("
+            " SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)) AS gc_rows"
         ).row(0)
         cfg = engine.query(
             "SELECT str_value FROM metadata WHERE name = 'trace_config_pbtxt'")
