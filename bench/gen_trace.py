@@ -479,7 +479,6 @@ def _bundle_bytes(sim: Sim, cpu: int, lo: int, hi: int, idx: dict, compact: bool
     / wakings in the same time span."""
     threads = sim.threads
     ts_l, nx_l, st_l = sim.sw_ts[cpu], sim.sw_next[cpu], sim.sw_state[cpu]
-    t_lo = ts_l[lo]
     t_hi = ts_l[hi] if hi < len(ts_l) else sim.end + 1
     wk = sim.wakings[cpu]
     w0, w1 = idx["wk"][cpu], bisect.bisect_left(wk, (t_hi,), idx["wk"][cpu])

@@ -6,7 +6,6 @@ one line on stderr" is checked as a user sees it.
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import subprocess

@@ -12,7 +12,6 @@ allowed CPUs 6,7, window = whole trace [T, T + 1000):
 from __future__ import annotations
 
 import artscope
-from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 from perfetto.trace_builder.proto_builder import TraceProtoBuilder
 
 T = 1_000_000_000_000

@@ -515,16 +515,6 @@ PARITY_SQL = {
 }
 
 
-def _embedded_available() -> bool:
-    try:
-        from artscope.engines.embedded import EmbeddedEngine  # noqa: F401
-        from artscope.engines.embedded import tables  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-@pytest.mark.skipif(not _embedded_available(), reason="embedded engine not built yet")
 @pytest.mark.parametrize("what", sorted(PARITY_SQL))
 def test_proto_and_systrace_give_identical_tables(tmp_path, what):
     from artscope.engines import load_trace
@@ -539,7 +529,6 @@ def test_proto_and_systrace_give_identical_tables(tmp_path, what):
     assert a.to_dicts() == b.to_dicts()
 
 
-@pytest.mark.skipif(not _embedded_available(), reason="embedded engine not built yet")
 def test_systrace_has_no_raw_ftrace_rows(tmp_path):
     from artscope.engines import load_trace
 
@@ -548,7 +537,6 @@ def test_systrace_has_no_raw_ftrace_rows(tmp_path):
         assert et.query("SELECT count(*) AS n FROM ftrace_event")["n"][0] == 0
 
 
-@pytest.mark.skipif(not _embedded_available(), reason="embedded engine not built yet")
 def test_proto_and_systrace_give_identical_metrics(tmp_path):
     import artscope
 
