@@ -37,7 +37,43 @@ def test_list_configs_names_paths_and_summaries():
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_every_config_parses_with_placeholders_filled(name):
+def test_every_shipped_file_is_a_trace_config_as_committed(name):
+    """What `perfetto --txt -c FILE` reads: the file itself, parsed directly
+    with the perfetto package's TraceConfig (not through artscope)."""
+    from google.protobuf import text_format
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
+
+    text = (REPO / "perfetto-configs" / f"{name}.pbtxt").read_text()
+    cfg = text_format.Parse(text, TraceConfig())
+    assert cfg.duration_ms == 30000  # the documented default: 30 s
+    assert list(_ftrace(cfg).atrace_apps) == ["*"]  # all apps
+    assert "{{" not in text
+
+
+def test_full_config_records_everything_the_metrics_read():
+    """The data each metric's SQL reads, listed by hand from sql-metrics/."""
+    from google.protobuf import text_format
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
+
+    cfg = text_format.Parse((REPO / "perfetto-configs/artscope-full.pbtxt").read_text(), TraceConfig())
+    by_name = {ds.config.name: ds.config for ds in cfg.data_sources}
+    events = set(by_name["linux.ftrace"].ftrace_config.ftrace_events)
+    assert {
+        "sched/sched_switch",  # sched: CPU time, pinning, migrations
+        "power/cpu_frequency",  # cpufreq transitions
+        "devfreq/devfreq_frequency",  # Qualcomm memory controller
+        "clk/clk_set_rate",  # Tensor memory controller (17000010.devfreq_mif)
+        "power/clock_set_rate",
+    } <= events
+    assert "dalvik" in by_name["linux.ftrace"].ftrace_config.atrace_categories  # "* GC" slices
+    assert "android.surfaceflinger.frametimeline" in by_name  # actual/expected frame timeline
+    assert by_name["linux.process_stats"].process_stats_config.scan_all_processes_on_start
+    stats = by_name["linux.sys_stats"].sys_stats_config
+    assert stats.cpufreq_period_ms > 0 and stats.devfreq_period_ms > 0  # value at run start
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_config_renders_with_app_and_duration_set(name):
     cfg = _cfg(name, app="com.example.app", duration="45s")
     assert cfg.duration_ms == 45000
     assert list(_ftrace(cfg).atrace_apps) == ["com.example.app"]
@@ -59,7 +95,8 @@ def test_header_documents_the_config(name):
     text = (REPO / "perfetto-configs" / f"{name}.pbtxt").read_text()
     header = text[: text.index("duration_ms:")]
     assert header.startswith(f"# {name}: ")
-    for needed in ("{{APP}}", "{{DURATION_MS}}", "Expected overhead", "Buffer sizing"):
+    for needed in ("duration_ms  30000", 'atrace_apps  "*"', f"perfetto --txt -c /data/misc/perfetto-configs/{name}.pbtxt",
+                   "Expected overhead", "Buffer sizing"):
         assert needed in header, needed
     for metric in METRICS:  # the metric -> data source table, one line per metric
         assert f"\n#   {metric} " in header, metric
@@ -163,14 +200,41 @@ def test_missing_on_a_hand_written_config():
     assert configs.missing(filtered, "syscall:sys_sched_setaffinity") == ["syscall:sys_sched_setaffinity"]
 
 
-def test_render_defaults_and_name_aliases():
-    text = configs.render_config("full")
-    assert text == configs.render_config("artscope-full.pbtxt", app="*", duration="30s")
-    cfg = configs.parse_config(text)
-    assert cfg.duration_ms == 30000 and list(_ftrace(cfg).atrace_apps) == ["*"]
-    # Comments keep the placeholders (they document them); no field does.
-    body = "".join(ln for ln in text.splitlines(keepends=True) if not ln.lstrip().startswith("#"))
-    assert "{{" not in body and "{{APP}}" in text
+def test_render_without_changes_returns_the_file_with_its_comments():
+    text = (REPO / "perfetto-configs/artscope-full.pbtxt").read_text()
+    assert configs.render_config("full") == text
+    # Values equal to the file's are no change either (name aliases work).
+    assert configs.render_config("artscope-full.pbtxt", app="*", duration="30s") == text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_render_sets_fields_on_the_message_and_keeps_the_header(name):
+    text = (REPO / "perfetto-configs" / f"{name}.pbtxt").read_text()
+    rendered = configs.render_config(name, app="com.example.app", duration="45s")
+    # Exactly the two fields differ from the shipped config.
+    expected = configs.parse_config(text)
+    expected.duration_ms = 45000
+    for ds in expected.data_sources:
+        if ds.config.name == "linux.ftrace":
+            ds.config.ftrace_config.atrace_apps[:] = ["com.example.app"]
+    assert configs.parse_config(rendered) == expected
+    # The header comment survives, with a line saying where the config came from.
+    header = text[: text.index("\n\n") + 1]
+    title, rest = header.split("\n", 1)
+    from google.protobuf import text_format
+
+    assert rendered == (
+        f"{title}\n#\n# Rendered by artscope from perfetto-configs/{name}.pbtxt:\n"
+        '# duration_ms 45000, atrace_apps "com.example.app", set on the\n'
+        "# parsed TraceConfig and printed by protobuf, so the file's per-field\n"
+        "# comments are not repeated; the defaults named below are the file's.\n"
+        f"{rest}\n" + text_format.MessageToString(expected)  # then the printed message
+    )
+
+
+def test_render_only_duration_keeps_all_apps():
+    cfg = configs.parse_config(configs.render_config("full", duration="2m"))
+    assert cfg.duration_ms == 120000 and list(_ftrace(cfg).atrace_apps) == ["*"]
 
 
 def test_render_rounds_sub_millisecond_durations_up():
@@ -262,6 +326,9 @@ def test_cli_configs_list():
 
 
 def test_cli_configs_show():
+    plain = CliRunner().invoke(main, ["configs", "show", "light"])
+    assert plain.exit_code == 0
+    assert plain.stdout == (REPO / "perfetto-configs/artscope-light.pbtxt").read_text()
     result = CliRunner().invoke(main, ["configs", "show", "light", "--app", "com.example.app", "--duration", "2m"])
     assert result.exit_code == 0
     assert result.stdout == configs.render_config("artscope-light", app="com.example.app", duration="120s")

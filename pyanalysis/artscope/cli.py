@@ -183,7 +183,8 @@ def configs_list() -> None:
 @click.option("--app", metavar="PKG", help="Package name for atrace_apps (default: all apps).")
 @click.option("--duration", metavar="DUR", help="Trace length, e.g. 30s, 500ms, 2m (default 30s).")
 def configs_show(name: str, app: str | None, duration: str | None) -> None:
-    """Print config NAME as a TraceConfig textproto, placeholders filled."""
+    """Print config NAME (a TraceConfig textproto), with --app/--duration set on
+    the parsed message; unchanged, the shipped file with all its comments."""
     from artscope import configs
 
     click.echo(configs.render_config(name, app=app, duration=duration), nl=False)

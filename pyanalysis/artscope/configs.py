@@ -1,11 +1,17 @@
 """The curated Perfetto capture configs and what each metric needs from them.
 
 The configs are TraceConfig textprotos in ``perfetto-configs/`` (shipped in the
-wheel as ``artscope/perfetto_configs``). They hold two placeholders that
-:func:`render_config` fills, so one file serves every app and run length:
+wheel as ``artscope/perfetto_configs``). Each file is a complete config as
+committed -- ``perfetto --txt -c FILE`` and the Perfetto UI accept it -- with
+defaults of 30 s (``duration_ms``) and all apps (``atrace_apps: "*"``).
+:func:`render_config` changes those two fields for one app and run length by
+parsing the file into perfetto's TraceConfig message, setting the fields and
+printing the message again; it never edits the text.
 
-- ``{{APP}}``: the app's package name for ``atrace_apps`` (``*`` = all apps);
-- ``{{DURATION_MS}}``: the trace duration in milliseconds.
+Printing a message drops comments. A rendered config therefore starts with the
+file's header comment (what it records and why) and a line saying where it
+came from and what was changed; the per-field comments stay in the shipped
+file. When nothing changes, the file is returned byte for byte.
 
 :data:`REQUIREMENTS` is the single "metric -> required data" table. Health
 reasons use :func:`config_for` to name the config that captures missing data;
@@ -29,11 +35,6 @@ from artscope.units import parse_duration
 if TYPE_CHECKING:  # the trace protos take ~0.1 s to import; only parse_config needs them
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
 
-APP_PLACEHOLDER = "{{APP}}"
-DURATION_PLACEHOLDER = "{{DURATION_MS}}"
-#: atrace_apps value meaning "every app" (used when no --app is given).
-ALL_APPS = "*"
-DEFAULT_DURATION = "30s"
 
 #: What each metric (and each piece of optional evidence) needs in a
 #: TraceConfig. Every entry is required: a curated config must carry all of
@@ -109,31 +110,47 @@ def list_configs() -> list[ConfigInfo]:
 
 
 def render_config(name: str, app: str | None = None, duration: str | None = None) -> str:
-    """Config ``name`` as textproto with its placeholders filled.
+    """Config ``name`` as textproto, with ``atrace_apps`` and ``duration_ms`` set.
 
-    ``app`` defaults to ``*`` (all apps); ``duration`` (see
-    :func:`parse_duration`) defaults to 30s and is rounded up to whole ms,
-    the unit of TraceConfig.duration_ms.
+    ``app`` (a package or process name, or ``*`` for all apps) replaces the
+    atrace_apps of every ftrace data source; ``duration`` (see
+    :func:`parse_duration`) is rounded up to whole ms, the unit of
+    TraceConfig.duration_ms. ``None`` keeps the file's value. The fields are
+    set on the parsed TraceConfig, which is then printed with protobuf's
+    text_format under the file's header comment and a provenance line; if
+    nothing changed, the file is returned as it is, comments and all.
     """
     info = get_config(name)
-    app = ALL_APPS if app is None else app
-    if not _APP_RE.match(app):
-        raise UsageError(f"invalid app {app!r}: expected a package name like com.example.app")
-    ns = parse_duration(DEFAULT_DURATION if duration is None else duration)
-    if ns <= 0:
-        raise UsageError(f"invalid duration {duration!r}: must be longer than 0")
-    values = {APP_PLACEHOLDER: app, DURATION_PLACEHOLDER: str(math.ceil(ns / 10**6))}
-    lines = info.path.read_text(encoding="utf-8").splitlines(keepends=True)
-    for i, line in enumerate(lines):
-        if line.lstrip().startswith("#"):
-            continue  # the header documents the placeholders; keep it readable
-        for key, value in values.items():
-            line = line.replace(key, value)
-        left = re.search(r"\{\{\w+\}\}", line)
-        if left:
-            raise UsageError(f"config {info.name} has an unknown placeholder {left.group(0)}")
-        lines[i] = line
-    return "".join(lines)
+    text = info.path.read_text(encoding="utf-8")
+    shipped = parse_config(text)
+    cfg = type(shipped)()
+    cfg.CopyFrom(shipped)
+    if app is not None:
+        if not _APP_RE.match(app):
+            raise UsageError(f"invalid app {app!r}: expected a package name like com.example.app")
+        for ds in cfg.data_sources:
+            if ds.config.name == "linux.ftrace":
+                del ds.config.ftrace_config.atrace_apps[:]
+                ds.config.ftrace_config.atrace_apps.append(app)
+    if duration is not None:
+        ns = parse_duration(duration)
+        if ns <= 0:
+            raise UsageError(f"invalid duration {duration!r}: must be longer than 0")
+        cfg.duration_ms = math.ceil(ns / 10**6)
+    if cfg == shipped:
+        return text
+    from google.protobuf import text_format
+
+    apps = sorted({a for ds in cfg.data_sources for a in ds.config.ftrace_config.atrace_apps})
+    quoted = " ".join(f'"{a}"' for a in apps) or "none"
+    title, _, rest = _header(text).partition("\n")
+    provenance = (
+        f"#\n# Rendered by artscope from perfetto-configs/{info.name}{_SUFFIX}:\n"
+        f"# duration_ms {cfg.duration_ms}, atrace_apps {quoted}, set on the\n"
+        "# parsed TraceConfig and printed by protobuf, so the file's per-field\n"
+        "# comments are not repeated; the defaults named below are the file's.\n"
+    )
+    return f"{title}\n{provenance}{rest}\n{text_format.MessageToString(cfg)}"
 
 
 def parse_config(text: str) -> "TraceConfig":
@@ -190,6 +207,16 @@ def get_config(name: str) -> ConfigInfo:
     raise UsageError(f"unknown config {name!r} (available: {', '.join(sorted(configs))})")
 
 
+def _header(text: str) -> str:
+    """The leading comment block of a config file (up to the first blank line)."""
+    lines = []
+    for line in text.splitlines(keepends=True):
+        if not line.startswith("#"):
+            break
+        lines.append(line)
+    return "".join(lines)
+
+
 def _summary(path: Path) -> str:
     """The first header line after ``# <name>:``, the file's one-line summary."""
     with path.open(encoding="utf-8") as f:
@@ -200,7 +227,7 @@ def _summary(path: Path) -> str:
 
 @functools.lru_cache(maxsize=None)
 def _parsed(name: str) -> "TraceConfig":
-    return parse_config(render_config(name))
+    return parse_config(get_config(name).path.read_text(encoding="utf-8"))
 
 
 def _expand(requirement: str) -> tuple[str, ...]:
