@@ -69,6 +69,10 @@ def test_pinned_late_fails_for_each_reason(late):
     (off,) = [x for x in late["health"]["reasons"] if x["id"] == "off_mask_cpu"]
     # evidence: absolute trace ns of the first violation's start and the last one's end
     assert off["evidence"]["time_ranges"] == [[t(200), t(2061)]]
+    # the range `artscope open --reason` shows: the evidence's; the others judge all of W
+    assert (off["start_ts"], off["end_ts"]) == (t(200), t(2061))
+    assert {(x["start_ts"], x["end_ts"]) for x in late["health"]["reasons"] if x is not off} == {
+        (t(200), t(2700))}
     assert {x["tid"] for x in off["evidence"]["threads"]} == {
         MT.MAIN, MT.RT, MT.W1, MT.W2, MT.HTD, MT.POOL}
     assert off["actual"] == pytest.approx(1574 / 3205, rel=1e-12)

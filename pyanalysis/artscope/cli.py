@@ -210,6 +210,40 @@ def capture_cmd(
     click.echo(result.describe())
 
 
+# --- artscope open TRACE: a run or a reason in the Perfetto UI -----------------
+
+
+@main.command("open")
+@click.argument("trace")
+@selector_options
+@click.option("--run", "run_index", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Which run (as numbered by analyze).")
+@click.option("--reason", metavar="ID", help="Show this health reason's range, e.g. off_mask_cpu.")
+@click.option("--port", type=click.IntRange(0, 65535), default=9001, show_default=True,
+              help="Local port; the Perfetto UI fetches only from 9001 (0 = any free port).")
+@click.option("--origin", default="https://ui.perfetto.dev", show_default=True,
+              help="The Perfetto UI to use (e.g. a self-hosted one).")
+@click.option("--no-browser", is_flag=True, help="Only print the link (no browser is opened).")
+def open_cmd(trace, run_index, reason, port, origin, no_browser, **kw) -> None:
+    """Serve TRACE once on 127.0.0.1 and print (and open) the Perfetto UI link
+    that loads it at a run's window or a health reason's time range."""
+    from artscope import ui_link
+
+    # Bind first: a taken port fails in a second, not after the analysis.
+    with ui_link.TraceServer(trace, port=port, origin=origin) as server:
+        target = ui_link.target(_run_batch((trace,), kw, jobs=1), run_index, reason)
+        url = ui_link.ui_url(server.url, target.vis, target.select, origin=origin)
+        click.echo(url)
+        opened = not no_browser and ui_link.open_browser(url)
+        if server.port != ui_link.UI_PORT:
+            click.echo(f"artscope: warning: the Perfetto UI only fetches from port "
+                       f"{ui_link.UI_PORT}, not {server.port}", err=True)
+        click.echo(f"serving {trace} for {target.what} on {server.url} until it has been "
+                   f"loaded once ({'opened in your browser' if opened else 'open the link'}; "
+                   "Ctrl-C stops)", err=True)
+        server.serve(log=lambda msg: click.echo(msg, err=True))
+
+
 # --- PerfettoSQL package: artscope sql-package OUTDIR --------------------------
 
 

@@ -1,9 +1,12 @@
 """Numbers -> a verdict (pass | warn | fail) and the reasons behind it.
 
 Implements SPEC "Health". Each reason is {id, severity, message, expected,
-actual, evidence}; evidence names threads, CPUs, devices and absolute time
-ranges (trace ns) so a user can jump to them in the Perfetto UI, and messages
-give times relative to the window start for reading.
+actual, evidence, start_ts, end_ts}; evidence names threads, CPUs, devices and
+absolute time ranges (trace ns), and messages give times relative to the
+window start for reading. ``start_ts``/``end_ts`` (absolute trace ns) are the
+range to look at -- what `artscope open --reason ID` shows in the Perfetto UI:
+the evidence's time range when the reason has one (off-mask CPU time), else
+the run's window, since the other checks judge the window as a whole.
 """
 
 from __future__ import annotations
@@ -46,9 +49,10 @@ def _cpus(cpus: list[int]) -> str:
 
 
 def _reason(id_: str, severity: str, message: str, expected: Any, actual: Any,
-            evidence: dict[str, Any] | None = None) -> dict[str, Any]:
+            evidence: dict[str, Any] | None, span: tuple[int, int]) -> dict[str, Any]:
     return {"id": id_, "severity": severity, "message": message,
-            "expected": expected, "actual": actual, "evidence": evidence or {}}
+            "expected": expected, "actual": actual, "evidence": evidence or {},
+            "start_ts": span[0], "end_ts": span[1]}
 
 
 def evaluate(result: dict[str, Any], th: HealthThresholds,
@@ -58,6 +62,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     reasons: list[dict[str, Any]] = []
     w = result["window"]
     w_start, w_end = w["start_ts"], w["end_ts"]
+    window = (w_start, w_end)
     pin = result["pinning"]
     allowed = pin.get("allowed_cpus")
 
@@ -68,7 +73,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
                 "pinning_unchecked", "warn",
                 "no scheduling data: cannot check that the app stayed on CPUs "
                 f"{_cpus(allowed)} — capture with {_config_for('pinning')}",
-                "sched_switch events", None))
+                "sched_switch events", None, None, window))
         else:
             off = pin["off_mask_cpu_ns"]
             share = pin.get("off_mask_share")
@@ -102,7 +107,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
                 reasons.append(_reason(
                     "off_mask_cpu", "fail" if fail else "warn", msg,
                     f"off_mask_share <= {th.off_mask_share_fail}" if fail
-                    else "no off-mask CPU time", share if fail else off, ev))
+                    else "no off-mask CPU time", share if fail else off, ev, (first, last)))
             ishare = pin.get("interference_share")
             if ishare is not None and ishare > th.interference_share_warn:
                 top = pin.get("top_interferers", [])
@@ -114,7 +119,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
                     f" (top: {names}) — stop background work or isolate the cores",
                     f"interference_share <= {th.interference_share_warn}", ishare,
                     {"processes": top, "cpus": allowed,
-                     "time_ranges": [[w_start, w_end]]}))
+                     "time_ranges": [[w_start, w_end]]}, window))
 
     # -- CPU frequency ------------------------------------------------------
     if allowed is not None:
@@ -126,7 +131,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
                     "cpufreq_missing", "warn",
                     f"no CPU frequency data for CPU {c['cpu']} — capture with "
                     f"{_config_for('cpufreq')}", "cpufreq samples", None,
-                    {"cpus": [c["cpu"]]}))
+                    {"cpus": [c["cpu"]]}, window))
             elif c["stable"] is False:
                 reasons.append(_reason(
                     "cpufreq_unstable", "fail",
@@ -137,14 +142,14 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
                     "no transitions, known_share >= "
                     f"{th.stable_known_share}",
                     {"transitions": c["transitions"], "known_share": c["known_share"]},
-                    {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}))
+                    {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}, window))
             if c.get("throttled"):
                 reasons.append(_reason(
                     "cpufreq_throttled", "fail",
                     f"CPU {c['cpu']} ran below its dominant {c['dominant']} kHz for more "
                     f"than {th.throttle_share * 100:.0f}% of the window (thermal or "
                     "power limit) — lower the fixed frequency or cool the device",
-                    "not throttled", True, {"cpus": [c["cpu"]]}))
+                    "not throttled", True, {"cpus": [c["cpu"]]}, window))
 
     # -- memory frequency ------------------------------------------------------
     mem = [m for m in result["memfreq"] if m["is_memory"]]
@@ -152,7 +157,8 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
         reasons.append(_reason(
             "memfreq_missing", "warn",
             "no memory-controller frequency data — capture with "
-            f"{_config_for('memfreq')}", "a memory devfreq or clock series", None))
+            f"{_config_for('memfreq')}", "a memory devfreq or clock series", None, None,
+            window))
     for m in mem:
         if m["stable"] is False:
             reasons.append(_reason(
@@ -162,14 +168,14 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
                 "window) — set its devfreq governor to performance",
                 f"no transitions, known_share >= {th.stable_known_share}",
                 {"transitions": m["transitions"], "known_share": m["known_share"]},
-                {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}))
+                {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}, window))
         elif m["stable"] is None:
             reasons.append(_reason(
                 "memfreq_missing", "warn",
                 f"memory controller ({m['device']}) has no sample by the window end — "
                 f"capture with {_config_for('memfreq')} (sys_stats devfreq polling)",
                 "a sample at or before the window end", None,
-                {"devices": [m["device"]]}))
+                {"devices": [m["device"]]}, window))
 
     # -- data loss -------------------------------------------------------------
     if data_loss:
@@ -178,13 +184,13 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
         reasons.append(_reason(
             "data_loss", "warn",
             f"the trace lost events ({what}) — use bigger buffers or a lighter config "
-            f"({_config_for('gc')})", "no data loss", data_loss))
+            f"({_config_for('gc')})", "no data loss", data_loss, None, window))
     if partial:
         detail = "; ".join(import_warnings or []) or "the trace is truncated or corrupt"
         reasons.append(_reason(
             "partial_trace", "warn",
             f"{detail} — numbers cover only the intact part",
-            "a complete trace", "partial"))
+            "a complete trace", "partial", None, window))
 
     verdict = "pass"
     for r in reasons:
