@@ -7,6 +7,13 @@
 -- 'gc'-role threads other than HeapTaskDaemon (ART's "Heap thread pool
 -- worker" threads do nothing else).
 --
+-- Shape (why it is fast on trace_processor, whose tables have no indexes of
+-- ours): sched is never joined by time range. Every sum over sched is a
+-- scalar subquery per (run, thread) or per GC whose constraints are a
+-- thread and a ts range (utid =, ts <, ts >), which trace_processor answers
+-- from its sorted ts column and the embedded engine from its (utid, ts)
+-- index; no sort over sched rows is needed.
+--
 -- Output columns:
 --   run               run id
 --   app_cpu_ns        CPU time of all target threads in W (the task clock)
@@ -16,33 +23,60 @@
 --   gc_wall_ns        length of the union of all GC intervals ∩ W
 --   gc_daemon_cpu_ns  all CPU time of HeapTaskDaemon in W
 WITH
-target AS (
-  SELECT t.utid, t.role, th.name,
+target AS MATERIALIZED (
+  SELECT t.utid,
     (t.role = 'gc' AND coalesce(th.name, '') != 'HeapTaskDaemon') AS is_worker,
     (coalesce(th.name, '') = 'HeapTaskDaemon') AS is_daemon
   FROM artscope_target_thread t JOIN thread th USING (utid)
 ),
-target_sched AS (
+-- Sched slices with their end (an open slice, dur -1, ends at the next slice
+-- on its CPU, else at trace_end()). Not materialized and not filtered here:
+-- it is inlined into each subquery below, whose `utid =` and ts bounds then
+-- reach sched (an IN filter here would keep them from it).
+sched_end AS NOT MATERIALIZED (
   SELECT s.utid, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
       (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM sched s
+),
+-- The longest target sched slice: a slice overlapping [a, b) starts after
+-- a - max_dur, which gives every range lookup a lower ts bound.
+sched_bound AS MATERIALIZED (
+  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur
+  FROM sched s
   WHERE s.utid IN (SELECT utid FROM target)
 ),
-sched_in_run AS (
-  SELECT r.run, s.utid, max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end
-  FROM target_sched s
-  JOIN artscope_run r ON s.ts < r.end_ts AND s.end_ts > r.start_ts
+thread_cpu AS MATERIALIZED (
+  SELECT r.run, t.utid, t.is_worker, t.is_daemon,
+    (SELECT sum(min(s.end_ts, r.end_ts) - max(s.ts, r.start_ts))
+     FROM sched_end s
+     WHERE s.utid = t.utid
+       AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur
+       AND s.end_ts > r.start_ts) AS cpu_ns
+  FROM artscope_run r CROSS JOIN target t CROSS JOIN sched_bound b
+),
+cpu_per_run AS (
+  SELECT run,
+    sum(cpu_ns) AS app_cpu_ns,
+    sum(iif(is_worker, cpu_ns, 0)) AS gc_worker_cpu_ns,
+    sum(iif(is_daemon, cpu_ns, 0)) AS gc_daemon_cpu_ns
+  FROM thread_cpu
+  GROUP BY run
+),
+target_track AS MATERIALIZED (
+  SELECT tt.id AS track_id, tt.utid
+  FROM thread_track tt
+  WHERE tt.utid IN (SELECT utid FROM target)
 ),
 gc_slice AS (
-  SELECT s.id, s.ts, s.dur, s.name, tt.utid,
+  SELECT s.ts, s.dur, s.name, tk.utid,
     lead(s.name) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_name,
     lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur,
     lead(s.ts) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_ts
   FROM slice s
-  JOIN thread_track tt ON tt.id = s.track_id
-  WHERE s.depth = 0 AND tt.utid IN (SELECT utid FROM target)
+  JOIN target_track tk USING (track_id)
+  WHERE s.depth = 0 AND s.track_id IN (SELECT track_id FROM target_track)
 ),
 gc AS (
   SELECT utid, ts,
@@ -51,26 +85,24 @@ gc AS (
   FROM gc_slice
   WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE gc_slice.name GLOB p.pattern)
 ),
-gc_in_run AS (
+gc_in_run AS MATERIALIZED (
   SELECT r.run, gc.utid, gc.ts, max(gc.ts, r.start_ts) AS c_start,
     min(gc.end_ts, r.end_ts) AS c_end,
     (gc.ts >= r.start_ts) AS starts_in_run
   FROM gc JOIN artscope_run r ON gc.ts < r.end_ts AND gc.end_ts > r.start_ts
 ),
-cpu_per_run AS (
-  SELECT s.run,
-    sum(s.c_end - s.c_start) AS app_cpu_ns,
-    sum(iif(t.is_worker, s.c_end - s.c_start, 0)) AS gc_worker_cpu_ns,
-    sum(iif(t.is_daemon, s.c_end - s.c_start, 0)) AS gc_daemon_cpu_ns
-  FROM sched_in_run s JOIN target t USING (utid)
-  GROUP BY s.run
-),
+-- CPU of each GC's own thread inside the GC (∩ W); dedicated workers are
+-- already counted whole.
 cpu_in_own_gc AS (
-  SELECT g.run, sum(max(0, min(s.c_end, g.c_end) - max(s.c_start, g.c_start))) AS ns
+  SELECT g.run,
+    sum((SELECT sum(max(0, min(s.end_ts, g.c_end) - max(s.ts, g.c_start)))
+         FROM sched_end s
+         WHERE s.utid = g.utid
+           AND s.ts < g.c_end AND s.ts > g.c_start - b.max_dur
+           AND s.end_ts > g.c_start)) AS ns
   FROM gc_in_run g
   JOIN target t ON t.utid = g.utid AND NOT t.is_worker
-  JOIN sched_in_run s ON s.run = g.run AND s.utid = g.utid
-    AND s.c_start < g.c_end AND s.c_end > g.c_start
+  CROSS JOIN sched_bound b
   GROUP BY g.run
 ),
 gc_ordered AS (

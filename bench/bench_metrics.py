@@ -1,0 +1,155 @@
+"""Per-metric SQL timings on both engines, and scaling on trace_processor.
+
+    python3 bench/bench_metrics.py                    # 60 s bench trace, both engines
+    python3 bench/bench_metrics.py --scale            # + 1x/2x/4x curve on trace_processor
+    python3 bench/bench_metrics.py --seconds 6 --switches 200000 --engines trace_processor
+
+For each engine: load the trace, bind the inputs exactly as `artscope.open`
+does (app com.example.bench, CPUs 6,7), then time every sql-metrics file
+once. With the trace_processor engine it also reports trace_processor's own
+load time (the target is analyze <= 1.5x of it) and the same metric SQL run
+through the PerfettoSQL package inside `trace_processor_shell` (the table
+functions `artscope_<metric>(...)`). trace_processor needs a binary
+(ARTSCOPE_TP_BIN, or ../shared/bin/trace_processor_shell beside the checkout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import gen_trace  # noqa: E402
+
+APP = "com.example.bench"
+CPUS = "6,7"
+SHARED_TP = HERE.parent.parent / "shared" / "bin" / "trace_processor_shell"
+
+
+def tp_binary() -> str | None:
+    env = os.environ.get("ARTSCOPE_TP_BIN")
+    if env:
+        return env
+    return str(SHARED_TP) if SHARED_TP.exists() else None
+
+
+def child(path: str, engine: str) -> dict:
+    """Runs in a fresh interpreter: load, select, time every metric file."""
+    from artscope.engines import load_trace
+    from artscope.metrics.options import AnalysisOptions
+    from artscope.metrics.runner import MetricRunner, metric_names
+    from artscope.metrics.selection import select
+
+    t0 = time.perf_counter()
+    eng = load_trace(path, engine=engine, tp_bin=tp_binary())
+    t_load = time.perf_counter() - t0
+    runner = MetricRunner(eng)
+    t0 = time.perf_counter()
+    select(runner, AnalysisOptions(app=APP, cpus=CPUS))
+    t_select = time.perf_counter() - t0
+    per_metric = {}
+    for name in metric_names():
+        t0 = time.perf_counter()
+        rows = runner.run(name).height
+        per_metric[name] = (time.perf_counter() - t0, rows)
+    eng.close()
+    return {"load_s": t_load, "select_s": t_select, "metrics": per_metric}
+
+
+def child_analyze(path: str, engine: str) -> dict:
+    import artscope
+
+    t0 = time.perf_counter()
+    rs = artscope.open(path, app=APP, cpus=CPUS, engine=engine, tp_bin=tp_binary())
+    wall = time.perf_counter() - t0
+    rs.close()
+    return {"analyze_s": wall}
+
+
+def run_child(kind: str, path: str, engine: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--child", kind, path, engine],
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def tp_load_s(path: str) -> float:
+    """trace_processor_shell's own load + a trivial query (best of 2)."""
+    best = float("inf")
+    for _ in range(2):
+        t0 = time.perf_counter()
+        subprocess.run([tp_binary(), "-Q", "select count(*) from sched", path],
+                       check=True, capture_output=True)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def package_s(path: str) -> tuple[float, float]:
+    """The PerfettoSQL package in trace_processor_shell: (load only, load + gc/pinning/..)."""
+    from artscope.sqlpackage import write_package
+
+    with tempfile.TemporaryDirectory() as d:
+        pkg = Path(d) / "artscope"
+        write_package(pkg)
+        q = Path(d) / "q.sql"
+        q.write_text(PACKAGE_QUERY)
+        t0 = time.perf_counter()
+        subprocess.run([tp_binary(), "--add-sql-package", str(pkg), "-q", str(q), path],
+                       check=True, capture_output=True)
+        return time.perf_counter() - t0
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description="per-metric SQL timings")
+    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
+    ap.add_argument("--seconds", type=float, default=60)
+    ap.add_argument("--switches", type=int, default=2_000_000)
+    ap.add_argument("--engines", default="trace_processor,embedded")
+    ap.add_argument("--scale", action="store_true", help="1x/2x/4x curve on trace_processor")
+    a = ap.parse_args()
+    if a.child:
+        kind, path, engine = a.child
+        res = child(path, engine) if kind == "metrics" else child_analyze(path, engine)
+        print(json.dumps(res))
+        return 0
+    path = str(gen_trace.ensure(a.seconds, a.switches, encodings=("compact",))["compact"])
+    engines = [e for e in a.engines.split(",") if e != "trace_processor" or tp_binary()]
+    results = {e: run_child("metrics", path, e) for e in engines}
+    names = sorted(next(iter(results.values()))["metrics"])
+    print(f"trace: {Path(path).name}")
+    print("| metric file | " + " | ".join(engines) + " |")
+    print("|---|" + "---|" * len(engines))
+    for n in names:
+        print(f"| {n}.sql | " + " | ".join(f"{results[e]['metrics'][n][0]:.3f} s" for e in engines) + " |")
+    for e in engines:
+        r = results[e]
+        print(f"{e}: load {r['load_s']:.2f} s, select {r['select_s']:.2f} s, "
+              f"metrics {sum(v[0] for v in r['metrics'].values()):.2f} s")
+    if "trace_processor" in engines:
+        load = tp_load_s(path)
+        an = run_child("analyze", path, "trace_processor")["analyze_s"]
+        print(f"trace_processor_shell load: {load:.2f} s; artscope analyze --engine "
+              f"trace_processor: {an:.2f} s ({an / load:.2f}x)")
+    if a.scale and tp_binary():
+        print("| size | switches | tp load | analyze (tp) | ratio | analyze / 1x |")
+        print("|---|---|---|---|---|---|")
+        base = None
+        for k in (1, 2, 4):
+            p = str(gen_trace.ensure(a.seconds * k, a.switches * k, encodings=("compact",))["compact"])
+            load = tp_load_s(p)
+            an = run_child("analyze", p, "trace_processor")["analyze_s"]
+            base = base or an
+            print(f"| {k}x | {a.switches * k:,} | {load:.2f} s | {an:.2f} s | "
+                  f"{an / load:.2f}x | {an / base:.2f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
