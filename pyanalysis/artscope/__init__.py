@@ -5,12 +5,16 @@
     runs.gc(); runs.pinning(); runs.health(); runs.plot_timeline()
 
     df = artscope.analyze(["traces/"], app="com.example.bench", cpus="6,7")
+
+    st = artscope.study("traces/", app="com.example.bench", cpus="6,7",
+                        name_pattern="android-benchmark-runner")
+    st.lbo(); st.at(2.0)
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
 
 import polars as pl
 
@@ -18,6 +22,9 @@ from artscope.errors import (ArtscopeError, EngineUnavailable, SelectionError,
                              TraceError, UsageError)
 from artscope.metrics.options import AnalysisOptions, HealthThresholds
 from artscope.runset import RunSet
+
+if TYPE_CHECKING:
+    from artscope.studies import Labels, Study
 
 __version__ = "0.1.0"
 
@@ -63,6 +70,36 @@ def analyze(paths: str | Path | Iterable[str | Path], app: str | None = None, *,
     return flat_frame([flatten(r) for r in rows])
 
 
-__all__ = ["open", "analyze", "RunSet", "AnalysisOptions", "HealthThresholds",
+def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
+          meta: str | Path | None = None, name_pattern: str | None = None,
+          labels: "Labels | None" = None, pid: int | None = None, cpus: str | None = None,
+          marker: str | None = None, engine: str = "auto", tp_bin: str | None = None,
+          jobs: int | None = None, include_unhealthy: bool = False,
+          keep_flagged: bool = False, noisy_ci_pct: float = 5.0,
+          **options: Any) -> "Study":
+    """A study over many runs: traces (analysed in parallel with the same
+    options as :func:`analyze`) and/or saved analyze output (.json/.csv/.parquet).
+
+    Label the runs with ``meta`` (CSV with a ``trace`` column), ``name_pattern``
+    (e.g. ``"{benchmark}.{x}.{heap}.{config}.{invocation}"`` or the preset
+    ``"android-benchmark-runner"``) or an explicit :class:`Labels`. Returns a
+    :class:`Study` whose methods return polars frames (``lbo()``, ``at(x)``,
+    ``flags()``, ``excluded()``, ``noise(metric)``) and altair charts.
+    """
+    from artscope.studies import Labels, Study, StudyOptions, apply_labels, load_runs
+
+    if isinstance(inputs, (str, Path)):
+        inputs = [inputs]
+    if labels is None:
+        labels = Labels(meta=meta, name_pattern=name_pattern)
+    opts = (AnalysisOptions(app=app, pid=pid, cpus=cpus, marker=marker, **options)
+            if app is not None or pid is not None else None)
+    runs = load_runs(inputs, opts, engine=engine, tp_bin=tp_bin, jobs=jobs)
+    return Study(apply_labels(runs, labels),
+                 StudyOptions(include_unhealthy=include_unhealthy, keep_flagged=keep_flagged,
+                              noisy_ci_pct=noisy_ci_pct))
+
+
+__all__ = ["open", "analyze", "study", "RunSet", "AnalysisOptions", "HealthThresholds",
            "ArtscopeError", "TraceError", "SelectionError", "UsageError",
            "EngineUnavailable"]

@@ -291,5 +291,86 @@ def report_cmd(traces, output, title, **kw) -> None:
     click.echo(f"wrote {output} ({len(results)} run(s): {verdicts})", err=True)
 
 
+# --- studies over many runs: artscope lbo, artscope noise ------------------------
+
+
+def label_options(f):
+    """Where run labels come from (--meta / --name-pattern) and which column
+    or pattern field is which label."""
+    opts = [
+        click.option("--meta", metavar="FILE.csv",
+                     help="Labels: a 'trace' column (path as given, or file name) + label columns."),
+        click.option("--name-pattern", metavar="PATTERN",
+                     help="Labels from file names, e.g. '{benchmark}.{x}.{heap}.{config}.{invocation}'"
+                          " or the preset android-benchmark-runner."),
+        click.option("--benchmark-col", default="benchmark", show_default=True, metavar="NAME",
+                     help="Label column/field holding the benchmark."),
+        click.option("--config-col", default="config", show_default=True, metavar="NAME",
+                     help="... the collector config."),
+        click.option("--x-col", default="x", show_default=True, metavar="NAME",
+                     help="... the heap multiple (a number)."),
+        click.option("--invocation-col", default="invocation", show_default=True, metavar="NAME",
+                     help="... the invocation."),
+        click.option("--jobs", type=click.IntRange(min=1), default=None,
+                     help="Parallel traces (default: all cores)."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _study_runs(inputs: tuple[str, ...], kw: dict):
+    """Analyse/read the inputs and label every run (UsageError on unmatched)."""
+    from artscope.batch import expand_paths
+    from artscope.output import progress_printer
+    from artscope.studies import Labels, apply_labels, load_runs
+    from artscope.studies.runs import is_analyze_output
+
+    labels = Labels(meta=kw.get("meta"), name_pattern=kw.get("name_pattern"),
+                    benchmark=kw["benchmark_col"], config=kw["config_col"], x=kw["x_col"],
+                    invocation=kw["invocation_col"])
+    traces = [p for p in inputs if not is_analyze_output(p)]
+    opts = build_options(kw) if (kw.get("app") or kw.get("pid") is not None) else None
+    n = len(expand_paths(traces)) if traces else 0
+    with progress_printer(n) as progress:
+        runs = load_runs(inputs, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
+                         jobs=kw.get("jobs"), progress=progress)
+    return apply_labels(runs, labels)
+
+
+@main.command("lbo")
+@click.argument("inputs", nargs=-1, required=True)
+@label_options
+@selector_options
+@click.option("--cost", type=click.Choice(["task_clock"]), default="task_clock", show_default=True,
+              help="Cost measure: task_clock = app CPU in the run window.")
+@click.option("--at", "at_x", type=float, metavar="X", help="Table-5 view at heap multiple X.")
+@click.option("--include-unhealthy", is_flag=True, help="Keep runs whose health verdict is fail.")
+@click.option("--keep-flagged", is_flag=True, help="Keep chaotic/noisy benchmarks in the summary rows.")
+@click.option("--noisy-ci", type=float, default=5.0, show_default=True, metavar="PCT",
+              help="A benchmark is noisy when a 95%% CI exceeds ±PCT%% of its mean.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
+              default="table", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, noisy_ci, fmt, output, **kw) -> None:
+    """GC lower-bound overhead per benchmark, config and heap multiple x
+    (Cai et al., ISPASS'22) from INPUT... (traces, directories, globs, or
+    saved analyze output .json/.csv/.parquet), labelled by --meta or
+    --name-pattern."""
+    from artscope.output import write_output
+    from artscope.studies.lbo import StudyOptions, compute_lbo, excluded_lines
+    from artscope.studies.render import lbo_bytes
+
+    runs = _study_runs(inputs, kw)
+    result = compute_lbo(runs, StudyOptions(cost=cost, include_unhealthy=include_unhealthy,
+                                            keep_flagged=keep_flagged, noisy_ci_pct=noisy_ci))
+    write_output(lbo_bytes(result, fmt, at_x), output, fmt)
+    if fmt != "table" or output:
+        for r in result.flags.iter_rows(named=True):
+            click.echo(f"artscope: flagged {r['benchmark']} ({r['flag']}): {r['detail']}", err=True)
+        for line in excluded_lines(result.excluded):
+            click.echo(f"artscope: excluded {line}", err=True)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main(prog_name="artscope")

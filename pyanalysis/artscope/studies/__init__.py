@@ -1,0 +1,56 @@
+"""Studies over many runs: labels, LBO tables, noise diagnosis.
+
+    import artscope
+    st = artscope.study("traces/", app="com.example.bench", cpus="6,7",
+                        name_pattern="android-benchmark-runner")
+    st.lbo()          # polars: LBO per benchmark, config, x + summary rows
+    st.at(2.0)        # the Table-5 view at a 2x heap
+    st.excluded()     # runs left out, with reasons
+
+Data flows one way: load_runs (analyse traces / read analyze output) ->
+apply_labels -> compute_lbo -> render.
+"""
+
+from __future__ import annotations
+
+import functools
+import polars as pl
+
+from artscope.studies.labels import NAME_PRESETS, Labels, apply_labels
+from artscope.studies.lbo import LboResult, StudyOptions, compute_lbo
+from artscope.studies.runs import load_runs
+
+
+class Study:
+    """Labelled runs of a study and what artscope computes from them."""
+
+    def __init__(self, runs: pl.DataFrame, options: StudyOptions = StudyOptions()) -> None:
+        #: every run (flat analyze columns + labels), including excluded ones
+        self.runs = runs
+        self.options = options
+
+    def __repr__(self) -> str:
+        n_bm = self.runs["benchmark"].n_unique() if "benchmark" in self.runs.columns else 0
+        return f"Study({self.runs.height} runs, {n_bm} benchmarks, {self.options})"
+
+    @functools.cached_property
+    def lbo_result(self) -> LboResult:
+        return compute_lbo(self.runs, self.options)
+
+    def lbo(self) -> pl.DataFrame:
+        """LBO per (benchmark, config, x) then the summary rows."""
+        return self.lbo_result.table
+
+    def at(self, x: float) -> pl.DataFrame:
+        """The Table-5 view at heap multiple ``x``."""
+        return self.lbo_result.at(x)
+
+    def flags(self) -> pl.DataFrame:
+        return self.lbo_result.flags
+
+    def excluded(self) -> pl.DataFrame:
+        return self.lbo_result.excluded
+
+
+__all__ = ["Study", "Labels", "StudyOptions", "LboResult", "NAME_PRESETS", "load_runs",
+           "apply_labels", "compute_lbo"]

@@ -1,0 +1,87 @@
+"""A study's runs: traces (analysed here) and/or saved analyze output, as one
+flat polars frame -- one row per run, the columns ``artscope analyze --format
+csv`` writes.
+
+:func:`load_runs` is the single entry point every study command goes
+through, so new input kinds (e.g. a results dataset directory) plug in here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Callable, Iterable
+
+import polars as pl
+
+from artscope.errors import TraceError, UsageError
+from artscope.metrics.options import AnalysisOptions
+
+#: Files read as saved ``artscope analyze --format json|csv|parquet`` output.
+ANALYZE_OUTPUT_SUFFIXES = (".json", ".csv", ".parquet")
+
+
+def is_analyze_output(path: str) -> bool:
+    return path.lower().endswith(ANALYZE_OUTPUT_SUFFIXES) and os.path.isfile(path)
+
+
+def read_analyze_output(path: str) -> pl.DataFrame:
+    """One saved analyze output file -> flat per-run rows."""
+    from artscope.runset import flat_frame, flatten
+
+    try:
+        if path.lower().endswith(".json"):
+            with open(path, encoding="utf-8") as f:
+                data = json.load(f)
+            if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+                raise UsageError(f"{path} is not artscope analyze JSON output (expected an array of runs)")
+            df = flat_frame([flatten(r) for r in data])
+        elif path.lower().endswith(".csv"):
+            df = pl.read_csv(path, infer_schema_length=None)
+        else:
+            df = pl.read_parquet(path)
+    except UsageError:
+        raise
+    except (OSError, ValueError, pl.exceptions.PolarsError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise UsageError(f"cannot read analyze output {path}: {first}") from None
+    if df.is_empty() or "trace" not in df.columns:
+        raise UsageError(f"{path} is not artscope analyze output (no runs with a 'trace' column)")
+    return df
+
+
+def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None, *,
+              engine: str = "auto", tp_bin: str | None = None, jobs: int | None = None,
+              progress: Callable[[int, int], None] | None = None) -> pl.DataFrame:
+    """Every run of ``inputs`` as one flat frame (one row per run).
+
+    ``inputs`` are trace files, directories or globs (analysed with ``opts``
+    in ``jobs`` processes, as ``artscope analyze`` does) and saved analyze
+    output files (``.json``/``.csv``/``.parquet``). A trace that cannot be
+    analysed is a row with ``error`` set (the study reports it as excluded).
+    """
+    from artscope.batch import analyze_many, expand_paths
+    from artscope.runset import flat_frame, flatten
+
+    inputs = [str(p) for p in inputs]
+    if not inputs:
+        raise UsageError("no study inputs given")
+    saved = [p for p in inputs if is_analyze_output(p)]
+    traces = [p for p in inputs if p not in saved]
+    frames = [read_analyze_output(p) for p in saved]
+    if traces:
+        if opts is None:
+            raise UsageError("traces need the analysis selectors: name the app with --app NAME")
+        paths = expand_paths(traces)
+        if not paths:
+            raise TraceError("no traces found in " + ", ".join(traces))
+        rows = analyze_many(paths, opts, engine=engine, tp_bin=tp_bin, jobs=jobs,
+                            progress=progress)
+        frames.append(flat_frame([flatten(r) for r in rows]))
+    df = pl.concat(frames, how="diagonal_relaxed")
+    if "error" not in df.columns:
+        df = df.with_columns(error=pl.lit(None, pl.String))
+    if "run" not in df.columns:
+        df = df.with_columns(run=pl.lit(0, pl.Int64))
+    return df.with_columns(pl.col("run").fill_null(0))
