@@ -199,3 +199,93 @@ def test_runs_strip(fixtures_dir):
     with pytest.raises(UsageError):
         charts.runs_strip(df, ["nope"])
     assert charts.runs_strip(pl.DataFrame()).to_dict()["mark"]["type"] == "text"
+
+
+# -- the charts beside the health reasons (issue 15) ------------------------------
+
+def _reason(rs, rid):
+    return next(r for r in rs.results[0]["health"]["reasons"] if r["id"] == rid)
+
+
+def _series(chart) -> set[str]:
+    return {row["series"] for values in _rows(chart) for row in values if "series" in row}
+
+
+def test_off_mask_reason_zooms_the_timeline(late):
+    chart = charts.reason_chart(late, 0, _reason(late, "off_mask_cpu"))
+    spec = chart.to_dict()
+    # W = [200, 2700) ms; off-mask from W's start (the 190 ms slot runs into
+    # it) to 2061 ms (end of worker1's escape); the view adds 3% of those
+    # 1861 ms on each side, clipped to W: [0, 1.91683] s since the run start.
+    domains = [layer["encoding"]["x"]["scale"]["domain"]
+               for layer in spec["layer"] if "scale" in layer["encoding"].get("x", {})]
+    assert domains and all(d == [0.0, pytest.approx(1.91683)] for d in domains)
+    assert "+0.000 s to +1.917 s" in json.dumps(spec["title"])
+    assert spec["width"] == charts.REASON_WIDTH
+    # only slices inside the view; the escape on CPU 3 is there, outlined
+    rows, _ = charts.timeline_rows(late, 0, time_range=charts.zoom_range(
+        late.results[0], (T0 + 200 * MS, T0 + 2061 * MS)))
+    assert rows["t1"].max() <= 1.91683 + 1e-9
+    escape = rows.filter((pl.col("cpu") == 3) & (pl.col("t0") >= 1.8))
+    assert escape["status"].to_list() == ["off-mask"]
+    assert escape["busy_ns"].sum() == 50 * MS
+
+
+def test_frequency_reasons_show_that_cpu_or_device(late):
+    cpu6 = charts.reason_chart(late, 0, _reason(late, "cpufreq_unstable"))
+    assert _series(cpu6) == {"cpu6", "cpu6 max limit"}
+    dash = json.dumps(cpu6.to_dict())
+    assert '"domain": ["frequency", "max limit"]' in dash and '"max limit: false"' not in dash
+    assert _series(charts.reason_chart(late, 0, _reason(late, "cpufreq_throttled"))) \
+        == {"cpu6", "cpu6 max limit"}
+    mif = charts.reason_chart(late, 0, _reason(late, "memfreq_unstable"))
+    assert _series(mif) == {"17000010.devfreq_mif (clock)"}
+    values = [r["shown"] for v in _rows(mif) for r in v if "shown" in r]
+    assert values[:2] == [3_172_000, 2_730_000]  # as recorded, unit of the tables
+    # nothing to draw for a missing series or data loss
+    assert charts.reason_chart(late, 0, {"id": "cpufreq_missing", "evidence": {"cpus": [6]}}) \
+        is None
+    assert charts.reason_chart(late, 0, {"id": "data_loss", "evidence": {}}) is None
+
+
+def test_one_colour_per_cpu(late):
+    spec = charts.frequency(late, 0).to_dict()
+    cpu_panel = spec["vconcat"][0]
+    colors = [layer["encoding"]["color"]["scale"] for layer in cpu_panel["layer"]]
+    assert all(c == {"domain": ["cpu6", "cpu7"],
+                     "range": [charts.CPU_COLORS[6], charts.CPU_COLORS[7]]} for c in colors)
+    assert charts.CPU_COLORS[6] != charts.CPU_COLORS[7]
+
+
+def test_coinciding_cpus():
+    def steps(cpu, ts, values):
+        return [{"kind": "cpu", "line": "frequency", "cpu": cpu, "ts": t, "value": v}
+                for t, v in zip(ts, values)]
+    rows = pl.DataFrame(
+        steps(6, [0, 10 * MS, 20 * MS], [500.0, 900.0, 500.0])
+        + steps(7, [0, 10 * MS + 300_000, 20 * MS], [500.0, 900.0, 500.0])  # 0.3 ms later
+        + steps(5, [0, 10 * MS, 20 * MS], [500.0, 800.0, 500.0])  # other values
+        + steps(4, [0, 12 * MS, 20 * MS], [500.0, 900.0, 500.0]))  # 2 ms later
+    assert charts.coinciding_cpus(rows) == [[6, 7]]
+
+
+def test_memory_controllers_only_unless_all_clocks(fixtures_dir):
+    with artscope.open(fixtures_dir / "freq.pftrace", app=APP, cpus="6,7",
+                       engine="embedded") as rs:
+        memory = {"17000010.devfreq_mif (clock)", "soc:qcom,cpu-cpu-llcc-bw (devfreq)",
+                  "soc:qcom,cpu-llcc-ddr-bw (sys_stats)"}
+        others = {"soc:qcom,gpubw (devfreq)", "soc:qcom,kgsl-busmon (sys_stats)"}
+        devices = {s for s in _series(charts.frequency(rs, 0)) if not s.startswith("cpu")}
+        assert devices == memory
+        every = {s for s in _series(charts.frequency(rs, 0, all_clocks=True))
+                 if not s.startswith("cpu")}
+        assert every == memory | others
+        res = {s for s in _series(charts.residency(rs, 0)) if not s.startswith("cpu")}
+        assert res == memory
+        assert {s for s in _series(charts.residency(rs, 0, all_clocks=True))
+                if not s.startswith("cpu")} == memory | others
+
+
+def test_gc_chart_of_one_run_has_no_lone_share_bar(late):
+    spec = charts.gc_cpu(late).to_dict()
+    assert "hconcat" not in spec and spec["title"] == "CPU per GC"

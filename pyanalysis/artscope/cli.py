@@ -276,13 +276,18 @@ def sql_package_cmd(outdir: str) -> None:
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write (atomically).")
 @click.option("--title", metavar="TEXT", help="Page title (default: the trace names).")
-def report_cmd(traces, output, title, **kw) -> None:
-    """One self-contained HTML page (works offline): verdict, reasons, metric
-    tables and charts for every run of TRACE... (files, directories, globs)."""
+@click.option("--all-clocks", is_flag=True,
+              help="Also chart the clocks that are not memory controllers (GPU, UCLAMP votes, "
+                   "bus domains...); the tables always list them, folded away.")
+def report_cmd(traces, output, title, all_clocks, **kw) -> None:
+    """One self-contained HTML page (works offline): per run the verdict and
+    each reason beside the chart that shows it, the metric tables, then the
+    charts of the whole run, for every run of TRACE... (files, directories,
+    globs)."""
     from artscope.report.html import write_report
 
     results = write_report(traces, output, build_options(kw), engine=kw["engine"],
-                           tp_bin=kw.get("tp_bin"), title=title)
+                           tp_bin=kw.get("tp_bin"), title=title, all_clocks=all_clocks)
     for r in results:
         if r.get("partial") and r["run"] == 0:
             click.echo(f"artscope: warning: {r['trace']}: partial trace (data loss or "

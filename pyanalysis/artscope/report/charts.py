@@ -6,13 +6,15 @@ through vl-convert, and never trips altair's 5000-row guard. Large traces stay
 responsive because every chart caps its rows (``max_rows``, default
 :data:`MAX_ROWS`) by merging or binning before plotting.
 
-Times on the x axes are seconds since the run window's start (as the health
-messages give them); tooltips also carry absolute trace ns for the Perfetto UI.
+Times a person reads (axes, tooltips) are seconds since the run window's
+start, as the health messages give them; the inline data rows still carry the
+absolute trace ns (``ts``) for scripts and the Perfetto UI.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import altair as alt
@@ -125,11 +127,22 @@ def downsample_slices(df: pl.DataFrame, keys: Sequence[str], span_ns: int,
 
 
 def timeline_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
-                  top_threads: int = TOP_THREADS) -> tuple[pl.DataFrame, float]:
-    """The timeline's slice rows for ``run`` (thread_timeline.sql, downsampled)."""
+                  top_threads: int = TOP_THREADS,
+                  time_range: tuple[int, int] | None = None) -> tuple[pl.DataFrame, float]:
+    """The timeline's slice rows for ``run`` (thread_timeline.sql, downsampled).
+
+    ``time_range`` (absolute trace ns) keeps only the slices overlapping it,
+    clipped to it; t0/t1 stay seconds since the run start.
+    """
     result = _result(runset, run)
     start, end = _window(result)
     raw = _by_run(_metric_rows(runset, "thread_timeline"), run)
+    span_start, span_end = start, end
+    if time_range is not None and not raw.is_empty():
+        span_start, span_end = time_range
+        raw = raw.filter((pl.col("end_ts") > span_start) & (pl.col("ts") < span_end)).with_columns(
+            ts=pl.max_horizontal("ts", pl.lit(span_start)),
+            end_ts=pl.min_horizontal("end_ts", pl.lit(span_end)))
     if raw.is_empty():
         return raw, 0.0
     # Top threads by CPU keep their own row; the rest share "(other)".
@@ -143,7 +156,7 @@ def timeline_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
         allowed=pl.col("allowed").fill_null(-1))
     rows, tol = downsample_slices(
         raw.select("thread", "role", "cpu", "allowed", "ts", "end_ts"),
-        ["thread", "role", "cpu", "allowed"], end - start, max_rows)
+        ["thread", "role", "cpu", "allowed"], span_end - span_start, max_rows)
     rows = rows.with_columns(
         t0=(pl.col("ts") - start) / 1e9, t1=(pl.col("end_ts") - start) / 1e9,
         busy_ms=pl.col("busy_ns") / 1e6,
@@ -152,32 +165,49 @@ def timeline_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
     return rows, tol
 
 
+def zoom_range(result: dict[str, Any], time_range: Sequence[int],
+               pad: float = 0.03) -> tuple[int, int]:
+    """``time_range`` (absolute ns) widened by ``pad`` of its length on each
+    side (at least 1 ms) and clipped to the run window: the view a chart
+    zoomed on a health reason's evidence shows."""
+    start, end = _window(result)
+    lo, hi = int(time_range[0]), int(time_range[1])
+    margin = max(int((hi - lo) * pad), 1_000_000)
+    return max(start, lo - margin), min(end, hi + margin)
+
+
 def timeline(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
-             top_threads: int = TOP_THREADS) -> alt.TopLevelMixin:
+             top_threads: int = TOP_THREADS, time_range: tuple[int, int] | None = None,
+             width: int = WIDTH) -> alt.TopLevelMixin:
     """Target threads per CPU over the run: lanes = CPUs (allowed ones shaded
     green), one sub-row per thread, off-mask slices outlined red, GC slices as
-    orange bands over all lanes."""
+    orange bands over all lanes. ``time_range`` (absolute trace ns) zooms the
+    chart to that part of the run."""
     result = _result(runset, run)
     start, end = _window(result)
     title = f"Run {run}: target threads per CPU"
-    rows, tol = timeline_rows(runset, run, max_rows, top_threads)
+    if time_range is not None:
+        time_range = (max(start, int(time_range[0])), min(end, int(time_range[1])))
+        title += f", +{(time_range[0] - start) / 1e9:.3f} s to +{(time_range[1] - start) / 1e9:.3f} s"
+    rows, tol = timeline_rows(runset, run, max_rows, top_threads, time_range)
     if rows.is_empty():
         return placeholder(title, "no sched data for the target threads in this run "
                                   "(record sched/sched_switch)")
     sel = runset.analysis.selection
     allowed = sorted(set(sel.allowed_cpus or []) | set(sel.gc_allowed_cpus or []))
     cpus = sorted(set(rows["cpu"].to_list()) | set(allowed))
-    span_s = (end - start) / 1e9
+    view0, view1 = time_range or (start, end)
+    x0_s, x1_s = (view0 - start) / 1e9, (view1 - start) / 1e9
     sub = title + (f" (gaps < {tol / 1e6:.3g} ms merged)" if tol else "")
     y = alt.Y("cpu:O", title="CPU", scale=alt.Scale(domain=cpus))
     threads = rows["thread"].unique().sort().to_list()
     lane_h = max(24, min(72, 5 * len(threads)))
-    base_props = dict(width=WIDTH, height=lane_h * len(cpus))
-    x_scale = alt.Scale(domain=[0, span_s], nice=False)
+    base_props = dict(width=width, height=lane_h * len(cpus))
+    x_scale = alt.Scale(domain=[x0_s, x1_s], nice=False)
 
     layers = []
     if allowed:
-        layers.append(alt.Chart(_data([{"cpu": c, "x0": 0.0, "x1": span_s} for c in allowed]))
+        layers.append(alt.Chart(_data([{"cpu": c, "x0": x0_s, "x1": x1_s} for c in allowed]))
                       .mark_rect(color="#2ca02c", opacity=0.12)
                       .encode(x=alt.X("x0:Q", scale=x_scale), x2="x1:Q", y=y,
                               tooltip=[alt.Tooltip("cpu:O", title="allowed CPU")]))
@@ -188,20 +218,21 @@ def timeline(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
             x=alt.X("t0:Q", title="time since run start (s)", scale=x_scale),
             x2="t1:Q", y=y,
             yOffset=alt.YOffset("thread:N", scale=alt.Scale(domain=threads)),
-            color=alt.Color("thread:N", title="thread", scale=alt.Scale(domain=threads)),
+            color=alt.Color("thread:N", title="thread", scale=alt.Scale(domain=threads),
+                            legend=alt.Legend(labelLimit=150)),
             stroke=alt.condition("datum.status === 'off-mask'", alt.value(OFF_MASK_COLOR),
                                  alt.value(None)),
             tooltip=["thread:N", "role:N", "cpu:O", "status:N",
                      alt.Tooltip("t0:Q", format=".4f", title="start (s)"),
                      alt.Tooltip("t1:Q", format=".4f", title="end (s)"),
                      alt.Tooltip("busy_ms:Q", format=".3f", title="running (ms)"),
-                     "slices:Q", alt.Tooltip("ts:Q", title="start (trace ns)"),
-                     alt.Tooltip("end_ts:Q", title="end (trace ns)")]))
-    gcs = gc_intervals(runset, run)
+                     "slices:Q"]))
+    gcs = [(max(s, view0), min(e, view1)) for s, e in gc_intervals(runset, run)
+           if e > view0 and s < view1]
     if gcs:
         g = pl.DataFrame(gcs, schema=["ts", "end_ts"], orient="row").with_columns(
             kind=pl.lit("gc"))
-        g, _ = downsample_slices(g, ["kind"], end - start, max(1, max_rows // 4))
+        g, _ = downsample_slices(g, ["kind"], view1 - view0, max(1, max_rows // 4))
         g = g.with_columns(t0=(pl.col("ts") - start) / 1e9, t1=(pl.col("end_ts") - start) / 1e9,
                            gc_ms=pl.col("busy_ns") / 1e6)
         layers.append(alt.Chart(_data(g.select("t0", "t1", "gc_ms", "slices", "ts", "end_ts")))
@@ -209,8 +240,7 @@ def timeline(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
                       .encode(x=alt.X("t0:Q", scale=x_scale), x2="t1:Q",
                               tooltip=[alt.Tooltip("t0:Q", format=".4f", title="GC start (s)"),
                                        alt.Tooltip("gc_ms:Q", format=".3f", title="GC (ms)"),
-                                       alt.Tooltip("slices:Q", title="GCs"),
-                                       alt.Tooltip("ts:Q", title="start (trace ns)")]))
+                                       alt.Tooltip("slices:Q", title="GCs")]))
     off = rows.filter(pl.col("status") == "off-mask")
     note = (f"red outline: off-mask ({off['busy_ns'].sum() / 1e6:.1f} ms)" if off.height
             else "no off-mask slices") + "; green lanes: allowed CPUs; orange: GC"
@@ -241,43 +271,56 @@ def _series_label(source: str, cpu: Any, device: Any) -> str:
     return f"{device} ({source})"
 
 
-def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> pl.DataFrame:
-    """Step points (series, kind, t, value) of the run's frequency series.
+def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+                   cpus: Iterable[int] | None = None, devices: Iterable[str] | None = None,
+                   all_clocks: bool = False) -> pl.DataFrame:
+    """Step points (series, kind, cpu, line, unit, t, value, ts) of the run's
+    frequency series.
 
-    CPUs: those the run's cpufreq results cover (the allowed CPUs, else all),
-    with their max-frequency limits. Devices: every memfreq series. The value
-    at W's start is the last sample before it; consecutive repeats are
-    dropped; a closing point at W's end holds the last value. Over
-    ``max_rows``, each series is binned in time keeping each bin's min and max.
+    CPUs: ``cpus``, by default those the run's cpufreq results cover (the
+    allowed CPUs, else all), each with its max-frequency limit (line "max
+    limit"). Devices: ``devices`` by name, by default the memory controllers
+    (memfreq ``is_memory``) — every clock of the trace only with
+    ``all_clocks``. The value at W's start is the last sample before it;
+    consecutive repeats are dropped; a closing point at W's end holds the last
+    value. Over ``max_rows``, each series is binned in time keeping each bin's
+    min and max.
     """
     result = _result(runset, run)
     start, end = _window(result)
     freq = _by_run(runset.analysis.tables["frequency"], run)
-    schema = {"series": pl.String, "kind": pl.String, "unit": pl.String,
-              "t": pl.Float64, "value": pl.Float64, "ts": pl.Int64}
+    schema = {"series": pl.String, "kind": pl.String, "cpu": pl.Int64, "line": pl.String,
+              "unit": pl.String, "t": pl.Float64, "value": pl.Float64, "ts": pl.Int64}
     if freq.is_empty():
         return pl.DataFrame(schema=schema)
-    cpus = {c["cpu"] for c in result["cpufreq"]}
+    cpu_set = {c["cpu"] for c in result["cpufreq"]} if cpus is None else set(cpus)
     units = {("cpufreq", c["cpu"]): c.get("unit") for c in result["cpufreq"]}
-    devices = {(m["source"], m["device"]): m.get("unit") for m in result["memfreq"]}
+    wanted = None if devices is None else set(devices)
+    dev_units = {(m["source"], m["device"]): m.get("unit") for m in result["memfreq"]
+                 if (m["device"] in wanted if wanted is not None
+                     else all_clocks or m["is_memory"])}
     series = []
     for track_id, source, cpu, device in freq.select(
             "track_id", "source", "cpu", "device").unique().sort("track_id", "source").iter_rows():
-        if source in ("cpufreq", "cpu_max_limit") and cpu in cpus:
+        if source in ("cpufreq", "cpu_max_limit") and cpu in cpu_set:
             unit = units.get(("cpufreq", cpu)) or "kHz"
             kind = "cpu"
-        elif (source, device) in devices:
-            unit = devices[(source, device)]
+        elif (source, device) in dev_units:
+            unit = dev_units[(source, device)]
             kind = "device"
+            cpu = None
         else:
             continue
-        series.append((track_id, source, _series_label(source, cpu, device), kind, unit))
+        line = "max limit" if source == "cpu_max_limit" else "frequency"
+        series.append((track_id, source, _series_label(source, cpu, device), kind, cpu, line,
+                       unit))
     if not series:
         return pl.DataFrame(schema=schema)
     # frequency.sql: the carried-in sample and every sample in W
     samples = freq.filter(pl.col("ts").is_not_null())
-    meta = pl.DataFrame(series, schema=["track_id", "source", "series", "kind", "unit"],
-                        orient="row")
+    meta = pl.DataFrame(series, orient="row", schema={
+        "track_id": pl.Int64, "source": pl.String, "series": pl.String, "kind": pl.String,
+        "cpu": pl.Int64, "line": pl.String, "unit": pl.String})
     out = []
     per_series = max(4, max_rows // max(1, len(series)))
     for (track_id, source), s in samples.group_by(["track_id", "source"], maintain_order=True):
@@ -305,56 +348,127 @@ def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> 
         return pl.DataFrame(schema=schema)
     return (pl.concat(out).join(meta, on=["track_id", "source"])
             .with_columns(t=(pl.col("ts") - start) / 1e9)
-            .select("series", "kind", "unit", "t", "value", "ts"))
+            .select(*schema))
 
 
-def frequency(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
-    """Frequency over the run as step lines: the CPUs (with their max limits,
-    dashed) on one panel, each device series on its own panel."""
+#: One colour per CPU (index = CPU number modulo its length; no grey, which
+#: reads as "disabled").
+CPU_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2",
+              "#17becf", "#bcbd22", "#393b79")
+#: Steps of two CPUs closer than this (ns) count as the same step.
+COINCIDE_NS = 1_000_000
+
+
+def _series_color(series: str) -> str:
+    """A CPU's colour (as in the frequency chart) for "cpuN (...)", else blue."""
+    m = re.match(r"cpu(\d+) \(", series)
+    return CPU_COLORS[int(m.group(1)) % len(CPU_COLORS)] if m else "#4c78a8"
+
+
+def coinciding_cpus(rows: pl.DataFrame, tol_ns: int = COINCIDE_NS) -> list[list[int]]:
+    """Groups (2+) of CPUs of ``frequency_rows`` whose frequency steps are the
+    same values at times within ``tol_ns`` — CPUs of a cluster share a clock,
+    so their lines lie on top of each other."""
+    f = rows.filter((pl.col("kind") == "cpu") & (pl.col("line") == "frequency"))
+    if f.is_empty():
+        return []
+    sig = (f.sort("cpu", "ts").group_by("cpu", maintain_order=True)
+           .agg(pl.col("ts"), pl.col("value")))
+    groups: list[tuple[list[int], list[float], list[int]]] = []
+    for cpu, ts, value in sig.iter_rows():
+        for members, g_value, g_ts in groups:
+            if g_value == value and all(abs(a - b) <= tol_ns for a, b in zip(g_ts, ts)):
+                members.append(cpu)
+                break
+        else:
+            groups.append(([cpu], value, ts))
+    return sorted(members for members, _, _ in groups if len(members) > 1)
+
+
+def frequency(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+              cpus: Iterable[int] | None = None, devices: Iterable[str] | None = None,
+              all_clocks: bool = False, width: int = WIDTH) -> alt.TopLevelMixin:
+    """Frequency over the run as step lines in MHz: the CPUs on one panel (one
+    colour per CPU; its max-frequency limit dashed), then one panel per device
+    — the memory controllers unless ``devices`` names others or
+    ``all_clocks`` asks for every clock (see :func:`frequency_rows`)."""
     result = _result(runset, run)
     start, end = _window(result)
-    rows = frequency_rows(runset, run, max_rows)
+    rows = frequency_rows(runset, run, max_rows, cpus, devices, all_clocks)
     title = f"Run {run}: frequency over time"
     if rows.is_empty():
-        return placeholder(title, "no frequency samples in this run "
+        return placeholder(title, "no frequency samples for these CPUs / devices in this run "
                                   "(record power/cpu_frequency and devfreq/clock events)")
+    rows = rows.with_columns(  # cpufreq is kHz by definition; MHz reads better
+        shown=pl.when(pl.col("kind") == "cpu").then(pl.col("value") / 1e3)
+        .otherwise(pl.col("value")),
+        shown_unit=pl.when(pl.col("kind") == "cpu").then(pl.lit("MHz"))
+        .otherwise(pl.col("unit").fill_null("(unit unknown)")))
     x = alt.X("t:Q", title="time since run start (s)",
               scale=alt.Scale(domain=[0, (end - start) / 1e9], nice=False))
-    tooltip = ["series:N", alt.Tooltip("t:Q", format=".4f", title="from (s)"),
-               "value:Q", "unit:N", alt.Tooltip("ts:Q", title="trace ns")]
+    tooltip = ["series:N", alt.Tooltip("t:Q", format=".4f", title="from (s since run start)"),
+               alt.Tooltip("shown:Q", format=",.6~g", title="frequency"),
+               alt.Tooltip("shown_unit:N", title="unit")]
     charts = []
     cpu = rows.filter(pl.col("kind") == "cpu").with_columns(
-        limit=pl.col("series").str.ends_with("max limit"),
-        cpu=pl.col("series").str.extract(r"^(cpu\d+)"))
+        cpu_label=pl.lit("cpu") + pl.col("cpu").cast(pl.String))
     if cpu.height:
-        charts.append(alt.Chart(_data(cpu), title=f"{title}: CPUs (kHz)")
-                      .mark_line(interpolate="step-after", point=False)
-                      .encode(x=x, y=alt.Y("value:Q", title="kHz", scale=alt.Scale(zero=False)),
-                              color=alt.Color("cpu:N", title="CPU"),
-                              strokeDash=alt.StrokeDash("limit:N", title="max limit"),
-                              detail="series:N", tooltip=tooltip)
-                      .properties(width=WIDTH, height=160))
+        order = sorted(set(cpu["cpu"].to_list()))
+        labels = [f"cpu{c}" for c in order]
+        same = coinciding_cpus(rows)
+        note = "; ".join(f"CPUs {', '.join(map(str, g))} share one clock: their lines coincide"
+                         for g in same)
+        color = alt.Color("cpu_label:N", title="CPU", scale=alt.Scale(
+            domain=labels, range=[CPU_COLORS[c % len(CPU_COLORS)] for c in order]))
+        enc: dict[str, Any] = dict(x=x, y=alt.Y("shown:Q", title="MHz",
+                                                 scale=alt.Scale(zero=False)),
+                                   color=color, detail="series:N", tooltip=tooltip)
+        if cpu["line"].n_unique() > 1:  # a dash legend only when there is a limit to tell
+            enc["strokeDash"] = alt.StrokeDash("line:N", title="line", scale=alt.Scale(
+                domain=["frequency", "max limit"], range=[[1, 0], [5, 3]]))
+        # One layer per CPU, lower CPUs drawn wider and first: coinciding
+        # lines stay visible as a coloured edge around the next one.
+        layers = [alt.Chart(_data(cpu.filter(pl.col("cpu") == c).drop("value")))
+                  .mark_line(interpolate="step-after",
+                             strokeWidth=2.0 + (1.8 * (len(order) - 1 - k) if same else 0))
+                  .encode(**enc) for k, c in enumerate(order)]
+        charts.append(alt.layer(*layers).properties(
+            title=alt.Title(f"{title}: CPUs", subtitle=note or []), width=width, height=160))
     dev = rows.filter(pl.col("kind") == "device")
     if dev.height:
-        charts.append(alt.Chart(_data(dev))
-                      .mark_line(interpolate="step-after", point=True)
-                      .encode(x=x, y=alt.Y("value:Q", title="frequency",
-                                           scale=alt.Scale(zero=False)),
-                              color=alt.Color("series:N", legend=None), tooltip=tooltip)
-                      .properties(width=WIDTH, height=90)
-                      .facet(row=alt.Row("series:N", title=None,
-                                         header=alt.Header(labelAngle=0, labelAlign="left")),
-                             title=f"{title}: devices")
-                      .resolve_scale(y="independent"))
+        # Device values as recorded, in the unit the tables give (clock
+        # events are nominally Hz, but some kernels report kHz).
+        memory = {m["device"] for m in result["memfreq"] if m["is_memory"]}
+        names = dev["series"].unique(maintain_order=True).to_list()
+        what = ("memory controller" if {n.rsplit(" (", 1)[0] for n in names} <= memory
+                else "device")
+        unit = dev["shown_unit"].unique().to_list()
+        chart = (alt.Chart(_data(dev.drop("value")))
+                 .mark_line(interpolate="step-after", point=True, color="#4c78a8")
+                 .encode(x=x, y=alt.Y("shown:Q", title=unit[0] if len(unit) == 1 else "value",
+                                      scale=alt.Scale(zero=False)), tooltip=tooltip)
+                 .properties(width=width, height=90))
+        if len(names) == 1:
+            charts.append(chart.properties(title=f"{title}: {what} {names[0]}"))
+        else:  # one panel per device, its name above it (no width taken)
+            charts.append(chart.facet(
+                row=alt.Row("series:N", title=None, sort=names, header=alt.Header(
+                    labelAngle=0, labelOrient="top", labelAnchor="start", labelLimit=width)),
+                title=f"{title}: {what}s").resolve_scale(y="independent"))
     return charts[0] if len(charts) == 1 else alt.vconcat(*charts)
 
 
-def residency(runset: "RunSet", run: int = 0) -> alt.TopLevelMixin:
-    """Share of the run window spent at each frequency, one panel per series."""
+def residency(runset: "RunSet", run: int = 0, all_clocks: bool = False) -> alt.TopLevelMixin:
+    """Share of the run window spent at each frequency, one panel per series:
+    the CPUs and the memory controllers (every clock with ``all_clocks``)."""
     result = _result(runset, run)
     start, end = _window(result)
     title = f"Run {run}: frequency residency"
     res = _by_run(runset.residency(), run)
+    if not all_clocks:
+        other = [m["device"] for m in result["memfreq"] if not m["is_memory"]]
+        res = res.filter(~(pl.col("source").is_in(["devfreq", "clock", "sys_stats"])
+                           & pl.col("series").is_in(other)))
     if res.is_empty():
         return placeholder(title, "no frequency residency in this run")
     res = res.with_columns(
@@ -363,13 +477,15 @@ def residency(runset: "RunSet", run: int = 0) -> alt.TopLevelMixin:
             lambda v: str(int(v)) if float(v).is_integer() else f"{v:g}",
             return_dtype=pl.String),
         series=pl.col("series") + " (" + pl.col("source") + ")")
+    names = res["series"].unique(maintain_order=True).to_list()
     return (alt.Chart(_data(res))
             .mark_bar()
             .encode(x=alt.X("share:Q", title="share of the run window",
                             axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1])),
                     y=alt.Y("label:N", title="value",
                             sort=alt.EncodingSortField("value", order="descending")),
-                    color=alt.Color("series:N", legend=None),
+                    color=alt.Color("series:N", legend=None, scale=alt.Scale(
+                        domain=names, range=[_series_color(n) for n in names])),
                     tooltip=["series:N", alt.Tooltip("value:Q", title="value"),
                              alt.Tooltip("ms:Q", format=".1f", title="ms"),
                              alt.Tooltip("share:Q", format=".2%")])
@@ -433,8 +549,8 @@ def frame_durations(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
                        range=["#4c78a8", OFF_MASK_COLOR, GC_COLOR])
     tooltip = [alt.Tooltip("dur_ms:Q", format=".3f", title="ms"),
                alt.Tooltip("pct:Q", format=".1f", title="percentile"),
-               "jank:N", "jank_type:N", alt.Tooltip("t:Q", format=".4f", title="at (s)"),
-               alt.Tooltip("ts:Q", title="trace ns")]
+               "jank:N", "jank_type:N",
+               alt.Tooltip("t:Q", format=".4f", title="at (s since run start)")]
     line = alt.Chart(_data(f)).mark_line(interpolate="step-before", color="#999").encode(
         x=enc_x, y=enc_y)
     pts = alt.Chart(_data(f)).mark_circle(size=40).encode(
@@ -475,7 +591,7 @@ def gc_cpu(runset: "RunSet", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
              .properties(width=max(80, 40 * per_run.height), height=220))
     if ev.is_empty():
         left = placeholder("CPU per GC", "no GC slices in the run windows")
-        return alt.hconcat(left, right)
+        return left if per_run.height == 1 else alt.hconcat(left, right)
     ev = ev.with_columns(
         t=(pl.col("ts") - pl.col("run").replace_strict(starts, default=0)) / 1e9,
         cpu_ms=pl.col("cpu_ns") / 1e6, dur_ms=pl.col("dur") / 1e6,
@@ -491,12 +607,13 @@ def gc_cpu(runset: "RunSet", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
                     color=alt.Color("gc_type:N", title="GC type"),
                     shape=alt.Shape("run:N"),
                     tooltip=["run:O", "name:N", "thread_name:N", "gc_type:N",
+                             alt.Tooltip("t:Q", format=".4f", title="start (s since run start)"),
                              alt.Tooltip("cpu_ms:Q", format=".3f"),
                              alt.Tooltip("dur_ms:Q", format=".3f"),
-                             alt.Tooltip("runnable_ms:Q", format=".3f"),
-                             alt.Tooltip("ts:Q", title="trace ns")])
+                             alt.Tooltip("runnable_ms:Q", format=".3f")])
             .properties(width=WIDTH - 200, height=220))
-    return alt.hconcat(left, right)
+    # One run: its share is a number in the tables, not worth a lone bar.
+    return left if per_run.height == 1 else alt.hconcat(left, right)
 
 
 def mmu_rows(runset: "RunSet", run: int = 0,
@@ -587,3 +704,54 @@ def runs_strip(df: pl.DataFrame, metrics: Sequence[str] | None = None) -> alt.To
                                header=alt.Header(labelAngle=0, labelAlign="left")),
                    title=title)
             .resolve_scale(x="independent"))
+
+
+# -- health reasons ------------------------------------------------------------------
+
+#: Plot width of a chart shown beside a health reason's text.
+REASON_WIDTH = 540
+
+
+def interferers(runset: "RunSet", run: int = 0, width: int = WIDTH) -> alt.TopLevelMixin:
+    """CPU time of the other processes on the allowed CPUs (the run's top
+    interferers), largest first."""
+    result = _result(runset, run)
+    title = f"Run {run}: other processes on the allowed CPUs"
+    top = result["pinning"].get("top_interferers") or []
+    if not top:
+        return placeholder(title, "no other process ran on the allowed CPUs")
+    rows = [{"who": f"{t['name']} ({t['pid'] if t.get('pid') is not None else t.get('tid')})",
+             "cpu_ms": t["cpu_ns"] / 1e6} for t in top]
+    return (alt.Chart(_data(rows), title=title)
+            .mark_bar(color="#9467bd")
+            .encode(x=alt.X("cpu_ms:Q", title="CPU time on the allowed CPUs (ms)"),
+                    y=alt.Y("who:N", title=None, sort="-x", axis=alt.Axis(labelLimit=200)),
+                    tooltip=["who:N", alt.Tooltip("cpu_ms:Q", format=".2f", title="ms")])
+            .properties(width=width, height=max(60, 18 * len(rows))))
+
+
+def reason_chart(runset: "RunSet", run: int, reason: dict[str, Any], all_clocks: bool = False,
+                 width: int = REASON_WIDTH) -> alt.TopLevelMixin | None:
+    """The chart that shows one health reason (see artscope.metrics.health),
+    or None when a chart would add nothing (missing data, data loss):
+
+    - off_mask_cpu: the thread/CPU timeline zoomed to the violations' range;
+    - cpufreq_unstable / cpufreq_throttled: that CPU's frequency curve;
+    - memfreq_unstable: that device's frequency curve;
+    - interference: the other processes' CPU time on the allowed CPUs.
+    """
+    result = _result(runset, run)
+    ev = reason.get("evidence") or {}
+    rid = reason.get("id")
+    if rid == "off_mask_cpu" and ev.get("time_ranges"):
+        lo = min(r[0] for r in ev["time_ranges"])
+        hi = max(r[1] for r in ev["time_ranges"])
+        return timeline(runset, run, time_range=zoom_range(result, (lo, hi)), width=width)
+    if rid in ("cpufreq_unstable", "cpufreq_throttled") and ev.get("cpus"):
+        return frequency(runset, run, cpus=ev["cpus"], devices=[], width=width)
+    if rid == "memfreq_unstable" and ev.get("devices"):
+        return frequency(runset, run, cpus=[], devices=ev["devices"], all_clocks=all_clocks,
+                         width=width)
+    if rid == "interference":
+        return interferers(runset, run, width=width)
+    return None

@@ -2,8 +2,10 @@
 
 Everything is inline — the Vega, Vega-Lite and vega-embed JavaScript (from
 vl-convert's bundle), every chart spec with its data, the styles — so the file
-opens offline and can be attached to a bug. Per run it shows the verdict, the
-reasons, the metric tables and the charts of artscope.report.charts.
+opens offline and can be attached to a bug. It reads top-down: per run the
+verdict and each reason with the chart that shows it beside it
+(charts.reason_chart), the metric tables, then the charts of the whole run. It
+fits a 1300 px wide window; times are relative to the run start.
 
 The page records chart failures and script errors in ``#artscope-errors`` and
 sets ``data-charts-rendered`` / ``data-charts-failed`` on <body> once every
@@ -27,18 +29,34 @@ if TYPE_CHECKING:
     from artscope.runset import RunSet
 
 CSS = """
+*{box-sizing:border-box}
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;
-  max-width:1100px;padding:16px 24px;color:#222}
-h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:28px 0 6px;border-bottom:1px solid #ddd}
-h3{font-size:15px;margin:18px 0 6px}
-table{border-collapse:collapse;margin:6px 0 10px;font-size:13px}
-th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
-th{background:#f5f5f5}td.num{text-align:right;font-variant-numeric:tabular-nums}
-.verdict{display:inline-block;padding:2px 10px;border-radius:10px;color:#fff;font-weight:600}
+  max-width:1240px;padding:12px 20px;color:#222}
+h1{font-size:22px;margin:8px 0}h2{font-size:19px;margin:26px 0 6px;border-bottom:2px solid #ddd}
+h3{font-size:15px;margin:18px 0 6px}h4{font-size:14px;margin:12px 0 4px}
+table{border-collapse:collapse;margin:4px 0 10px;font-size:13px;max-width:100%}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top;
+  overflow-wrap:anywhere}
+th{background:#f5f5f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums;
+  white-space:nowrap}
+.verdict{display:inline-block;padding:1px 10px;border-radius:10px;color:#fff;font-weight:600}
 .pass{background:#2ca02c}.warn{background:#ff7f0e}.fail{background:#d62728}
-.sev-fail{color:#d62728;font-weight:600}.sev-warn{color:#c76200;font-weight:600}
-.meta{color:#555}.chart{margin:10px 0 18px}.grid{display:flex;flex-wrap:wrap;gap:18px}
-details{margin:2px 0}pre{white-space:pre-wrap;margin:0;font-size:12px}
+.sev{display:inline-block;padding:0 7px;border-radius:8px;color:#fff;font-size:12px;
+  font-weight:600;margin-right:6px}
+.meta{color:#555}.chart{margin:8px 0 16px;max-width:100%}
+.grid{display:flex;flex-wrap:wrap;gap:0 18px;align-items:flex-start}
+.grid>div{flex:1 1 300px;min-width:0}
+.reason{display:grid;grid-template-columns:minmax(0,380px) minmax(0,1fr);gap:16px;
+  border:1px solid #e3e3e3;border-left:5px solid #999;border-radius:4px;padding:8px 12px;
+  margin:10px 0}
+.reason.no-chart{grid-template-columns:minmax(0,1fr)}
+.reason.sev-fail{border-left-color:#d62728}.reason.sev-warn{border-left-color:#ff7f0e}
+.reason p{margin:4px 0}.reason .chart{margin:0}.reason dl{margin:4px 0;font-size:13px}
+.reason dt{font-weight:600;float:left;clear:left;margin-right:6px}.reason dd{margin:0 0 2px}
+.reason ul{margin:2px 0;padding-left:18px;font-size:13px}
+details{margin:4px 0}summary{cursor:pointer}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;font-size:12px}
+nav ul{padding-left:20px}
 #artscope-errors{color:#d62728}
 """
 
@@ -83,25 +101,54 @@ def vega_javascript() -> str:
 
 
 # -- formatting ----------------------------------------------------------------
+# A person reads times relative to the run window's start ("+0.295 s", as the
+# health messages say) and durations in ms; absolute trace ns stay in the JSON
+# output (artscope analyze) and in the charts' inline data.
+
+#: Frequency statistics: shown as whole numbers with thousands separators.
+_FREQ_KEYS = {"min", "max", "mean", "dominant"}
+
 
 def _e(v: Any) -> str:
     return html.escape(str(v), quote=True)
 
 
-def _fmt(key: str, v: Any) -> str:
+def _rel(ts: int, start: int) -> str:
+    """An absolute trace timestamp as seconds since the run start."""
+    return f"+{(ts - start) / 1e9:.3f} s"
+
+
+def _ms(ns: int | float) -> str:
+    return f"{ns / 1e6:,.3f} ms"
+
+
+def _is_time_key(key: str) -> bool:
+    return key == "ts" or key.endswith("_ts")
+
+
+def _fmt(key: str, v: Any, start: int | None = None) -> str:
+    """One value for a table cell, by the meaning its key gives it."""
     if v is None:
-        return '<span class="meta">null</span>'
+        return '<span class="meta">—</span>'
     if isinstance(v, bool):
         return "yes" if v else "no"
+    if isinstance(v, int) and start is not None and _is_time_key(key):
+        return _rel(v, start)
+    if isinstance(v, (int, float)) and key.endswith("_ns"):
+        return _ms(v)
+    if isinstance(v, (int, float)) and (key.endswith("share") or key.endswith("residency")):
+        return f"{100 * v:.2f}%"
+    if isinstance(v, (int, float)) and key in _FREQ_KEYS:
+        return f"{v:,.0f}"
     if isinstance(v, float):
-        if key.endswith("share") or key.endswith("residency"):
-            return f"{v:.4g} ({100 * v:.2f}%)"
         return f"{v:.6g}"
-    if isinstance(v, int) and key.endswith("_ns") and abs(v) >= 1000:
-        return f"{v:,} ({v / 1e6:,.3f} ms)"
     if isinstance(v, int):
         return str(v)
-    if isinstance(v, (list, dict)):
+    if isinstance(v, list) and all(isinstance(x, (int, float, str)) for x in v):
+        return _e(", ".join(str(x) for x in v))
+    if isinstance(v, dict):
+        return "; ".join(f"{_e(k)} {_fmt(k, x, start)}" for k, x in v.items())
+    if isinstance(v, list):
         return f"<pre>{_e(json.dumps(v, sort_keys=True))}</pre>"
     return _e(v)
 
@@ -110,39 +157,76 @@ def _num(v: Any) -> str:
     return ' class="num"' if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
 
 
-def _kv_table(d: dict[str, Any], skip: Iterable[str] = ()) -> str:
-    rows = "".join(
-        f'<tr><th>{_e(k)}</th><td{_num(v)}>{_fmt(k, v)}</td></tr>'
-        for k, v in d.items() if k not in set(skip))
+def _head(key: str) -> str:
+    """A column or row header; long snake_case names may break at '_'."""
+    return _e(key).replace("_", "_<wbr>")
+
+
+def _kv_table(d: dict[str, Any], start: int | None = None, skip: Iterable[str] = ()) -> str:
+    skip = set(skip)
+    rows = "".join(f'<tr><th>{_head(k)}</th><td{_num(v)}>{_fmt(k, v, start)}</td></tr>'
+                   for k, v in d.items() if k not in skip)
     return f"<table>{rows}</table>"
 
 
-def _rows_table(rows: Sequence[dict[str, Any]], skip: Iterable[str] = ()) -> str:
+def _rows_table(rows: Sequence[dict[str, Any]], start: int | None = None,
+                skip: Iterable[str] = ()) -> str:
     if not rows:
         return '<p class="meta">none</p>'
     skip = set(skip)
     cols = [c for c in rows[0] if c not in skip]
-    head = "".join(f"<th>{_e(c)}</th>" for c in cols)
-    body = "".join("<tr>" + "".join(f'<td{_num(r.get(c))}>{_fmt(c, r.get(c))}</td>' for c in cols)
-                   + "</tr>" for r in rows)
+    head = "".join(f"<th>{_head(c)}</th>" for c in cols)
+    body = "".join("<tr>" + "".join(f'<td{_num(r.get(c))}>{_fmt(c, r.get(c), start)}</td>'
+                                    for c in cols) + "</tr>" for r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
-def _reasons(reasons: list[dict[str, Any]]) -> str:
-    if not reasons:
-        return "<p>No problems found: every check passed.</p>"
-    out = ["<table><tr><th>severity</th><th>check</th><th>message</th>"
-           "<th>expected</th><th>actual</th><th>evidence</th></tr>"]
-    for r in reasons:
-        sev = r.get("severity", "")
-        ev = r.get("evidence")
-        ev_html = (f"<details><summary>show</summary><pre>{_e(json.dumps(ev, indent=1))}"
-                   "</pre></details>" if ev else "")
-        out.append(f'<tr><td class="sev-{_e(sev)}">{_e(sev)}</td><td>{_e(r.get("id"))}</td>'
-                   f'<td>{_e(r.get("message"))}</td><td>{_e(r.get("expected"))}</td>'
-                   f'<td>{_fmt("actual", r.get("actual"))}</td><td>{ev_html}</td></tr>')
-    out.append("</table>")
-    return "".join(out)
+# -- health reasons --------------------------------------------------------------
+
+def _evidence(ev: dict[str, Any], start: int) -> str:
+    """A reason's evidence as a short list a person reads (times relative)."""
+    items = []
+    for key, v in ev.items():
+        if key == "threads":
+            text = ", ".join(f"{_e(t.get('name'))} ({_e(t.get('tid'))}) "
+                             f"{_ms(t.get('off_mask_cpu_ns') or 0)}" for t in v)
+            items.append(f"<li>threads off the mask: {text}</li>")
+        elif key == "time_ranges":
+            text = ", ".join(f"{_rel(a, start)} to {_rel(b, start)}" for a, b in v)
+            items.append(f"<li>time: {text}</li>")
+        elif key == "events":
+            text = ", ".join(f"{_e(x.get('kind'))} of tid {_e(x.get('tid'))} at "
+                             f"{_rel(x['ts'], start)}"
+                             + (f" (to {_e(x['detail'])})" if x.get("detail") else "")
+                             for x in v)
+            items.append(f"<li>events: {text}</li>")
+        elif key == "processes":
+            text = ", ".join(f"{_e(x.get('name'))} ({_e(x.get('pid'))}) {_ms(x['cpu_ns'])}"
+                             for x in v)
+            items.append(f"<li>other processes: {text}</li>")
+        else:
+            items.append(f"<li>{_e(key)}: {_fmt(key, v, start)}</li>")
+    return f"<ul>{''.join(items)}</ul>" if items else ""
+
+
+def _actual(reason: dict[str, Any]) -> str:
+    v = reason.get("actual")
+    key = "share" if "share" in str(reason.get("expected")) and isinstance(v, float) else "actual"
+    return _fmt(key, v)
+
+
+def _reason(reason: dict[str, Any], start: int, chart: str) -> str:
+    sev = reason.get("severity", "")
+    ev = reason.get("evidence") or {}
+    wide = "" if chart else " no-chart"
+    return (f'<div class="reason sev-{_e(sev)}{wide}" data-reason="{_e(reason.get("id"))}">'
+            f'<div class="reason-text"><p><span class="sev {_e(sev)}">{_e(sev)}</span>'
+            f'<b>{_e(reason.get("id"))}</b></p><p>{_e(reason.get("message"))}</p>'
+            f'<dl><dt>expected</dt><dd>{_e(reason.get("expected"))}</dd>'
+            f'<dt>actual</dt><dd>{_actual(reason)}</dd></dl>'
+            + (f"<details><summary>evidence</summary>{_evidence(ev, start)}</details>"
+               if ev else "")
+            + f'</div><div class="reason-chart">{chart}</div></div>')
 
 
 class _Charts:
@@ -153,14 +237,18 @@ class _Charts:
         self.failures: list[str] = []
 
     def add(self, title: str, build: Callable[[], Any]) -> str:
-        self.n += 1
-        cid = f"chart-{self.n}"
+        """The chart's HTML; "" when ``build`` returns None (nothing to show)."""
         try:
-            spec = build().to_dict()
+            chart = build()
+            if chart is None:
+                return ""
+            spec = chart.to_dict()
             payload = json.dumps(spec, allow_nan=False, separators=(",", ":"))
         except ArtscopeError as e:
             self.failures.append(f"{title}: {e}")
             return f'<p class="meta">{_e(title)}: {_e(e)}</p>'
+        self.n += 1
+        cid = f"chart-{self.n}"
         # "<" escaped: the JSON can never close its <script> element.
         payload = payload.replace("<", "\\u003c")
         return (f'<div class="chart" id="{cid}" data-title="{_e(title)}"></div>'
@@ -168,50 +256,111 @@ class _Charts:
                 f"{payload}</script>")
 
 
-def _run_section(rs: "RunSet", result: dict[str, Any], charts_: _Charts, mod: Any,
-                 deadline_ns: int) -> str:
-    run = result["run"]
-    verdict = result["health"]["verdict"]
-    w = result["window"]
-    length = (w["end_ts"] - w["start_ts"]) / 1e9
-    out = [f'<h2 id="run-{_e(run)}">Run {_e(run)} <span class="verdict {_e(verdict)}">'
-           f'{_e(verdict)}</span></h2>',
-           f'<p class="meta">window [{w["start_ts"]}, {w["end_ts"]}) ns — {length:.3f} s, '
-           f'from {_e(w["source"])}; engine {_e(result["engine"])}'
-           f'{"; <b>partial</b>" if result.get("partial") else ""}</p>',
-           "<h3>Reasons</h3>", _reasons(result["health"]["reasons"])]
+# -- one run -----------------------------------------------------------------------
+
+def _metric_tables(result: dict[str, Any], start: int) -> str:
     p = result["pinning"]
-    out += ["<h3>Metrics</h3>", '<div class="grid"><div><b>GC</b>',
-            _kv_table(result["gc"], skip=("by_type", "events")),
-            "</div><div><b>Pinning</b>",
-            _kv_table(p, skip=("threads", "top_interferers", "evidence")),
-            "</div><div><b>Jank</b>", _kv_table(
-                {**{k: v for k, v in result["jank"].items() if k != "frame_dur_ms"},
-                 **{f"frame_dur_ms {k}": v for k, v in result["jank"]["frame_dur_ms"].items()}}),
-            "</div></div>",
-            "<b>GC by type</b>", _rows_table([{"gc_type": t, **v}
-                                             for t, v in result["gc"]["by_type"].items()]),
-            "<b>Threads (pinning)</b>", _rows_table(p.get("threads") or []),
-            "<b>Top interferers on the allowed CPUs</b>", _rows_table(p.get("top_interferers") or []),
-            "<b>CPU frequency</b>", _rows_table(result["cpufreq"], skip=("residency",)),
-            "<b>Memory / device frequency</b>", _rows_table(result["memfreq"], skip=("residency",))]
+    jank = result["jank"]
+    memory = [m for m in result["memfreq"] if m["is_memory"]]
+    other = [m for m in result["memfreq"] if not m["is_memory"]]
+    freq_skip = ("residency", "is_memory")
+    out = ['<div class="grid"><div><h4>GC</h4>',
+           _kv_table(result["gc"], start, skip=("by_type", "events")),
+           "</div><div><h4>Pinning</h4>",
+           _kv_table(p, start, skip=("threads", "top_interferers", "evidence")),
+           "</div><div><h4>Jank</h4>",
+           _kv_table({**{k: v for k, v in jank.items() if k != "frame_dur_ms"},
+                      **{f"frame_dur_ms {k}": v for k, v in jank["frame_dur_ms"].items()}},
+                     start),
+           "</div></div>",
+           "<h4>GC by type</h4>",
+           _rows_table([{"gc_type": t, **v} for t, v in result["gc"]["by_type"].items()], start),
+           "<h4>Threads (pinning)</h4>", _rows_table(p.get("threads") or [], start),
+           "<h4>Top interferers on the allowed CPUs</h4>",
+           _rows_table(p.get("top_interferers") or [], start)]
     if p.get("evidence"):
-        out += ["<b>Affinity evidence</b>", _rows_table(p["evidence"])]
-    out.append("<h3>Charts</h3>")
-    frames = functools.partial(mod.frame_durations, deadline_ns=deadline_ns)
-    for title, fn in (("timeline", mod.timeline), ("frequency", mod.frequency),
-                      ("residency", mod.residency), ("frame durations", frames),
-                      ("MMU", mod.mmu)):
-        out.append(charts_.add(f"run {run} {title}", lambda fn=fn: fn(rs, run)))
+        out += ["<h4>Affinity evidence</h4>", _rows_table(p["evidence"], start)]
+    out += ["<h4>CPU frequency</h4>", _rows_table(result["cpufreq"], start, skip=("residency",)),
+            "<h4>Memory-controller frequency</h4>",
+            _rows_table(memory, start, skip=freq_skip)]
+    if other:
+        # Every other clock the trace has (GPU, UCLAMP votes, bus domains...):
+        # kept for completeness, folded away, charted only with --all-clocks.
+        out += [f'<details class="other-clocks"><summary>Other clocks and devices '
+                f'({len(other)}) — not memory controllers, not part of the verdict</summary>',
+                _rows_table(other, start, skip=freq_skip), "</details>"]
     return "\n".join(out)
 
 
+def _run_section(rs: "RunSet", result: dict[str, Any], charts_: _Charts, mod: Any,
+                 anchor: str, deadline_ns: int, all_clocks: bool) -> str:
+    run = result["run"]
+    health = result["health"]
+    verdict = health["verdict"]
+    w = result["window"]
+    start = w["start_ts"]
+    length = (w["end_ts"] - start) / 1e9
+    out = [f'<section class="run" id="{anchor}">',
+           f'<h2>Run {_e(run)} <span class="verdict {_e(verdict)}">{_e(verdict)}</span></h2>',
+           f'<p class="meta">{length:.3f} s window from {_e(w["source"])}; times below are '
+           f'seconds since its start; engine {_e(result["engine"])}'
+           f'{"; <b>partial trace</b>" if result.get("partial") else ""}</p>',
+           '<div data-section="verdict">']
+    reasons = health["reasons"]
+    if not reasons:
+        out.append("<p>No problems found: every check passed.</p>")
+    else:
+        n = len(reasons)
+        out.append(f"<h3>Why {_e(verdict)}: {n} reason{'s' if n != 1 else ''}</h3>")
+    for k, reason in enumerate(reasons):
+        chart = charts_.add(f"run {run} reason {k + 1} {reason.get('id')}",
+                            lambda reason=reason: mod.reason_chart(rs, run, reason,
+                                                                   all_clocks=all_clocks))
+        out.append(_reason(reason, start, chart))
+    out += ["</div>", '<div data-section="tables"><h3>Metrics</h3>',
+            _metric_tables(result, start), "</div>",
+            '<div data-section="charts"><h3>The whole run</h3>']
+    frames = functools.partial(mod.frame_durations, deadline_ns=deadline_ns)
+    whole = (("timeline", mod.timeline),
+             ("frequency", functools.partial(mod.frequency, all_clocks=all_clocks)),
+             ("residency", functools.partial(mod.residency, all_clocks=all_clocks)),
+             ("frame durations", frames), ("MMU", mod.mmu))
+    for title, fn in whole:
+        out.append(charts_.add(f"run {run} {title}", lambda fn=fn: fn(rs, run)))
+    out += ["</div>", "</section>"]
+    return "\n".join(out)
+
+
+def _trace_header(rs: "RunSet", i: int) -> str:
+    sel = rs.analysis.selection
+    runs = rs.results
+    origin = getattr(sel, "trace_start", None)
+    if origin is None:
+        origin = min((r["window"]["start_ts"] for r in runs), default=0)
+    table = _rows_table([{
+        "run": r["run"], "verdict": r["health"]["verdict"],
+        "starts (s into the trace)": round((r["window"]["start_ts"] - origin) / 1e9, 3),
+        "length (s)": round((r["window"]["end_ts"] - r["window"]["start_ts"]) / 1e9, 3),
+        "window from": r["window"]["source"]} for r in runs])
+    return (f'<h1 id="trace-{i}">{_e(Path(rs.analysis.trace).name)}</h1>'
+            f'<p class="meta">{_e(rs.analysis.trace)}: app {_e(sel.process_name)} (pids '
+            f'{_e(", ".join(map(str, sel.pids or [])))}, matched by {_e(sel.matched_by)}); '
+            f'allowed CPUs {_e(", ".join(map(str, sel.allowed_cpus or [])) or "any")}, GC '
+            f'threads\' {_e(", ".join(map(str, sel.gc_allowed_cpus or [])) or "any")}; '
+            f'{len(runs)} run(s); engine {_e(rs.analysis.engine)}</p>{table}')
+
+
 def render(runsets: Sequence["RunSet"], title: str | None = None,
-           deadline_ns: int | None = None) -> str:
+           deadline_ns: int | None = None, all_clocks: bool = False) -> str:
     """The report page for already opened run sets (one per trace).
 
-    ``deadline_ns``: the choreographer frame deadline the analysis used
-    (default: AnalysisOptions' default), for marking late frames.
+    Read top-down: per trace its runs; per run the verdict and every reason
+    with the chart that shows it beside it, then the metric tables, then the
+    charts of the whole run; last the trace's GC chart. ``deadline_ns``: the
+    choreographer frame deadline the analysis used (default:
+    AnalysisOptions' default), for marking late frames. ``all_clocks`` also
+    charts the clocks that are not memory controllers (the tables always list
+    them, folded away).
     """
     from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS
     from artscope.report import charts as mod
@@ -222,33 +371,34 @@ def render(runsets: Sequence["RunSet"], title: str | None = None,
     all_rows = []
     toc = []
     for i, rs in enumerate(runsets):
-        sel = rs.analysis.selection
-        body.append(f'<h1 id="trace-{i}">{_e(rs.analysis.trace)}</h1>')
-        body.append(
-            f'<p class="meta">app {_e(sel.process_name)} (pids {_e(sel.pids)}, matched by '
-            f'{_e(sel.matched_by)}); allowed CPUs {_e(sel.allowed_cpus)}, GC threads\' '
-            f'{_e(sel.gc_allowed_cpus)}; {len(rs.results)} run(s); engine {_e(rs.analysis.engine)}</p>')
-        body.append(_rows_table(rs.runs().to_dicts()))
-        body.append(charts_.add(f"trace {i} GC", lambda rs=rs: mod.gc_cpu(rs)))
+        body.append(f'<section class="trace">{_trace_header(rs, i)}')
         for r in rs.results:
-            body.append(_run_section(rs, r, charts_, mod,
-                                     deadline_ns or DEFAULT_FRAME_DEADLINE_NS))
+            anchor = f"run-{i}-{r['run']}"
+            body.append(_run_section(rs, r, charts_, mod, anchor,
+                                     deadline_ns or DEFAULT_FRAME_DEADLINE_NS, all_clocks))
             all_rows.append(flatten(r))
-            toc.append(f'<li><a href="#trace-{i}">{_e(Path(rs.analysis.trace).name)}</a> run '
-                       f'{_e(r["run"])}: <span class="verdict {_e(r["health"]["verdict"])}">'
-                       f'{_e(r["health"]["verdict"])}</span></li>')
+            ids = ", ".join(dict.fromkeys(x["id"] for x in r["health"]["reasons"]))
+            toc.append(f'<li><a href="#{anchor}">{_e(Path(rs.analysis.trace).name)} run '
+                       f'{_e(r["run"])}</a> <span class="verdict {_e(r["health"]["verdict"])}">'
+                       f'{_e(r["health"]["verdict"])}</span> {_e(ids)}</li>')
+        body.append(f'<div data-section="gc"><h3>GC of every run in '
+                    f'{_e(Path(rs.analysis.trace).name)}</h3>'
+                    + charts_.add(f"trace {i} GC", lambda rs=rs: mod.gc_cpu(rs))
+                    + "</div></section>")
     if len(all_rows) > 1:
         df = flat_frame(all_rows)
-        body.insert(0, charts_.add("runs", lambda: mod.runs_strip(df)))
+        body.insert(0, '<section data-section="across-runs"><h2>All runs</h2>'
+                    + charts_.add("runs", lambda: mod.runs_strip(df)) + "</section>")
     title = title or ("artscope report: " + ", ".join(Path(rs.analysis.trace).name
                                                         for rs in runsets))
     stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return "".join([
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title><style>{CSS}</style>",
         f"<script>{vega_javascript()}</script></head><body>",
         f'<h1>{_e(title)}</h1><p class="meta">generated {stamp} by artscope</p>',
-        f"<ul>{''.join(toc)}</ul>",
+        f"<nav><ul>{''.join(toc)}</ul></nav>",
         '<pre id="artscope-errors" hidden></pre>',
         *body,
         f"<script>{LOADER}</script></body></html>\n",
@@ -320,11 +470,12 @@ def open_runsets(traces: Sequence[str | Path], opts: Any = None, *, engine: str 
 
 def write_report(traces: Sequence[str | Path], output: str | Path, opts: Any = None, *,
                  engine: str = "auto", tp_bin: str | None = None, title: str | None = None,
-                 **options: Any) -> list[dict[str, Any]]:
+                 all_clocks: bool = False, **options: Any) -> list[dict[str, Any]]:
     """Analyse ``traces`` and write the report page to ``output`` atomically.
 
     ``opts`` is an AnalysisOptions (else built from ``options``: app, pid,
-    cpus, marker, window...). Returns the per-run results it shows.
+    cpus, marker, window...); ``all_clocks`` charts every clock, not only the
+    memory controllers. Returns the per-run results it shows.
     """
     out = Path(output)
     parent = out.parent if str(out.parent) else Path(".")
@@ -335,7 +486,8 @@ def write_report(traces: Sequence[str | Path], output: str | Path, opts: Any = N
         opts = AnalysisOptions(**options)
     runsets = open_runsets(traces, opts, engine=engine, tp_bin=tp_bin)
     try:
-        text = render(runsets, title=title, deadline_ns=opts.frame_deadline_ns)
+        text = render(runsets, title=title, deadline_ns=opts.frame_deadline_ns,
+                      all_clocks=all_clocks)
         results = [r for rs in runsets for r in rs.results]
     finally:
         for rs in runsets:
