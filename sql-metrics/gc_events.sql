@@ -40,51 +40,48 @@ gc AS (
   FROM gc_thread_slice
   WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE gc_thread_slice.name GLOB p.pattern)
 ),
-gc_in_run AS (
+gc_in_run AS MATERIALIZED (
   SELECT r.run, r.start_ts AS w_start, r.end_ts AS w_end, gc.*,
     max(gc.ts, r.start_ts) AS c_start, min(gc.ts + gc.dur, r.end_ts) AS c_end
   FROM gc JOIN artscope_run r ON gc.ts >= r.start_ts AND gc.ts < r.end_ts
 ),
-thread_sched AS (
+-- Sched slices with their end (an open slice, dur -1, ends at the next slice
+-- on its CPU, else at trace_end()). Not materialized and not filtered: it is
+-- inlined into the per-GC subquery below, whose `utid =` and ts bounds then
+-- reach sched (trace_processor: its sorted ts column; embedded: its index).
+sched_end AS NOT MATERIALIZED (
   SELECT s.utid, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
       (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM sched s
-  WHERE s.utid IN (SELECT utid FROM gc)
 ),
-gc_cpu AS (
+-- The longest sched slice and R / R+ interval of the GC threads: an interval
+-- overlapping [a, b) starts after a - max_dur, a lower ts bound for every
+-- per-GC lookup (no range join, no scan of the thread's whole history).
+bound AS MATERIALIZED (
+  SELECT
+    (SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0)
+     FROM sched s WHERE s.utid IN (SELECT utid FROM gc_in_run)) AS sched_max_dur,
+    (SELECT coalesce(max(iif(st.dur = -1, trace_end() - st.ts, st.dur)), 0)
+     FROM thread_state st
+     WHERE st.utid IN (SELECT utid FROM gc_in_run) AND st.state IN ('R', 'R+')) AS runnable_max_dur
+),
+gc_cost AS MATERIALIZED (
   SELECT g.run, g.gc_id,
-    sum(max(0, min(ts.end_ts, g.c_end) - max(ts.ts, g.c_start))) AS cpu_ns
-  FROM gc_in_run g
-  JOIN thread_sched ts ON ts.utid = g.utid AND ts.ts < g.c_end AND ts.end_ts > g.c_start
-  GROUP BY g.run, g.gc_id
-),
-runnable_span AS (
-  -- The longest R / R+ interval of each GC thread. Only for speed: it gives
-  -- gc_runnable a lower bound on st.ts (an interval ending after c_start
-  -- starts after c_start - max_span), and the per-GC scalar subquery makes
-  -- that bound usable, so a (utid, ts) index is scanned near each GC instead
-  -- of over the thread's whole history (bench/, 2M-switch trace: gc_events
-  -- 8 s -> 3 s). Results are unchanged (no rows: NULL, coalesced to 0).
-  SELECT st.utid,
-    max(iif(st.dur = -1, trace_end(), st.ts + st.dur) - st.ts) AS max_span
-  FROM thread_state st
-  WHERE st.utid IN (SELECT utid FROM gc) AND st.state IN ('R', 'R+')
-  GROUP BY st.utid
-),
-gc_runnable AS (
-  SELECT g.run, g.gc_id,
+    (SELECT sum(max(0, min(s.end_ts, g.c_end) - max(s.ts, g.c_start)))
+     FROM sched_end s
+     WHERE s.utid = g.utid
+       AND s.ts < g.c_end AND s.ts > g.c_start - b.sched_max_dur
+       AND s.end_ts > g.c_start) AS cpu_ns,
     (SELECT sum(max(0, min(iif(st.dur = -1, trace_end(), st.ts + st.dur), g.c_end)
                        - max(st.ts, g.c_start)))
      FROM thread_state st
      WHERE st.utid = g.utid
+       AND st.ts < g.c_end AND st.ts > g.c_start - b.runnable_max_dur
        AND st.state IN ('R', 'R+')
-       AND st.ts < g.c_end
-       AND st.ts >= g.c_start - m.max_span
        AND iif(st.dur = -1, trace_end(), st.ts + st.dur) > g.c_start) AS runnable_ns
-  FROM gc_in_run g
-  JOIN runnable_span m ON m.utid = g.utid
+  FROM gc_in_run g CROSS JOIN bound b
 )
 SELECT g.run, g.gc_id, g.ts, g.dur, g.name,
   CASE
@@ -97,9 +94,8 @@ SELECT g.run, g.gc_id, g.ts, g.dur, g.name,
   END AS gc_type,
   g.utid, th.tid, th.name AS thread_name,
   coalesce(c.cpu_ns, 0) AS cpu_ns,
-  coalesce(rn.runnable_ns, 0) AS runnable_ns
+  coalesce(c.runnable_ns, 0) AS runnable_ns
 FROM gc_in_run g
 JOIN thread th USING (utid)
-LEFT JOIN gc_cpu c ON c.run = g.run AND c.gc_id = g.gc_id
-LEFT JOIN gc_runnable rn ON rn.run = g.run AND rn.gc_id = g.gc_id
+LEFT JOIN gc_cost c ON c.run = g.run AND c.gc_id = g.gc_id
 ORDER BY g.run, g.ts, g.gc_id

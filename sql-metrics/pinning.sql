@@ -5,6 +5,11 @@
 -- Violating time before grace_end_ts (the --pin-grace period at the start of
 -- W) is reported separately and excluded from everything else.
 --
+-- Shape: one pass over the target threads' sched slices in W (sched's ts
+-- bounds come from the run, so trace_processor binary-searches its sorted ts
+-- column), aggregated per (run, thread, CPU) before anything is joined; the
+-- allowed set and the thread's identity are applied to those few groups.
+--
 -- Output columns (one row per run, utid, cpu the thread ran on in W):
 --   run, utid, tid, thread_name, role
 --   upid, pid           the thread's process
@@ -17,11 +22,18 @@
 --   first_violation_ts  clipped start of the first such slice (NULL if none)
 --   last_violation_end_ts  clipped end of the last such slice (NULL if none)
 WITH
-target AS (
+target AS MATERIALIZED (
   SELECT t.utid, t.role, th.tid, th.name AS thread_name, th.upid, p.pid
   FROM artscope_target_thread t
   JOIN thread th USING (utid)
   LEFT JOIN process p USING (upid)
+),
+-- The longest target sched slice: a slice overlapping W starts after
+-- start_ts - max_dur, a lower ts bound for the scan below.
+sched_bound AS MATERIALIZED (
+  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur
+  FROM sched s
+  WHERE s.utid IN (SELECT utid FROM target)
 ),
 target_sched AS (
   SELECT s.utid, s.cpu, s.ts,
@@ -33,26 +45,39 @@ target_sched AS (
 ),
 sched_in_run AS (
   SELECT r.run, r.grace_end_ts, s.utid, s.cpu,
-    max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end
-  FROM target_sched s
-  JOIN artscope_run r ON s.ts < r.end_ts AND s.end_ts > r.start_ts
+    max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end,
+    -- Part of the slice after the grace period.
+    max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
+  FROM artscope_run r CROSS JOIN sched_bound b
+  JOIN target_sched s
+    ON s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur AND s.end_ts > r.start_ts
+),
+-- Per (run, thread, CPU), the off-mask quantities as if the CPU were not
+-- allowed; they are zeroed below for allowed CPUs.
+per_cpu AS (
+  SELECT run, utid, cpu,
+    sum(c_end - c_start) AS cpu_ns,
+    sum(max(0, min(c_end, grace_end_ts) - c_start)) AS grace_ns,
+    sum(max(0, c_end - post_start)) AS post_ns,
+    sum(c_end > post_start) AS post_slices,
+    min(iif(c_end > post_start, post_start, NULL)) AS first_post_ts,
+    max(iif(c_end > post_start, c_end, NULL)) AS last_post_end_ts
+  FROM sched_in_run
+  GROUP BY run, utid, cpu
 ),
 classified AS (
-  SELECT s.*, t.role,
+  SELECT c.*, t.role,
     EXISTS (SELECT 1 FROM artscope_allowed_cpu a
-            WHERE a.cpu = s.cpu AND a.role = t.role) AS allowed,
-    -- Part of the slice after the grace period.
-    max(s.c_start, s.grace_end_ts) AS post_start
-  FROM sched_in_run s JOIN target t USING (utid)
+            WHERE a.cpu = c.cpu AND a.role = t.role) AS allowed
+  FROM per_cpu c JOIN target t USING (utid)
 )
 SELECT c.run, c.utid, t.tid, t.thread_name, c.role, t.upid, t.pid, c.cpu,
   c.allowed,
-  sum(c.c_end - c.c_start) AS cpu_ns,
-  sum(iif(c.allowed, 0, max(0, min(c.c_end, c.grace_end_ts) - c.c_start))) AS grace_off_mask_ns,
-  sum(iif(c.allowed, 0, max(0, c.c_end - c.post_start))) AS off_mask_ns,
-  sum(iif(NOT c.allowed AND c.c_end > c.post_start, 1, 0)) AS violation_slices,
-  min(iif(NOT c.allowed AND c.c_end > c.post_start, c.post_start, NULL)) AS first_violation_ts,
-  max(iif(NOT c.allowed AND c.c_end > c.post_start, c.c_end, NULL)) AS last_violation_end_ts
+  c.cpu_ns,
+  iif(c.allowed, 0, c.grace_ns) AS grace_off_mask_ns,
+  iif(c.allowed, 0, c.post_ns) AS off_mask_ns,
+  iif(c.allowed, 0, c.post_slices) AS violation_slices,
+  iif(c.allowed, NULL, c.first_post_ts) AS first_violation_ts,
+  iif(c.allowed, NULL, c.last_post_end_ts) AS last_violation_end_ts
 FROM classified c JOIN target t USING (utid)
-GROUP BY c.run, c.utid, c.cpu
 ORDER BY c.run, c.utid, c.cpu
