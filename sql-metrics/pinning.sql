@@ -5,10 +5,14 @@
 -- Violating time before grace_end_ts (the --pin-grace period at the start of
 -- W) is reported separately and excluded from everything else.
 --
--- Shape: one pass over the target threads' sched slices in W (sched's ts
--- bounds come from the run, so trace_processor binary-searches its sorted ts
--- column), aggregated per (run, thread, CPU) before anything is joined; the
--- allowed set and the thread's identity are applied to those few groups.
+-- Shape (trace_processor's tables have no indexes of ours, and SQLite's
+-- sorter over every sched row of the app was most of this file's time): for
+-- each run, one scalar subquery scans the target threads' sched slices in W
+-- (ts bounds from the run: trace_processor binary-searches its sorted ts)
+-- and groups them by (utid, cpu), an order sched can deliver itself; the
+-- groups come back packed as one JSON array per run and are unpacked with
+-- json_each. The allowed set and the thread's identity are applied to those
+-- few groups.
 --
 -- Output columns (one row per run, utid, cpu the thread ran on in W):
 --   run, utid, tid, thread_name, role
@@ -35,35 +39,49 @@ sched_bound AS MATERIALIZED (
   FROM sched s
   WHERE s.utid IN (SELECT utid FROM target)
 ),
-target_sched AS (
-  SELECT s.utid, s.cpu, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
-    ELSE s.ts + s.dur END AS end_ts
-  FROM sched s
-  WHERE s.utid IN (SELECT utid FROM target)
-),
-sched_in_run AS (
-  SELECT r.run, r.grace_end_ts, s.utid, s.cpu,
-    max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end,
-    -- Part of the slice after the grace period.
-    max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
-  FROM artscope_run r CROSS JOIN sched_bound b
-  JOIN target_sched s
-    ON s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur AND s.end_ts > r.start_ts
-),
 -- Per (run, thread, CPU), the off-mask quantities as if the CPU were not
--- allowed; they are zeroed below for allowed CPUs.
+-- allowed; they are zeroed below for allowed CPUs. An open slice (dur -1)
+-- ends at the next slice on its CPU, else at trace_end().
+per_run AS (
+  SELECT r.run, (
+    SELECT json_group_array(json_array(utid, cpu, cpu_ns, grace_ns, post_ns,
+                                       post_slices, first_post_ts, last_post_end_ts))
+    FROM (
+      SELECT utid, cpu,
+        sum(c_end - c_start) AS cpu_ns,
+        sum(max(0, min(c_end, r.grace_end_ts) - c_start)) AS grace_ns,
+        sum(max(0, c_end - post_start)) AS post_ns,
+        sum(c_end > post_start) AS post_slices,
+        min(iif(c_end > post_start, post_start, NULL)) AS first_post_ts,
+        max(iif(c_end > post_start, c_end, NULL)) AS last_post_end_ts
+      FROM (
+        SELECT s.utid, s.cpu,
+          max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end,
+          -- the part of the slice after the grace period starts here
+          max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
+        FROM (
+          SELECT s.utid, s.cpu, s.ts,
+            CASE WHEN s.dur = -1 THEN coalesce(
+              (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+            ELSE s.ts + s.dur END AS end_ts
+          FROM sched s
+          WHERE s.utid IN (SELECT utid FROM target)
+            AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur) s
+        WHERE s.end_ts > r.start_ts)
+      GROUP BY utid, cpu)) AS groups
+  FROM artscope_run r CROSS JOIN sched_bound b
+),
 per_cpu AS (
-  SELECT run, utid, cpu,
-    sum(c_end - c_start) AS cpu_ns,
-    sum(max(0, min(c_end, grace_end_ts) - c_start)) AS grace_ns,
-    sum(max(0, c_end - post_start)) AS post_ns,
-    sum(c_end > post_start) AS post_slices,
-    min(iif(c_end > post_start, post_start, NULL)) AS first_post_ts,
-    max(iif(c_end > post_start, c_end, NULL)) AS last_post_end_ts
-  FROM sched_in_run
-  GROUP BY run, utid, cpu
+  SELECT p.run,
+    json_extract(g.value, '$[0]') AS utid,
+    json_extract(g.value, '$[1]') AS cpu,
+    json_extract(g.value, '$[2]') AS cpu_ns,
+    json_extract(g.value, '$[3]') AS grace_ns,
+    json_extract(g.value, '$[4]') AS post_ns,
+    json_extract(g.value, '$[5]') AS post_slices,
+    json_extract(g.value, '$[6]') AS first_post_ts,
+    json_extract(g.value, '$[7]') AS last_post_end_ts
+  FROM per_run p, json_each(p.groups) g
 ),
 classified AS (
   SELECT c.*, t.role,
