@@ -73,14 +73,14 @@ per_run AS (
 ),
 per_cpu AS (
   SELECT p.run,
-    json_extract(g.value, '$[0]') AS utid,
-    json_extract(g.value, '$[1]') AS cpu,
-    json_extract(g.value, '$[2]') AS cpu_ns,
-    json_extract(g.value, '$[3]') AS grace_ns,
-    json_extract(g.value, '$[4]') AS post_ns,
-    json_extract(g.value, '$[5]') AS post_slices,
-    json_extract(g.value, '$[6]') AS first_post_ts,
-    json_extract(g.value, '$[7]') AS last_post_end_ts
+    g.value ->> 0 AS utid,
+    g.value ->> 1 AS cpu,
+    g.value ->> 2 AS cpu_ns,
+    g.value ->> 3 AS grace_ns,
+    g.value ->> 4 AS post_ns,
+    g.value ->> 5 AS post_slices,
+    g.value ->> 6 AS first_post_ts,
+    g.value ->> 7 AS last_post_end_ts
   FROM per_run p, json_each(p.groups) g
 ),
 classified AS (
