@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The README's test command: install what the tests need (Python packages and
 # Debian's chromium for the report test), then run the whole suite.
+# With Perfetto's trace_processor_shell in ../shared/bin (CI, developers'
+# machines) the trace_processor engine's tests, engine parity and the SQL
+# package run for real against it; elsewhere (a user's clone) they skip and
+# say why. An ARTSCOPE_TP_BIN already set wins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m pip install -q -e '.[test]'
@@ -10,4 +14,9 @@ if ! command -v chromium >/dev/null 2>&1; then
       || echo "warning: could not install chromium; the browser test will skip" >&2
   fi
 fi
+shared_tp="$(pwd)/../shared/bin/trace_processor_shell"
+if [ -z "${ARTSCOPE_TP_BIN:-}" ] && [ -x "$shared_tp" ]; then
+  export ARTSCOPE_TP_BIN="$shared_tp"
+fi
+echo "trace_processor for the tests: ${ARTSCOPE_TP_BIN:-none (those tests skip)}" >&2
 exec python3 -m pytest -q "$@"
