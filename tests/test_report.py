@@ -62,6 +62,8 @@ def test_page_is_self_contained(late_report):
     assert "<td class=\"num\">1,574.000 ms</td>" in text  # off_mask_cpu_ns
     assert "<td class=\"num\">+0.000 s</td>" in text  # first_violation_ts (clipped to W)
     assert "<td class=\"num\">+1.861 s</td>" in text  # last_violation_end_ts: 2061 ms
+    assert "<dt>when</dt><dd>+0.000 s to +1.861 s</dd>" in text  # the off-mask reason
+    assert text.count("<dt>when</dt><dd>+0.000 s to +2.500 s</dd>") == 3  # whole window
     assert "17000010.devfreq_mif" in text and "HeapTaskDaemon" in text
 
 
@@ -354,6 +356,18 @@ def test_report_renders_in_headless_chromium(late_report, tmp_path):
     # the window starts 200 ms into the trace; violations from its start to
     # +1.861 s (2061 ms, the end of worker1's escape)
     assert "between +0 ns and +1.861 s" in geometry["text"]
+
+
+@pytest.mark.slow
+def test_two_trace_report_in_headless_chromium(fixtures_dir, tmp_path):
+    out = tmp_path / "two.html"
+    report_html.write_report(
+        [fixtures_dir / "pinned_late.pftrace", fixtures_dir / "pinned_clean.pftrace"], out,
+        app=APP, cpus="6,7", engine="embedded")
+    geometry, dom, stderr = render_in_browser(out, tmp_path, "report_two_traces")
+    assert_reads_top_down(geometry, dom, stderr, 1 + CHARTS_ONE_RUN + CHARTS_CLEAN)
+    assert [r["id"] for r in geometry["runs"]] == ["run-0-0", "run-1-0"]
+    assert geometry["runs"][1]["reasons"] == []  # pinned_clean passes
 
 
 @pytest.mark.slow

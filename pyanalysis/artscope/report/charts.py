@@ -743,9 +743,12 @@ def reason_chart(runset: "RunSet", run: int, reason: dict[str, Any], all_clocks:
     result = _result(runset, run)
     ev = reason.get("evidence") or {}
     rid = reason.get("id")
-    if rid == "off_mask_cpu" and ev.get("time_ranges"):
-        lo = min(r[0] for r in ev["time_ranges"])
-        hi = max(r[1] for r in ev["time_ranges"])
+    ranges = ev.get("time_ranges") or (
+        [[reason["start_ts"], reason["end_ts"]]] if reason.get("start_ts") is not None
+        and reason.get("end_ts") is not None else [])
+    if rid == "off_mask_cpu" and ranges:
+        lo = min(r[0] for r in ranges)
+        hi = max(r[1] for r in ranges)
         return timeline(runset, run, time_range=zoom_range(result, (lo, hi)), width=width)
     if rid in ("cpufreq_unstable", "cpufreq_throttled") and ev.get("cpus"):
         return frequency(runset, run, cpus=ev["cpus"], devices=[], width=width)

@@ -223,7 +223,12 @@ def _reason(reason: dict[str, Any], start: int, chart: str) -> str:
             f'<div class="reason-text"><p><span class="sev {_e(sev)}">{_e(sev)}</span>'
             f'<b>{_e(reason.get("id"))}</b></p><p>{_e(reason.get("message"))}</p>'
             f'<dl><dt>expected</dt><dd>{_e(reason.get("expected"))}</dd>'
-            f'<dt>actual</dt><dd>{_actual(reason)}</dd></dl>'
+            f'<dt>actual</dt><dd>{_actual(reason)}</dd>'
+            + (f'<dt>when</dt><dd>{_rel(reason["start_ts"], start)} to '
+               f'{_rel(reason["end_ts"], start)}</dd>'
+               if reason.get("start_ts") is not None and reason.get("end_ts") is not None
+               else "")
+            + "</dl>"
             + (f"<details><summary>evidence</summary>{_evidence(ev, start)}</details>"
                if ev else "")
             + f'</div><div class="reason-chart">{chart}</div></div>')
