@@ -16,24 +16,24 @@
 --   threads      distinct threads that made that move
 WITH
 target_sched AS (
-  SELECT s.utid, s.cpu, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
-    ELSE s.ts + s.dur END AS end_ts,
+  SELECT s.utid, s.cpu, s.ts, s.dur,
     lag(s.cpu) OVER thread_order AS prev_cpu,
-    lag(s.ts + s.dur) OVER thread_order AS prev_end_ts,
-    lag(s.dur) OVER thread_order AS prev_dur
+    -- An open slice (dur -1) is the last on its CPU (a later switch there
+    -- would have closed it), so it ends at trace_end().
+    lag(iif(s.dur = -1, trace_end(), s.ts + s.dur)) OVER thread_order AS prev_end_ts
   FROM sched s
   WHERE s.utid IN (SELECT utid FROM artscope_target_thread)
   WINDOW thread_order AS (PARTITION BY s.utid ORDER BY s.ts, s.id)
 ),
+-- Only the (few) slices that changed CPU need their own end: an open slice
+-- ends at the next slice on its CPU, else at trace_end().
 cpu_change AS MATERIALIZED (
-  SELECT utid, cpu, ts, end_ts, prev_cpu,
-    -- an open previous slice (dur -1) ended when this one started, at the
-    -- latest; all that matters is whether it reaches into W.
-    iif(prev_dur = -1, ts, prev_end_ts) AS prev_end_ts
-  FROM target_sched
-  WHERE prev_cpu IS NOT NULL AND prev_cpu != cpu
+  SELECT c.utid, c.cpu, c.ts, c.prev_cpu, c.prev_end_ts,
+    CASE WHEN c.dur = -1 THEN coalesce(
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = c.cpu AND n.ts > c.ts), trace_end())
+    ELSE c.ts + c.dur END AS end_ts
+  FROM target_sched c
+  WHERE c.prev_cpu IS NOT NULL AND c.prev_cpu != c.cpu
 )
 SELECT r.run, c.prev_cpu AS from_cpu, c.cpu AS to_cpu, count(*) AS migrations,
   count(DISTINCT c.utid) AS threads
