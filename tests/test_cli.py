@@ -151,8 +151,12 @@ def test_json_every_fixture_validates(tmp_path):
     assert "pass explicit CPUs" in errors["no_sched.pftrace"]
     ok = [r for r in doc if "error" not in r]
     assert len(ok) == 9
+    # --engine auto: trace_processor when a binary is available locally, else embedded.
+    from artscope.engines.trace_processor import find_local_binary
+
+    auto = "trace_processor" if find_local_binary() else "embedded"
     for r in ok:
-        assert r["engine"] == "embedded"
+        assert r["engine"] == auto
         assert set(r) >= {"trace", "run", "engine", "window", "process", "gc", "pinning",
                           "jank", "cpufreq", "memfreq", "health"}
 
