@@ -130,19 +130,48 @@ def normalise_expected(text: str) -> list[str]:
     return [ln.strip() for ln in text.strip().splitlines() if ln.strip()]
 
 
-def run_case(case: Case) -> tuple[list[str], list[str]]:
-    """Returns (actual lines, expected lines)."""
+def run_case(case: Case, engine: str = "embedded",
+             tp_bin: str | None = None) -> tuple[list[str], list[str]]:
+    """Returns (actual lines, expected lines) on ``engine`` ('embedded' or
+    'trace_processor', the real one at ``tp_bin``)."""
     kind, data = build_trace(case.path)
-    sink = decode_bytes(kind, data, case.id)
-    engine = EmbeddedEngine(ingest_ftrace_in_raw=True)
-    engine.load_sink(sink, case.id)
-    try:
-        cols, rows = engine.store.execute_script(query_text(case.path))
-    finally:
-        engine.close()
+    if engine == "trace_processor":
+        cols, rows = _run_on_trace_processor(data, query_text(case.path), tp_bin)
+    else:
+        sink = decode_bytes(kind, data, case.id)
+        emb = EmbeddedEngine(ingest_ftrace_in_raw=True)
+        emb.load_sink(sink, case.id)
+        try:
+            cols, rows = emb.store.execute_script(query_text(case.path))
+        finally:
+            emb.close()
     actual = format_csv(cols, rows)
     expected = normalise_expected((case.path / "expected.csv").read_text())
     return actual, expected
+
+
+def _run_on_trace_processor(data: bytes, sql: str,
+                            tp_bin: str | None) -> tuple[list[str], list[tuple]]:
+    """The diff test's query on Perfetto's own trace_processor (the reference)."""
+    import tempfile
+
+    from artscope.engines.trace_processor import TraceProcessorEngine, _py
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "trace"
+        path.write_bytes(data)
+        tp = TraceProcessorEngine(tp_bin=tp_bin)
+        try:
+            tp.load(path)
+            # Raw cells, not a DataFrame: a diff test's column may mix types
+            # (COALESCE(str_value, int_value)), as SQLite allows.
+            qr = tp.tp.query(sql)
+            cols = list(qr.column_names)
+            cells = [_py(v) for v in qr.cells]
+        finally:
+            tp.close()
+    n = len(cols)
+    return cols, [tuple(cells[i:i + n]) for i in range(0, len(cells), n)]
 
 
 def main(argv: list[str]) -> int:

@@ -840,11 +840,10 @@ class TableBuilder:
         display_token = d.get("display_frame_token") if surface else token
         cols: dict[str, Any] = {
             "display_frame_token": display_token,
-            # Display frames: 0, not NULL. frame_timeline_event_parser.cc
-            # fills typed Expected/ActualFrameTimelineSliceTable rows whose
-            # surface_frame_token column defaults to 0 (diff tests
-            # test_expected/actual_frame_timeline_events expect 0).
-            "surface_frame_token": token if surface else 0,
+            # Display frames have no surface token: NULL, as the reference
+            # trace_processor (v58.2) gives (older diff-test expectations
+            # said 0; tests/conformance re-bases them on the real binary).
+            "surface_frame_token": token if surface else None,
             "upid": upid,
             "layer_name": d.get("layer_name") if surface else None,
         }
