@@ -280,6 +280,8 @@ def test_memory_controllers_only_unless_all_clocks(fixtures_dir):
         every = {s for s in _series(charts.frequency(rs, 0, all_clocks=True))
                  if not s.startswith("cpu")}
         assert every == memory | others
+        panels = charts.frequency(rs, 0, all_clocks=True).to_dict()["vconcat"][1]
+        assert panels["facet"]["row"]["sort"] == sorted(memory) + sorted(others)
         res = {s for s in _series(charts.residency(rs, 0)) if not s.startswith("cpu")}
         assert res == memory
         assert {s for s in _series(charts.residency(rs, 0, all_clocks=True))

@@ -188,7 +188,8 @@ def timeline(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
     title = f"Run {run}: target threads per CPU"
     if time_range is not None:
         time_range = (max(start, int(time_range[0])), min(end, int(time_range[1])))
-        title += f", +{(time_range[0] - start) / 1e9:.3f} s to +{(time_range[1] - start) / 1e9:.3f} s"
+        lo_s, hi_s = ((t - start) / 1e9 for t in time_range)
+        title += f", +{lo_s:.3f} s to +{hi_s:.3f} s"
     rows, tol = timeline_rows(runset, run, max_rows, top_threads, time_range)
     if rows.is_empty():
         return placeholder(title, "no sched data for the target threads in this run "
@@ -439,7 +440,9 @@ def frequency(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
         # Device values as recorded, in the unit the tables give (clock
         # events are nominally Hz, but some kernels report kHz).
         memory = {m["device"] for m in result["memfreq"] if m["is_memory"]}
-        names = dev["series"].unique(maintain_order=True).to_list()
+        # memory controllers first, then by name (as in the tables)
+        names = sorted(dev["series"].unique().to_list(),
+                       key=lambda n: (n.rsplit(" (", 1)[0] not in memory, n))
         what = ("memory controller" if {n.rsplit(" (", 1)[0] for n in names} <= memory
                 else "device")
         unit = dev["shown_unit"].unique().to_list()
