@@ -23,7 +23,7 @@ def _kernel_available() -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["trustworthy_run", "noisy_benchmark"])
+@pytest.mark.parametrize("name", ["trustworthy_run", "noisy_benchmark", "gc_overhead_study"])
 def test_notebook_runs(name):
     if not _kernel_available():
         pytest.skip("no python3 Jupyter kernel (pip install ipykernel)")

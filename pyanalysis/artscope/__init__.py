@@ -8,7 +8,7 @@
 
     st = artscope.study("traces/", app="com.example.bench", cpus="6,7",
                         name_pattern="android-benchmark-runner")
-    st.lbo(); st.at(2.0)
+    st.lbo(); st.at(2.0); st.noise("task_clock").groups
 """
 
 from __future__ import annotations

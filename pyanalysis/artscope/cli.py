@@ -267,35 +267,6 @@ def sql_package_cmd(outdir: str) -> None:
                    err=True)
 
 
-# --- artscope report TRACE... -o report.html -----------------------------------
-
-
-@main.command("report")
-@click.argument("traces", nargs=-1, required=True)
-@selector_options
-@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
-              help="The HTML file to write (atomically).")
-@click.option("--title", metavar="TEXT", help="Page title (default: the trace names).")
-@click.option("--all-clocks", is_flag=True,
-              help="Also chart the clocks that are not memory controllers (GPU, UCLAMP votes, "
-                   "bus domains...); the tables always list them, folded away.")
-def report_cmd(traces, output, title, all_clocks, **kw) -> None:
-    """One self-contained HTML page (works offline): per run the verdict and
-    each reason beside the chart that shows it, the metric tables, then the
-    charts of the whole run, for every run of TRACE... (files, directories,
-    globs)."""
-    from artscope.report.html import write_report
-
-    results = write_report(traces, output, build_options(kw), engine=kw["engine"],
-                           tp_bin=kw.get("tp_bin"), title=title, all_clocks=all_clocks)
-    for r in results:
-        if r.get("partial") and r["run"] == 0:
-            click.echo(f"artscope: warning: {r['trace']}: partial trace (data loss or "
-                       "truncation); see the report's reasons", err=True)
-    verdicts = ", ".join(f"{r['run']}:{r['health']['verdict']}" for r in results)
-    click.echo(f"wrote {output} ({len(results)} run(s): {verdicts})", err=True)
-
-
 # --- studies over many runs: artscope lbo, artscope noise ------------------------
 
 
@@ -324,23 +295,25 @@ def label_options(f):
     return f
 
 
-def _study_runs(inputs: tuple[str, ...], kw: dict):
+def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True):
     """Analyse/read the inputs and label every run (UsageError on unmatched)."""
     from artscope.batch import expand_paths
     from artscope.output import progress_printer
     from artscope.studies import Labels, apply_labels, load_runs
     from artscope.studies.runs import is_analyze_output
 
-    labels = Labels(meta=kw.get("meta"), name_pattern=kw.get("name_pattern"),
-                    benchmark=kw["benchmark_col"], config=kw["config_col"], x=kw["x_col"],
-                    invocation=kw["invocation_col"])
+    labels = None
+    if labels_required or kw.get("meta") or kw.get("name_pattern"):
+        labels = Labels(meta=kw.get("meta"), name_pattern=kw.get("name_pattern"),
+                        benchmark=kw["benchmark_col"], config=kw["config_col"], x=kw["x_col"],
+                        invocation=kw["invocation_col"])
     traces = [p for p in inputs if not is_analyze_output(p)]
     opts = build_options(kw) if (kw.get("app") or kw.get("pid") is not None) else None
     n = len(expand_paths(traces)) if traces else 0
     with progress_printer(n) as progress:
         runs = load_runs(inputs, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
                          jobs=kw.get("jobs"), progress=progress)
-    return apply_labels(runs, labels)
+    return runs if labels is None else apply_labels(runs, labels)
 
 
 @main.command("lbo")
@@ -376,6 +349,80 @@ def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, noisy_ci, fmt, 
         for line in excluded_lines(result.excluded):
             click.echo(f"artscope: excluded {line}", err=True)
 
+
+@main.command("noise")
+@click.argument("inputs", nargs=-1, required=True)
+@label_options
+@selector_options
+@click.option("--metric", default="task_clock", show_default=True, metavar="NAME",
+              help="An analyze column (e.g. gc_app_cpu_ns) or task_clock | distilled | gc_cpu | gc_share.")
+@click.option("--group-by", "group_by", multiple=True, metavar="LABEL",
+              help="Group runs by these labels/columns (repeatable or comma-separated; "
+                   "default: benchmark, config, x).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
+              default="table", show_default=True)
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+def noise_cmd(inputs, metric, group_by, fmt, output, **kw) -> None:
+    """Why repeated runs disagree: per group n, mean, CV, 95% CI, outlier
+    runs, and the measured run factors ranked by how strongly they track
+    --metric, ending in one sentence per group."""
+    from artscope.output import write_output
+    from artscope.studies.noise import diagnose_noise
+    from artscope.studies.render import noise_bytes
+
+    runs = _study_runs(inputs, kw, labels_required=False)
+    keys = [k.strip() for g in group_by for k in g.split(",") if k.strip()] if group_by else None
+    result = diagnose_noise(runs, metric, keys)
+    write_output(noise_bytes(result, fmt), output, fmt)
+    if fmt != "table" or output:
+        for sentence in result.sentences():
+            click.echo(f"artscope: {sentence}", err=True)
+
+
+# --- artscope report TRACE... -o report.html -----------------------------------
+
+
+@main.command("report")
+@click.argument("traces", nargs=-1, required=True)
+@selector_options
+@click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write (atomically).")
+@click.option("--title", metavar="TEXT", help="Page title (default: the trace names).")
+@click.option("--all-clocks", is_flag=True,
+              help="Also chart the clocks that are not memory controllers (GPU, UCLAMP votes, "
+                   "bus domains...); the tables always list them, folded away.")
+@label_options
+@click.option("--include-unhealthy", is_flag=True, help="Study page: keep runs whose verdict is fail.")
+@click.option("--keep-flagged", is_flag=True, help="Study page: keep flagged benchmarks in summaries.")
+def report_cmd(traces, output, title, all_clocks, include_unhealthy, keep_flagged, **kw) -> None:
+    """One self-contained HTML page (works offline): per run the verdict and
+    each reason beside the chart that shows it, the metric tables, then the
+    charts of the whole run, for every run of TRACE... (files, directories,
+    globs).
+
+    With --meta or --name-pattern the page is a study page instead: the
+    Table-5 LBO view at every heap multiple, LBO curves, flags, exclusions
+    and the noise diagnosis (TRACE may then also be saved analyze output)."""
+    from artscope.report.html import write_report
+
+    if kw.get("meta") or kw.get("name_pattern"):
+        from artscope.report.study_html import write_study_report
+        from artscope.studies import Study, StudyOptions
+
+        study = Study(_study_runs(traces, kw),
+                      StudyOptions(include_unhealthy=include_unhealthy, keep_flagged=keep_flagged))
+        write_study_report(study, output, title=title)
+        click.echo(f"wrote {output} (study of {study.runs.height} runs)", err=True)
+        return
+
+    results = write_report(traces, output, build_options(kw), engine=kw["engine"],
+                           tp_bin=kw.get("tp_bin"), title=title, all_clocks=all_clocks)
+    for r in results:
+        if r.get("partial") and r["run"] == 0:
+            click.echo(f"artscope: warning: {r['trace']}: partial trace (data loss or "
+                       "truncation); see the report's reasons", err=True)
+    verdicts = ", ".join(f"{r['run']}:{r['health']['verdict']}" for r in results)
+    click.echo(f"wrote {output} ({len(results)} run(s): {verdicts})", err=True)
 
 if __name__ == "__main__":  # pragma: no cover
     main(prog_name="artscope")

@@ -6,14 +6,17 @@
     st.lbo()          # polars: LBO per benchmark, config, x + summary rows
     st.at(2.0)        # the Table-5 view at a 2x heap
     st.excluded()     # runs left out, with reasons
+    st.noise("task_clock").groups
 
 Data flows one way: load_runs (analyse traces / read analyze output) ->
-apply_labels -> compute_lbo -> render.
+apply_labels -> compute_lbo / diagnose_noise -> render / charts / HTML.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
+
 import polars as pl
 
 from artscope.studies.labels import NAME_PRESETS, Labels, apply_labels
@@ -50,6 +53,25 @@ class Study:
 
     def excluded(self) -> pl.DataFrame:
         return self.lbo_result.excluded
+
+    def noise(self, metric: str = "task_clock", group_by: tuple[str, ...] | list[str] | None = None
+              ) -> Any:
+        """Why repeated runs disagree (see artscope.studies.noise.NoiseResult)."""
+        from artscope.studies.noise import diagnose_noise
+
+        return diagnose_noise(self.runs, metric, group_by)
+
+    # -- charts (artscope.report.study_charts) ---------------------------------
+
+    def plot_lbo(self, **kw: Any) -> Any:
+        from artscope.report import study_charts
+
+        return study_charts.lbo_curves(self.lbo_result, **kw)
+
+    def plot_noise(self, metric: str = "task_clock", group_by: Any = None, **kw: Any) -> Any:
+        from artscope.report import study_charts
+
+        return study_charts.noise_factors(self.noise(metric, group_by), **kw)
 
 
 __all__ = ["Study", "Labels", "StudyOptions", "LboResult", "NAME_PRESETS", "load_runs",

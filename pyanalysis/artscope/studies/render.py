@@ -9,9 +9,12 @@ from __future__ import annotations
 import io
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
+
+if TYPE_CHECKING:
+    from artscope.studies.noise import NoiseResult
 
 from artscope.errors import UsageError
 from artscope.output import _rich_text
@@ -114,6 +117,87 @@ def lbo_bytes(result: LboResult, fmt: str, at: float | None = None) -> bytes:
         table.write_csv(buf)
     elif fmt == "parquet":
         table.write_parquet(buf)
+    else:
+        raise UsageError(f"unknown format {fmt!r}")
+    return buf.getvalue()
+
+
+def _num(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"{v:.6g}" if abs(v) < 1e6 else f"{v / 1e6:.3f}M"
+
+
+def noise_text(result: "NoiseResult", top: int = 3) -> str:
+    """Groups (noisiest first) with spread and outliers, each group's
+    best-ranked factors, and one sentence per group."""
+    from rich.table import Table
+
+    keys = result.group_by
+
+    def label(r: dict[str, Any]) -> str:
+        return " / ".join(f"{r[k]:g}x" if k == "x" and isinstance(r[k], float) else str(r[k])
+                          for k in keys) or "all runs"
+
+    def build(console: Any) -> None:
+        t = Table(pad_edge=False, title=f"Noise of {result.metric} ({result.column}) per "
+                  + (", ".join(keys) or "study"))
+        for col in ("group", "n", "mean", "CV", "95% CI", "outliers", "unhealthy", "top factor", "rho"):
+            t.add_column(col, justify="left" if col in ("group", "top factor") else "right")
+        for r in result.groups.iter_rows(named=True):
+            t.add_row(label(r), str(r["n"]), _num(r["mean"]),
+                      _f(None if r["cv"] is None else 100 * r["cv"], ".2f") + "%",
+                      _ci(r["ci95_pct"]), str(r["n_outliers"]), str(r["n_unhealthy"]),
+                      r["top_factor"] or "—", _f(r["top_rho"], ".2f"))
+        console.print(t)
+        for r in result.groups.iter_rows(named=True):
+            g = result.factors
+            for k in keys:
+                g = g.filter(pl.col(k) == r[k])
+            g = g.filter(pl.col("rho").is_not_null()).sort("rank").head(top)
+            if g.height:
+                ft = Table(pad_edge=False, title=f"{label(r)}: factors ranked")
+                for col in ("factor", "rho", "runs affected", "affected vs others", "CI without"):
+                    ft.add_column(col, justify="left" if col == "factor" else "right")
+                for f in g.iter_rows(named=True):
+                    ft.add_row(f["factor"], _f(f["rho"], ".3f"), str(f["runs_affected"]),
+                               _f(f["diff_pct"], "+.2f") + "%", _ci(f["ci95_pct_without"]))
+                console.print(ft)
+            out = result.runs
+            for k in keys:
+                out = out.filter(pl.col(k) == r[k])
+            out = out.filter(pl.col("outlier"))
+            if out.height:
+                console.print("outliers (MAD score > 3.5): " + ", ".join(
+                    f"{o['trace'].rsplit('/', 1)[-1]} run {o['run']} ({_num(o['value'])}"
+                    + (f", score {o['mad_score']:.1f})" if o["mad_score"] is not None else ")")
+                    for o in out.iter_rows(named=True)), soft_wrap=True)
+        console.print()
+        for s in result.sentences():
+            console.print(s, soft_wrap=True)
+        if result.excluded.height:
+            console.print(f"left out {result.excluded.height} run(s): " + "; ".join(
+                f"{r['trace'].rsplit('/', 1)[-1]} run {r['run']}: {r['reason']}"
+                for r in result.excluded.iter_rows(named=True)), soft_wrap=True)
+
+    return _rich_text(build)
+
+
+def noise_bytes(result: "NoiseResult", fmt: str) -> bytes:
+    if fmt == "table":
+        return noise_text(result).encode()
+    if fmt == "json":
+        doc = {"metric": result.metric, "column": result.column, "group_by": result.group_by,
+               "groups": _json_safe(result.groups.to_dicts()),
+               "factors": _json_safe(result.factors.to_dicts()),
+               "runs": _json_safe(result.runs.to_dicts()),
+               "excluded": result.excluded.to_dicts()}
+        return (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode()
+    buf = io.BytesIO()
+    if fmt == "csv":
+        result.groups.write_csv(buf)
+    elif fmt == "parquet":
+        result.groups.write_parquet(buf)
     else:
         raise UsageError(f"unknown format {fmt!r}")
     return buf.getvalue()

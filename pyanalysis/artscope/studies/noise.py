@@ -1,0 +1,279 @@
+"""Why do repeated runs disagree? Spread, outliers and the run factors that
+track a metric within groups of runs (``artscope noise``).
+
+Per group (default: benchmark, config, x -- the labels present):
+
+* n, mean, sample standard deviation, CV = sd / mean, and ``ci95_pct`` =
+  100 * t(0.975, n-1) * sd / sqrt(n) / mean (as in ``lbo``);
+* outlier runs: modified z-score 0.6745 * |v - median| / MAD > 3.5
+  (Iglewicz & Hoaglin; MAD = median absolute deviation; with MAD = 0 every
+  run off the median is an outlier);
+* the difference between healthy and unhealthy (verdict ``fail``) runs;
+* every run factor artscope measures (:data:`FACTORS`), ranked by how strongly
+  it tracks the metric: |Spearman rank correlation| (null when the factor is
+  constant in the group), then the difference between the runs the factor
+  affects (value above the group's minimum) and the others;
+* one sentence naming the top factor, how many runs it affected and what the
+  CI would be without them.
+
+Unhealthy runs are kept: they are usually the explanation. Runs whose
+analysis failed or that lack the metric are left out and counted.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from typing import Callable, Sequence
+
+import polars as pl
+
+from artscope.errors import UsageError
+from artscope.studies.labels import ROLES
+from artscope.studies.lbo import t975
+
+#: --metric shorthands -> analyze columns.
+METRIC_ALIASES = {"task_clock": "gc_app_cpu_ns", "distilled": "gc_mutator_cpu_ns",
+                  "gc_cpu": "gc_gc_cpu_ns", "gc_share": "gc_gc_cpu_share"}
+MAD_OUTLIER = 3.5
+#: a factor "tracks" the metric when |rho| reaches this.
+TRACKS_RHO = 0.5
+
+
+def _cols(df: pl.DataFrame, rx: str) -> list[str]:
+    return [c for c in df.columns if re.fullmatch(rx, c)]
+
+
+def _sum(cols: list[str], cast: pl.DataType = pl.Float64) -> pl.Expr:
+    if not cols:
+        return pl.lit(None, pl.Float64)
+    return pl.sum_horizontal([pl.col(c).cast(cast).fill_null(0) for c in cols]).cast(pl.Float64)
+
+
+def _memfreq_transitions(df: pl.DataFrame) -> pl.Expr:
+    cols = _cols(df, r"memfreq_.+_transitions")
+    parts = []
+    for c in cols:
+        is_mem = c.removesuffix("_transitions") + "_is_memory"
+        gate = pl.col(is_mem).fill_null(False) if is_mem in df.columns else pl.lit(True)
+        parts.append(pl.when(gate).then(pl.col(c).fill_null(0)).otherwise(0))
+    return pl.sum_horizontal(parts).cast(pl.Float64) if parts else pl.lit(None, pl.Float64)
+
+
+def _col(name: str) -> Callable[[pl.DataFrame], pl.Expr]:
+    return lambda df: (pl.col(name).cast(pl.Float64) if name in df.columns
+                       else pl.lit(None, pl.Float64))
+
+
+@dataclasses.dataclass(frozen=True)
+class Factor:
+    name: str
+    #: "<k of n runs> ..." -- completes the sentence
+    phrase: str
+    value: Callable[[pl.DataFrame], pl.Expr]
+
+
+#: The run factors artscope measures, in the order used to break exact ties.
+FACTORS = (
+    Factor("memfreq_transitions", "had the memory controller changing frequency",
+           _memfreq_transitions),
+    Factor("cpufreq_transitions", "had an allowed CPU changing frequency",
+           lambda df: _sum(_cols(df, r"cpufreq_cpu\d+_transitions"))),
+    Factor("cpufreq_throttled", "had a throttled CPU",
+           lambda df: _sum(_cols(df, r"cpufreq_cpu\d+_throttled"), pl.Int64)),
+    Factor("off_mask_share", "ran app threads outside the allowed CPUs",
+           _col("pinning_off_mask_share")),
+    Factor("migrations", "had more migrations between the app's CPUs",
+           _col("pinning_migrations")),
+    Factor("interference_share", "shared the allowed CPUs with more other threads",
+           _col("pinning_interference_share")),
+    Factor("gc_count", "ran more GCs", _col("gc_gc_count")),
+    Factor("data_loss", "lost trace data", _col("partial")),
+)
+
+
+def metric_column(runs: pl.DataFrame, metric: str) -> str:
+    col = METRIC_ALIASES.get(metric, metric)
+    if col not in runs.columns:
+        raise UsageError(f"no metric {metric!r} in the runs (use an analyze column such as "
+                         f"gc_app_cpu_ns, or {', '.join(METRIC_ALIASES)})")
+    if not runs.schema[col].is_numeric():
+        raise UsageError(f"metric {metric!r} ({col}) is not numeric")
+    return col
+
+
+def ci95_pct(values: Sequence[float]) -> float | None:
+    n = len(values)
+    if n < 2:
+        return None
+    s = pl.Series(values, dtype=pl.Float64)
+    mean = s.mean()
+    t = pl.select(t975(pl.lit(n))).item()
+    return None if not mean else 100 * t * s.std() / math.sqrt(n) / mean  # type: ignore[operator]
+
+
+def _fmt_ci(v: float | None) -> str:
+    if v is None:
+        return "—"
+    return f"±{v:.1f}%" if v >= 1 else f"±{v:.2f}%"
+
+
+@dataclasses.dataclass
+class NoiseResult:
+    metric: str
+    column: str
+    group_by: list[str]
+    #: one row per group: keys, n, mean, sd, cv, ci95_pct, n_outliers,
+    #: healthy/unhealthy means, top_factor, top_rho, sentence
+    groups: pl.DataFrame
+    #: one row per group and factor, ranked (rank 1 = tracks the metric best)
+    factors: pl.DataFrame
+    #: one row per run: keys, trace, run, invocation, value, mad_score, outlier, factors
+    runs: pl.DataFrame
+    #: runs left out (analysis error or no value for the metric)
+    excluded: pl.DataFrame
+
+    def sentences(self) -> list[str]:
+        return self.groups["sentence"].to_list()
+
+
+def _label(keys: dict[str, object]) -> str:
+    return " / ".join(f"{v:g}x" if k == "x" and isinstance(v, float) else str(v)
+                      for k, v in keys.items()) or "all runs"
+
+
+def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
+    from scipy.stats import spearmanr
+
+    values = g["_value"].to_list()
+    n = len(values)
+    ci_all = ci95_pct(values)
+    rows = []
+    for f in FACTORS:
+        fv = g[f"factor_{f.name}"]
+        present = fv.drop_nulls()
+        lo = present.min() if present.len() else None
+        affected = (fv > lo).fill_null(False) if lo is not None else pl.Series([False] * n)
+        k = int(affected.sum())
+        rho = None
+        if present.len() == n and present.n_unique() > 1 and len(set(values)) > 1:
+            rho = float(spearmanr(fv.to_list(), values).statistic)
+        vals_a = [v for v, a in zip(values, affected) if a]
+        vals_u = [v for v, a in zip(values, affected) if not a]
+        mean_a = sum(vals_a) / len(vals_a) if vals_a else None
+        mean_u = sum(vals_u) / len(vals_u) if vals_u else None
+        rows.append({"factor": f.name, "runs_affected": k, "rho": rho,
+                     "affected_mean": mean_a, "unaffected_mean": mean_u,
+                     "diff_pct": (100 * (mean_a - mean_u) / mean_u
+                                  if mean_a is not None and mean_u else None),
+                     "ci95_pct_without": ci95_pct(vals_u) if k else ci_all})
+    order = sorted(range(len(rows)), key=lambda i: (
+        rows[i]["rho"] is None, -abs(rows[i]["rho"] or 0), -abs(rows[i]["diff_pct"] or 0), i))
+    for rank, i in enumerate(order, 1):
+        rows[i]["rank"] = rank
+    ranked = [rows[i] for i in order]
+
+    unhealthy = (g["health_verdict"] == "fail").fill_null(False).to_list() \
+        if "health_verdict" in g.columns else [False] * n
+    vh = [v for v, u in zip(values, unhealthy) if not u]
+    vu = [v for v, u in zip(values, unhealthy) if u]
+    mean = sum(values) / n
+    sd = pl.Series(values, dtype=pl.Float64).std() if n > 1 else None
+    outliers = g.filter(pl.col("_outlier"))
+    top = ranked[0]
+    tracks = top["rho"] is not None and abs(top["rho"]) >= TRACKS_RHO and top["runs_affected"]
+    phrase = {f.name: f.phrase for f in FACTORS}
+    if n < 3:
+        sentence = f"only {n} run{'s' if n != 1 else ''}: too few to say why they disagree"
+    elif tracks:
+        k = top["runs_affected"]
+        sentence = f"{k} of {n} runs {phrase[top['factor']]}"
+        without = top["ci95_pct_without"]
+        if without is None:
+            sentence += (f"; they cost {top['diff_pct']:+.1f}% against the others "
+                         f"({metric} CI {_fmt_ci(ci_all)})")
+        else:
+            verb = "shrinks" if ci_all is not None and without < ci_all else "changes"
+            sentence += f"; without them the CI {verb} from {_fmt_ci(ci_all)} to {_fmt_ci(without)}"
+    elif outliers.height:
+        rest = [v for v, o in zip(values, g["_outlier"]) if not o]
+        names = ", ".join(outliers["_name"].to_list()[:5])
+        sentence = (f"{outliers.height} of {n} runs are outliers (MAD score > {MAD_OUTLIER:g}) "
+                    f"that no measured factor explains ({names}); without them the CI is "
+                    f"{_fmt_ci(ci95_pct(rest))} instead of {_fmt_ci(ci_all)}")
+    else:
+        sentence = (f"no measured factor (pinning, CPU or memory frequency, GC count, data "
+                    f"loss) tracks {metric} across these {n} runs; CI {_fmt_ci(ci_all)}")
+    summary = {"n": n, "mean": mean, "sd": sd, "cv": (sd / mean if sd is not None and mean else None),
+               "ci95_pct": ci_all, "n_outliers": outliers.height,
+               "n_unhealthy": len(vu),
+               "healthy_mean": sum(vh) / len(vh) if vh else None,
+               "unhealthy_mean": sum(vu) / len(vu) if vu else None,
+               "top_factor": top["factor"] if tracks else None,
+               "top_rho": top["rho"] if tracks else None, "sentence": sentence}
+    if summary["healthy_mean"] and summary["unhealthy_mean"] is not None:
+        summary["unhealthy_diff_pct"] = 100 * (summary["unhealthy_mean"] / summary["healthy_mean"] - 1)
+    else:
+        summary["unhealthy_diff_pct"] = None
+    return summary, ranked
+
+
+def diagnose_noise(runs: pl.DataFrame, metric: str = "task_clock",
+                   group_by: Sequence[str] | None = None) -> NoiseResult:
+    """Spread, outliers and ranked factors of ``metric`` per group of runs."""
+    col = metric_column(runs, metric)
+    if group_by is None:
+        group_by = [r for r in ROLES[:3] if r in runs.columns]
+    group_by = list(group_by)
+    missing = [k for k in group_by if k not in runs.columns]
+    if missing:
+        raise UsageError(f"cannot group by {', '.join(missing)}: no such label or column "
+                         "(label the runs with --meta or --name-pattern)")
+    if "error" not in runs.columns:
+        runs = runs.with_columns(error=pl.lit(None, pl.String))
+    bad = (pl.col("error").is_not_null() | pl.col(col).is_null())
+    excluded = runs.filter(bad).select(
+        "trace", "run", reason=pl.when(pl.col("error").is_not_null())
+        .then(pl.lit("error: ") + pl.col("error")).otherwise(pl.lit(f"no {col}")))
+    ok = runs.filter(~bad)
+    if ok.is_empty():
+        raise UsageError(f"no runs with a value for {metric!r}")
+    name = (pl.col("invocation").cast(pl.String) if "invocation" in ok.columns
+            else pl.col("trace").str.split("/").list.last() + "#" + pl.col("run").cast(pl.String))
+    ok = ok.with_columns(_value=pl.col(col).cast(pl.Float64), _name=name,
+                         **{f"factor_{f.name}": f.value(ok) for f in FACTORS})
+    med = pl.col("_value").median()
+    mad = (pl.col("_value") - med).abs().median()
+    over = group_by or None
+    score = 0.6745 * (pl.col("_value") - med.over(over)).abs() / mad.over(over) if over else \
+        0.6745 * (pl.col("_value") - med).abs() / mad
+    ok = ok.with_columns(mad_score=pl.when(score.is_finite()).then(score).otherwise(None),
+                         _dev=(pl.col("_value") - (med.over(over) if over else med)).abs())
+    ok = ok.with_columns(_outlier=pl.when(pl.col("mad_score").is_not_null())
+                         .then(pl.col("mad_score") > MAD_OUTLIER)
+                         .otherwise(pl.col("_dev") > 0))
+    groups, factors = [], []
+    parts = ok.partition_by(group_by, as_dict=True, maintain_order=True) if group_by else {(): ok}
+    for key, g in parts.items():
+        keys = dict(zip(group_by, key))
+        summary, ranked = _diagnose_group(g, metric)
+        summary["sentence"] = f"{_label(keys)}: {summary['sentence']}" if group_by else summary["sentence"]
+        groups.append({**keys, **summary})
+        factors += [{**keys, **r} for r in ranked]
+    key_schema = {k: ok.schema[k] for k in group_by}
+    groups_df = pl.DataFrame(groups, schema_overrides=key_schema, infer_schema_length=None)
+    groups_df = groups_df.sort("ci95_pct", descending=True, nulls_last=True)
+    factor_schema = {**key_schema, "factor": pl.String, "rank": pl.Int64, "runs_affected": pl.Int64,
+                     "rho": pl.Float64, "affected_mean": pl.Float64,
+                     "unaffected_mean": pl.Float64, "diff_pct": pl.Float64,
+                     "ci95_pct_without": pl.Float64}
+    factors_df = pl.DataFrame(factors, schema=factor_schema)
+    run_cols = [*group_by, "trace", "run"] + (["invocation"] if "invocation" in ok.columns
+                                               and "invocation" not in group_by else [])
+    runs_df = ok.select(*run_cols, pl.col("_value").alias("value"), "mad_score",
+                        pl.col("_outlier").alias("outlier"),
+                        *(["health_verdict"] if "health_verdict" in ok.columns else []),
+                        *[pl.col(f"factor_{f.name}").alias(f.name) for f in FACTORS])
+    return NoiseResult(metric=metric, column=col, group_by=group_by, groups=groups_df,
+                       factors=factors_df, runs=runs_df, excluded=excluded)
