@@ -16,7 +16,12 @@ Measured:
            trace_processor's load of the same file and the time ratio;
 * analyze  artscope.open(path, app="com.example.bench", cpus="6,7") on the
            large compact trace: import + every metric;
-* batch    artscope.analyze(50 small traces, jobs=1) vs jobs=2.
+* batch    artscope.analyze(50 small traces, jobs=1) vs jobs=2;
+* cluster  200 small traces: jobs=2 vs cluster="local:2" (Dask LocalCluster of
+           2 worker processes, started and stopped inside the measurement),
+           the same into a results dataset (-o DIR/), and `artscope analyze
+           ... -o DIR/` rerun on the finished dataset (resume: every trace
+           reused, none read; bytes read by the process from /proc/self/io).
 
 Results also go to bench/out/results.json.
 """
@@ -123,8 +128,55 @@ def child_batch(paths: list[str], jobs: int) -> dict:
             "rss_mb": _vm_hwm_mb(), "workers_rss_mb": _children_max_rss_mb()}
 
 
+def child_cluster(paths: list[str], backend: str, output: str | None) -> dict:
+    """One batch on ``backend`` ("2": jobs=2, "local:2": a LocalCluster),
+    optionally into the results dataset ``output``."""
+    import artscope
+
+    where = {"cluster": backend} if backend.startswith("local:") else {"jobs": int(backend)}
+    t0 = time.perf_counter()
+    df = artscope.analyze(paths, app=APP, cpus=CPUS, engine="embedded", output=output, **where)
+    t1 = time.perf_counter()
+    errors = int(df["error"].is_not_null().sum()) if "error" in df.columns else 0
+    return {"seconds": t1 - t0, "rows": df.height, "errors": errors, "rss_mb": _vm_hwm_mb()}
+
+
+def child_resume(paths: list[str], output: str) -> dict:
+    """`artscope analyze PATHS -o OUTPUT/` on a finished dataset, in this process."""
+    import contextlib
+    import io
+
+    # Every open() of a trace file in this process (Python's audit hook sees
+    # each one): a resume must open none.
+    wanted = {os.path.abspath(p) for p in paths}
+    opened: set[str] = set()
+
+    def audit(event: str, args: tuple) -> None:
+        if event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            path = os.path.abspath(os.fsdecode(args[0]))
+            if path in wanted:
+                opened.add(path)
+
+    sys.addaudithook(audit)
+    t0 = time.perf_counter()
+    from artscope.cli import main as cli_main
+
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.suppress(SystemExit):
+        cli_main(["analyze", *paths, "--app", APP, "--cpus", CPUS, "--engine", "embedded",
+                  "-o", output], prog_name="artscope")
+    t1 = time.perf_counter()
+    with open("/proc/self/io") as f:
+        io_counts = dict(line.split(": ") for line in f.read().splitlines())
+    summary = [x for x in err.getvalue().splitlines() if "reused" in x]
+    return {"seconds": t1 - t0, "summary": summary[0] if summary else err.getvalue()[-500:],
+            "rchar": int(io_counts["rchar"]), "traces_opened": len(opened),
+            "rss_mb": _vm_hwm_mb()}
+
+
 CHILDREN = {"import": child_import, "import_tp": child_import_tp,
-            "analyze": child_analyze, "batch": child_batch}
+            "analyze": child_analyze, "batch": child_batch, "cluster": child_cluster,
+            "resume": child_resume}
 
 
 def run_child(kind: str, *args) -> dict:
@@ -157,15 +209,72 @@ def _fmt_s(x: float) -> str:
     return f"{x:.2f} s"
 
 
+def cluster_section(a: argparse.Namespace, log, results: dict) -> list[str]:
+    """--jobs 2 vs --cluster local:2 on many small traces; resume cost."""
+    import shutil
+
+    n = 8 if a.quick else a.cluster_size
+    secs, switches = 1, 10_000
+    paths = [str(gen_trace.ensure(secs, switches, seed=1000 + i, log=log,
+                                  encodings=("compact",))["compact"]) for i in range(n)]
+    total_mb = sum(os.path.getsize(p) for p in paths) / 1e6
+    out_dir = gen_trace.OUT / "cluster-dataset"
+    res: dict = {}
+    for label, backend, output in (("jobs 2", "2", None), ("cluster local:2", "local:2", None),
+                                   ("jobs 2, -o DIR/", "2", str(out_dir) + "/"),
+                                   ("cluster local:2, -o DIR/", "local:2", str(out_dir) + "/")):
+        log(f"cluster: {label} ...")
+        runs = []
+        for _ in range(a.repeat):
+            shutil.rmtree(out_dir, ignore_errors=True)
+            runs.append(run_child("cluster", paths, backend, output))
+        res[label] = min(runs, key=lambda r: r["seconds"])
+        res[label]["runs"] = [r["seconds"] for r in runs]
+    log("cluster: resume ...")
+    resume = []
+    for _ in range(max(a.repeat, 3)):
+        t0 = time.perf_counter()
+        r = run_child("resume", paths, str(out_dir) + "/")
+        r["wall"] = time.perf_counter() - t0  # with interpreter start-up
+        resume.append(r)
+    res["resume"] = min(resume, key=lambda r: r["wall"])
+    results["cluster"] = res
+    base = res["jobs 2"]["seconds"]
+    lines = [
+        f"Cluster: {n} traces of {secs:g} s / ~{switches // 1000}k switches (compact_sched, "
+        f"{total_mb:.1f} MB in all), embedded engine; best of {a.repeat}, fresh process each "
+        "(LocalCluster start + stop included)",
+        "",
+        "| backend | wall | traces/s | vs jobs 2 |",
+        "|---|---:|---:|---:|",
+    ]
+    for label in ("jobs 2", "cluster local:2", "jobs 2, -o DIR/", "cluster local:2, -o DIR/"):
+        r = res[label]
+        lines.append(f"| {label} | {_fmt_s(r['seconds'])} | {n / r['seconds']:.2f} "
+                     f"| {(r['seconds'] / base - 1) * 100:+.1f}% |")
+    r = res["resume"]
+    lines += [
+        "",
+        f"Resume on the finished dataset (`artscope analyze ... -o DIR/`, {n} traces): "
+        f"{_fmt_s(r['wall'])} wall with interpreter start ({_fmt_s(r['seconds'])} in "
+        f"the command); trace files opened: {r['traces_opened']}; {r['rchar'] / 1e6:.1f} MB "
+        f"read by the process in all (Python modules included) vs {total_mb:.1f} MB of "
+        f"traces; `{r['summary'].strip()}`",
+        "",
+    ]
+    return lines
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="artscope benchmark")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("args", nargs="?", help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="small traces (smoke test)")
-    ap.add_argument("--only", default="import,analyze,batch",
-                    help="comma list of: import, analyze, batch")
+    ap.add_argument("--only", default="import,analyze,batch,cluster",
+                    help="comma list of: import, analyze, batch, cluster")
     ap.add_argument("--repeat", type=int, default=1, help="runs per measurement (best is kept)")
     ap.add_argument("--batch-size", type=int, default=50)
+    ap.add_argument("--cluster-size", type=int, default=200)
     a = ap.parse_args()
     if a.child:
         print(json.dumps(CHILDREN[a.child](*json.loads(a.args))))
@@ -262,6 +371,9 @@ def main() -> int:
                          f"| {sc} | {r['rss_mb']:,.0f} MB / "
                          f"{r['workers_rss_mb']:,.0f} MB |")
         lines.append("")
+
+    if "cluster" in only:
+        lines += cluster_section(a, log, results)
 
     results["table"] = "\n".join(lines)
     gen_trace.OUT.mkdir(exist_ok=True)

@@ -27,3 +27,30 @@ def shared_traces() -> Path:
     if not path.is_dir() or not any(path.iterdir()):
         pytest.skip(f"shared traces not available at {path}")
     return path
+
+
+@pytest.fixture(scope="session")
+def generated_batch(tmp_path_factory) -> list[Path]:
+    """tests/batch_traces.py's batch (tiny hand traces, small simulated
+    phones, one non-trace), written once per session. Read-only: tests that
+    change traces copy them first."""
+    import batch_traces
+
+    return batch_traces.make_batch(tmp_path_factory.mktemp("batch"))
+
+
+@pytest.fixture(scope="session")
+def generated_reference(generated_batch, tmp_path_factory):
+    """`analyze --format parquet --jobs 1` of the generated batch, read back:
+    what every dataset / cluster run of that batch must reproduce exactly."""
+    import subprocess
+
+    import polars as pl
+
+    out = tmp_path_factory.mktemp("reference") / "single.parquet"
+    p = subprocess.run([sys.executable, "-m", "artscope.cli", "analyze",
+                        *map(str, generated_batch), "--app", "com.example.bench",
+                        "--cpus", "6,7", "--jobs", "1", "--format", "parquet", "-o", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and "zz_bad.pftrace" in p.stderr, p.stderr  # the one bad trace
+    return pl.read_parquet(out)

@@ -7,7 +7,8 @@
 # say why. An ARTSCOPE_TP_BIN already set wins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-python3 -m pip install -q -e '.[test]'
+# cluster: the Dask backend's tests (tests/test_cluster.py) run a LocalCluster.
+python3 -m pip install -q -e '.[test,cluster]'
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \

@@ -53,11 +53,15 @@ def open(path: str | Path, app: str | None = None, *, pid: int | None = None,  #
 def analyze(paths: str | Path | Iterable[str | Path], app: str | None = None, *,
             pid: int | None = None, cpus: str | None = None, marker: str | None = None,
             engine: str = "auto", tp_bin: str | None = None, jobs: int | None = None,
-            **options: Any) -> pl.DataFrame:
-    """Analyse many traces (files, directories, globs) in parallel.
+            cluster: str | None = None, output: str | Path | None = None,
+            resume: bool = True, **options: Any) -> pl.DataFrame:
+    """Analyse many traces (files, directories, globs, fsspec URLs) in parallel.
 
     Returns the flat per-run DataFrame (one row per run; an ``error`` column
-    names traces that could not be analysed).
+    names traces that could not be analysed). ``cluster`` runs the batch on a
+    Dask cluster (``"tcp://HOST:8786"`` or ``"local:N"``); ``output`` keeps
+    the results in a resumable Parquet dataset directory (see
+    ``load_results``), reusing finished traces unless ``resume=False``.
     """
     from artscope.batch import analyze_many, expand_paths
     from artscope.runset import flat_frame, flatten
@@ -65,9 +69,23 @@ def analyze(paths: str | Path | Iterable[str | Path], app: str | None = None, *,
     if isinstance(paths, (str, Path)):
         paths = [paths]
     opts = AnalysisOptions(app=app, pid=pid, cpus=cpus, marker=marker, **options)
-    rows = analyze_many(expand_paths([str(p) for p in paths]), opts, engine=engine,
-                        tp_bin=tp_bin, jobs=jobs)
+    traces = expand_paths([str(p) for p in paths])
+    if output is not None:
+        from artscope.results import analyze_to_dataset, load_results
+
+        analyze_to_dataset(str(output), traces, opts, engine=engine, tp_bin=tp_bin,
+                           jobs=jobs, cluster=cluster, resume=resume)
+        return load_results(output)
+    rows = analyze_many(traces, opts, engine=engine, tp_bin=tp_bin, jobs=jobs, cluster=cluster)
     return flat_frame([flatten(r) for r in rows])
+
+
+def load_results(directory: str | Path) -> pl.DataFrame:
+    """The per-run rows of a results dataset written with ``-o DIR/`` (or
+    ``analyze(..., output=DIR)``): exactly the DataFrame a single run gives."""
+    from artscope.results import load_results as _load
+
+    return _load(directory)
 
 
 def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
@@ -100,6 +118,6 @@ def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
                               noisy_ci_pct=noisy_ci_pct))
 
 
-__all__ = ["open", "analyze", "study", "RunSet", "AnalysisOptions", "HealthThresholds",
-           "ArtscopeError", "TraceError", "SelectionError", "UsageError",
+__all__ = ["open", "analyze", "load_results", "study", "RunSet", "AnalysisOptions",
+           "HealthThresholds", "ArtscopeError", "TraceError", "SelectionError", "UsageError",
            "EngineUnavailable"]

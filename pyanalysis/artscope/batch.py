@@ -1,17 +1,22 @@
 """Many traces, in parallel: expand paths, analyse each in a worker, collect.
 
-One bad trace becomes a row with ``error`` set; it never stops the batch.
+One per-trace function, ``analyze_trace``, runs on every backend: inline
+(``jobs=1``), a local process pool (``jobs=N``) or a Dask cluster
+(``cluster=ADDRESS``, artscope.cluster). One bad trace becomes a row with
+``error`` set; it never stops the batch.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import glob
 import multiprocessing
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
+from artscope import sources
 from artscope.errors import ArtscopeError, TraceError
 from artscope.metrics.options import AnalysisOptions
 
@@ -21,10 +26,13 @@ TRACE_SUFFIXES = (".pftrace", ".perfetto-trace", ".perfetto", ".trace", ".pb",
 
 
 def expand_paths(paths: Iterable[str]) -> list[str]:
-    """Files as given, directories (recursively, by TRACE_SUFFIXES) and globs."""
+    """Files as given, directories (recursively, by TRACE_SUFFIXES) and globs;
+    URLs (``file://``, ``s3://``...) likewise through fsspec."""
     out: list[str] = []
     for p in paths:
-        if os.path.isdir(p):
+        if sources.is_url(p):
+            out += sources.expand_url(p, TRACE_SUFFIXES)
+        elif os.path.isdir(p):
             found = sorted(str(f) for f in Path(p).rglob("*")
                            if f.is_file() and not f.name.startswith(".")
                            and f.name.lower().endswith(TRACE_SUFFIXES))
@@ -41,28 +49,55 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
     return out
 
 
+@dataclasses.dataclass(frozen=True)
+class TraceResult:
+    """What analysing one trace gives back to the batch."""
+
+    trace: str
+    #: every run's result dict, or one error row
+    rows: list[dict[str, Any]]
+    #: sha256 of the trace's bytes; None when they could not be read
+    content_hash: str | None
+
+
+def analyze_trace(trace: str, opts: AnalysisOptions, engine: str = "auto",
+                  tp_bin: str | None = None) -> TraceResult:
+    """The per-trace function of every backend: fetch (paths and fsspec URLs),
+    hash, analyse. Never raises for a bad trace: that is an error row."""
+    try:
+        with sources.fetched(trace) as (local, digest):
+            rows = analyze_one(local, opts, engine, tp_bin, label=trace)
+    except ArtscopeError as e:
+        return TraceResult(trace, [{"trace": trace, "error": str(e)}], None)
+    return TraceResult(trace, rows, digest)
+
+
 def analyze_one(path: str, opts: AnalysisOptions, engine: str = "auto",
-                tp_bin: str | None = None) -> list[dict[str, Any]]:
-    """Results of every run of one trace, or one error row."""
+                tp_bin: str | None = None, label: str | None = None) -> list[dict[str, Any]]:
+    """Results of every run of one local trace file, or one error row.
+
+    ``label`` is the name rows carry in ``trace`` (default: ``path``).
+    """
     from artscope.engines import load_trace
     from artscope.metrics.analysis import analyze_engine
 
+    label = path if label is None else label
     try:
         eng = load_trace(path, engine=engine, tp_bin=tp_bin)
     except ArtscopeError as e:
-        return [{"trace": path, "error": str(e)}]
+        return [{"trace": label, "error": str(e)}]
     except Exception as e:  # noqa: BLE001 - one odd trace must not stop a batch
         if os.environ.get("ARTSCOPE_DEBUG"):
             raise
-        return [{"trace": path, "error": _internal(e)}]
+        return [{"trace": label, "error": _internal(e)}]
     try:
-        return analyze_engine(eng, opts, path).results
+        return analyze_engine(eng, opts, label).results
     except ArtscopeError as e:
-        return [{"trace": path, "engine": eng.name, "error": str(e)}]
+        return [{"trace": label, "engine": eng.name, "error": str(e)}]
     except Exception as e:  # noqa: BLE001
         if os.environ.get("ARTSCOPE_DEBUG"):
             raise
-        return [{"trace": path, "engine": eng.name, "error": _internal(e)}]
+        return [{"trace": label, "engine": eng.name, "error": _internal(e)}]
     finally:
         eng.close()
 
@@ -73,37 +108,58 @@ def _internal(e: Exception) -> str:
             "rerun with ARTSCOPE_DEBUG=1 for the traceback and report it")
 
 
+def iter_results(traces: list[str], opts: AnalysisOptions, engine: str = "auto",
+                 tp_bin: str | None = None, jobs: int | None = None,
+                 cluster: str | None = None) -> Iterator[tuple[int, TraceResult]]:
+    """``(position in traces, result)`` of every trace, as each finishes.
+
+    ``cluster`` (a Dask scheduler address or ``local:N``) sends the work to
+    Dask workers (artscope.cluster); otherwise ``jobs`` worker processes
+    (default: all cores) run it here.
+    """
+    if cluster:
+        from artscope.cluster import iter_cluster_results
+
+        yield from iter_cluster_results(cluster, traces, opts, engine, tp_bin)
+        return
+    jobs = jobs or os.cpu_count() or 1
+    if jobs == 1 or len(traces) == 1:
+        for i, t in enumerate(traces):
+            yield i, analyze_trace(t, opts, engine, tp_bin)
+        return
+    # spawn, not fork: polars' thread pool does not survive a fork.
+    ctx = multiprocessing.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=min(jobs, len(traces)), mp_context=ctx) as pool:
+        futs = {pool.submit(analyze_trace, t, opts, engine, tp_bin): i
+                for i, t in enumerate(traces)}
+        try:
+            for fut in cf.as_completed(futs):
+                i = futs[fut]
+                try:
+                    res = fut.result()
+                except Exception as e:  # a worker crash must not stop the batch
+                    res = TraceResult(traces[i], [{"trace": traces[i], "error": _internal(e)}],
+                                      None)
+                yield i, res
+        finally:
+            # The consumer stopped early (interrupt, error): do not start the rest.
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
 def analyze_many(paths: list[str], opts: AnalysisOptions, engine: str = "auto",
                  tp_bin: str | None = None, jobs: int | None = None,
-                 progress: Callable[[int, int], None] | None = None
-                 ) -> list[dict[str, Any]]:
-    """Analyse ``paths`` with ``jobs`` worker processes (default: all cores).
+                 progress: Callable[[int, int], None] | None = None,
+                 cluster: str | None = None) -> list[dict[str, Any]]:
+    """Analyse ``paths`` with ``jobs`` worker processes (default: all cores)
+    or on a Dask ``cluster``.
 
     Results keep the order of ``paths``; ``progress(done, total)`` is called
     as traces finish.
     """
-    jobs = jobs or os.cpu_count() or 1
     total = len(paths)
-    results: list[list[dict[str, Any]] | None] = [None] * total
-    if jobs == 1 or total == 1:
-        for i, p in enumerate(paths):
-            results[i] = analyze_one(p, opts, engine, tp_bin)
-            if progress:
-                progress(i + 1, total)
-    else:
-        # spawn, not fork: polars' thread pool does not survive a fork.
-        ctx = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers=min(jobs, total), mp_context=ctx) as pool:
-            futs = {pool.submit(analyze_one, p, opts, engine, tp_bin): i
-                    for i, p in enumerate(paths)}
-            done = 0
-            for fut in cf.as_completed(futs):
-                i = futs[fut]
-                try:
-                    results[i] = fut.result()
-                except Exception as e:  # a worker crash must not stop the batch
-                    results[i] = [{"trace": paths[i], "error": _internal(e)}]
-                done += 1
-                if progress:
-                    progress(done, total)
-    return [row for rs in results for row in (rs or [])]
+    results: list[list[dict[str, Any]]] = [[] for _ in paths]
+    for done, (i, res) in enumerate(iter_results(paths, opts, engine, tp_bin, jobs, cluster), 1):
+        results[i] = res.rows
+        if progress:
+            progress(done, total)
+    return [row for rs in results for row in rs]

@@ -101,16 +101,58 @@ def build_options(kw: dict):
         mem_device=kw.get("mem_device"), **extra)
 
 
-def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None) -> list[dict]:
-    """Analyse every trace; a single bad trace is a one-line error (exit 2)."""
+def batch_options(f):
+    """Where a batch runs and where its results go, shared by analyze/check."""
+    opts = [
+        click.option("--jobs", type=click.IntRange(min=1), default=None,
+                     help="Parallel traces on this machine (default: all cores)."),
+        click.option("--cluster", metavar="ADDR", envvar="ARTSCOPE_CLUSTER",
+                     help="Run on a Dask cluster: tcp://HOST:8786, or local:N worker "
+                          "processes on this machine (or $ARTSCOPE_CLUSTER)."),
+        click.option("--resume/--force", default=True,
+                     help="With -o DIR/: reuse traces already finished there (default) "
+                          "or recompute every trace."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str | None,
+               dataset: str | None, resume: bool) -> list[dict]:
+    """Analyse every trace (into ``dataset`` when given); a single bad trace
+    is a one-line error (exit 2)."""
     from artscope.batch import analyze_many, expand_paths
+    from artscope.errors import UsageError
     from artscope.output import progress_printer
 
     opts = build_options(kw)
+    if cluster and jobs:
+        source = click.get_current_context().get_parameter_source("cluster")
+        if source is not click.core.ParameterSource.ENVIRONMENT:
+            raise UsageError("--jobs and --cluster are exclusive")
+        cluster = None  # an explicit --jobs overrides $ARTSCOPE_CLUSTER
+    if cluster:
+        from artscope.cluster import check_address
+
+        check_address(cluster)
+    if not resume and not dataset:
+        raise UsageError("--force only applies with -o DIR/ (a results dataset)")
     paths = expand_paths(traces)
     with progress_printer(len(paths)) as progress:
-        rows = analyze_many(paths, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
-                            jobs=jobs, progress=progress)
+        if dataset:
+            from artscope.results import analyze_to_dataset
+
+            run = analyze_to_dataset(dataset, paths, opts, engine=kw["engine"],
+                                     tp_bin=kw.get("tp_bin"), jobs=jobs, cluster=cluster,
+                                     resume=resume, progress=progress)
+            rows = run.rows
+        else:
+            rows = analyze_many(paths, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
+                                jobs=jobs, progress=progress, cluster=cluster)
+    if dataset:
+        click.echo(f"artscope: {dataset}: {len(paths)} trace(s), {run.analysed} analysed, "
+                   f"{run.reused} reused", err=True)
     if len(paths) == 1 and rows and "error" in rows[0]:
         raise ArtscopeError(rows[0]["error"])
     for r in rows:
@@ -120,19 +162,33 @@ def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None) -> list[dict
     return rows
 
 
+def _dataset_dir(output: str | None) -> str | None:
+    from artscope.results import is_dataset_dir
+
+    return output if output and is_dataset_dir(output) else None
+
+
 @main.command("analyze")
 @click.argument("traces", nargs=-1, required=True)
 @selector_options
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
-              default="table", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel traces (default: all cores).")
-def analyze_cmd(traces, fmt, output, jobs, **kw) -> None:
-    """Per-run metrics of TRACE... (files, directories, globs)."""
+              default=None, help="Output format  [default: table; parquet with -o DIR/]")
+@click.option("-o", "--output", type=click.Path(),
+              help="Write to this file (atomically), or to DIR/: a Parquet dataset, one "
+                   "part per trace, that a rerun resumes.")
+@batch_options
+def analyze_cmd(traces, fmt, output, jobs, cluster, resume, **kw) -> None:
+    """Per-run metrics of TRACE... (files, directories, globs, fsspec URLs)."""
+    from artscope.errors import UsageError
     from artscope.output import render, write_output
 
-    rows = _run_batch(traces, kw, jobs)
-    write_output(render(rows, fmt), output, fmt)
+    dataset = _dataset_dir(output)
+    if dataset and fmt not in (None, "parquet"):
+        raise UsageError(f"-o {dataset} writes a Parquet dataset; --format {fmt} needs "
+                         "-o FILE or stdout")
+    rows = _run_batch(traces, kw, jobs, cluster, dataset, resume)
+    if not dataset:
+        write_output(render(rows, fmt or "table"), output, fmt or "table")
     errors = [r for r in rows if "error" in r]
     for r in errors:
         click.echo(f"artscope: error: {r['trace']}: {r['error']}", err=True)
@@ -145,13 +201,15 @@ def analyze_cmd(traces, fmt, output, jobs, **kw) -> None:
 @selector_options
 @click.option("--fail-on", type=click.Choice(["warn", "fail"]), default="fail", show_default=True,
               help="Exit 1 when a run's verdict is at or above this.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None, help="Parallel traces (default: all cores).")
-def check_cmd(traces, fail_on, jobs, **kw) -> None:
+@click.option("-o", "--output", metavar="DIR/", type=click.Path(file_okay=False),
+              help="Also keep the results in this Parquet dataset, which a rerun resumes.")
+@batch_options
+def check_cmd(traces, fail_on, output, jobs, cluster, resume, **kw) -> None:
     """Verdict per run; exit 0 all pass, 1 a run at/above --fail-on, 2 input error."""
     from artscope.metrics.health import SEVERITY_ORDER
     from artscope.output import verdict_table
 
-    rows = _run_batch(traces, kw, jobs)
+    rows = _run_batch(traces, kw, jobs, cluster, output, resume)
     click.echo(verdict_table(rows), nl=False)
     errors = [r for r in rows if "error" in r]
     for r in errors:

@@ -131,6 +131,11 @@ def write_atomic(path: str, data: bytes) -> None:
         raise UsageError(f"output directory does not exist: {directory}")
     fd, tmp = tempfile.mkstemp(prefix=".artscope-", dir=directory)
     try:
+        # mkstemp makes the file private (0600); give it the mode a plain
+        # open() would, so a results directory can be shared.
+        umask = os.umask(0)
+        os.umask(umask)
+        os.fchmod(fd, 0o666 & ~umask)
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
