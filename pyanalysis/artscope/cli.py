@@ -118,8 +118,8 @@ def batch_options(f):
     return f
 
 
-def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str | None,
-               dataset: str | None, resume: bool) -> list[dict]:
+def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str | None = None,
+               dataset: str | None = None, resume: bool = True) -> list[dict]:
     """Analyse every trace (into ``dataset`` when given); a single bad trace
     is a one-line error (exit 2)."""
     from artscope.batch import analyze_many, expand_paths
