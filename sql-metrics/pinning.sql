@@ -6,13 +6,15 @@
 -- W) is reported separately and excluded from everything else.
 --
 -- Shape (trace_processor's tables have no indexes of ours, and SQLite's
--- sorter over every sched row of the app was most of this file's time): for
--- each run, one scalar subquery scans the target threads' sched slices in W
--- (ts bounds from the run: trace_processor binary-searches its sorted ts)
--- and groups them by (utid, cpu), an order sched can deliver itself; the
--- groups come back packed as one JSON array per run and are unpacked with
--- json_each. The allowed set and the thread's identity are applied to those
--- few groups.
+-- sorter over every sched row of the app was most of this file's time): per
+-- run, scalar subqueries read the target threads' sched slices by ts range
+-- (trace_processor binary-searches its sorted ts column) and group them by
+-- (utid, cpu), an order sched can deliver itself; each run's groups come
+-- back packed as one JSON array and are unpacked with json_each. Slices
+-- wholly inside W after the grace period ("interior": nearly all of them)
+-- count their whole dur and need no clipping; only the few others (before
+-- or in the grace period, running past W's end, or open) are clipped one by
+-- one. The allowed set and the thread's identity are applied to the groups.
 --
 -- Output columns (one row per run, utid, cpu the thread ran on in W):
 --   run, utid, tid, thread_name, role
@@ -40,48 +42,86 @@ sched_bound AS MATERIALIZED (
   WHERE s.utid IN (SELECT utid FROM target)
 ),
 -- Per (run, thread, CPU), the off-mask quantities as if the CPU were not
--- allowed; they are zeroed below for allowed CPUs. An open slice (dur -1)
--- ends at the next slice on its CPU, else at trace_end().
+-- allowed; they are zeroed below for allowed CPUs. Interior slices (ts in
+-- [grace_end_ts, end_ts), closed, ending by end_ts): all their time is in W
+-- and after the grace period, so cpu_ns = post_ns = dur and grace_ns = 0.
 per_run AS (
-  SELECT r.run, (
-    SELECT json_group_array(json_array(utid, cpu, cpu_ns, grace_ns, post_ns,
-                                       post_slices, first_post_ts, last_post_end_ts))
-    FROM (
-      SELECT utid, cpu,
-        sum(c_end - c_start) AS cpu_ns,
-        sum(max(0, min(c_end, r.grace_end_ts) - c_start)) AS grace_ns,
-        sum(max(0, c_end - post_start)) AS post_ns,
-        sum(c_end > post_start) AS post_slices,
-        min(iif(c_end > post_start, post_start, NULL)) AS first_post_ts,
-        max(iif(c_end > post_start, c_end, NULL)) AS last_post_end_ts
-      FROM (
-        SELECT s.utid, s.cpu,
-          max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end,
-          -- the part of the slice after the grace period starts here
-          max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
-        FROM (
-          SELECT s.utid, s.cpu, s.ts,
-            CASE WHEN s.dur = -1 THEN coalesce(
-              (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
-            ELSE s.ts + s.dur END AS end_ts
-          FROM sched s
-          WHERE s.utid IN (SELECT utid FROM target)
-            AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur) s
-        WHERE s.end_ts > r.start_ts)
-      GROUP BY utid, cpu)) AS groups
+  SELECT r.run,
+    (SELECT json_group_array(json_array(utid, cpu, cpu_ns, 0, cpu_ns,
+                                        post_slices, first_post_ts, last_post_end_ts))
+     FROM (
+       SELECT s.utid, s.cpu,
+         sum(s.dur) AS cpu_ns,
+         sum(s.dur > 0) AS post_slices,
+         min(iif(s.dur > 0, s.ts, NULL)) AS first_post_ts,
+         max(iif(s.dur > 0, s.ts + s.dur, NULL)) AS last_post_end_ts
+       FROM sched s
+       WHERE s.utid IN (SELECT utid FROM target)
+         AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
+         AND s.dur != -1 AND s.ts + s.dur <= r.end_ts
+         AND s.ts + s.dur > r.start_ts
+       GROUP BY s.utid, s.cpu)) AS interior,
+    (SELECT json_group_array(json_array(utid, cpu, cpu_ns, grace_ns, post_ns,
+                                        post_slices, first_post_ts, last_post_end_ts))
+     FROM (
+       SELECT utid, cpu,
+         sum(c_end - c_start) AS cpu_ns,
+         sum(max(0, min(c_end, r.grace_end_ts) - c_start)) AS grace_ns,
+         sum(max(0, c_end - post_start)) AS post_ns,
+         sum(c_end > post_start) AS post_slices,
+         min(iif(c_end > post_start, post_start, NULL)) AS first_post_ts,
+         max(iif(c_end > post_start, c_end, NULL)) AS last_post_end_ts
+       FROM (
+         SELECT s.utid, s.cpu,
+           max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end,
+           -- the part of the slice after the grace period starts here
+           max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
+         FROM (
+           -- Every other slice that may overlap W, by three disjoint ts
+           -- ranges: starting before the grace period ends, running past
+           -- W's end, open (dur -1: it ends at the next slice on its CPU,
+           -- else at trace_end()).
+           SELECT s.utid, s.cpu, s.ts,
+             CASE WHEN s.dur = -1 THEN coalesce(
+               (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+             ELSE s.ts + s.dur END AS end_ts
+           FROM (
+             SELECT * FROM sched s
+             WHERE s.utid IN (SELECT utid FROM target)
+               AND s.ts > r.start_ts - b.max_dur
+               AND s.ts < r.grace_end_ts AND s.ts < r.end_ts
+             UNION ALL
+             SELECT * FROM sched s
+             WHERE s.utid IN (SELECT utid FROM target)
+               AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
+               AND s.ts > r.end_ts - b.max_dur
+               AND s.dur != -1 AND s.ts + s.dur > r.end_ts
+             UNION ALL
+             SELECT * FROM sched s
+             WHERE s.utid IN (SELECT utid FROM target)
+               AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
+               AND s.dur = -1) s) s
+         WHERE s.end_ts > r.start_ts)
+       GROUP BY utid, cpu)) AS boundary
   FROM artscope_run r CROSS JOIN sched_bound b
 ),
+packed_group AS (
+  SELECT p.run, g.value FROM per_run p, json_each(p.interior) g
+  UNION ALL
+  SELECT p.run, g.value FROM per_run p, json_each(p.boundary) g
+),
 per_cpu AS (
-  SELECT p.run,
-    g.value ->> 0 AS utid,
-    g.value ->> 1 AS cpu,
-    g.value ->> 2 AS cpu_ns,
-    g.value ->> 3 AS grace_ns,
-    g.value ->> 4 AS post_ns,
-    g.value ->> 5 AS post_slices,
-    g.value ->> 6 AS first_post_ts,
-    g.value ->> 7 AS last_post_end_ts
-  FROM per_run p, json_each(p.groups) g
+  SELECT run,
+    value ->> 0 AS utid,
+    value ->> 1 AS cpu,
+    sum(value ->> 2) AS cpu_ns,
+    sum(value ->> 3) AS grace_ns,
+    sum(value ->> 4) AS post_ns,
+    sum(value ->> 5) AS post_slices,
+    min(value ->> 6) AS first_post_ts,
+    max(value ->> 7) AS last_post_end_ts
+  FROM packed_group
+  GROUP BY run, utid, cpu
 ),
 classified AS (
   SELECT c.*, t.role,
