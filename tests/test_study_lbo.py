@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import math
 import subprocess
-import sys
 
 import polars as pl
 import pytest
 
 import study_data as SD
 from study_data import APP, CPUS, MS, PRESET, T975, ci95_pct
+from test_cli import one_line_error
+from test_cli import run as run_cli
 
 import artscope
 from artscope.errors import UsageError
@@ -36,11 +37,6 @@ def row(table: pl.DataFrame, benchmark: str, config: str, x: float) -> dict:
     return rows[0]
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "artscope.cli", *args], capture_output=True,
-                          text=True, timeout=120)
-
-
 def run_inprocess(*args: str):
     """The CLI in this process (fast; for the many bad-input cases): a result
     with returncode/stdout/stderr like subprocess's."""
@@ -50,14 +46,6 @@ def run_inprocess(*args: str):
 
     r = CliRunner().invoke(main, list(args), prog_name="artscope")
     return subprocess.CompletedProcess(args, r.exit_code, r.stdout, r.stderr)
-
-
-def one_line_error(p: subprocess.CompletedProcess) -> str:
-    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in p.stderr, p.stderr
-    assert lines[0].startswith("artscope: error: ")
-    return lines[0]
 
 
 # -- labels ------------------------------------------------------------------------
@@ -281,6 +269,29 @@ def test_cli_lbo_table_greys_flagged_and_lists_them():
     assert "flagged chaos (chaotic): cmc at 3x costs 130.000 ms" in p.stdout
     assert "flagged jitter (noisy)" in p.stdout
     assert "left out of the summary rows (--keep-flagged keeps them)" in p.stdout
+
+
+def test_cli_lbo_meta_with_renamed_columns(tmp_path):
+    meta = tmp_path / "runs.csv"
+    meta.write_text("trace,bm,gc,hfac,rep\n" + "".join(
+        f"{r.file_name},{r.benchmark},{r.config},{r.x:g}x,{r.invocation}\n"
+        for r in SD.SS.clean()))
+    out = tmp_path / "lbo.parquet"
+    p = run_inprocess("lbo", str(SD.saved_output("clean", "csv")), "--meta", str(meta),
+                      "--benchmark-col", "bm", "--config-col", "gc", "--x-col", "hfac",
+                      "--invocation-col", "rep", "--format", "parquet", "-o", str(out))
+    assert p.returncode == 0, p.stderr
+    df = pl.read_parquet(out)
+    assert df.columns == ["kind", "benchmark", "config", "x", "n", "cost_mean_ns", "cost_sd_ns",
+                          "gc_mean_ns", "distilled_mean_ns", "baseline_ns", "lbo", "lbo_ci95",
+                          "ci95_pct", "flags"]
+    assert row(df, "beta", "cc", 3)["lbo"] == pytest.approx(1.25)
+
+
+def test_the_same_run_twice_is_an_error():
+    saved = SD.saved_output("unhealthy", "json")
+    with pytest.raises(UsageError, match=r"4 run\(s\) given more than once: alpha\.2\.512M"):
+        load_runs([saved, SD.saved_output("unhealthy", "csv")])
 
 
 def test_cli_lbo_bad_input_is_one_line(tmp_path):

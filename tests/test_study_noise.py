@@ -25,6 +25,8 @@ import pytest
 import study_data as SD
 from study_data import MS, PRESET, ci95_pct
 
+from test_charts import _rows
+
 from artscope.errors import UsageError
 from artscope.studies import Labels, Study, StudyOptions, apply_labels
 from artscope.studies.noise import diagnose_noise
@@ -136,29 +138,17 @@ def test_cli_noise_json_and_table():
 # -- charts --------------------------------------------------------------------------
 
 
-def _values(spec: dict) -> list[dict]:
-    """Every inline data row of a chart spec (any nesting)."""
-    out = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "values" in node and isinstance(node["values"], list):
-                out.extend(node["values"])
-            for v in node.values():
-                walk(v)
-        elif isinstance(node, list):
-            for v in node:
-                walk(v)
-
-    walk(spec)
-    return out
+def _values(chart) -> list[dict]:
+    """Every inline data row of a chart (test_charts' walker, flattened)."""
+    return [row for values in _rows(chart) for row in values]
 
 
 def test_lbo_curves_chart_data_and_grey_flagged():
     from artscope.report.study_charts import FLAGGED_COLOR, GEOMEAN_PANEL
 
-    spec = study("flagged").plot_lbo().to_dict()
-    rows = _values(spec)
+    chart = study("flagged").plot_lbo()
+    spec = chart.to_dict()
+    rows = _values(chart)
     by = {(r["benchmark"], r["x"]): r for r in rows}
     assert by[("calm", 2.0)]["lbo"] == pytest.approx(1.2) and not by[("calm", 2.0)]["flagged"]
     assert by[("chaos", 3.0)]["flagged"] and by[("jitter", 2.0)]["flagged"]
@@ -176,13 +166,28 @@ def test_lbo_curves_chart_data_and_grey_flagged():
 
 
 def test_noise_chart_marks_the_affected_runs():
-    spec = study("noisy_memfreq").plot_noise().to_dict()
-    runs = [r for r in _values(spec) if "affected" in r]
+    chart = study("noisy_memfreq").plot_noise()
+    spec = chart.to_dict()
+    runs = [r for r in _values(chart) if "affected" in r]
     assert sorted(r["value"] / MS for r in runs if r["affected"] == "affected by the top factor") \
         == pytest.approx(sorted(SLOW))
-    bars = [r for r in _values(spec) if "abs_rho" in r]
+    bars = [r for r in _values(chart) if "abs_rho" in r]
     assert [(b["factor"], round(b["abs_rho"], 6)) for b in bars] == [
         ("memfreq_transitions", round(math.sqrt(5 / 7), 6))]
     import vl_convert as vlc
 
     assert "<svg" in vlc.vegalite_to_svg(spec)
+
+
+def test_charts_never_import_runset():
+    """report/charts.py reads a run set through its Runs protocol; only
+    runset.py imports charts (for the plot_* methods): one-way."""
+    import ast
+    from pathlib import Path
+
+    import artscope.report.charts as charts
+
+    tree = ast.parse(Path(charts.__file__).read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)} | {
+        a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not any(m and m.startswith("artscope.runset") for m in imported), imported

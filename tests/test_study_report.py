@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,8 @@ from click.testing import CliRunner
 
 import study_data as SD
 from study_data import PRESET
+
+from test_report import _browser, _chromium
 
 from artscope.cli import main
 from artscope.report import study_html
@@ -73,21 +73,6 @@ def test_study_page_write_is_atomic(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         study_html.write_study_report(Study(runs, StudyOptions()), out)
     assert list(tmp_path.iterdir()) == []
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        path = shutil.which(name)
-        if path:
-            return path
-    return None
-
-
-def _browser(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess:
-    cmd = [binary, "--headless", "--no-sandbox", "--disable-gpu",
-           "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           "--no-first-run", f"--user-data-dir={profile}", "--virtual-time-budget=20000", *args]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
 @pytest.mark.slow

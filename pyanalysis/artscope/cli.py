@@ -384,7 +384,7 @@ def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True)
 @click.option("--include-unhealthy", is_flag=True, help="Keep runs whose health verdict is fail.")
 @click.option("--keep-flagged", is_flag=True, help="Keep chaotic/noisy benchmarks in the summary rows.")
 @click.option("--noisy-ci", type=float, default=5.0, show_default=True, metavar="PCT",
-              help="A benchmark is noisy when a 95%% CI exceeds ±PCT%% of its mean.")
+              help="A benchmark is noisy when a 95% CI exceeds ±PCT% of its mean.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
               default="table", show_default=True)
 @click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically).")

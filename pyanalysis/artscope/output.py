@@ -113,7 +113,11 @@ def render(rows: list[dict[str, Any]], fmt: str) -> bytes:
         return results_table(rows).encode()
     from artscope.runset import flat_frame, flatten
 
-    df = flat_frame([flatten(r) for r in rows])
+    return frame_bytes(flat_frame([flatten(r) for r in rows]), fmt)
+
+
+def frame_bytes(df: Any, fmt: str) -> bytes:
+    """A polars DataFrame -> the bytes of ``fmt`` (csv | parquet)."""
     buf = io.BytesIO()
     if fmt == "csv":
         df.write_csv(buf)

@@ -1,4 +1,4 @@
-"""altair charts of one analysed trace (a RunSet) or of a batch (analyze()).
+"""altair charts of one analysed trace (a RunSet, see :class:`Runs`) or of a batch (analyze()).
 
 Every function returns an altair chart whose data is inline (``alt.Data``
 values), so it renders the same in a notebook, in ``artscope report`` and
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 import altair as alt
 import polars as pl
@@ -25,7 +25,25 @@ from artscope.metrics.mmu import log_windows, mmu as mmu_curve
 from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS
 
 if TYPE_CHECKING:
-    from artscope.runset import RunSet
+    from artscope.metrics.analysis import Analysis
+
+
+class Runs(Protocol):
+    """What the per-trace charts read: one analysed trace (an artscope.RunSet
+    is one). Charts name this protocol rather than importing artscope.runset,
+    so the dependency runs one way: runset (plot_* methods) -> charts."""
+
+    results: list[dict[str, Any]]
+    analysis: "Analysis"
+
+    def gc(self) -> pl.DataFrame: ...
+
+    def gc_events(self) -> pl.DataFrame: ...
+
+    def residency(self) -> pl.DataFrame: ...
+
+    def frames(self) -> pl.DataFrame: ...
+
 
 #: Most data rows any one chart embeds (per layer that can grow with the trace).
 MAX_ROWS = 20_000
@@ -51,7 +69,7 @@ def _data(df: pl.DataFrame | Sequence[dict[str, Any]]) -> alt.Data:
     return alt.Data(values=[{k: _clean(v) for k, v in r.items()} for r in rows])
 
 
-def _result(runset: "RunSet", run: int) -> dict[str, Any]:
+def _result(runset: "Runs", run: int) -> dict[str, Any]:
     for r in runset.results:
         if r["run"] == run:
             return r
@@ -76,7 +94,7 @@ def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
     return df.filter(pl.col("run") == run)
 
 
-def _metric_rows(runset: "RunSet", name: str) -> pl.DataFrame:
+def _metric_rows(runset: "Runs", name: str) -> pl.DataFrame:
     """Rows of sql-metrics/<name>.sql for the run set's selection."""
     return runset.analysis.runner.run(name)
 
@@ -126,7 +144,7 @@ def downsample_slices(df: pl.DataFrame, keys: Sequence[str], span_ns: int,
     return out, tol
 
 
-def timeline_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+def timeline_rows(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
                   top_threads: int = TOP_THREADS,
                   time_range: tuple[int, int] | None = None) -> tuple[pl.DataFrame, float]:
     """The timeline's slice rows for ``run`` (thread_timeline.sql, downsampled).
@@ -176,7 +194,7 @@ def zoom_range(result: dict[str, Any], time_range: Sequence[int],
     return max(start, lo - margin), min(end, hi + margin)
 
 
-def timeline(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+def timeline(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
              top_threads: int = TOP_THREADS, time_range: tuple[int, int] | None = None,
              width: int = WIDTH) -> alt.TopLevelMixin:
     """Target threads per CPU over the run: lanes = CPUs (allowed ones shaded
@@ -249,7 +267,7 @@ def timeline(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
         title=alt.Title(sub, subtitle=note), **base_props)
 
 
-def gc_intervals(runset: "RunSet", run: int = 0) -> list[tuple[int, int]]:
+def gc_intervals(runset: "Runs", run: int = 0) -> list[tuple[int, int]]:
     """(start, end) of every GC of the target threads in the run, clipped to W."""
     result = _result(runset, run)
     start, end = _window(result)
@@ -272,7 +290,7 @@ def _series_label(source: str, cpu: Any, device: Any) -> str:
     return f"{device} ({source})"
 
 
-def frequency_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+def frequency_rows(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
                    cpus: Iterable[int] | None = None, devices: Iterable[str] | None = None,
                    all_clocks: bool = False) -> pl.DataFrame:
     """Step points (series, kind, cpu, line, unit, t, value, ts) of the run's
@@ -386,7 +404,7 @@ def coinciding_cpus(rows: pl.DataFrame, tol_ns: int = COINCIDE_NS) -> list[list[
     return sorted(members for members, _, _ in groups if len(members) > 1)
 
 
-def frequency(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+def frequency(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
               cpus: Iterable[int] | None = None, devices: Iterable[str] | None = None,
               all_clocks: bool = False, width: int = WIDTH) -> alt.TopLevelMixin:
     """Frequency over the run as step lines in MHz: the CPUs on one panel (one
@@ -461,7 +479,7 @@ def frequency(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
     return charts[0] if len(charts) == 1 else alt.vconcat(*charts)
 
 
-def residency(runset: "RunSet", run: int = 0, all_clocks: bool = False) -> alt.TopLevelMixin:
+def residency(runset: "Runs", run: int = 0, all_clocks: bool = False) -> alt.TopLevelMixin:
     """Share of the run window spent at each frequency, one panel per series:
     the CPUs and the memory controllers (every clock with ``all_clocks``)."""
     result = _result(runset, run)
@@ -501,7 +519,7 @@ def residency(runset: "RunSet", run: int = 0, all_clocks: bool = False) -> alt.T
 
 # -- frames --------------------------------------------------------------------
 
-def frame_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+def frame_rows(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
                deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS) -> pl.DataFrame:
     """Finished frames of the run sorted by duration with their percentile
     (rank / n · 100) and jank class; over ``max_rows`` every janky frame is
@@ -535,7 +553,7 @@ def frame_rows(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
     return f.select("rank", "pct", "dur_ms", "jank", "jank_type", "t", "ts", "frame_id")
 
 
-def frame_durations(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
+def frame_durations(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
                     deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS) -> alt.TopLevelMixin:
     """Frame duration percentile curve (x: percentile of frames, y: duration),
     janky frames marked, p50/p90/p95/p99 as rules."""
@@ -572,7 +590,7 @@ def frame_durations(runset: "RunSet", run: int = 0, max_rows: int = MAX_ROWS,
 
 # -- GC --------------------------------------------------------------------------
 
-def gc_cpu(runset: "RunSet", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
+def gc_cpu(runset: "Runs", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
     """CPU of every GC (by start time, colored by type) and GC share per run."""
     ev = runset.gc_events()
     starts = {r["run"]: r["window"]["start_ts"] for r in runset.results}
@@ -619,7 +637,7 @@ def gc_cpu(runset: "RunSet", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
     return left if per_run.height == 1 else alt.hconcat(left, right)
 
 
-def mmu_rows(runset: "RunSet", run: int = 0,
+def mmu_rows(runset: "Runs", run: int = 0,
              windows: Iterable[float] | None = None) -> pl.DataFrame:
     """(window_ns, window_ms, mmu) of the run (see artscope.metrics.mmu)."""
     result = _result(runset, run)
@@ -630,7 +648,7 @@ def mmu_rows(runset: "RunSet", run: int = 0,
         window_ms=pl.col("window_ns") / 1e6)
 
 
-def mmu(runset: "RunSet", run: int = 0,
+def mmu(runset: "Runs", run: int = 0,
         windows: Iterable[float] | None = None) -> alt.TopLevelMixin:
     """Minimum mutator utilization over log-spaced window sizes."""
     title = f"Run {run}: minimum mutator utilization"
@@ -715,7 +733,7 @@ def runs_strip(df: pl.DataFrame, metrics: Sequence[str] | None = None) -> alt.To
 REASON_WIDTH = 540
 
 
-def interferers(runset: "RunSet", run: int = 0, width: int = WIDTH) -> alt.TopLevelMixin:
+def interferers(runset: "Runs", run: int = 0, width: int = WIDTH) -> alt.TopLevelMixin:
     """CPU time of the other processes on the allowed CPUs (the run's top
     interferers), largest first."""
     result = _result(runset, run)
@@ -733,7 +751,7 @@ def interferers(runset: "RunSet", run: int = 0, width: int = WIDTH) -> alt.TopLe
             .properties(width=width, height=max(60, 18 * len(rows))))
 
 
-def reason_chart(runset: "RunSet", run: int, reason: dict[str, Any], all_clocks: bool = False,
+def reason_chart(runset: "Runs", run: int, reason: dict[str, Any], all_clocks: bool = False,
                  width: int = REASON_WIDTH) -> alt.TopLevelMixin | None:
     """The chart that shows one health reason (see artscope.metrics.health),
     or None when a chart would add nothing (missing data, data loss):

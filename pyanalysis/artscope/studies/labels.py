@@ -193,6 +193,10 @@ def apply_labels(runs: pl.DataFrame, labels: Labels) -> pl.DataFrame:
         raise UsageError("heap multiple x is not a number for "
                          + _names([f"{os.path.basename(t)} (x={x!r})"
                                    for t, x in bad.select("trace", "x").iter_rows()]))
+    unnamed = table.filter(pl.col("benchmark").is_null() | (pl.col("benchmark") == ""))
+    if unnamed.height:
+        raise UsageError("no benchmark label for " + _names(
+            [os.path.basename(t) for t in unnamed["trace"].to_list()]))
     table = table.with_columns(x=x_num, config=pl.col("config").fill_null("default"))
     out = runs.join(table, on="trace", how="left")
     # runs of one trace (several --marker windows) are separate invocations

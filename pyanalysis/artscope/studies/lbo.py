@@ -61,12 +61,16 @@ class StudyOptions:
             raise UsageError("--noisy-ci must be a positive percentage")
 
 
-def t975(n: pl.Expr) -> pl.Expr:
-    """t(0.975, n-1) for each group size (null for n < 2)."""
+def t_quantile(n: int) -> float | None:
+    """t(0.975, n-1), the two-sided 95% Student's t quantile (None for n < 2)."""
     from scipy.stats import t
 
-    return n.map_elements(lambda k: float(t.ppf(0.975, k - 1)) if k >= 2 else None,
-                          return_dtype=pl.Float64)
+    return float(t.ppf(0.975, n - 1)) if n >= 2 else None
+
+
+def t975(n: pl.Expr) -> pl.Expr:
+    """:func:`t_quantile` of each group size (null for n < 2)."""
+    return n.map_elements(t_quantile, return_dtype=pl.Float64)
 
 
 def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, str]:
@@ -212,7 +216,7 @@ class LboResult:
             part = rows.filter(pl.col("config") == c).select(
                 "kind", "benchmark", pl.col("lbo").alias(f"{c}_lbo"),
                 pl.col("ci95_pct").alias(f"{c}_ci95_pct"))
-            wide = wide.join(part, on=["kind", "benchmark"], how="left", nulls_equal=True)
+            wide = wide.join(part, on=["kind", "benchmark"], how="left")
         return wide.select("kind", "benchmark",
                            *[col for c in configs for col in (f"{c}_lbo", f"{c}_ci95_pct")],
                            "flags")

@@ -31,7 +31,7 @@ import polars as pl
 
 from artscope.errors import UsageError
 from artscope.studies.labels import ROLES
-from artscope.studies.lbo import t975
+from artscope.studies.lbo import t_quantile
 
 #: --metric shorthands -> analyze columns.
 METRIC_ALIASES = {"task_clock": "gc_app_cpu_ns", "distilled": "gc_mutator_cpu_ns",
@@ -109,8 +109,7 @@ def ci95_pct(values: Sequence[float]) -> float | None:
         return None
     s = pl.Series(values, dtype=pl.Float64)
     mean = s.mean()
-    t = pl.select(t975(pl.lit(n))).item()
-    return None if not mean else 100 * t * s.std() / math.sqrt(n) / mean  # type: ignore[operator]
+    return None if not mean else 100 * t_quantile(n) * s.std() / math.sqrt(n) / mean  # type: ignore[operator]
 
 
 def _fmt_ci(v: float | None) -> str:

@@ -6,7 +6,6 @@ flags in a column; excluded runs and flags are listed after the table.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 from typing import TYPE_CHECKING, Any
@@ -16,8 +15,7 @@ import polars as pl
 if TYPE_CHECKING:
     from artscope.studies.noise import NoiseResult
 
-from artscope.errors import UsageError
-from artscope.output import _rich_text
+from artscope.output import _rich_text, frame_bytes
 from artscope.studies.lbo import X_TOLERANCE, LboResult, excluded_lines
 
 GREY = "grey50"
@@ -112,14 +110,7 @@ def lbo_bytes(result: LboResult, fmt: str, at: float | None = None) -> bytes:
             doc["at"] = at
             doc["table5"] = _json_safe(result.at(at).to_dicts())
         return (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode()
-    buf = io.BytesIO()
-    if fmt == "csv":
-        table.write_csv(buf)
-    elif fmt == "parquet":
-        table.write_parquet(buf)
-    else:
-        raise UsageError(f"unknown format {fmt!r}")
-    return buf.getvalue()
+    return frame_bytes(table, fmt)
 
 
 def _num(v: float | None) -> str:
@@ -193,11 +184,4 @@ def noise_bytes(result: "NoiseResult", fmt: str) -> bytes:
                "runs": _json_safe(result.runs.to_dicts()),
                "excluded": result.excluded.to_dicts()}
         return (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode()
-    buf = io.BytesIO()
-    if fmt == "csv":
-        result.groups.write_csv(buf)
-    elif fmt == "parquet":
-        result.groups.write_parquet(buf)
-    else:
-        raise UsageError(f"unknown format {fmt!r}")
-    return buf.getvalue()
+    return frame_bytes(result.groups, fmt)

@@ -60,6 +60,8 @@ def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None,
     in ``jobs`` processes, as ``artscope analyze`` does) and saved analyze
     output files (``.json``/``.csv``/``.parquet``). A trace that cannot be
     analysed is a row with ``error`` set (the study reports it as excluded).
+    New input kinds (e.g. a results dataset directory) belong here, so every
+    study command and ``artscope.study`` accept them at once.
     """
     from artscope.batch import analyze_many, expand_paths
     from artscope.runset import flat_frame, flatten
@@ -84,4 +86,13 @@ def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None,
         df = df.with_columns(error=pl.lit(None, pl.String))
     if "run" not in df.columns:
         df = df.with_columns(run=pl.lit(0, pl.Int64))
-    return df.with_columns(pl.col("run").fill_null(0))
+    df = df.with_columns(pl.col("run").fill_null(0))
+    # The same run twice (a trace and its saved output, overlapping globs)
+    # would silently weigh double in every mean.
+    twice = df.filter(pl.struct("trace", "run").is_duplicated()).select("trace", "run").unique(
+        maintain_order=True)
+    if twice.height:
+        names = [f"{os.path.basename(t)} run {r}" for t, r in twice.iter_rows()]
+        raise UsageError(f"{twice.height} run(s) given more than once: " + ", ".join(names[:5])
+                         + (f" and {len(names) - 5} more" if len(names) > 5 else ""))
+    return df
