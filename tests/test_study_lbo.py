@@ -208,11 +208,16 @@ def test_error_runs_are_excluded_never_silent(tmp_path):
     runs = SD.flat("unhealthy")
     broken = pl.DataFrame({"trace": ["alpha.2.512M.cmc.9.pftrace"], "run": [0],
                            "error": ["not a trace"]})
-    runs = apply_labels(pl.concat([runs, broken], how="diagonal_relaxed"),
+    no_sched = pl.DataFrame({"trace": ["alpha.2.512M.cmc.8.pftrace"], "run": [0],
+                             "health_verdict": ["warn"], "gc_app_cpu_ns": [None]},
+                            schema_overrides={"gc_app_cpu_ns": pl.Int64})
+    runs = apply_labels(pl.concat([runs, broken, no_sched], how="diagonal_relaxed"),
                         Labels(name_pattern=PRESET))
     res = compute_lbo(runs)
-    assert sorted(res.excluded["reason"].to_list()) == ["error", "unhealthy: off_mask_cpu"]
+    assert sorted(res.excluded["reason"].to_list()) == ["error", "no_cost",
+                                                        "unhealthy: off_mask_cpu"]
     assert res.excluded.filter(pl.col("reason") == "error")["detail"][0] == "not a trace"
+    assert row(res.table, "alpha", "cmc", 2)["n"] == 3
 
 
 # -- inputs: traces and saved analyze output, API and CLI ---------------------------

@@ -96,7 +96,7 @@ def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl
     no_cost = pl.col(cost_col).is_null() | pl.col(GC_COLUMN).is_null()
     why = (pl.when(failed).then(pl.lit("error"))
            .when(no_cost).then(pl.lit("no_cost"))
-           .when(unhealthy & (not opts.include_unhealthy)).then(pl.lit("unhealthy"))
+           .when(unhealthy & pl.lit(not opts.include_unhealthy)).then(pl.lit("unhealthy"))
            .otherwise(None))
     marked = runs.with_columns(_why=why)
     kept = marked.filter(pl.col("_why").is_null()).drop("_why")

@@ -6,8 +6,11 @@ flags in a column; excluded runs and flags are listed after the table.
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import os
+import sys
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -15,10 +18,22 @@ import polars as pl
 if TYPE_CHECKING:
     from artscope.studies.noise import NoiseResult
 
-from artscope.output import _rich_text, frame_bytes
+from artscope.output import _term_width, frame_bytes
 from artscope.studies.lbo import X_TOLERANCE, LboResult, excluded_lines
 
-GREY = "grey50"
+GREY = "bright_black"  # grey on light and dark terminals
+
+
+def _rich_text(build: Any) -> str:
+    """Text of a rich rendering; in colour (flagged rows grey) only when
+    stdout is a terminal and NO_COLOR is unset, so files and pipes stay plain."""
+    from rich.console import Console
+
+    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    buf = io.StringIO()
+    build(Console(file=buf, width=max(100, min(200, _term_width())), highlight=False,
+                  color_system="standard" if color else None, force_terminal=color))
+    return buf.getvalue()
 
 
 def _f(v: float | None, fmt: str) -> str:
@@ -77,13 +92,16 @@ def lbo_text(result: LboResult, at: float | None = None) -> str:
             for c in configs:
                 t.add_column(c, justify="right")
             t.add_column("flags")
-            for r in wide.iter_rows(named=True):
+            rows = wide.to_dicts()
+            for i, r in enumerate(rows):
                 cells = []
                 for c in configs:
                     lbo, ci = r[f"{c}_lbo"], r[f"{c}_ci95_pct"]
                     cells.append(_f(lbo, ".3f") + ("" if ci is None else f" {_ci(ci)}"))
                 t.add_row(r["benchmark"], *cells, r["flags"] or "",
-                          style=GREY if r["flags"] else None)
+                          style=GREY if r["flags"] else None,
+                          end_section=(r["kind"] == "benchmark" and i + 1 < len(rows)
+                                       and rows[i + 1]["kind"] == "summary"))
         console.print(t)
         _notes(console, result)
 
