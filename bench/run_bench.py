@@ -91,6 +91,44 @@ def child_import(path: str) -> dict:
             "slice_rows": n_slice, "bytes": os.path.getsize(path), "rss_mb": _vm_hwm_mb()}
 
 
+def child_import_core(path: str) -> dict:
+    """The compiled core (engine-core/) on the same file: decode + replay in
+    Rust, the tables built into SQLite in Rust and handed to Python's sqlite3
+    (serialize -> deserialize)."""
+    import sqlite3
+
+    from artscope.engines.embedded import core
+    from artscope.engines.embedded.formats import read_trace_bytes
+
+    t0 = time.perf_counter()
+    tb = read_trace_bytes(path)
+    t1 = time.perf_counter()
+    imported = core._core.import_proto(tb.data, True)
+    t2 = time.perf_counter()
+    blob = imported.to_sqlite(core._trace_config_text(imported))
+    t3 = time.perf_counter()
+    conn = sqlite3.connect(":memory:")
+    conn.deserialize(blob)
+    t4 = time.perf_counter()
+    n_sched = conn.execute("SELECT count(*) FROM sched").fetchone()[0]
+    n_raw = conn.execute("SELECT count(*) FROM ftrace_event").fetchone()[0]
+    n_ts = conn.execute("SELECT count(*) FROM thread_state").fetchone()[0]
+    return {"seconds": t4 - t0, "events": imported.events, "read": t1 - t0, "decode_replay": t2 - t1, "sqlite": t3 - t2,
+            "deserialize": t4 - t3, "db_mb": len(blob) / 1e6, "sched_rows": n_sched,
+            "ftrace_event_rows": n_raw, "thread_state_rows": n_ts,
+            "bytes": os.path.getsize(path), "rss_mb": _vm_hwm_mb()}
+
+
+def child_upb_parse(path: str) -> dict:
+    """A plain protobuf parse of the file (the issue's yardstick)."""
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+    data = Path(path).read_bytes()
+    t0 = time.perf_counter()
+    pb.Trace().ParseFromString(data)
+    return {"seconds": time.perf_counter() - t0, "rss_mb": _vm_hwm_mb()}
+
+
 def child_import_tp(path: str) -> dict:
     from artscope.engines import load_trace
 
@@ -175,6 +213,7 @@ def child_resume(paths: list[str], output: str) -> dict:
 
 
 CHILDREN = {"import": child_import, "import_tp": child_import_tp,
+            "import_core": child_import_core, "upb_parse": child_upb_parse,
             "analyze": child_analyze, "batch": child_batch, "cluster": child_cluster,
             "resume": child_resume}
 
@@ -271,7 +310,7 @@ def main() -> int:
     ap.add_argument("args", nargs="?", help=argparse.SUPPRESS)
     ap.add_argument("--quick", action="store_true", help="small traces (smoke test)")
     ap.add_argument("--only", default="import,analyze,batch,cluster",
-                    help="comma list of: import, analyze, batch, cluster")
+                    help="comma list of: import, analyze, batch, cluster, core")
     ap.add_argument("--repeat", type=int, default=1, help="runs per measurement (best is kept)")
     ap.add_argument("--batch-size", type=int, default=50)
     ap.add_argument("--cluster-size", type=int, default=200)
@@ -320,6 +359,34 @@ def main() -> int:
                 tp = r["tp"]
                 line += f" {_fmt_s(tp['seconds'])} | {r['seconds'] / tp['seconds']:.1f}x |"
             lines.append(line)
+        lines.append("")
+
+    if "core" in only:
+        rows = []
+        for enc in ("compact", "plain"):
+            log(f"core import {enc} ...")
+            r = best("import_core", a.repeat, str(large[enc]))
+            r["upb"] = best("upb_parse", a.repeat, str(large[enc]))
+            py = results.get(f"import_{enc}")
+            results[f"core_{enc}"] = r
+            rows.append((enc, r, py))
+        lines += [
+            f"Import, compiled core (engine-core/; {seconds:g} s, 8 CPUs; best of {a.repeat}, "
+            "fresh process each): read + Rust decode/replay + Rust SQLite tables with indexes "
+            "+ deserialize into Python's sqlite3 (every table built, none deferred)",
+            "",
+            "| encoding | import | events/s | decode+replay | SQLite tables | deserialize "
+            "| DB MB | peak RSS | upb parse | import / upb | Python importer |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for enc, r, py in rows:
+            ev_txt = f"{r['events'] / r['seconds'] / 1e6:.1f}M"
+            py_txt = (f"{_fmt_s(py['seconds'])}, {py['rss_mb']:,.0f} MB" if py else "-")
+            lines.append(
+                f"| {enc} | {_fmt_s(r['seconds'])} | {ev_txt} | {_fmt_s(r['decode_replay'])} "
+                f"| {_fmt_s(r['sqlite'])} | {_fmt_s(r['deserialize'])} | {r['db_mb']:.0f} "
+                f"| {r['rss_mb']:,.0f} MB | {_fmt_s(r['upb']['seconds'])} "
+                f"| {r['seconds'] / r['upb']['seconds']:.1f}x | {py_txt} |")
         lines.append("")
 
     if "analyze" in only:

@@ -82,6 +82,30 @@ class Store:
             self.conn.execute(f"CREATE VIEW {name} AS {sql}")
         for stmt in _INDEXES:
             self.conn.execute(stmt)
+        self._register_functions()
+        self._trigger = {
+            alias: name for name in self._deferred
+            for alias in _DEFERRED_ALIASES.get(name, (name,))}
+        self._trigger_re = re.compile(
+            r"\b(" + "|".join(map(re.escape, self._trigger)) + r")\b", re.I
+        ) if self._trigger else None
+
+    @classmethod
+    def from_connection(cls, conn: sqlite3.Connection) -> "Store":
+        """A store over a database that already holds every table, view and
+        index (the compiled core's, deserialized): nothing deferred."""
+        self = cls.__new__(cls)
+        self.conn = conn
+        self.conn.execute("PRAGMA synchronous = OFF")
+        if not _temp_dir_writable():
+            self.conn.execute("PRAGMA temp_store = MEMORY")
+        self._deferred = {}
+        self._register_functions()
+        self._trigger = {}
+        self._trigger_re = None
+        return self
+
+    def _register_functions(self) -> None:
         start, end = self.conn.execute(
             "SELECT start_ts, end_ts FROM trace_bounds").fetchone()
         self.conn.create_function("trace_start", 0, lambda: start, deterministic=True)
@@ -94,12 +118,6 @@ class Store:
         self.conn.create_function("extract_arg", 2, self._extract_arg,
                                   deterministic=True)
         self.conn.commit()
-        self._trigger = {
-            alias: name for name in self._deferred
-            for alias in _DEFERRED_ALIASES.get(name, (name,))}
-        self._trigger_re = re.compile(
-            r"\b(" + "|".join(map(re.escape, self._trigger)) + r")\b", re.I
-        ) if self._trigger else None
 
     def _extract_arg(self, arg_set_id: int | None, key: str | None) -> Any:
         if arg_set_id is None or key is None:

@@ -1,0 +1,6 @@
+//! Trace bytes -> decoded events ([`crate::events::Sink`]).
+
+pub mod atrace;
+pub mod ftrace_schema;
+pub mod proto;
+pub mod wire;

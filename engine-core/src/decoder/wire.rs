@@ -1,0 +1,164 @@
+//! Protobuf wire format: varints and a field iterator over one message's
+//! top level. Hand-written (no codegen): the importer reads a handful of
+//! fields from a handful of messages, and skipping the rest unparsed is what
+//! makes decoding fast.
+
+/// A malformed message (bad varint, truncated field, unsupported wire type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WireError;
+
+/// One field's value as it is on the wire.
+#[derive(Debug, Clone, Copy)]
+pub enum Value<'a> {
+    Varint(u64),
+    Fixed64(u64),
+    Bytes(&'a [u8]),
+    Fixed32(u32),
+}
+
+impl<'a> Value<'a> {
+    pub fn wire_type(&self) -> u8 {
+        match self {
+            Value::Varint(_) => 0,
+            Value::Fixed64(_) => 1,
+            Value::Bytes(_) => 2,
+            Value::Fixed32(_) => 5,
+        }
+    }
+}
+
+#[inline]
+pub fn read_varint(buf: &[u8], pos: &mut usize) -> Result<u64, WireError> {
+    let mut result: u64 = 0;
+    let mut shift = 0u32;
+    loop {
+        let b = *buf.get(*pos).ok_or(WireError)?;
+        *pos += 1;
+        if shift < 64 {
+            result |= ((b & 0x7F) as u64) << shift;
+        }
+        if b & 0x80 == 0 {
+            return Ok(result);
+        }
+        shift += 7;
+        if shift > 63 {
+            return Err(WireError); // more than 10 bytes
+        }
+    }
+}
+
+/// Iterates (field number, value) over a message's top-level fields; yields
+/// `Err` once on malformed input and then stops.
+pub struct Fields<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    failed: bool,
+}
+
+impl<'a> Fields<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        Fields { buf, pos: 0, failed: false }
+    }
+
+    fn next_field(&mut self) -> Result<(u32, Value<'a>), WireError> {
+        let buf = self.buf;
+        let key = read_varint(buf, &mut self.pos)?;
+        let field = key >> 3;
+        if field == 0 || field > u32::MAX as u64 {
+            return Err(WireError);
+        }
+        let value = match key & 7 {
+            0 => Value::Varint(read_varint(buf, &mut self.pos)?),
+            1 => {
+                let b = buf.get(self.pos..self.pos + 8).ok_or(WireError)?;
+                self.pos += 8;
+                Value::Fixed64(u64::from_le_bytes(b.try_into().unwrap()))
+            }
+            2 => {
+                let len = read_varint(buf, &mut self.pos)?;
+                let len = usize::try_from(len).map_err(|_| WireError)?;
+                let end = self.pos.checked_add(len).ok_or(WireError)?;
+                let b = buf.get(self.pos..end).ok_or(WireError)?;
+                self.pos = end;
+                Value::Bytes(b)
+            }
+            5 => {
+                let b = buf.get(self.pos..self.pos + 4).ok_or(WireError)?;
+                self.pos += 4;
+                Value::Fixed32(u32::from_le_bytes(b.try_into().unwrap()))
+            }
+            _ => return Err(WireError),
+        };
+        Ok((field as u32, value))
+    }
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Result<(u32, Value<'a>), WireError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.pos >= self.buf.len() {
+            return None;
+        }
+        match self.next_field() {
+            Ok(f) => Some(Ok(f)),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Checks that `buf` is a well-formed message at its top level.
+pub fn validate(buf: &[u8]) -> Result<(), WireError> {
+    for f in Fields::new(buf) {
+        f?;
+    }
+    Ok(())
+}
+
+/// The values of a repeated varint field (packed or not) appended to `out`.
+pub fn push_varints(v: Value<'_>, out: &mut Vec<u64>) -> Result<(), WireError> {
+    match v {
+        Value::Varint(x) => out.push(x),
+        Value::Bytes(b) => {
+            let mut pos = 0;
+            while pos < b.len() {
+                out.push(read_varint(b, &mut pos)?);
+            }
+        }
+        // a fixed-width value for a varint field: an unknown field to protobuf
+        _ => {}
+    }
+    Ok(())
+}
+
+/// Bytes as text the way the Python importer decodes them: UTF-8 with
+/// invalid sequences dropped (Python's ``errors="ignore"``).
+pub fn text(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => {
+            let mut out = String::with_capacity(b.len());
+            let mut rest = b;
+            loop {
+                match std::str::from_utf8(rest) {
+                    Ok(s) => {
+                        out.push_str(s);
+                        break;
+                    }
+                    Err(e) => {
+                        let good = e.valid_up_to();
+                        out.push_str(std::str::from_utf8(&rest[..good]).unwrap());
+                        match e.error_len() {
+                            Some(n) => rest = &rest[good + n..],
+                            None => break,
+                        }
+                    }
+                }
+            }
+            out
+        }
+    }
+}

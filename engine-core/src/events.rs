@@ -1,0 +1,305 @@
+//! Decoded trace events, before any table logic: the decoders' output.
+//!
+//! Every input format is decoded into one [`Sink`]; `replay` then turns it into
+//! trace_processor-shaped tables. Events keep their arrival order (the
+//! replay's tie-breaker when timestamps are equal, as trace_processor's sorter
+//! within one stream). sched_switch / sched_waking, the bulk of any trace, are
+//! plain structs with interned comms; every other ftrace event carries its
+//! fields by name.
+
+use std::collections::HashMap;
+
+/// An interned string (thread comms repeat millions of times).
+pub type StrId = u32;
+
+#[derive(Default)]
+pub struct Strings {
+    ids: HashMap<Box<str>, StrId>,
+    list: Vec<Box<str>>,
+}
+
+impl Strings {
+    pub fn intern(&mut self, s: &str) -> StrId {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.list.len() as StrId;
+        self.list.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+
+    pub fn get(&self, id: StrId) -> &str {
+        &self.list[id as usize]
+    }
+
+    pub fn try_get(&self, id: usize) -> Option<&str> {
+        self.list.get(id).map(|s| &**s)
+    }
+}
+
+/// A field value of a generic ftrace event. Integers keep their full range
+/// (uint64 fields may exceed int64).
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldVal {
+    Int(i128),
+    Str(String),
+    Bool(bool),
+}
+
+#[derive(Debug, Clone)]
+pub struct Switch {
+    pub ts: i64,
+    pub cpu: i64,
+    /// Decoded from compact_sched: prev_* are inferred from the CPU's last switch.
+    pub compact: bool,
+    pub prev_pid: i64,
+    pub prev_comm: StrId,
+    pub prev_state: i64,
+    pub next_pid: i64,
+    pub next_comm: StrId,
+    pub next_prio: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Waking {
+    pub ts: i64,
+    pub cpu: i64,
+    pub compact: bool,
+    /// The event's common pid (the waker); None for compact (inferred).
+    pub pid: Option<i64>,
+    pub wakee_pid: i64,
+    pub comm: StrId,
+}
+
+/// Any ftrace event other than sched_switch / sched_waking.
+#[derive(Debug, Clone)]
+pub struct FtraceEv {
+    pub ts: i64,
+    pub cpu: i64,
+    pub pid: i64,
+    pub name: &'static str,
+    /// Present fields in field-number order (protobuf ListFields order).
+    pub fields: Vec<(&'static str, FieldVal)>,
+}
+
+impl FtraceEv {
+    pub fn int(&self, name: &str) -> Option<i128> {
+        self.fields.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
+            FieldVal::Int(i) => Some(*i),
+            FieldVal::Bool(b) => Some(*b as i128),
+            FieldVal::Str(_) => None,
+        })
+    }
+
+    pub fn str(&self, name: &str) -> Option<&str> {
+        self.fields.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
+            FieldVal::Str(s) => Some(s.as_str()),
+            _ => None,
+        })
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.fields.iter().any(|(k, _)| *k == name)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct TreeProcess {
+    pub pid: i64,
+    pub ppid: Option<i64>,
+    pub cmdline: Vec<String>,
+    pub uid: Option<i64>,
+    pub start_ts: Option<i64>,
+    pub cmdline_is_comm: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct TreeThread {
+    pub tid: i64,
+    pub tgid: i64,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct StatsProcess {
+    pub pid: i64,
+    pub threads: Vec<i64>,
+    /// (counter name, value already scaled), in field-number order.
+    pub counters: Vec<(&'static str, i128)>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct SysStatsData {
+    pub cpufreq_khz: Vec<i64>,
+    pub devfreq: Vec<(String, i128)>,
+    pub gpufreq_mhz: Vec<i128>,
+    pub thermal_zone: Vec<(String, i128)>,
+    pub cpuidle_state: Vec<(i64, String, i128)>,
+}
+
+/// A decoded FrameTimelineEvent (TracePacket field 76): `kind` is the
+/// sub-message's field number (1 expected display frame start, 2 actual
+/// display frame start, 3 expected surface frame start, 4 actual surface
+/// frame start, 5 frame end).
+#[derive(Debug, Clone, Default)]
+pub struct FrameEv {
+    pub kind: u32,
+    pub cookie: Option<i64>,
+    pub token: Option<i64>,
+    pub pid: Option<i64>,
+    pub display_frame_token: Option<i64>,
+    pub layer_name: Option<String>,
+    pub present_type: Option<i64>,
+    pub on_time_finish: Option<bool>,
+    pub gpu_composition: Option<bool>,
+    pub jank_type: Option<i64>,
+    pub prediction_type: Option<i64>,
+    pub is_buffer: Option<bool>,
+    pub jank_severity_type: Option<i64>,
+    pub jank_severity_score: Option<f64>,
+    pub jank_type_experimental: Option<i64>,
+    pub present_type_experimental: Option<i64>,
+    pub latched_unsignaled_count: Option<i64>,
+    pub addressable_unsignaled_latch_count: Option<i64>,
+    pub latched_fence_state: Option<i64>,
+}
+
+#[derive(Debug, Clone)]
+pub enum PacketData {
+    ProcessTree { processes: Vec<TreeProcess>, threads: Vec<TreeThread> },
+    ProcessStats(Vec<StatsProcess>),
+    SysStats(SysStatsData),
+    FrameTimeline(FrameEv),
+}
+
+#[derive(Debug, Clone)]
+pub struct Packet {
+    pub ts: i64,
+    pub data: PacketData,
+}
+
+/// Which event an arrival-ordered entry is (index into its vector).
+#[derive(Debug, Clone, Copy)]
+pub enum EvRef {
+    Switch(u32),
+    Waking(u32),
+    Ftrace(u32),
+    Packet(u32),
+}
+
+#[derive(Debug, Clone)]
+pub struct CpuInfo {
+    pub processor: Option<String>,
+    pub capacity: Option<i64>,
+    pub frequencies: Vec<i64>,
+}
+
+/// trace_processor-style stats: (name, idx) -> value, in insertion order.
+#[derive(Default, Debug, Clone)]
+pub struct Stats {
+    index: HashMap<(String, Option<i64>), usize>,
+    pub entries: Vec<((String, Option<i64>), i64)>,
+}
+
+impl Stats {
+    pub fn add(&mut self, name: &str, value: i64, idx: Option<i64>) {
+        let key = (name.to_owned(), idx);
+        match self.index.get(&key) {
+            Some(&i) => self.entries[i].1 += value,
+            None => {
+                self.index.insert(key.clone(), self.entries.len());
+                self.entries.push((key, value));
+            }
+        }
+    }
+
+    pub fn set(&mut self, name: &str, value: i64, idx: Option<i64>) {
+        let key = (name.to_owned(), idx);
+        match self.index.get(&key) {
+            Some(&i) => self.entries[i].1 = value,
+            None => {
+                self.index.insert(key.clone(), self.entries.len());
+                self.entries.push((key, value));
+            }
+        }
+    }
+
+    pub fn get(&self, name: &str, idx: Option<i64>) -> Option<i64> {
+        self.index.get(&(name.to_owned(), idx)).map(|&i| self.entries[i].1)
+    }
+}
+
+/// Everything a decoder found in a trace.
+#[derive(Default)]
+pub struct Sink {
+    pub strings: Strings,
+    pub switches: Vec<Switch>,
+    pub wakings: Vec<Waking>,
+    pub ftrace: Vec<FtraceEv>,
+    pub packets: Vec<Packet>,
+    /// Every event above in arrival order, with its timestamp.
+    pub order: Vec<(i64, EvRef)>,
+
+    pub kernel_release: Option<String>,
+    pub utsname_sysname: Option<String>,
+    pub utsname_machine: Option<String>,
+    pub utsname_version: Option<String>,
+    pub timezone_off_mins: Option<i64>,
+    pub cpu_info: Option<Vec<CpuInfo>>,
+    pub tracing_started_ts: Option<i64>,
+    pub preserve_ftrace_buffer: bool,
+    /// cpu -> previous_bundle_end_timestamp of its first bundle (file order).
+    pub first_bundle_end_ts: Vec<(i64, i64)>,
+    /// Every recorded TraceConfig's bytes, in file order (rendered as text by
+    /// the caller, which also rejects the ones that do not parse).
+    pub trace_configs: Vec<Vec<u8>>,
+    pub packages: Vec<(String, i64, i64, i64, i64)>,
+    pub stats: Stats,
+    pub bound_only_ts: Vec<i64>,
+    pub warnings: Vec<String>,
+    pub partial: bool,
+    /// Packets that did not parse.
+    pub bad_packets: i64,
+}
+
+impl Sink {
+    /// Counts `n` more packets as corrupt (packets whose nested messages the
+    /// caller found malformed), as the decoder counts its own.
+    pub fn reject_packets(&mut self, n: i64) {
+        if n <= 0 {
+            return;
+        }
+        let old = format!("{} corrupt packet(s) skipped", self.bad_packets);
+        self.bad_packets += n;
+        let new = format!("{} corrupt packet(s) skipped", self.bad_packets);
+        match self.warnings.iter_mut().find(|w| **w == old) {
+            Some(w) => *w = new,
+            None => self.warnings.push(new),
+        }
+        self.partial = true;
+        self.stats.add("artscope_corrupt_packets", n, None);
+    }
+}
+
+impl Sink {
+    pub fn push_switch(&mut self, s: Switch) {
+        self.order.push((s.ts, EvRef::Switch(self.switches.len() as u32)));
+        self.switches.push(s);
+    }
+
+    pub fn push_waking(&mut self, w: Waking) {
+        self.order.push((w.ts, EvRef::Waking(self.wakings.len() as u32)));
+        self.wakings.push(w);
+    }
+
+    pub fn push_ftrace(&mut self, e: FtraceEv) {
+        self.order.push((e.ts, EvRef::Ftrace(self.ftrace.len() as u32)));
+        self.ftrace.push(e);
+    }
+
+    pub fn push_packet(&mut self, ts: i64, data: PacketData) {
+        self.order.push((ts, EvRef::Packet(self.packets.len() as u32)));
+        self.packets.push(Packet { ts, data });
+    }
+}

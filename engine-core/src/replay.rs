@@ -1,0 +1,283 @@
+//! Decoded events -> trace_processor-shaped tables: the events are replayed
+//! in timestamp order (arrival order breaking ties, as trace_processor's
+//! sorter within one stream) through the trackers.
+
+use std::collections::BTreeSet;
+use std::sync::Arc as Rc;
+
+use crate::events::*;
+use crate::trackers::atrace::{self, AsyncSlots};
+use crate::trackers::counters::{self, Counters};
+use crate::trackers::frame_timeline::FrameTimelineTracker;
+use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_PROCESS_TREE};
+use crate::trackers::raw::RawTable;
+use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
+use crate::trackers::slices::SliceTracker;
+use crate::trackers::tracks::{ArgVal, Args, Tracks};
+use crate::trackers::Ctx;
+
+const CLONE_THREAD: i128 = 0x10000;
+const KTHREADD_PID: i64 = 2;
+
+/// Events whose raw rows carry no args (they have dedicated tables).
+const DEDICATED_TABLE_EVENTS: [&str; 4] = ["sched_switch", "sched_waking", "cpu_frequency", "cpu_idle"];
+
+/// Everything the tables are made of.
+pub struct Imported {
+    pub sink: Sink,
+    pub ctx: Ctx,
+    pub sched: SchedTracker,
+    pub raw: RawTable,
+    pub frames: FrameTimelineTracker,
+    pub raw_on: bool,
+    /// events decoded (before the tracing_started cut)
+    pub events: usize,
+    pub cpus_seen: BTreeSet<i64>,
+    /// first / last ts of thread_state's non-switch events (wakings, new
+    /// tasks, blocked reasons), for trace_bounds
+    pub ts_other_first_last: Option<(i64, i64)>,
+}
+
+pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
+    let version = kernel_version(sink.utsname_sysname.as_deref(), sink.kernel_release.as_deref());
+    let mut ctx = Ctx {
+        pt: ProcessTracker::new(),
+        args: Args::default(),
+        tracks: Tracks::default(),
+        stats: sink.stats.clone(),
+        slices: SliceTracker::default(),
+        counters: Counters::default(),
+        thread_state: ThreadStateTracker::new(),
+        states: EndStates::new(version),
+        machine: sink.utsname_machine.clone().unwrap_or_default().to_lowercase(),
+    };
+    let hard_cut = if sink.preserve_ftrace_buffer { None } else { sink.tracing_started_ts };
+    let soft_cut = sink.first_bundle_end_ts.iter().map(|x| x.1).max().unwrap_or(0);
+
+    let mut order = std::mem::take(&mut sink.order);
+    let events = order.len();
+    order.sort_by_key(|e| e.0); // stable: arrival order breaks ties
+    if let Some(cut) = hard_cut {
+        // ftrace events before tracing_started are discarded outright
+        order.retain(|(ts, r)| matches!(r, EvRef::Packet(_)) || *ts >= cut);
+    }
+
+    let names: Vec<Name> = (0..)
+        .map_while(|i| sink.strings.try_get(i).map(|s| Some(Rc::<str>::from(s))))
+        .collect();
+    let mut sched = SchedTracker::default();
+    let mut raw = RawTable::default();
+    let mut frames = FrameTimelineTracker::default();
+    let mut slots = AsyncSlots::default();
+    let mut cpus_seen = BTreeSet::new();
+    let mut ts_other: Option<(i64, i64)> = None;
+    let mut note_other = |ts: i64| {
+        ts_other = Some(match ts_other {
+            None => (ts, ts),
+            Some((a, _)) => (a, ts),
+        });
+    };
+    // per-CPU last running utid (compact_sched infers prev from it)
+    let mut last_utid: std::collections::HashMap<i64, u32> = Default::default();
+    let mut skipped_compact = 0i64;
+
+    for &(_, r) in &order {
+        match r {
+            EvRef::Switch(i) => {
+                let s = &sink.switches[i as usize];
+                cpus_seen.insert(s.cpu);
+                let pt = &mut ctx.pt;
+                if s.ts < soft_cut {
+                    // soft-dropped: raw only; compact still tracks "last"
+                    if s.compact {
+                        let u = pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
+                        last_utid.insert(s.cpu, u);
+                    } else if raw_on {
+                        let u = pt.get_or_create_thread(s.prev_pid);
+                        raw.push(s.ts, "sched_switch", s.cpu, Some(u), None, false);
+                    }
+                    continue;
+                }
+                let next_utid = pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
+                let prev_utid = if s.compact {
+                    let prev = last_utid.insert(s.cpu, next_utid);
+                    match prev {
+                        Some(p) => p,
+                        None => {
+                            skipped_compact += 1;
+                            continue;
+                        }
+                    }
+                } else {
+                    last_utid.insert(s.cpu, next_utid);
+                    pt.update_thread_name(s.prev_pid, &names[s.prev_comm as usize], PRIO_FTRACE)
+                };
+                let state = ctx.states.decode(s.prev_state);
+                sched.push(s.ts, s.cpu, s.compact, s.prev_pid, state, s.next_pid, next_utid, s.next_prio);
+                if raw_on {
+                    raw.push(s.ts, "sched_switch", s.cpu, Some(prev_utid), None, true);
+                }
+                ctx.thread_state.switch_out(prev_utid, s.ts, state);
+                ctx.thread_state.switch_in(next_utid, s.ts, s.cpu);
+            }
+            EvRef::Waking(i) => {
+                let w = &sink.wakings[i as usize];
+                cpus_seen.insert(w.cpu);
+                let pt = &mut ctx.pt;
+                let (waker, wakee);
+                if w.compact {
+                    let Some(&k) = last_utid.get(&w.cpu) else { continue };
+                    waker = Some(k);
+                    if w.ts < soft_cut {
+                        continue;
+                    }
+                    wakee = pt.get_or_create_thread(w.wakee_pid);
+                } else {
+                    waker = w.pid.map(|p| pt.get_or_create_thread(p));
+                    if w.ts < soft_cut {
+                        if raw_on {
+                            raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
+                        }
+                        continue;
+                    }
+                    wakee = pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE);
+                }
+                if raw_on {
+                    raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
+                }
+                note_other(w.ts);
+                ctx.thread_state.waking(wakee, w.ts, waker);
+            }
+            EvRef::Ftrace(i) => {
+                let e = &sink.ftrace[i as usize];
+                cpus_seen.insert(e.cpu);
+                let utid = if raw_on || e.ts >= soft_cut { Some(ctx.pt.get_or_create_thread(e.pid)) } else { None };
+                if raw_on {
+                    let mut arg_set = None;
+                    if !DEDICATED_TABLE_EVENTS.contains(&e.name) && !e.fields.is_empty() {
+                        let items: Vec<(&str, Option<ArgVal>)> = e
+                            .fields
+                            .iter()
+                            .map(|(k, v)| {
+                                (*k, Some(match v {
+                                    FieldVal::Int(i) => ArgVal::Int(*i),
+                                    FieldVal::Str(s) => ArgVal::Str(s.clone()),
+                                    FieldVal::Bool(b) => ArgVal::Bool(*b),
+                                }))
+                            })
+                            .collect();
+                        arg_set = Some(ctx.args.add_set(&items));
+                    }
+                    raw.push(e.ts, e.name, e.cpu, utid, arg_set, false);
+                }
+                if e.ts < soft_cut {
+                    continue;
+                }
+                ftrace_event(&mut ctx, &mut slots, &mut note_other, e);
+            }
+            EvRef::Packet(i) => {
+                let p = &sink.packets[i as usize];
+                match &p.data {
+                    PacketData::ProcessTree { processes, threads } => process_tree(&mut ctx.pt, processes, threads),
+                    PacketData::ProcessStats(procs) => counters::process_stats(&mut ctx, p.ts, procs),
+                    PacketData::SysStats(d) => counters::sys_stats(&mut ctx, p.ts, d),
+                    PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
+                }
+            }
+        }
+    }
+    if skipped_compact > 0 {
+        ctx.stats.add("compact_sched_switch_skipped", skipped_compact, None);
+    }
+    sched.finish(&mut ctx.stats);
+    Imported { sink, ctx, sched, raw, frames, raw_on, events, cpus_seen, ts_other_first_last: ts_other }
+}
+
+fn ftrace_event(c: &mut Ctx, slots: &mut AsyncSlots, note_other: &mut impl FnMut(i64), e: &FtraceEv) {
+    let ts = e.ts;
+    match e.name {
+        "print" => atrace::print(c, slots, ts, e.pid, e.str("buf").unwrap_or("")),
+        "cpu_frequency" => counters::cpu_frequency(c, ts, e),
+        "cpu_frequency_limits" => counters::cpu_frequency_limits(c, ts, e),
+        "cpu_idle" => counters::cpu_idle(c, ts, e),
+        "devfreq_frequency" => counters::devfreq(c, ts, e),
+        "clock_set_rate" => counters::clock_set_rate(c, ts, e),
+        "clk_set_rate" => counters::clk_set_rate(c, ts, e),
+        "task_newtask" => {
+            let new_tid = e.int("pid").unwrap_or(0) as i64;
+            if new_tid == 0 {
+                return;
+            }
+            let comm: Name = e.str("comm").map(Rc::from);
+            let pt = &mut c.pt;
+            let (src, new);
+            if e.int("clone_flags").unwrap_or(0) & CLONE_THREAD == 0 && e.pid != KTHREADD_PID {
+                pt.start_new_process(Some(ts), Some(e.pid), new_tid, &comm, PRIO_FTRACE);
+                src = pt.get_or_create_thread(e.pid);
+                new = pt.get_or_create_thread(new_tid);
+            } else {
+                src = pt.get_or_create_thread(e.pid);
+                new = pt.start_new_thread(Some(ts), new_tid);
+                pt.set_thread_name(new, &comm, PRIO_FTRACE);
+                pt.associate_threads(src, new);
+            }
+            note_other(ts);
+            c.thread_state.new_task(new, ts, src);
+        }
+        "task_rename" => {
+            let name: Name = Some(Rc::from(e.str("newcomm").unwrap_or("")));
+            c.pt.update_thread_name_and_maybe_process(e.int("pid").unwrap_or(0) as i64, &name, PRIO_FTRACE);
+        }
+        "sched_process_free" => c.pt.end_thread(ts, e.int("pid").unwrap_or(0) as i64),
+        "sched_blocked_reason" => {
+            let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
+            note_other(ts);
+            c.thread_state.blocked_reason(utid, e.int("io_wait").unwrap_or(0) as i64, &c.states);
+        }
+        "sys_enter" => atrace::sys_enter(c, ts, e.pid, e.int("id").unwrap_or(-1)),
+        "sys_exit" => atrace::sys_exit(c, ts, e.pid, e.int("id").unwrap_or(-1)),
+        _ => {}
+    }
+}
+
+fn process_tree(pt: &mut ProcessTracker, processes: &[TreeProcess], threads: &[TreeThread]) {
+    for p in processes {
+        if p.cmdline.is_empty() {
+            continue;
+        }
+        let cmd = &p.cmdline;
+        let mut argv0: String = cmd[0].clone();
+        if cmd.len() == 1 {
+            argv0 = argv0.split(' ').next().unwrap_or("").to_owned();
+        }
+        if p.ppid == Some(KTHREADD_PID) && argv0.starts_with("kworker/") {
+            if let Some(i) = argv0["kworker/".len()..].find(['+', '-']) {
+                argv0.truncate("kworker/".len() + i);
+            }
+        }
+        let pupid = p.ppid.map(|pp| pt.get_or_create_process(pp));
+        let upid = pt.get_or_create_process(p.pid) as usize;
+        let name: Name = Some(Rc::from(argv0.as_str()));
+        pt.p_name[upid] = name.clone();
+        pt.p_cmdline[upid] = Some(cmd.join(" "));
+        if pupid.is_some() && pt.p_parent[upid].is_none() {
+            pt.p_parent[upid] = pupid;
+        }
+        if p.uid.is_some() {
+            pt.p_uid[upid] = p.uid;
+        }
+        if p.start_ts.is_some() && pt.p_start[upid].is_none() {
+            pt.p_start[upid] = p.start_ts;
+        }
+        if p.cmdline_is_comm {
+            let main = pt.update_thread(p.pid, p.pid);
+            pt.set_thread_name(main, &name, PRIO_PROCESS_TREE);
+        }
+    }
+    for t in threads {
+        let utid = pt.update_thread(t.tid, t.tgid);
+        if let Some(n) = &t.name {
+            pt.set_thread_name(utid, &Some(Rc::from(n.as_str())), PRIO_PROCESS_TREE);
+        }
+    }
+}

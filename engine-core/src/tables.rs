@@ -1,0 +1,434 @@
+//! The imported trace as SQLite tables: the exact schema the Python store
+//! creates (base tables, trace_processor's public views over the track
+//! table, indexes), filled by bulk inserts from the columns.
+
+use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
+use rusqlite::{Connection, Statement};
+
+use crate::replay::Imported;
+use crate::trackers::sched::NO_STATE;
+
+/// Table definitions: (name, [(column, type, generated expression)]).
+type Col = (&'static str, &'static str, Option<&'static str>);
+
+const fn c(name: &'static str, ty: &'static str) -> Col {
+    (name, ty, None)
+}
+const fn g(name: &'static str, ty: &'static str, expr: &'static str) -> Col {
+    (name, ty, Some(expr))
+}
+
+const I: &str = "INTEGER";
+const T: &str = "TEXT";
+const RL: &str = "REAL";
+
+const FT_BASE: [Col; 13] = [c("id", I), c("ts", I), c("dur", I), c("track_id", I), c("category", T),
+    c("name", T), c("depth", I), c("parent_id", I), c("arg_set_id", I), c("display_frame_token", I),
+    c("surface_frame_token", I), c("upid", I), c("layer_name", T)];
+
+fn schema() -> Vec<(&'static str, Vec<Col>)> {
+    let mut actual = FT_BASE.to_vec();
+    actual.extend([c("present_type", T), c("on_time_finish", I), c("gpu_composition", I),
+        c("jank_type", T), c("jank_severity_type", T), c("prediction_type", T), c("jank_tag", T),
+        c("jank_tag_experimental", T), c("jank_score", RL), c("latched_unsignaled_count", I),
+        c("addressable_unsignaled_latch_count", I), c("latched_fence_state", T)]);
+    vec![
+        ("cpu", vec![c("id", I), c("ucpu", I), c("cpu", I), c("cluster_id", I), c("processor", T),
+            c("machine_id", I), c("capacity", I), c("arg_set_id", I)]),
+        ("cpu_available_frequencies", vec![c("id", I), c("cpu", I), c("freq", I), c("ucpu", I)]),
+        ("sched", vec![c("id", I), c("ts", I), c("dur", I), c("cpu", I), g("ucpu", I, "cpu"), c("utid", I),
+            c("end_state", T), c("priority", I), g("ts_end", I, "ts + dur")]),
+        ("thread_state", vec![c("id", I), c("ts", I), c("dur", I), c("cpu", I), g("ucpu", I, "cpu"),
+            c("utid", I), c("state", T), c("io_wait", I), g("blocked_function", T, "NULL"),
+            c("waker_utid", I), g("waker_id", I, "NULL"), c("irq_context", I)]),
+        ("thread", vec![c("utid", I), c("id", I), c("tid", I), c("name", T), c("start_ts", I),
+            c("end_ts", I), c("upid", I), c("is_main_thread", I), c("is_idle", I), c("machine_id", I),
+            c("arg_set_id", I)]),
+        ("process", vec![c("upid", I), c("id", I), c("pid", I), c("name", T), c("start_ts", I),
+            c("end_ts", I), c("parent_upid", I), c("uid", I), c("android_appid", I),
+            c("android_user_id", I), c("cmdline", T), c("arg_set_id", I), c("machine_id", I)]),
+        ("__track", vec![c("id", I), c("name", T), c("type", T), c("parent_id", I),
+            c("dimension_arg_set_id", I), c("source_arg_set_id", I), c("machine_id", I),
+            c("event_type", T), c("counter_unit", T), c("_utid", I), c("_upid", I), c("_cpu", I)]),
+        ("slice", vec![c("id", I), c("ts", I), c("dur", I), c("track_id", I), c("category", T),
+            c("name", T), c("depth", I), c("parent_id", I), c("arg_set_id", I)]),
+        ("counter", vec![c("id", I), c("ts", I), c("track_id", I), c("value", RL), c("arg_set_id", I)]),
+        ("expected_frame_timeline_slice", FT_BASE.to_vec()),
+        ("actual_frame_timeline_slice", actual),
+        ("ftrace_event", vec![c("id", I), c("ts", I), c("name", T), c("cpu", I), g("ucpu", I, "cpu"),
+            c("utid", I), c("arg_set_id", I), c("common_flags", I)]),
+        ("args", vec![c("id", I), c("arg_set_id", I), c("flat_key", T), c("key", T), c("int_value", I),
+            c("string_value", T), c("real_value", RL), c("value_type", T), c("display_value", T)]),
+        ("package_list", vec![c("id", I), c("package_name", T), c("uid", I), c("debuggable", I),
+            c("profileable_from_shell", I), c("version_code", I)]),
+        ("stats", vec![c("name", T), c("idx", I), c("severity", T), c("source", T), c("value", I),
+            c("description", T)]),
+        ("metadata", vec![c("name", T), c("key_type", T), c("int_value", I), c("str_value", T)]),
+        ("trace_bounds", vec![c("start_ts", I), c("end_ts", I)]),
+    ]
+}
+
+/// trace_processor's public views over the internal track table.
+const VIEWS: [(&str, &str); 8] = [
+    ("sched_slice", "SELECT * FROM sched"),
+    ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id, event_type, counter_unit FROM __track"),
+    ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
+    ("process_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _upid AS upid FROM __track WHERE event_type = 'slice' AND _upid IS NOT NULL"),
+    ("counter_track", "SELECT id, name, type, parent_id, dimension_arg_set_id, machine_id, counter_unit AS unit, NULL AS description FROM __track WHERE event_type = 'counter'"),
+    ("cpu_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _cpu AS cpu, _cpu AS ucpu FROM __track WHERE event_type = 'counter' AND _cpu IS NOT NULL"),
+    ("process_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _upid AS upid FROM __track WHERE event_type = 'counter' AND _upid IS NOT NULL"),
+    ("thread_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _utid AS utid FROM __track WHERE event_type = 'counter' AND _utid IS NOT NULL"),
+];
+
+const INDEXES: [&str; 7] = [
+    "CREATE INDEX sched_utid ON sched(utid, ts)",
+    "CREATE INDEX sched_cpu ON sched(cpu, ts)",
+    "CREATE INDEX slice_track ON slice(track_id, ts)",
+    "CREATE INDEX counter_track_ts ON counter(track_id, ts)",
+    "CREATE INDEX args_set ON args(arg_set_id)",
+    "CREATE INDEX thread_state_utid ON thread_state(utid, ts)",
+    "CREATE VIEW raw AS SELECT * FROM ftrace_event",
+];
+
+const STAT_SEVERITY: [(&str, &str); 9] = [
+    ("ftrace_cpu_has_data_loss", "data_loss"),
+    ("traced_buf_trace_writer_packet_loss", "data_loss"),
+    ("traced_buf_patches_failed", "data_loss"),
+    ("traced_buf_abi_violations", "data_loss"),
+    ("artscope_corrupt_packets", "data_loss"),
+    ("misplaced_end_event", "data_loss"),
+    ("mismatched_sched_switch_tids", "error"),
+    ("systrace_parse_failure", "error"),
+    ("compact_sched_has_parse_errors", "error"),
+];
+
+/// A value to bind (borrowed strings, no per-row allocation).
+#[derive(Clone, Copy)]
+pub enum V<'a> {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(&'a str),
+}
+
+impl ToSql for V<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match *self {
+            V::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            V::Int(i) => ToSqlOutput::Borrowed(ValueRef::Integer(i)),
+            V::Real(r) => ToSqlOutput::Borrowed(ValueRef::Real(r)),
+            V::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+        })
+    }
+}
+
+fn oi(v: Option<i64>) -> V<'static> {
+    v.map_or(V::Null, V::Int)
+}
+fn ou32(v: Option<u32>) -> V<'static> {
+    v.map_or(V::Null, |x| V::Int(x as i64))
+}
+fn ot(v: Option<&str>) -> V<'_> {
+    v.map_or(V::Null, V::Text)
+}
+
+struct Inserter<'c> {
+    stmt: Statement<'c>,
+}
+
+impl<'c> Inserter<'c> {
+    fn new(conn: &'c Connection, table: &str, cols: &[Col]) -> rusqlite::Result<Self> {
+        let stored: Vec<&str> = cols.iter().filter(|c| c.2.is_none()).map(|c| c.0).collect();
+        let marks = vec!["?"; stored.len()].join(", ");
+        let sql = format!("INSERT INTO {table} ({}) VALUES ({marks})", stored.join(", "));
+        Ok(Inserter { stmt: conn.prepare(&sql)? })
+    }
+
+    #[inline]
+    fn row(&mut self, vals: &[V<'_>]) -> rusqlite::Result<()> {
+        for (i, v) in vals.iter().enumerate() {
+            self.stmt.raw_bind_parameter(i + 1, v)?;
+        }
+        self.stmt.raw_execute()?;
+        Ok(())
+    }
+}
+
+/// Builds the database in an in-memory SQLite connection.
+pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_in_memory()?;
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+    let schema = schema();
+    for (name, cols) in &schema {
+        let defs: Vec<String> = cols
+            .iter()
+            .enumerate()
+            .map(|(i, (cn, ty, gen))| match gen {
+                Some(e) => format!("{cn} {ty} AS ({e})"),
+                None if i == 0 && *cn == "id" && *ty == "INTEGER" => "id INTEGER PRIMARY KEY".into(),
+                None => format!("{cn} {ty}"),
+            })
+            .collect();
+        conn.execute_batch(&format!("CREATE TABLE {name} ({})", defs.join(", ")))?;
+    }
+    let timings = std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some();
+    let mut t = std::time::Instant::now();
+    let mut lap = |what: &str| {
+        if timings {
+            eprintln!("core: {what} {:.3} s", t.elapsed().as_secs_f64());
+        }
+        t = std::time::Instant::now();
+    };
+    conn.execute_batch("BEGIN")?;
+    for (name, cols) in &schema {
+        let mut ins = Inserter::new(&conn, name, cols)?;
+        fill(imp, name, &mut ins, trace_config_pbtxt)?;
+        lap(name);
+    }
+    conn.execute_batch("COMMIT")?;
+    for (name, sql) in VIEWS {
+        conn.execute_batch(&format!("CREATE VIEW {name} AS {sql}"))?;
+    }
+    for stmt in INDEXES {
+        conn.execute_batch(stmt)?;
+        lap(stmt);
+    }
+    Ok(conn)
+}
+
+fn fill(imp: &Imported, table: &str, ins: &mut Inserter<'_>, config: Option<&str>) -> rusqlite::Result<()> {
+    let ctx = &imp.ctx;
+    let pt = &ctx.pt;
+    let sink = &imp.sink;
+    match table {
+        "cpu" => {
+            let info = sink.cpu_info.as_deref().unwrap_or(&[]);
+            let mut cpus = imp.cpus_seen.clone();
+            cpus.extend(imp.sched.table.cpu.iter().copied());
+            cpus.extend(0..info.len() as i64);
+            let caps: Vec<Option<i64>> = info.iter().map(|c| c.capacity).collect();
+            let cluster: Vec<i64> = if !info.is_empty() && caps.iter().all(|c| c.is_some()) {
+                let mut ranks: Vec<i64> = caps.iter().map(|c| c.unwrap()).collect();
+                ranks.sort();
+                ranks.dedup();
+                caps.iter().map(|c| ranks.binary_search(&c.unwrap()).unwrap() as i64).collect()
+            } else if !info.is_empty() && info.iter().all(|c| !c.frequencies.is_empty()) {
+                let maxes: Vec<i64> = info.iter().map(|c| *c.frequencies.iter().max().unwrap()).collect();
+                let mut ranks = maxes.clone();
+                ranks.sort();
+                ranks.dedup();
+                maxes.iter().map(|m| ranks.binary_search(m).unwrap() as i64).collect()
+            } else {
+                Vec::new()
+            };
+            for c in cpus {
+                let ci = usize::try_from(c).ok().and_then(|i| info.get(i));
+                let cl = usize::try_from(c).ok().and_then(|i| cluster.get(i)).copied().unwrap_or(0);
+                ins.row(&[V::Int(c), V::Int(c), V::Int(c), V::Int(cl),
+                    ot(ci.and_then(|x| x.processor.as_deref())), V::Null,
+                    oi(ci.and_then(|x| x.capacity)), V::Null])?;
+            }
+        }
+        "cpu_available_frequencies" => {
+            let mut id = 0;
+            for (cpu, c) in sink.cpu_info.as_deref().unwrap_or(&[]).iter().enumerate() {
+                for &f in &c.frequencies {
+                    ins.row(&[V::Int(id), V::Int(cpu as i64), V::Int(f), V::Int(cpu as i64)])?;
+                    id += 1;
+                }
+            }
+        }
+        "sched" => {
+            let t = &imp.sched.table;
+            let names = &ctx.states.names;
+            for i in 0..t.ts.len() {
+                let st = t.end_state[i];
+                let st = if st == NO_STATE { None } else { names[st as usize].as_deref() };
+                ins.row(&[V::Int(i as i64), V::Int(t.ts[i]), V::Int(t.dur[i]), V::Int(t.cpu[i]),
+                    V::Int(t.utid[i] as i64), ot(st), V::Int(t.prio[i])])?;
+            }
+        }
+        "thread_state" => {
+            let t = &ctx.thread_state.table;
+            let names = &ctx.states.names;
+            for i in 0..t.ts.len() {
+                ins.row(&[V::Int(i as i64), V::Int(t.ts[i]), V::Int(t.dur[i]),
+                    if t.cpu[i] < 0 { V::Null } else { V::Int(t.cpu[i]) },
+                    V::Int(t.utid[i] as i64), ot(names[t.state[i] as usize].as_deref()), oi(t.io_wait[i]),
+                    if t.waker[i] == u32::MAX { V::Null } else { V::Int(t.waker[i] as i64) },
+                    if t.irq_zero[i] { V::Int(0) } else { V::Null }])?;
+            }
+        }
+        "thread" => {
+            for u in 0..pt.n_threads() {
+                ins.row(&[V::Int(u as i64), V::Int(u as i64), V::Int(pt.t_tid[u]), ot(pt.t_name[u].as_deref()),
+                    oi(pt.t_start[u]), oi(pt.t_end[u]), ou32(pt.t_upid[u]), oi(pt.is_main_thread(u)),
+                    V::Int((u == 0) as i64), V::Null, V::Null])?;
+            }
+        }
+        "process" => {
+            for u in 0..pt.p_pid.len() {
+                let uid = pt.p_uid[u];
+                ins.row(&[V::Int(u as i64), V::Int(u as i64), V::Int(pt.p_pid[u]), ot(pt.p_name[u].as_deref()),
+                    oi(pt.p_start[u]), oi(pt.p_end[u]), ou32(pt.p_parent[u]), oi(uid),
+                    oi(uid.map(|x| x.rem_euclid(100000))), oi(uid.map(|x| x.div_euclid(100000))),
+                    ot(pt.p_cmdline[u].as_deref()), V::Null, V::Null])?;
+            }
+        }
+        "__track" => {
+            for (i, r) in ctx.tracks.rows.iter().enumerate() {
+                ins.row(&[V::Int(i as i64), ot(r.name.as_deref()), V::Text(r.type_), V::Null,
+                    oi(r.dimension_arg_set_id), V::Null, V::Null, V::Text(r.event_type), V::Null,
+                    ou32(r.utid), ou32(r.upid), oi(r.cpu)])?;
+            }
+        }
+        "slice" => {
+            for (i, r) in ctx.slices.rows.iter().enumerate() {
+                ins.row(&[V::Int(i as i64), V::Int(r.ts), V::Int(r.dur), V::Int(r.track as i64), V::Null,
+                    V::Text(&r.name), V::Int(r.depth), ou32(r.parent), oi(r.arg_set)])?;
+            }
+        }
+        "counter" => {
+            for (i, r) in sorted_counters(imp).iter().enumerate() {
+                ins.row(&[V::Int(i as i64), V::Int(r.ts), V::Int(r.track as i64), V::Real(r.value), oi(r.arg_set)])?;
+            }
+        }
+        "expected_frame_timeline_slice" | "actual_frame_timeline_slice" => {
+            let want_expected = table.starts_with("expected");
+            for (sid, cols) in &imp.frames.rows {
+                if cols.expected != want_expected {
+                    continue;
+                }
+                let r = &ctx.slices.rows[*sid as usize];
+                let mut vals = vec![V::Int(*sid as i64), V::Int(r.ts), V::Int(r.dur), V::Int(r.track as i64), V::Null,
+                    V::Text(&r.name), V::Int(r.depth), ou32(r.parent), oi(r.arg_set),
+                    oi(cols.display_frame_token), V::Int(cols.surface_frame_token), V::Int(cols.upid as i64),
+                    ot(cols.layer_name.as_deref())];
+                if !want_expected {
+                    vals.extend([V::Text(cols.present_type), V::Int(cols.on_time_finish),
+                        V::Int(cols.gpu_composition), V::Text(&cols.jank_type), V::Text(cols.jank_severity_type),
+                        V::Text(cols.prediction_type), V::Text(cols.jank_tag), ot(cols.jank_tag_experimental),
+                        cols.jank_score.map_or(V::Null, V::Real), oi(cols.latched_unsignaled_count),
+                        oi(cols.addressable_unsignaled_latch_count), oi(cols.latched_fence_state)]);
+                }
+                ins.row(&vals)?;
+            }
+        }
+        "ftrace_event" => {
+            let r = &imp.raw;
+            for i in 0..r.ts.len() {
+                ins.row(&[V::Int(i as i64), V::Int(r.ts[i]), V::Text(r.name[i]), V::Int(r.cpu[i]),
+                    if r.utid[i] == u32::MAX { V::Null } else { V::Int(r.utid[i] as i64) },
+                    oi(r.arg_set[i]), V::Null])?;
+            }
+        }
+        "args" => {
+            for (i, a) in ctx.args.rows.iter().enumerate() {
+                ins.row(&[V::Int(i as i64), V::Int(a.set_id), V::Text(&a.key), V::Text(&a.key), oi(a.int_value),
+                    ot(a.string_value.as_deref()), a.real_value.map_or(V::Null, V::Real), V::Text(a.value_type),
+                    V::Text(&a.display_value)])?;
+            }
+        }
+        "package_list" => {
+            for (i, p) in sink.packages.iter().enumerate() {
+                ins.row(&[V::Int(i as i64), V::Text(&p.0), V::Int(p.1), V::Int(p.2), V::Int(p.3), V::Int(p.4)])?;
+            }
+        }
+        "stats" => {
+            let mut entries: Vec<&((String, Option<i64>), i64)> = ctx.stats.entries.iter().collect();
+            // (name, idx or -1): Python's truthiness maps idx 0 to -1 too
+            entries.sort_by(|a, b| {
+                let ka = (&a.0 .0, a.0 .1.filter(|&x| x != 0).unwrap_or(-1));
+                let kb = (&b.0 .0, b.0 .1.filter(|&x| x != 0).unwrap_or(-1));
+                ka.cmp(&kb)
+            });
+            for ((name, idx), value) in entries {
+                let sev = STAT_SEVERITY.iter().find(|(n, _)| n == name).map_or("info", |x| x.1);
+                ins.row(&[V::Text(name), oi(*idx), V::Text(sev), V::Text("trace"), V::Int(*value), V::Null])?;
+            }
+        }
+        "metadata" => {
+            let single = V::Text("single");
+            if let Some(cfg) = config {
+                ins.row(&[V::Text("trace_config_pbtxt"), single, V::Null, V::Text(cfg)])?;
+            }
+            for (key, v) in [("system_name", &sink.utsname_sysname), ("system_release", &sink.kernel_release),
+                ("system_machine", &sink.utsname_machine), ("system_version", &sink.utsname_version)] {
+                if let Some(s) = v.as_deref().filter(|s| !s.is_empty()) {
+                    ins.row(&[V::Text(key), single, V::Null, V::Text(s)])?;
+                }
+            }
+            if let Some(tz) = sink.timezone_off_mins {
+                ins.row(&[V::Text("timezone_off_mins"), single, V::Int(tz), V::Null])?;
+            }
+        }
+        "trace_bounds" => {
+            let (lo, hi) = trace_bounds(imp);
+            ins.row(&[V::Int(lo), V::Int(hi)])?;
+        }
+        _ => unreachable!("no rows for {table}"),
+    }
+    Ok(())
+}
+
+fn sorted_counters(imp: &Imported) -> Vec<&crate::trackers::counters::CounterRow> {
+    let mut rows: Vec<_> = imp.ctx.counters.rows.iter().collect();
+    rows.sort_by_key(|r| r.ts);
+    rows
+}
+
+/// trace_bounds over ftrace events, sched, counters, slices, thread_state
+/// events and the timestamps of data not imported.
+pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
+    let mut b: Option<(i64, i64)> = None;
+    let mut extend = |a: i64, z: i64| {
+        b = Some(match b {
+            None => (a, z),
+            Some((lo, hi)) => (lo.min(a), hi.max(z)),
+        });
+    };
+    let s = &imp.sched.table;
+    if imp.raw_on {
+        let mut firsts = Vec::new();
+        let mut lasts = Vec::new();
+        if let (Some(&f), Some(&l)) = (s.ts.first(), s.ts.last()) {
+            firsts.push(f);
+            lasts.push(l);
+        }
+        if let Some((f, l)) = imp.raw.other_first_last {
+            firsts.push(f);
+            lasts.push(l);
+        }
+        if !firsts.is_empty() {
+            extend(*firsts.iter().min().unwrap(), *lasts.iter().max().unwrap());
+        }
+    }
+    if !s.ts.is_empty() {
+        let lo = *s.ts.iter().min().unwrap();
+        let hi = s.ts.iter().zip(&s.dur).map(|(t, d)| t + (*d).max(0)).max().unwrap();
+        extend(lo, hi);
+    }
+    let counters = sorted_counters(imp);
+    if let (Some(f), Some(l)) = (counters.first(), counters.last()) {
+        extend(f.ts, l.ts);
+    }
+    let sl = &imp.ctx.slices.rows;
+    if !sl.is_empty() {
+        let lo = sl.iter().map(|r| r.ts).min().unwrap();
+        let hi = sl.iter().map(|r| r.ts + r.dur.max(0)).max().unwrap();
+        extend(lo, hi);
+    }
+    if let Some((f, l)) = imp.ts_other_first_last {
+        extend(f, l);
+    }
+    let bo = &imp.sink.bound_only_ts;
+    if !bo.is_empty() {
+        extend(*bo.iter().min().unwrap(), *bo.iter().max().unwrap());
+    }
+    let (lo, mut hi) = b.unwrap_or((0, 0));
+    if lo == hi {
+        hi = lo + 1;
+    }
+    (lo, hi)
+}
+

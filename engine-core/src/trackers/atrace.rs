@@ -1,0 +1,143 @@
+//! atrace (ftrace `print`) -> thread slices, async slices and process
+//! counters; raw_syscalls -> syscall slices (importers/systrace/
+//! systrace_parser.cc, importers/syscalls/syscall_tracker.h).
+
+use std::collections::HashMap;
+
+use super::tracks::{ArgVal, Dim, Owner};
+use super::Ctx;
+use crate::decoder::atrace::{parse_print, Parsed};
+
+/// Async S/F slot assignment: (upid, name) -> cookie per slot.
+#[derive(Default)]
+pub struct AsyncSlots {
+    slots: HashMap<(u32, String), Vec<Option<i128>>>,
+}
+
+fn thread_track(c: &mut Ctx, utid: u32) -> u32 {
+    c.tracks.intern(&mut c.args, "thread_execution", None, "slice",
+        vec![("utid", Dim::Int(utid as i64))], Owner { utid: Some(utid), ..Default::default() }, 0)
+}
+
+fn upid_owner(upid: u32) -> Owner {
+    Owner { upid: Some(upid), ..Default::default() }
+}
+
+pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) {
+    let tp = match parse_print(buf) {
+        Parsed::Ignored => return,
+        Parsed::Failure => {
+            c.stats.add("systrace_parse_failure", 1, None);
+            return;
+        }
+        Parsed::Point(tp) => tp,
+    };
+    let tgid = tp.tgid as i64;
+    match tp.phase {
+        'B' | 'I' => {
+            let utid = if tp.tgid > 0 { c.pt.update_thread(pid, tgid) } else { c.pt.get_or_create_thread(pid) };
+            let track = thread_track(c, utid);
+            let dur = if tp.phase == 'B' { -1 } else { 0 };
+            c.slices.begin(&mut c.stats, track, ts, tp.name, dur, None);
+        }
+        'E' => {
+            let utid = if tp.tgid == 0 {
+                match c.pt.get_thread(pid, None) {
+                    Some(u) => u,
+                    None => return,
+                }
+            } else {
+                c.pt.update_thread(pid, tgid)
+            };
+            if let Some(track) = c.tracks.thread_track(utid) {
+                c.slices.end(&mut c.stats, track, ts);
+            }
+        }
+        'C' => {
+            let upid = c.pt.get_or_create_process(tgid);
+            let track = c.tracks.intern(&mut c.args, "atrace_counter", Some(&tp.name), "counter",
+                vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(tp.name.clone()))], upid_owner(upid), 0);
+            let utid = c.pt.get_or_create_thread(pid);
+            let set = c.args.add_set(&[("utid", Some(ArgVal::Int(utid as i128)))]);
+            c.counters.push(ts, track, tp.value as f64, Some(set));
+        }
+        'S' | 'F' => {
+            let upid = c.pt.get_or_create_process(tgid);
+            let list = slots.slots.entry((upid, tp.name.clone())).or_default();
+            let dims = vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(tp.name.clone()))];
+            if tp.phase == 'S' {
+                if list.contains(&Some(tp.cookie)) {
+                    c.stats.add("atrace_unnestable_begin_ignored", 1, None);
+                    return;
+                }
+                let slot = match list.iter().position(|s| s.is_none()) {
+                    Some(i) => {
+                        list[i] = Some(tp.cookie);
+                        i
+                    }
+                    None => {
+                        list.push(Some(tp.cookie));
+                        list.len() - 1
+                    }
+                };
+                let track = c.tracks.intern(&mut c.args, "atrace_async_slice", Some(&tp.name), "slice",
+                    dims, upid_owner(upid), slot as u32);
+                let set = c.args.add_set(&[("cookie", Some(ArgVal::Int(tp.cookie)))]);
+                c.slices.begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
+            } else {
+                let Some(slot) = list.iter().position(|s| *s == Some(tp.cookie)) else { return };
+                list[slot] = None;
+                let track = c.tracks.intern(&mut c.args, "atrace_async_slice", Some(&tp.name), "slice",
+                    dims, upid_owner(upid), slot as u32);
+                c.slices.end(&mut c.stats, track, ts);
+            }
+        }
+        'N' | 'G' | 'H' => {
+            let upid = c.pt.get_or_create_process(tgid);
+            let track = c.tracks.intern(&mut c.args, "atrace_async_slice_for_track", Some(&tp.track), "slice",
+                vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(tp.track.clone()))], upid_owner(upid), 0);
+            match tp.phase {
+                'N' => c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None),
+                'G' => c.slices.begin(&mut c.stats, track, ts, tp.name, -1, None),
+                _ => c.slices.end(&mut c.stats, track, ts),
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Syscall numbers -> slice names for the syscalls artscope's capture configs
+/// record (raw_syscalls filtered to the affinity calls); arm64 numbering
+/// unless utsname says x86_64. Other numbers make no slice.
+fn syscall_name(machine: &str, num: i128) -> Option<&'static str> {
+    if machine == "x86_64" || machine == "amd64" {
+        match num {
+            203 => Some("sys_sched_setaffinity"),
+            204 => Some("sys_sched_getaffinity"),
+            _ => None,
+        }
+    } else {
+        match num {
+            122 => Some("sys_sched_setaffinity"),
+            123 => Some("sys_sched_getaffinity"),
+            _ => None,
+        }
+    }
+}
+
+pub fn sys_enter(c: &mut Ctx, ts: i64, pid: i64, id: i128) {
+    let Some(name) = syscall_name(&c.machine, id) else { return };
+    let utid = c.pt.get_or_create_thread(pid);
+    let track = thread_track(c, utid);
+    c.slices.begin(&mut c.stats, track, ts, name.to_owned(), -1, None);
+}
+
+pub fn sys_exit(c: &mut Ctx, ts: i64, pid: i64, id: i128) {
+    if syscall_name(&c.machine, id).is_none() {
+        return;
+    }
+    let utid = c.pt.get_or_create_thread(pid);
+    if let Some(track) = c.tracks.thread_track(utid) {
+        c.slices.end(&mut c.stats, track, ts);
+    }
+}

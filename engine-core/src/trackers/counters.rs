@@ -1,0 +1,143 @@
+//! Counter rows on typed counter tracks: cpufreq / limits / idle, devfreq,
+//! clocks, sys_stats and process_stats counters.
+
+use super::tracks::{Dim, Owner};
+use super::Ctx;
+use crate::events::{FtraceEv, StatsProcess, SysStatsData};
+
+pub struct CounterRow {
+    pub ts: i64,
+    pub track: u32,
+    pub value: f64,
+    pub arg_set: Option<i64>,
+}
+
+#[derive(Default)]
+pub struct Counters {
+    pub rows: Vec<CounterRow>,
+}
+
+impl Counters {
+    pub fn push(&mut self, ts: i64, track: u32, value: f64, arg_set: Option<i64>) {
+        self.rows.push(CounterRow { ts, track, value, arg_set });
+    }
+}
+
+fn cpu_owner(cpu: i64) -> Owner {
+    Owner { cpu: Some(cpu), ..Default::default() }
+}
+
+fn counter(c: &mut Ctx, ts: i64, track: u32, value: i128) {
+    c.counters.push(ts, track, value as f64, None);
+}
+
+fn cpu_freq_track(c: &mut Ctx, cpu: i64) -> u32 {
+    c.tracks.intern(&mut c.args, "cpu_frequency", Some("cpufreq"), "counter",
+        vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0)
+}
+
+pub fn cpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let cpu = e.int("cpu_id").unwrap_or(0) as i64;
+    let t = cpu_freq_track(c, cpu);
+    counter(c, ts, t, e.int("state").unwrap_or(0));
+}
+
+pub fn cpu_frequency_limits(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let cpu = e.int("cpu_id").unwrap_or(0) as i64;
+    let tmax = c.tracks.intern(&mut c.args, "cpu_max_frequency_limit", Some(&format!("Cpu {cpu} Max Freq Limit")),
+        "counter", vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0);
+    let tmin = c.tracks.intern(&mut c.args, "cpu_min_frequency_limit", Some(&format!("Cpu {cpu} Min Freq Limit")),
+        "counter", vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0);
+    // only the values the event carries (systrace lines may lack one)
+    if let Some(v) = e.int("max_freq") {
+        counter(c, ts, tmax, v);
+    }
+    if let Some(v) = e.int("min_freq") {
+        counter(c, ts, tmin, v);
+    }
+}
+
+pub fn cpu_idle(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let cpu = e.int("cpu_id").unwrap_or(0) as i64;
+    let t = c.tracks.intern(&mut c.args, "cpu_idle", Some("cpuidle"), "counter",
+        vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0);
+    counter(c, ts, t, e.int("state").unwrap_or(0));
+}
+
+pub fn devfreq(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let dev = e.str("dev_name").unwrap_or("").to_owned();
+    let name = match dev.find("devfreq_") {
+        Some(i) => dev[i..].to_owned(),
+        None => format!("devfreq_{dev}"),
+    };
+    let t = c.tracks.intern(&mut c.args, "linux_device_frequency", Some(&name), "counter",
+        vec![("linux_device", Dim::Str(dev))], Owner::default(), 0);
+    counter(c, ts, t, e.int("freq").unwrap_or(0));
+}
+
+pub fn clock_rate(c: &mut Ctx, ts: i64, name: &str, rate: i128) {
+    let t = c.tracks.intern(&mut c.args, "clock_frequency", Some(&format!("{name} Frequency")), "counter",
+        vec![("linux_device", Dim::Str(name.to_owned()))], Owner::default(), 0);
+    counter(c, ts, t, rate);
+}
+
+pub fn clock_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    clock_rate(c, ts, e.str("name").unwrap_or(""), e.int("state").unwrap_or(0));
+}
+
+pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    clock_rate(c, ts, e.str("name").unwrap_or(""), e.int("rate").unwrap_or(0));
+}
+
+/// importers/proto/system_probes_parser.cc: cpufreq_khz per cpu, devfreq as
+/// clocks, gpufreq_mhz -> "gpufreq" (MHz as-is), thermal zones by type,
+/// cpuidle_state -> cumulative residency (us) per (cpu, state).
+pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
+    for (cpu, &khz) in d.cpufreq_khz.iter().enumerate() {
+        let t = cpu_freq_track(c, cpu as i64);
+        counter(c, ts, t, khz as i128);
+    }
+    for (key, value) in &d.devfreq {
+        clock_rate(c, ts, key, *value);
+    }
+    for &mhz in &d.gpufreq_mhz {
+        let t = c.tracks.intern(&mut c.args, "gpu_frequency", Some("gpufreq"), "counter",
+            vec![("gpu", Dim::Int(0))], Owner::default(), 0);
+        counter(c, ts, t, mhz);
+    }
+    for (zone, temp) in &d.thermal_zone {
+        let t = c.tracks.intern(&mut c.args, "thermal_temperature", Some(zone), "counter",
+            vec![("thermal_zone", Dim::Str(zone.clone()))], Owner::default(), 0);
+        counter(c, ts, t, *temp);
+    }
+    for (cpu, state, dur_us) in &d.cpuidle_state {
+        let t = c.tracks.intern(&mut c.args, "cpu_idle_state", Some(&format!("cpuidle.{state}")), "counter",
+            vec![("cpu", Dim::Int(*cpu)), ("state", Dim::Str(state.clone()))], cpu_owner(*cpu), 0);
+        counter(c, ts, t, *dur_us);
+    }
+}
+
+/// importers/proto/system_probes_parser.cc (ParseProcessStats).
+pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
+    for p in procs {
+        let upid = c.pt.get_or_create_process(p.pid);
+        for &tid in &p.threads {
+            c.pt.update_thread(tid, p.pid);
+        }
+        for &(name, value) in &p.counters {
+            let type_: &'static str = if name.starts_with("mem.") {
+                "process_memory"
+            } else {
+                match name {
+                    "oom_score_adj" => "oom_score_adj",
+                    "runtime.user_ns" => "runtime_user_ns",
+                    _ => "runtime_kernel_ns",
+                }
+            };
+            let t = c.tracks.intern(&mut c.args, type_, Some(name), "counter",
+                vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(name.to_owned()))],
+                Owner { upid: Some(upid), ..Default::default() }, 0);
+            counter(c, ts, t, value);
+        }
+    }
+}

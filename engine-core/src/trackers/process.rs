@@ -1,0 +1,283 @@
+//! Thread and process identity, as trace_processor's ProcessTracker assigns it
+//! (importers/common/process_tracker.cc): utids/upids in order of first sight
+//! during the ts-ordered replay; tid/pid reuse through thread ends
+//! (sched_process_free), new processes (task_newtask without CLONE_THREAD) and
+//! process-tree associations. Thread names carry priorities: a write wins only
+//! if its priority is >= the current one.
+
+use std::collections::HashMap;
+
+pub const PRIO_OTHER: u8 = 0;
+pub const PRIO_FTRACE: u8 = 1;
+pub const PRIO_PROCESS_TREE: u8 = 2;
+pub const PRIO_SWAPPER: u8 = 5;
+
+/// A name: an owned string (thread comms are shared through an Rc-free id
+/// into the caller's pool is not worth it here; names change rarely).
+pub type Name = Option<std::sync::Arc<str>>;
+
+#[derive(Default)]
+pub struct ProcessTracker {
+    // thread columns (utid = index)
+    pub t_tid: Vec<i64>,
+    pub t_name: Vec<Name>,
+    pub t_prio: Vec<u8>,
+    pub t_start: Vec<Option<i64>>,
+    pub t_end: Vec<Option<i64>>,
+    pub t_upid: Vec<Option<u32>>,
+    // process columns (upid = index)
+    pub p_pid: Vec<i64>,
+    pub p_name: Vec<Name>,
+    pub p_start: Vec<Option<i64>>,
+    pub p_end: Vec<Option<i64>>,
+    pub p_parent: Vec<Option<u32>>,
+    pub p_uid: Vec<Option<i64>>,
+    pub p_cmdline: Vec<Option<String>>,
+    tids: HashMap<i64, Vec<u32>>,
+    pids: HashMap<i64, u32>,
+    pending_assocs: Vec<(u32, u32)>,
+    pending_parent: Vec<(u32, u32)>,
+    pub errors: i64,
+}
+
+impl ProcessTracker {
+    pub fn new() -> Self {
+        let mut pt = ProcessTracker::default();
+        pt.t_tid.push(0);
+        pt.t_name.push(Some("swapper".into()));
+        pt.t_prio.push(PRIO_SWAPPER);
+        pt.t_start.push(None);
+        pt.t_end.push(None);
+        pt.t_upid.push(Some(0));
+        pt.p_pid.push(0);
+        pt.p_name.push(None);
+        pt.p_start.push(None);
+        pt.p_end.push(None);
+        pt.p_parent.push(None);
+        pt.p_uid.push(None);
+        pt.p_cmdline.push(None);
+        pt.tids.insert(0, vec![0]);
+        pt.pids.insert(0, 0);
+        pt
+    }
+
+    pub fn n_threads(&self) -> usize {
+        self.t_tid.len()
+    }
+
+    pub fn start_new_thread(&mut self, ts: Option<i64>, tid: i64) -> u32 {
+        let utid = self.t_tid.len() as u32;
+        self.t_tid.push(tid);
+        self.t_name.push(None);
+        self.t_prio.push(PRIO_OTHER);
+        self.t_start.push(ts);
+        self.t_end.push(None);
+        self.t_upid.push(None);
+        self.tids.entry(tid).or_default().push(utid);
+        utid
+    }
+
+    fn is_alive(&self, utid: u32) -> bool {
+        let u = utid as usize;
+        if self.t_end[u].is_some() {
+            return false;
+        }
+        let Some(upid) = self.t_upid[u] else { return true };
+        if self.p_end[upid as usize].is_some() {
+            return false;
+        }
+        match self.pids.get(&self.p_pid[upid as usize]) {
+            None => true,
+            Some(&cur) => cur == upid,
+        }
+    }
+
+    pub fn get_thread(&self, tid: i64, pid: Option<i64>) -> Option<u32> {
+        let utids = self.tids.get(&tid)?;
+        for &utid in utids.iter().rev() {
+            if !self.is_alive(utid) {
+                continue;
+            }
+            match (self.t_upid[utid as usize], pid) {
+                (None, _) | (_, None) => return Some(utid),
+                (Some(up), Some(p)) if self.p_pid[up as usize] == p => return Some(utid),
+                _ => {}
+            }
+        }
+        None
+    }
+
+    pub fn get_or_create_thread(&mut self, tid: i64) -> u32 {
+        if let Some(utids) = self.tids.get(&tid) {
+            if let Some(&utid) = utids.last() {
+                // fast path: the newest utid is alive (the common case)
+                if self.is_alive(utid) {
+                    return utid;
+                }
+                if let Some(found) = self.get_thread(tid, None) {
+                    return found;
+                }
+            }
+        }
+        self.start_new_thread(None, tid)
+    }
+
+    pub fn set_thread_name(&mut self, utid: u32, name: &Name, prio: u8) {
+        if name.is_none() {
+            return;
+        }
+        let u = utid as usize;
+        if prio >= self.t_prio[u] {
+            if self.t_name[u].as_deref() != name.as_deref() {
+                self.t_name[u] = name.clone();
+            }
+            self.t_prio[u] = prio;
+        }
+    }
+
+    pub fn update_thread_name(&mut self, tid: i64, name: &Name, prio: u8) -> u32 {
+        let utid = self.get_or_create_thread(tid);
+        self.set_thread_name(utid, name, prio);
+        utid
+    }
+
+    /// Thread `tid` belongs to thread-group `pid` (tgid).
+    pub fn update_thread(&mut self, tid: i64, pid: i64) -> u32 {
+        let utid = match self.get_thread(tid, Some(pid)) {
+            Some(u) => u,
+            None => self.start_new_thread(None, tid),
+        };
+        if self.t_upid[utid as usize].is_none() {
+            let upid = self.get_or_create_process(pid);
+            self.t_upid[utid as usize] = Some(upid);
+        }
+        let upid = self.t_upid[utid as usize];
+        self.resolve_pending(utid, upid);
+        utid
+    }
+
+    pub fn end_thread(&mut self, ts: i64, tid: i64) {
+        let utid = self.get_or_create_thread(tid);
+        self.t_end[utid as usize] = Some(ts);
+        if let Some(lst) = self.tids.get_mut(&tid) {
+            if let Some(i) = lst.iter().position(|&u| u == utid) {
+                lst.remove(i);
+            }
+        }
+        if let Some(upid) = self.t_upid[utid as usize] {
+            if self.p_pid[upid as usize] == tid {
+                self.p_end[upid as usize] = Some(ts);
+                if self.pids.get(&tid) == Some(&upid) {
+                    self.pids.remove(&tid);
+                }
+            }
+        }
+    }
+
+    pub fn update_thread_name_and_maybe_process(&mut self, tid: i64, name: &Name, prio: u8) {
+        let utid = self.update_thread_name(tid, name, prio);
+        if let Some(upid) = self.t_upid[utid as usize] {
+            if self.p_pid[upid as usize] == tid {
+                self.p_name[upid as usize] = name.clone();
+            }
+        }
+    }
+
+    pub fn get_or_create_process(&mut self, pid: i64) -> u32 {
+        if let Some(&upid) = self.pids.get(&pid) {
+            return upid;
+        }
+        let upid = self.p_pid.len() as u32;
+        self.p_pid.push(pid);
+        self.p_name.push(None);
+        self.p_start.push(None);
+        self.p_end.push(None);
+        self.p_parent.push(None);
+        self.p_uid.push(None);
+        self.p_cmdline.push(None);
+        self.pids.insert(pid, upid);
+        self.update_thread(pid, pid);
+        upid
+    }
+
+    pub fn start_new_process(
+        &mut self,
+        ts: Option<i64>,
+        parent_tid: Option<i64>,
+        pid: i64,
+        name: &Name,
+        prio: u8,
+    ) -> u32 {
+        self.pids.remove(&pid);
+        let main = self.start_new_thread(ts, pid);
+        let upid = self.get_or_create_process(pid);
+        if ts.is_some() {
+            self.p_start[upid as usize] = ts;
+        }
+        self.p_name[upid as usize] = name.clone();
+        self.set_thread_name(main, name, prio);
+        if let Some(ptid) = parent_tid {
+            let parent_utid = self.get_or_create_thread(ptid);
+            match self.t_upid[parent_utid as usize] {
+                Some(pu) => self.p_parent[upid as usize] = Some(pu),
+                None => self.pending_parent.push((parent_utid, upid)),
+            }
+        }
+        upid
+    }
+
+    pub fn associate_threads(&mut self, utid1: u32, utid2: u32) {
+        let (u1, u2) = (self.t_upid[utid1 as usize], self.t_upid[utid2 as usize]);
+        match (u1, u2) {
+            (Some(a), None) => {
+                self.t_upid[utid2 as usize] = Some(a);
+                self.resolve_pending(utid2, Some(a));
+            }
+            (None, Some(b)) => {
+                self.t_upid[utid1 as usize] = Some(b);
+                self.resolve_pending(utid1, Some(b));
+            }
+            (Some(a), b) if Some(a) != b => self.errors += 1,
+            _ => self.pending_assocs.push((utid1, utid2)),
+        }
+    }
+
+    fn resolve_pending(&mut self, utid_arg: u32, upid: Option<u32>) {
+        let Some(upid) = upid else { return };
+        if self.pending_assocs.is_empty() && self.pending_parent.is_empty() {
+            return;
+        }
+        let mut todo = vec![utid_arg];
+        while let Some(utid) = todo.pop() {
+            let mut keep = Vec::new();
+            for &(parent_utid, child_upid) in &self.pending_parent {
+                if parent_utid == utid {
+                    self.p_parent[child_upid as usize] = Some(upid);
+                } else {
+                    keep.push((parent_utid, child_upid));
+                }
+            }
+            self.pending_parent = keep;
+            let mut keep2 = Vec::new();
+            let assocs = std::mem::take(&mut self.pending_assocs);
+            for (a, b) in assocs {
+                let other = if a == utid {
+                    b
+                } else if b == utid {
+                    a
+                } else {
+                    keep2.push((a, b));
+                    continue;
+                };
+                self.t_upid[other as usize] = Some(upid);
+                todo.push(other);
+            }
+            self.pending_assocs = keep2;
+        }
+    }
+
+    pub fn is_main_thread(&self, utid: usize) -> Option<i64> {
+        let upid = self.t_upid[utid]?;
+        Some((self.p_pid[upid as usize] == self.t_tid[utid]) as i64)
+    }
+}

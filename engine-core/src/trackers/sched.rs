@@ -1,0 +1,290 @@
+//! sched_switch -> `sched` (per-CPU pending slices) and `thread_state`
+//! (trace_processor's sched tracker and thread_state_tracker.cc).
+
+use std::collections::HashMap;
+
+use crate::events::Stats;
+
+/// major.minor from utsname; trace_processor assumes 4.4 when unknown.
+pub fn kernel_version(sysname: Option<&str>, release: Option<&str>) -> (u32, u32) {
+    if sysname == Some("Linux") {
+        if let Some(r) = release {
+            let mut it = r.splitn(3, '.');
+            let a = it.next().unwrap_or("");
+            let b = it.next().unwrap_or("");
+            let b: String = b.chars().take_while(|c| c.is_ascii_digit()).collect();
+            if !a.is_empty() && a.chars().all(|c| c.is_ascii_digit()) && !b.is_empty() {
+                if let (Ok(x), Ok(y)) = (a.parse(), b.parse()) {
+                    return (x, y);
+                }
+            }
+        }
+    }
+    (4, 4)
+}
+
+/// Decodes a raw prev_state into trace_processor's end_state string; the
+/// strings are interned into small ids (`names`), decoded once per value.
+pub struct EndStates {
+    letters: &'static [(i64, char)],
+    preempted: i64,
+    invalid_mask: i64,
+    dn_is_i: bool,
+    cache: HashMap<i64, u16>,
+    pub names: Vec<Option<String>>,
+    ids: HashMap<Option<String>, u16>,
+}
+
+/// Ids of the states thread_state treats specially.
+pub const RUNNING: u16 = 0;
+pub const R: u16 = 1;
+
+impl EndStates {
+    pub fn new(version: (u32, u32)) -> Self {
+        const NEW: &[(i64, char)] = &[(0x01, 'S'), (0x02, 'D'), (0x04, 'T'), (0x08, 't'), (0x10, 'X'),
+            (0x20, 'Z'), (0x40, 'P'), (0x80, 'I')];
+        const OLD: &[(i64, char)] = &[(0x01, 'S'), (0x02, 'D'), (0x04, 'T'), (0x08, 't'), (0x10, 'X'),
+            (0x20, 'Z'), (0x40, 'x'), (0x80, 'K'), (0x100, 'W'), (0x200, 'P'), (0x400, 'N')];
+        let new = version >= (4, 14);
+        let mut s = EndStates {
+            letters: if new { NEW } else { OLD },
+            preempted: if new { 0x100 } else if version >= (4, 8) { 0x1000 } else { 0x800 },
+            invalid_mask: if new { 0xFE00 } else { 0 },
+            dn_is_i: !new,
+            cache: HashMap::new(),
+            names: Vec::new(),
+            ids: HashMap::new(),
+        };
+        s.intern(Some("Running".into()));
+        s.intern(Some("R".into()));
+        s
+    }
+
+    pub fn intern(&mut self, name: Option<String>) -> u16 {
+        if let Some(&id) = self.ids.get(&name) {
+            return id;
+        }
+        let id = self.names.len() as u16;
+        self.names.push(name.clone());
+        self.ids.insert(name, id);
+        id
+    }
+
+    pub fn id_of(&self, name: &str) -> Option<u16> {
+        self.ids.get(&Some(name.to_owned())).copied()
+    }
+
+    pub fn decode(&mut self, raw: i64) -> u16 {
+        if let Some(&id) = self.cache.get(&raw) {
+            return id;
+        }
+        let v = raw & 0xFFFF;
+        let out: Option<String> = if self.invalid_mask != 0 && v & self.invalid_mask != 0 {
+            None
+        } else {
+            let mut flags: Vec<char> = self.letters.iter().filter(|(bit, _)| v & bit != 0).map(|&(_, c)| c).collect();
+            if flags.is_empty() {
+                Some(if v & self.preempted != 0 { "R+" } else { "R" }.into())
+            } else if self.dn_is_i && flags.len() == 2 && flags.contains(&'D') && flags.contains(&'N') {
+                Some("I".into())
+            } else {
+                const ORDER: &str = "SDTtXZPxKWNI";
+                flags.sort_by_key(|c| ORDER.find(*c).unwrap());
+                Some(flags.into_iter().take(3).collect())
+            }
+        };
+        let id = self.intern(out);
+        self.cache.insert(raw, id);
+        id
+    }
+}
+
+/// sched rows, in replay order of the switches that made them.
+#[derive(Default)]
+pub struct SchedTable {
+    pub ts: Vec<i64>,
+    pub dur: Vec<i64>,
+    pub cpu: Vec<i64>,
+    pub utid: Vec<u32>,
+    /// end_state id (EndStates), u16::MAX = NULL
+    pub end_state: Vec<u16>,
+    pub prio: Vec<i64>,
+}
+
+pub const NO_STATE: u16 = u16::MAX;
+
+/// The per-CPU pending slice: a row is closed by the next kept switch on its
+/// CPU (dur = the gap, end_state = that switch's prev_state), unless that
+/// switch is a regular one whose prev_pid is not the row's next_pid: the row
+/// then stays open and mismatched_sched_switch_tids counts it.
+#[derive(Default)]
+pub struct SchedTracker {
+    pub table: SchedTable,
+    pending: HashMap<i64, (usize, i64)>, // cpu -> (row, next_pid)
+    mismatched: i64,
+}
+
+impl SchedTracker {
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(&mut self, ts: i64, cpu: i64, compact: bool, prev_pid: i64, prev_state: u16,
+                next_pid: i64, next_utid: u32, next_prio: i64) {
+        let t = &mut self.table;
+        if let Some(&(row, pid)) = self.pending.get(&cpu) {
+            if compact || prev_pid == pid {
+                t.dur[row] = ts - t.ts[row];
+                t.end_state[row] = prev_state;
+            } else {
+                self.mismatched += 1;
+            }
+        }
+        let row = t.ts.len();
+        t.ts.push(ts);
+        t.dur.push(-1);
+        t.cpu.push(cpu);
+        t.utid.push(next_utid);
+        t.end_state.push(NO_STATE);
+        t.prio.push(next_prio);
+        self.pending.insert(cpu, (row, next_pid));
+    }
+
+    pub fn finish(&mut self, stats: &mut Stats) {
+        if self.mismatched > 0 {
+            stats.add("mismatched_sched_switch_tids", self.mismatched, None);
+        }
+    }
+}
+
+/// thread_state rows, ids in creation (replay) order.
+#[derive(Default)]
+pub struct ThreadStateTable {
+    pub ts: Vec<i64>,
+    pub dur: Vec<i64>,
+    /// -1 = NULL
+    pub cpu: Vec<i64>,
+    pub utid: Vec<u32>,
+    pub state: Vec<u16>,
+    pub io_wait: Vec<Option<i64>>,
+    /// u32::MAX = NULL
+    pub waker: Vec<u32>,
+    /// irq_context: 0 for rows opened by wakings / new tasks, else NULL
+    pub irq_zero: Vec<bool>,
+}
+
+/// Every event is an action on one utid (utid 0 has no rows): a switch is
+/// "prev out" (opens the end_state; closes the last row only if it is
+/// Running, else data loss leaves it open) then "next in" (closes the last
+/// row, opens Running on the cpu); task_newtask closes the last row and opens
+/// R with the parent as waker; sched_waking does the same only if the wakee
+/// has no rows or its last row is blocked (not Running / R), else it is
+/// spurious; sched_blocked_reason sets io_wait on a blocked last row.
+pub struct ThreadStateTracker {
+    pub table: ThreadStateTable,
+    last: Vec<u32>, // utid -> last row (u32::MAX = none)
+    pub spurious: i64,
+    r_plus: Option<u16>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl ThreadStateTracker {
+    pub fn new() -> Self {
+        ThreadStateTracker { table: Default::default(), last: Vec::new(), spurious: 0, r_plus: None }
+    }
+
+    fn last_row(&self, utid: u32) -> Option<usize> {
+        match self.last.get(utid as usize) {
+            Some(&r) if r != NONE => Some(r as usize),
+            _ => None,
+        }
+    }
+
+    fn open(&mut self, utid: u32, ts: i64, state: u16, cpu: i64, waker: u32, irq_zero: bool) {
+        let t = &mut self.table;
+        let row = t.ts.len() as u32;
+        t.ts.push(ts);
+        t.dur.push(-1);
+        t.cpu.push(cpu);
+        t.utid.push(utid);
+        t.state.push(state);
+        t.io_wait.push(None);
+        t.waker.push(waker);
+        t.irq_zero.push(irq_zero);
+        let u = utid as usize;
+        if self.last.len() <= u {
+            self.last.resize(u + 1, NONE);
+        }
+        self.last[u] = row;
+    }
+
+    fn close_last(&mut self, utid: u32, ts: i64) {
+        if let Some(r) = self.last_row(utid) {
+            self.table.dur[r] = ts - self.table.ts[r];
+        }
+    }
+
+    pub fn switch_out(&mut self, utid: u32, ts: i64, state: u16) {
+        if utid == 0 {
+            return;
+        }
+        if let Some(r) = self.last_row(utid) {
+            if self.table.state[r] == RUNNING {
+                self.table.dur[r] = ts - self.table.ts[r];
+            }
+        }
+        self.open(utid, ts, state, -1, NONE, false);
+    }
+
+    pub fn switch_in(&mut self, utid: u32, ts: i64, cpu: i64) {
+        if utid == 0 {
+            return;
+        }
+        self.close_last(utid, ts);
+        self.open(utid, ts, RUNNING, cpu, NONE, false);
+    }
+
+    pub fn waking(&mut self, utid: u32, ts: i64, waker: Option<u32>) {
+        if utid == 0 {
+            return;
+        }
+        if let Some(r) = self.last_row(utid) {
+            let st = self.table.state[r];
+            if st == RUNNING || st == R {
+                self.spurious += 1;
+                return;
+            }
+        }
+        self.close_last(utid, ts);
+        self.open(utid, ts, R, -1, waker.unwrap_or(NONE), true);
+    }
+
+    pub fn new_task(&mut self, utid: u32, ts: i64, parent: u32) {
+        if utid == 0 {
+            return;
+        }
+        self.close_last(utid, ts);
+        self.open(utid, ts, R, -1, parent, true);
+    }
+
+    pub fn set_r_plus(&mut self, id: Option<u16>) {
+        self.r_plus = id;
+    }
+
+    pub fn blocked_reason(&mut self, utid: u32, io_wait: i64, states: &EndStates) {
+        if utid == 0 {
+            return;
+        }
+        if let Some(r) = self.last_row(utid) {
+            let st = self.table.state[r];
+            let r_plus = states.id_of("R+");
+            if st != RUNNING && st != R && Some(st) != r_plus {
+                self.table.io_wait[r] = Some(io_wait);
+            }
+        }
+    }
+}
+
+impl Default for ThreadStateTracker {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,191 @@
+//! Tracks (identity = type + dimension args + slot) and the args table.
+
+use std::collections::HashMap;
+
+/// An arg's value, typed as trace_processor's Variadic.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgVal {
+    Int(i128),
+    Real(f64),
+    Str(String),
+    Bool(bool),
+}
+
+/// One args row: (arg_set_id, key, int_value, string_value, real_value,
+/// value_type, display_value); flat_key = key.
+pub struct ArgRow {
+    pub set_id: i64,
+    pub key: String,
+    pub int_value: Option<i64>,
+    pub string_value: Option<String>,
+    pub real_value: Option<f64>,
+    pub value_type: &'static str,
+    pub display_value: String,
+}
+
+#[derive(Default)]
+pub struct Args {
+    pub rows: Vec<ArgRow>,
+    next_id: i64,
+}
+
+impl Args {
+    /// Adds one arg set (None values skipped) and returns its id.
+    pub fn add_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
+        let set_id = self.next_id;
+        self.next_id += 1;
+        for (key, value) in items {
+            let Some(value) = value else { continue };
+            let key = key.as_ref().to_owned();
+            let row = match value {
+                ArgVal::Bool(b) => ArgRow {
+                    set_id, key, int_value: Some(*b as i64), string_value: None, real_value: None,
+                    value_type: "bool", display_value: if *b { "true" } else { "false" }.into(),
+                },
+                ArgVal::Int(i) if *i > i64::MAX as i128 => ArgRow {
+                    // uint64 args keep their int64 bit pattern (Variadic::UnsignedInteger)
+                    set_id, key, int_value: Some(*i as u64 as i64), string_value: None,
+                    real_value: None, value_type: "uint", display_value: i.to_string(),
+                },
+                ArgVal::Int(i) => ArgRow {
+                    set_id, key, int_value: Some(*i as i64), string_value: None, real_value: None,
+                    value_type: "int", display_value: i.to_string(),
+                },
+                ArgVal::Real(r) => ArgRow {
+                    set_id, key, int_value: None, string_value: None, real_value: Some(*r),
+                    value_type: "real", display_value: py_float_repr(*r),
+                },
+                ArgVal::Str(s) => ArgRow {
+                    set_id, key, int_value: None, string_value: Some(s.clone()), real_value: None,
+                    value_type: "string", display_value: s.clone(),
+                },
+            };
+            self.rows.push(row);
+        }
+        set_id
+    }
+}
+
+/// A dimension's value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Dim {
+    Int(i64),
+    Str(String),
+}
+
+pub type Dims = Vec<(&'static str, Dim)>;
+
+pub struct TrackRow {
+    pub name: Option<String>,
+    pub type_: &'static str,
+    pub dimension_arg_set_id: Option<i64>,
+    pub event_type: &'static str,
+    pub utid: Option<u32>,
+    pub upid: Option<u32>,
+    pub cpu: Option<i64>,
+}
+
+#[derive(Default)]
+pub struct Tracks {
+    pub rows: Vec<TrackRow>,
+    by_key: HashMap<(&'static str, Dims, Option<String>, u32), u32>,
+}
+
+/// Which table view a track belongs to (its `_utid` / `_upid` / `_cpu`).
+#[derive(Default, Clone, Copy)]
+pub struct Owner {
+    pub utid: Option<u32>,
+    pub upid: Option<u32>,
+    pub cpu: Option<i64>,
+}
+
+impl Tracks {
+    #[allow(clippy::too_many_arguments)]
+    pub fn intern(
+        &mut self,
+        args: &mut Args,
+        type_: &'static str,
+        name: Option<&str>,
+        event_type: &'static str,
+        dims: Dims,
+        owner: Owner,
+        slot: u32,
+    ) -> u32 {
+        let key_name = if dims.is_empty() { name.map(str::to_owned) } else { None };
+        let key = (type_, dims, key_name, slot);
+        if let Some(&id) = self.by_key.get(&key) {
+            return id;
+        }
+        let id = self.rows.len() as u32;
+        let dim_id = if key.1.is_empty() {
+            None
+        } else {
+            let items: Vec<(&str, Option<ArgVal>)> = key
+                .1
+                .iter()
+                .map(|(k, v)| {
+                    (*k, Some(match v {
+                        Dim::Int(i) => ArgVal::Int(*i as i128),
+                        Dim::Str(s) => ArgVal::Str(s.clone()),
+                    }))
+                })
+                .collect();
+            Some(args.add_set(&items))
+        };
+        self.rows.push(TrackRow {
+            name: name.map(str::to_owned),
+            type_,
+            dimension_arg_set_id: dim_id,
+            event_type,
+            utid: owner.utid,
+            upid: owner.upid,
+            cpu: owner.cpu,
+        });
+        self.by_key.insert(key, id);
+        id
+    }
+
+    pub fn thread_track(&self, utid: u32) -> Option<u32> {
+        let key = ("thread_execution", vec![("utid", Dim::Int(utid as i64))], None, 0u32);
+        self.by_key.get(&key).copied()
+    }
+}
+
+/// Python's repr() of a float (shortest round-trip digits; exponent form
+/// below 1e-4 and from 1e16 on).
+pub fn py_float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+    }
+    // shortest digits and decimal exponent from Rust's {:e}
+    let e = format!("{:e}", x);
+    let (mant, exp) = e.split_once('e').unwrap();
+    let exp: i32 = exp.parse().unwrap();
+    let neg = mant.starts_with('-');
+    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
+    let sign = if neg { "-" } else { "" };
+    if (-4..16).contains(&exp) {
+        let n = digits.len() as i32;
+        if exp >= 0 {
+            if n <= exp + 1 {
+                format!("{sign}{}{}.0", digits, "0".repeat((exp + 1 - n) as usize))
+            } else {
+                let (a, b) = digits.split_at((exp + 1) as usize);
+                format!("{sign}{a}.{b}")
+            }
+        } else {
+            format!("{sign}0.{}{}", "0".repeat((-exp - 1) as usize), digits)
+        }
+    } else {
+        let (a, b) = digits.split_at(1);
+        let m = if b.is_empty() { a.to_string() } else { format!("{a}.{b}") };
+        let es = if exp < 0 { format!("-{:02}", -exp) } else { format!("+{:02}", exp) };
+        format!("{sign}{m}e{es}")
+    }
+}
