@@ -107,14 +107,18 @@ def child_import_core(path: str) -> dict:
     t2 = time.perf_counter()
     blob = imported.to_sqlite(core._trace_config_text(imported))
     t3 = time.perf_counter()
+    events = imported.events
+    del imported
     conn = sqlite3.connect(":memory:")
     conn.deserialize(blob)
+    db_mb = len(blob) / 1e6
+    del blob
     t4 = time.perf_counter()
     n_sched = conn.execute("SELECT count(*) FROM sched").fetchone()[0]
     n_raw = conn.execute("SELECT count(*) FROM ftrace_event").fetchone()[0]
     n_ts = conn.execute("SELECT count(*) FROM thread_state").fetchone()[0]
-    return {"seconds": t4 - t0, "events": imported.events, "read": t1 - t0, "decode_replay": t2 - t1, "sqlite": t3 - t2,
-            "deserialize": t4 - t3, "db_mb": len(blob) / 1e6, "sched_rows": n_sched,
+    return {"seconds": t4 - t0, "events": events, "read": t1 - t0, "decode_replay": t2 - t1,
+            "sqlite": t3 - t2, "deserialize": t4 - t3, "db_mb": db_mb, "sched_rows": n_sched,
             "ftrace_event_rows": n_raw, "thread_state_rows": n_ts,
             "bytes": os.path.getsize(path), "rss_mb": _vm_hwm_mb()}
 

@@ -29,7 +29,7 @@ from artscope.engines.embedded.formats import read_trace_bytes  # noqa: E402
 def python_tables(data: bytes, name: str = "") -> sqlite3.Connection:
     from artscope.engines.embedded import EmbeddedEngine, decode_bytes
     eng = EmbeddedEngine()
-    eng.load_sink(decode_bytes("proto", data, name), name)
+    eng.load_sink(decode_bytes("proto", data, name), name)  # the Python importer
     store = eng.store
     assert store is not None
     store.ensure_tables_for("select * from ftrace_event, thread_state")
@@ -37,8 +37,7 @@ def python_tables(data: bytes, name: str = "") -> sqlite3.Connection:
 
 
 def core_tables(data: bytes, name: str = "") -> sqlite3.Connection:
-    conn, _ = core.import_proto(data, name)
-    return conn
+    return core.import_proto(data, name).conn
 
 
 def names(conn: sqlite3.Connection) -> list[str]:

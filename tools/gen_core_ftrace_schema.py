@@ -6,19 +6,16 @@ args. Re-run after bumping the perfetto package: python3 tools/gen_core_ftrace_s
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-# Must match the events the importer decodes into args (see engine-core's
-# decoder::proto and the Python reference's _GENERIC_WITH_FIELDS).
-GENERIC_WITH_FIELDS = sorted({
-    "print", "cpu_frequency", "cpu_frequency_limits", "cpu_idle",
-    "clock_set_rate", "clk_set_rate", "devfreq_frequency", "task_newtask",
-    "task_rename", "sched_process_free", "sched_process_exit",
-    "cgroup_attach_task", "sys_enter", "sys_exit", "sched_blocked_reason",
-    "sched_wakeup", "sched_wakeup_new", "suspend_resume", "gpu_frequency",
-})
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pyanalysis"))
+from artscope.engines.embedded.proto import _GENERIC_WITH_FIELDS  # noqa: E402
+
+# The events whose fields become args: the Python reference importer's set.
+GENERIC_WITH_FIELDS = sorted(_GENERIC_WITH_FIELDS)
 
 # protobuf descriptor type numbers -> the decoder's FieldKind
 KINDS = {5: "I32", 13: "U32", 3: "I64", 4: "U64", 9: "Str", 8: "Bool", 17: "S32", 18: "S64"}

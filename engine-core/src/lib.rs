@@ -90,14 +90,17 @@ impl ImportedTrace {
     #[pyo3(signature = (trace_config_pbtxt=None))]
     fn to_sqlite<'py>(&self, py: Python<'py>, trace_config_pbtxt: Option<&str>) -> PyResult<Bound<'py, PyBytes>> {
         let imp = &self.imp;
-        let data = py.allow_threads(|| {
-            guarded("building tables", || {
-                let conn = tables::build_db(imp, trace_config_pbtxt).map_err(|e| e.to_string())?;
-                let data = conn.serialize(rusqlite::DatabaseName::Main).map_err(|e| e.to_string())?;
-                Ok(data.to_vec())
-            })
+        let conn = py.allow_threads(|| {
+            guarded("building tables", || tables::build_db(imp, trace_config_pbtxt).map_err(|e| e.to_string()))
         })?;
-        Ok(PyBytes::new(py, &data))
+        // one copy: the in-memory database's own pages, borrowed
+        // (SQLITE_SERIALIZE_NOCOPY), straight into the bytes object
+        let bytes = guarded("serializing tables", || {
+            let data = conn.serialize(rusqlite::DatabaseName::Main).map_err(|e| e.to_string())?;
+            Ok(PyBytes::new(py, &data).unbind())
+        })?;
+        drop(conn);
+        Ok(bytes.into_bound(py))
     }
 }
 

@@ -190,6 +190,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         ctx.stats.add("compact_sched_switch_skipped", skipped_compact, None);
     }
     sched.finish(&mut ctx.stats);
+    // the tables need none of the events any more (peak RSS)
+    drop(order);
+    for v in [&mut sink.switches as &mut dyn Clear, &mut sink.wakings, &mut sink.ftrace, &mut sink.packets] {
+        v.clear_free();
+    }
     Imported { sink, ctx, sched, raw, frames, raw_on, events, cpus_seen, ts_other_first_last: ts_other }
 }
 
@@ -279,5 +284,15 @@ fn process_tree(pt: &mut ProcessTracker, processes: &[TreeProcess], threads: &[T
         if let Some(n) = &t.name {
             pt.set_thread_name(utid, &Some(Rc::from(n.as_str())), PRIO_PROCESS_TREE);
         }
+    }
+}
+
+trait Clear {
+    fn clear_free(&mut self);
+}
+
+impl<T> Clear for Vec<T> {
+    fn clear_free(&mut self) {
+        *self = Vec::new();
     }
 }

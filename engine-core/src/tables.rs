@@ -132,32 +132,64 @@ fn ot(v: Option<&str>) -> V<'_> {
     v.map_or(V::Null, V::Text)
 }
 
-struct Inserter<'c> {
-    stmt: Statement<'c>,
+/// Rows per multi-row INSERT: one statement step inserts this many rows
+/// (the per-statement VDBE overhead is most of a single-row insert's cost).
+const BATCH: usize = 64;
+
+/// Bulk inserter: rows are buffered and inserted BATCH at a time by one
+/// multi-row INSERT; the rest by single-row ones on `finish`.
+struct Inserter<'c, 'v> {
+    many: Statement<'c>,
+    one: Statement<'c>,
+    width: usize,
+    buf: Vec<V<'v>>,
 }
 
-impl<'c> Inserter<'c> {
+impl<'c, 'v> Inserter<'c, 'v> {
     fn new(conn: &'c Connection, table: &str, cols: &[Col]) -> rusqlite::Result<Self> {
         let stored: Vec<&str> = cols.iter().filter(|c| c.2.is_none()).map(|c| c.0).collect();
-        let marks = vec!["?"; stored.len()].join(", ");
-        let sql = format!("INSERT INTO {table} ({}) VALUES ({marks})", stored.join(", "));
-        Ok(Inserter { stmt: conn.prepare(&sql)? })
+        let one = format!("({})", vec!["?"; stored.len()].join(", "));
+        let head = format!("INSERT INTO {table} ({}) VALUES ", stored.join(", "));
+        let many = format!("{head}{}", vec![one.as_str(); BATCH].join(", "));
+        Ok(Inserter {
+            many: conn.prepare(&many)?,
+            one: conn.prepare(&format!("{head}{one}"))?,
+            width: stored.len(),
+            buf: Vec::with_capacity(stored.len() * BATCH),
+        })
     }
 
     #[inline]
-    fn row(&mut self, vals: &[V<'_>]) -> rusqlite::Result<()> {
-        for (i, v) in vals.iter().enumerate() {
-            self.stmt.raw_bind_parameter(i + 1, v)?;
+    fn row(&mut self, vals: &[V<'v>]) -> rusqlite::Result<()> {
+        debug_assert_eq!(vals.len(), self.width);
+        self.buf.extend_from_slice(vals);
+        if self.buf.len() == self.width * BATCH {
+            for (i, v) in self.buf.iter().enumerate() {
+                self.many.raw_bind_parameter(i + 1, v)?;
+            }
+            self.many.raw_execute()?;
+            self.buf.clear();
         }
-        self.stmt.raw_execute()?;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> rusqlite::Result<()> {
+        let buf = std::mem::take(&mut self.buf);
+        for row in buf.chunks(self.width) {
+            for (i, v) in row.iter().enumerate() {
+                self.one.raw_bind_parameter(i + 1, v)?;
+            }
+            self.one.raw_execute()?;
+        }
         Ok(())
     }
 }
 
 /// Builds the database in an in-memory SQLite connection.
 pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Connection> {
+    // (SQLite's sorter may use a second thread for the index builds)
     let conn = Connection::open_in_memory()?;
-    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+    conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA threads = 2;")?;
     let schema = schema();
     for (name, cols) in &schema {
         let defs: Vec<String> = cols
@@ -183,6 +215,8 @@ pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::R
     for (name, cols) in &schema {
         let mut ins = Inserter::new(&conn, name, cols)?;
         fill(imp, name, &mut ins, trace_config_pbtxt)?;
+        ins.finish()?;
+        drop(ins);
         lap(name);
     }
     conn.execute_batch("COMMIT")?;
@@ -196,7 +230,7 @@ pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::R
     Ok(conn)
 }
 
-fn fill(imp: &Imported, table: &str, ins: &mut Inserter<'_>, config: Option<&str>) -> rusqlite::Result<()> {
+fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: Option<&'v str>) -> rusqlite::Result<()> {
     let ctx = &imp.ctx;
     let pt = &ctx.pt;
     let sink = &imp.sink;

@@ -43,9 +43,19 @@ class EmbeddedEngine(Engine):
         self.store: Store | None = None
 
     def load(self, path: str | Path) -> LoadInfo:
+        from artscope.engines.embedded import core
         from artscope.engines.embedded.formats import read_trace_bytes
 
         tb = read_trace_bytes(path)
+        if tb.kind == "proto" and core.enabled():
+            # The compiled core: same tables as the Python importer below
+            # (tools/compare_core.py), built in Rust.
+            imported = core.import_proto(tb.data, str(path), self.ingest_ftrace_in_raw)
+            self.store = Store.from_connection(imported.conn)
+            self.info = LoadInfo(engine=self.name, path=str(path),
+                                 partial=imported.partial or tb.partial,
+                                 warnings=list(tb.warnings) + imported.warnings)
+            return self.info
         sink = decode_bytes(tb.kind, tb.data, str(path))
         sink.warnings[:0] = list(tb.warnings)
         # trace_processor's systrace reader does no raw ftrace ingestion (no

@@ -6,15 +6,18 @@ producing the same tables; they reach Python's ``sqlite3`` as one serialized
 database (``sqlite3_serialize`` in Rust -> ``Connection.deserialize``), so
 every metric query runs unchanged on Python's SQLite.
 
-Not yet the engine's default: ``tools/compare_core.py`` and
-tests/test_core_identity.py check table identity with the Python importer
-first (see engine-core/README.md).
+When the extension is built (``python3 tools/build_core.py``; not yet part
+of ``pip install``), the embedded engine imports protobuf traces with it;
+``ARTSCOPE_CORE=0`` switches back to the Python importer, which stays the
+reference: ``tools/compare_core.py`` and tests/test_core_identity.py check
+that both give identical tables (see engine-core/README.md).
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from typing import Any
+from typing import Any, NamedTuple
 
 from artscope.errors import TraceError
 
@@ -27,6 +30,11 @@ except ImportError:  # pragma: no cover - depends on the build
 def available() -> bool:
     """Whether the compiled core is importable."""
     return _core is not None
+
+
+def enabled() -> bool:
+    """Whether the embedded engine imports protobuf traces with the core."""
+    return _core is not None and os.environ.get("ARTSCOPE_CORE", "1") != "0"
 
 
 def _trace_config_text(imported: Any) -> str | None:
@@ -48,10 +56,19 @@ def _trace_config_text(imported: Any) -> str | None:
     return text
 
 
+class CoreImport(NamedTuple):
+    """What one import gives: the tables and the load's flags."""
+
+    conn: sqlite3.Connection
+    partial: bool
+    warnings: list[str]
+    packets: int
+
+
 def import_proto(data: bytes, path: str = "",
-                 ingest_ftrace_in_raw: bool = True) -> tuple[sqlite3.Connection, Any]:
-    """Import Perfetto protobuf ``data``; returns (connection holding every
-    table, the core's ImportedTrace for warnings / partial)."""
+                 ingest_ftrace_in_raw: bool = True) -> CoreImport:
+    """Import Perfetto protobuf ``data`` into a connection holding every table,
+    view and index; TraceError naming ``path`` for bad input."""
     if _core is None:
         raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
     try:
@@ -59,6 +76,8 @@ def import_proto(data: bytes, path: str = "",
         blob = imported.to_sqlite(_trace_config_text(imported))
     except _core.CoreError as e:
         raise TraceError(f"{e}: {path}") from None
-    conn = sqlite3.connect(":memory:", check_same_thread=False)
-    conn.deserialize(blob)
-    return conn, imported
+    out = CoreImport(sqlite3.connect(":memory:", check_same_thread=False),
+                     imported.partial, list(imported.warnings), imported.packets)
+    del imported  # the core's columns (peak RSS)
+    out.conn.deserialize(blob)
+    return out
