@@ -336,7 +336,7 @@ fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: 
                 let r = &ctx.slices.rows[*sid as usize];
                 let mut vals = vec![V::Int(*sid as i64), V::Int(r.ts), V::Int(r.dur), V::Int(r.track as i64), V::Null,
                     V::Text(&r.name), V::Int(r.depth), ou32(r.parent), oi(r.arg_set),
-                    oi(cols.display_frame_token), V::Int(cols.surface_frame_token), V::Int(cols.upid as i64),
+                    oi(cols.display_frame_token), oi(cols.surface_frame_token), V::Int(cols.upid as i64),
                     ot(cols.layer_name.as_deref())];
                 if !want_expected {
                     vals.extend([V::Text(cols.present_type), V::Int(cols.on_time_finish),

@@ -81,7 +81,7 @@ fn surface_jank_tag(v: i64, present: i64) -> &'static str {
 pub struct FrameCols {
     pub expected: bool,
     pub display_frame_token: Option<i64>,
-    pub surface_frame_token: i64,
+    pub surface_frame_token: Option<i64>,
     pub upid: u32,
     pub layer_name: Option<String>,
     // actual frames only
@@ -174,8 +174,9 @@ impl FrameTimelineTracker {
         let mut cols = FrameCols {
             expected,
             display_frame_token: display_token,
-            // display frames: 0, not NULL (typed table default)
-            surface_frame_token: if surface { token } else { 0 },
+            // display frames have no surface token: NULL, as the reference
+            // trace_processor (v58.2) gives
+            surface_frame_token: if surface { Some(token) } else { None },
             upid,
             layer_name: if surface { Some(layer.clone()) } else { None },
             present_type: "", on_time_finish: 0, gpu_composition: 0, jank_type: String::new(),
