@@ -246,3 +246,45 @@ def test_cluster_without_dask_is_one_line(generated_batch):
     p = subprocess.run([sys.executable, "-c", code, "analyze", str(generated_batch[0]), *SEL,
                         "--cluster", "local:2"], capture_output=True, text=True, timeout=60)
     assert "pip install 'artscope[cluster]'" in one_line_error(p)
+
+
+# -- study commands: a dataset as input, -o DIR/ as their analysis store -------------
+
+
+@pytest.mark.slow
+def test_lbo_and_noise_read_and_write_datasets(tmp_path):
+    import study_data as SD
+
+    src = SD.study_dir("unhealthy")
+    traces = tmp_path / "unhealthy"
+    copy_traces(sorted(src.glob("*.pftrace")), traces)
+    d = tmp_path / "ds"
+    sel = ["--app", SD.APP, "--cpus", SD.CPUS, "--engine", "embedded", "--jobs", "2"]
+    lbo = ["lbo", "--name-pattern", SD.PRESET, "--format", "json"]
+    first = cli(*lbo, str(traces), *sel, "-o", f"{d}/")
+    assert first.returncode == 0, first.stderr
+    # the numbers test_study_lbo derives by hand for this set: LBO 1.1 over 3 runs
+    (a,) = [r for r in json.loads(first.stdout)["rows"] if r["kind"] == "benchmark"]
+    assert a["lbo"] == pytest.approx(1.1) and a["n"] == 3
+    assert artscope.load_results(d).height == 4
+    # the dataset as input gives the same table
+    assert cli(*lbo, str(d)).stdout == first.stdout
+    # a rerun resumes: a trace whose size and mtime did not change is not read
+    victim = sorted(traces.glob("*.pftrace"))[0]
+    st = victim.stat()
+    victim.write_bytes(b"\0" * st.st_size)
+    os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
+    again = cli(*lbo, str(traces), *sel, "-o", f"{d}/")
+    assert again.returncode == 0 and again.stdout == first.stdout
+    forced = cli(*lbo, str(traces), *sel, "--force", "-o", f"{d}/")
+    assert "artscope: excluded" in forced.stderr and victim.name in forced.stderr
+
+    # noise: saved JSON, traces into -o DIR/, and that DIR all agree
+    noise = ["noise", "--name-pattern", SD.PRESET, "--format", "json"]
+    saved = cli(*noise, str(SD.saved_output("noisy_memfreq", "json")))
+    assert saved.returncode == 0, saved.stderr
+    d2 = tmp_path / "ds2"
+    traced = cli(*noise, str(SD.study_dir("noisy_memfreq")), *sel, "-o", f"{d2}/")
+    assert traced.returncode == 0, traced.stderr
+    assert json.loads(traced.stdout) == json.loads(saved.stdout)
+    assert cli(*noise, str(d2)).stdout == traced.stdout

@@ -101,11 +101,9 @@ def build_options(kw: dict):
         mem_device=kw.get("mem_device"), **extra)
 
 
-def batch_options(f):
-    """Where a batch runs and where its results go, shared by analyze/check."""
+def cluster_options(f):
+    """Where a batch runs besides --jobs, and whether -o DIR/ resumes."""
     opts = [
-        click.option("--jobs", type=click.IntRange(min=1), default=None,
-                     help="Parallel traces on this machine (default: all cores)."),
         click.option("--cluster", metavar="ADDR", envvar="ARTSCOPE_CLUSTER",
                      help="Run on a Dask cluster: tcp://HOST:8786, or local:N worker "
                           "processes on this machine (or $ARTSCOPE_CLUSTER)."),
@@ -118,15 +116,18 @@ def batch_options(f):
     return f
 
 
-def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str | None = None,
-               dataset: str | None = None, resume: bool = True) -> list[dict]:
-    """Analyse every trace (into ``dataset`` when given); a single bad trace
-    is a one-line error (exit 2)."""
-    from artscope.batch import analyze_many, expand_paths
-    from artscope.errors import UsageError
-    from artscope.output import progress_printer
+def batch_options(f):
+    """Where a batch runs and whether it resumes, shared by analyze/check."""
+    f = cluster_options(f)
+    return click.option("--jobs", type=click.IntRange(min=1), default=None,
+                        help="Parallel traces on this machine (default: all cores).")(f)
 
-    opts = build_options(kw)
+
+def _backend(jobs: int | None, cluster: str | None, dataset: str | None,
+             resume: bool) -> str | None:
+    """Check --jobs / --cluster / --force together; the cluster to use, if any."""
+    from artscope.errors import UsageError
+
     if cluster and jobs:
         source = click.get_current_context().get_parameter_source("cluster")
         if source is not click.core.ParameterSource.ENVIRONMENT:
@@ -138,6 +139,18 @@ def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str
         check_address(cluster)
     if not resume and not dataset:
         raise UsageError("--force only applies with -o DIR/ (a results dataset)")
+    return cluster
+
+
+def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str | None = None,
+               dataset: str | None = None, resume: bool = True) -> list[dict]:
+    """Analyse every trace (into ``dataset`` when given); a single bad trace
+    is a one-line error (exit 2)."""
+    from artscope.batch import analyze_many, expand_paths
+    from artscope.output import progress_printer
+
+    opts = build_options(kw)
+    cluster = _backend(jobs, cluster, dataset, resume)
     paths = expand_paths(traces)
     with progress_printer(len(paths)) as progress:
         if dataset:
@@ -353,8 +366,10 @@ def label_options(f):
     return f
 
 
-def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True):
-    """Analyse/read the inputs and label every run (UsageError on unmatched)."""
+def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True,
+                dataset: str | None = None):
+    """Analyse/read the inputs and label every run (UsageError on unmatched);
+    analysed traces are kept in the results dataset ``dataset`` when given."""
     from artscope.batch import expand_paths
     from artscope.output import progress_printer
     from artscope.studies import Labels, apply_labels, load_runs
@@ -368,10 +383,17 @@ def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True)
     traces = [p for p in inputs if not is_analyze_output(p)]
     opts = build_options(kw) if (kw.get("app") or kw.get("pid") is not None) else None
     n = len(expand_paths(traces)) if traces else 0
+    resume = kw.get("resume", True)
+    cluster = _backend(kw.get("jobs"), kw.get("cluster"), dataset, resume)
     with progress_printer(n) as progress:
         runs = load_runs(inputs, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
-                         jobs=kw.get("jobs"), progress=progress)
+                         jobs=kw.get("jobs"), progress=progress, cluster=cluster,
+                         output=dataset, resume=resume)
     return runs if labels is None else apply_labels(runs, labels)
+
+
+_STUDY_OUTPUT_HELP = ("Write the table to this file (atomically); or DIR/: keep the analysed "
+                      "traces in this results dataset (resumable) and print the table.")
 
 
 @main.command("lbo")
@@ -387,17 +409,20 @@ def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True)
               help="A benchmark is noisy when a 95% CI exceeds ±PCT% of its mean.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
               default="table", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+@click.option("-o", "--output", type=click.Path(), help=_STUDY_OUTPUT_HELP)
+@cluster_options
 def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, noisy_ci, fmt, output, **kw) -> None:
     """GC lower-bound overhead per benchmark, config and heap multiple x
-    (Cai et al., ISPASS'22) from INPUT... (traces, directories, globs, or
-    saved analyze output .json/.csv/.parquet), labelled by --meta or
-    --name-pattern."""
+    (Cai et al., ISPASS'22) from INPUT... (traces, directories, globs,
+    saved analyze output .json/.csv/.parquet, or results datasets DIR/),
+    labelled by --meta or --name-pattern."""
     from artscope.output import write_output
     from artscope.studies.lbo import StudyOptions, compute_lbo, excluded_lines
     from artscope.studies.render import lbo_bytes
 
-    runs = _study_runs(inputs, kw)
+    dataset = _dataset_dir(output)
+    output = None if dataset else output
+    runs = _study_runs(inputs, kw, dataset=dataset)
     result = compute_lbo(runs, StudyOptions(cost=cost, include_unhealthy=include_unhealthy,
                                             keep_flagged=keep_flagged, noisy_ci_pct=noisy_ci))
     write_output(lbo_bytes(result, fmt, at_x), output, fmt)
@@ -419,16 +444,19 @@ def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, noisy_ci, fmt, 
                    "default: benchmark, config, x).")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
               default="table", show_default=True)
-@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+@click.option("-o", "--output", type=click.Path(), help=_STUDY_OUTPUT_HELP)
+@cluster_options
 def noise_cmd(inputs, metric, group_by, fmt, output, **kw) -> None:
     """Why repeated runs disagree: per group n, mean, CV, 95% CI, outlier
     runs, and the measured run factors ranked by how strongly they track
-    --metric, ending in one sentence per group."""
+    --metric, ending in one sentence per group. INPUT... as for lbo."""
     from artscope.output import write_output
     from artscope.studies.noise import diagnose_noise
     from artscope.studies.render import noise_bytes
 
-    runs = _study_runs(inputs, kw, labels_required=False)
+    dataset = _dataset_dir(output)
+    output = None if dataset else output
+    runs = _study_runs(inputs, kw, labels_required=False, dataset=dataset)
     keys = [k.strip() for g in group_by for k in g.split(",") if k.strip()] if group_by else None
     result = diagnose_noise(runs, metric, keys)
     write_output(noise_bytes(result, fmt), output, fmt)

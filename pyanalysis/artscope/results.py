@@ -67,6 +67,11 @@ def is_dataset_dir(output: str) -> bool:
     return output.endswith(("/", os.sep)) or os.path.isdir(output)
 
 
+def is_results_dir(path: str) -> bool:
+    """A directory written with ``-o DIR/`` (it has a manifest)."""
+    return os.path.isfile(os.path.join(path, MANIFEST))
+
+
 def options_hash(opts: AnalysisOptions, engine: str, tp_bin: str | None) -> str:
     """Everything besides a trace's bytes that decides its rows: artscope's
     version, every analysis option (thresholds included) and the engine."""

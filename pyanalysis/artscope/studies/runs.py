@@ -23,7 +23,12 @@ ANALYZE_OUTPUT_SUFFIXES = (".json", ".csv", ".parquet")
 
 
 def is_analyze_output(path: str) -> bool:
-    return path.lower().endswith(ANALYZE_OUTPUT_SUFFIXES) and os.path.isfile(path)
+    """Saved analyze output: a .json/.csv/.parquet file or a results dataset
+    directory (``-o DIR/``)."""
+    from artscope.results import is_results_dir
+
+    return ((path.lower().endswith(ANALYZE_OUTPUT_SUFFIXES) and os.path.isfile(path))
+            or is_results_dir(path))
 
 
 def read_analyze_output(path: str) -> pl.DataFrame:
@@ -31,7 +36,11 @@ def read_analyze_output(path: str) -> pl.DataFrame:
     from artscope.runset import flat_frame, flatten
 
     try:
-        if path.lower().endswith(".json"):
+        if os.path.isdir(path):
+            from artscope.results import load_results
+
+            df = load_results(path)
+        elif path.lower().endswith(".json"):
             with open(path, encoding="utf-8") as f:
                 data = json.load(f)
             if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
@@ -53,15 +62,17 @@ def read_analyze_output(path: str) -> pl.DataFrame:
 
 def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None, *,
               engine: str = "auto", tp_bin: str | None = None, jobs: int | None = None,
-              progress: Callable[[int, int], None] | None = None) -> pl.DataFrame:
+              progress: Callable[[int, int], None] | None = None,
+              cluster: str | None = None, output: str | None = None,
+              resume: bool = True) -> pl.DataFrame:
     """Every run of ``inputs`` as one flat frame (one row per run).
 
     ``inputs`` are trace files, directories or globs (analysed with ``opts``
-    in ``jobs`` processes, as ``artscope analyze`` does) and saved analyze
-    output files (``.json``/``.csv``/``.parquet``). A trace that cannot be
-    analysed is a row with ``error`` set (the study reports it as excluded).
-    New input kinds (e.g. a results dataset directory) belong here, so every
-    study command and ``artscope.study`` accept them at once.
+    in ``jobs`` processes or on a Dask ``cluster``, as ``artscope analyze``
+    does; kept in the results dataset ``output`` when given, which a rerun
+    resumes) and saved analyze output: ``.json``/``.csv``/``.parquet`` files
+    and results dataset directories. A trace that cannot be analysed is a
+    row with ``error`` set (the study reports it as excluded).
     """
     from artscope.batch import analyze_many, expand_paths
     from artscope.runset import flat_frame, flatten
@@ -78,9 +89,16 @@ def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None,
         paths = expand_paths(traces)
         if not paths:
             raise TraceError("no traces found in " + ", ".join(traces))
-        rows = analyze_many(paths, opts, engine=engine, tp_bin=tp_bin, jobs=jobs,
-                            progress=progress)
-        frames.append(flat_frame([flatten(r) for r in rows]))
+        if output is not None:
+            from artscope.results import analyze_to_dataset, load_results
+
+            analyze_to_dataset(output, paths, opts, engine=engine, tp_bin=tp_bin, jobs=jobs,
+                               cluster=cluster, resume=resume, progress=progress)
+            frames.append(load_results(output))
+        else:
+            rows = analyze_many(paths, opts, engine=engine, tp_bin=tp_bin, jobs=jobs,
+                                progress=progress, cluster=cluster)
+            frames.append(flat_frame([flatten(r) for r in rows]))
     df = pl.concat(frames, how="diagonal_relaxed")
     if "error" not in df.columns:
         df = df.with_columns(error=pl.lit(None, pl.String))
