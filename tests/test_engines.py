@@ -126,3 +126,24 @@ def test_bounds_include_sys_stats_counters_not_imported():
     eng = EmbeddedEngine()
     eng.load_sink(decode_bytes("proto", b.serialize()))
     assert eng.query("SELECT start_ts, end_ts FROM trace_bounds").rows() == [(500, 3000)]
+
+
+@pytest.mark.parametrize("engine", [
+    "embedded", pytest.param("trace_processor", marks=needs_tp)])
+def test_repeated_column_names_are_suffixed_not_an_error(engine):
+    # SQL users write this all the time; a DataFrame cannot hold two "name"s.
+    with load_trace(FIX / "pinned_clean.pftrace", engine=engine) as eng:
+        df = eng.query("SELECT t.name, p.name, p.name AS name_right FROM thread t "
+                       "JOIN process p USING (upid) WHERE p.name = 'com.example.bench' "
+                       "AND t.tid = p.pid")
+    assert df.columns == ["name", "name_right_2", "name_right"]
+    # the main thread's name is its 15-character comm
+    assert df.rows() == [("m.example.bench", "com.example.bench", "com.example.bench")]
+
+
+def test_unique_column_names():
+    from artscope.engines.base import unique_column_names
+
+    assert unique_column_names(["a", "b"]) == ["a", "b"]
+    assert unique_column_names(["a", "a", "a"]) == ["a", "a_right", "a_right_2"]
+    assert unique_column_names(["a", "a", "a_right"]) == ["a", "a_right_2", "a_right"]

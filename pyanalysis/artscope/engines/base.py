@@ -61,10 +61,31 @@ class Engine(abc.ABC):
         self.close()
 
 
+def unique_column_names(cols: list[str]) -> list[str]:
+    """SQL allows a result to repeat a column name (``SELECT t.name, p.name``);
+    a DataFrame does not. Later repeats get polars' join suffix: ``name``,
+    ``name_right``, ``name_right_2``, ... (never clashing with another column)."""
+    taken = set(cols)
+    seen: set[str] = set()
+    out = []
+    for name in cols:
+        if name in seen:
+            candidate, n = f"{name}_right", 2
+            while candidate in taken:
+                candidate, n = f"{name}_right_{n}", n + 1
+            taken.add(candidate)
+            name = candidate
+        seen.add(name)
+        out.append(name)
+    return out
+
+
 def rows_to_frame(cols: list[str], rows: list[tuple[Any, ...]]) -> pl.DataFrame:
-    """Build a DataFrame from DB-API rows; mixed int/float columns become float."""
+    """Build a DataFrame from DB-API rows; mixed int/float columns become float;
+    repeated column names are suffixed (unique_column_names)."""
     if not cols:
         return pl.DataFrame()
+    cols = unique_column_names(list(cols))
     data = list(zip(*rows)) if rows else [[] for _ in cols]
     series = []
     for name, values in zip(cols, data):
