@@ -147,3 +147,15 @@ def test_unique_column_names():
     assert unique_column_names(["a", "b"]) == ["a", "b"]
     assert unique_column_names(["a", "a", "a"]) == ["a", "a_right", "a_right_2"]
     assert unique_column_names(["a", "a", "a_right"]) == ["a", "a_right_2", "a_right"]
+
+
+def test_empty_first_packet_is_read_as_trace_processor_reads_it(tmp_path):
+    # An empty TracePacket (0x0a 0x00) is valid protobuf; trace_processor reads
+    # what follows it. The fixture has 1,532 sched rows (as without the packet).
+    path = tmp_path / "empty_first.pftrace"
+    path.write_bytes(b"\x0a\x00" * 3 + (FIX / "pinned_clean.pftrace").read_bytes())
+    with load_trace(FIX / "pinned_clean.pftrace", engine="embedded") as plain, \
+            load_trace(path, engine="embedded") as eng:
+        n = plain.query("SELECT count(*) AS n FROM sched")["n"][0]
+        assert n == 1532
+        assert eng.query("SELECT count(*) AS n FROM sched")["n"][0] == n

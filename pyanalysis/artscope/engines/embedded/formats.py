@@ -290,12 +290,19 @@ def _looks_like_proto(data: bytes) -> bool:
     head = data[:256]
     if all(0x20 <= b < 0x7F or b in b"\t\n\r" for b in head):
         return False  # plain text that happens to start with a newline
-    r = _read_varint(data, 1)
+    # Empty packets (0x0a 0x00) are valid TracePackets; trace_processor reads
+    # a trace that starts with them, so the first non-empty packet decides.
+    start = 0
+    while data[start:start + 2] == b"\x0a\x00":
+        start += 2
+    if start == len(data):
+        return start > 0
+    if data[start:start + 1] != b"\x0a":
+        return False
+    r = _read_varint(data, start + 1)
     if r is None:
         return False
     length, pos = r
-    if length == 0:
-        return False
     end = min(len(data), pos + length)
     # Walk the first packet's fields (a truncated file may cut it short).
     fields = 0
