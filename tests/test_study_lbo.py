@@ -318,3 +318,24 @@ def test_cli_lbo_bad_input_is_one_line(tmp_path):
     one_line_error(run_inprocess("lbo", saved, "--name-pattern", PRESET, "--at", "4",
                            "--format", "json", "-o", str(out)))
     assert not out.exists()
+
+
+def test_real_trace_study_end_to_end(shared_traces, tmp_path):
+    """A real Pixel 6a trace as a one-run study: its health check fails (it was
+    not captured pinned), so by default nothing is left; kept, its window has
+    no GC slice (shared/traces/README.md), so distilled = cost and LBO = 1."""
+    api32 = shared_traces / "perfskills-api32_startup_warm.perfetto-trace"
+    meta = tmp_path / "meta.csv"
+    meta.write_text(f"trace,benchmark,config,x\n{api32.name},startup,cmc,2\n")
+    kw = dict(app="com.google.android.gms.persistent", cpus="big", meta=meta, engine="embedded",
+              jobs=1)
+    st = artscope.study(api32, **kw)
+    with pytest.raises(UsageError, match=r"no runs left to study \(1 excluded: unhealthy: "):
+        st.lbo()
+    assert st.excluded()["reason"][0].startswith("unhealthy: ")
+    kept = artscope.study(api32, include_unhealthy=True, **kw)
+    r = row(kept.lbo(), "startup", "cmc", 2)
+    assert r["n"] == 1 and r["gc_mean_ns"] == 0 and r["lbo"] == 1.0 and r["ci95_pct"] is None
+    assert r["cost_mean_ns"] == kept.runs["gc_app_cpu_ns"][0] > 0
+    assert kept.noise().sentences() == ["startup / cmc / 2x: only 1 run: too few to say why "
+                                        "they disagree"]

@@ -20,7 +20,7 @@ from typing import Any
 import polars as pl
 
 from artscope.studies.labels import NAME_PRESETS, Labels, apply_labels
-from artscope.studies.lbo import LboResult, StudyOptions, compute_lbo
+from artscope.studies.lbo import LboResult, StudyOptions, compute_lbo, split_runs
 from artscope.studies.runs import load_runs
 
 
@@ -52,7 +52,8 @@ class Study:
         return self.lbo_result.flags
 
     def excluded(self) -> pl.DataFrame:
-        return self.lbo_result.excluded
+        """Runs left out of the LBO and why (available even when none is left)."""
+        return split_runs(self.runs, self.options)[1]
 
     def noise(self, metric: str = "task_clock", group_by: tuple[str, ...] | list[str] | None = None
               ) -> Any:
