@@ -41,6 +41,23 @@ def tp_binary() -> str | None:
     return str(SHARED_TP) if SHARED_TP.exists() else None
 
 
+def cpu_s() -> float:
+    """CPU seconds of this process and its live children (trace_processor_shell).
+
+    Reported beside wall time: on a shared 2-core machine CPU time is the
+    steadier measure of what a query costs.
+    """
+    total = time.process_time()
+    for tasks in Path("/proc/self/task").glob("*/children"):
+        for pid in tasks.read_text().split():
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def child(path: str, engine: str) -> dict:
     """Runs in a fresh interpreter: load, select, time every metric file."""
     from artscope.engines import load_trace
@@ -57,9 +74,9 @@ def child(path: str, engine: str) -> dict:
     t_select = time.perf_counter() - t0
     per_metric = {}
     for name in metric_names():
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_s()
         rows = runner.run(name).height
-        per_metric[name] = (time.perf_counter() - t0, rows)
+        per_metric[name] = (time.perf_counter() - t0, cpu_s() - c0, rows)
     eng.close()
     return {"load_s": t_load, "select_s": t_select, "metrics": per_metric}
 
@@ -142,10 +159,11 @@ def main() -> int:
     results = {e: run_child("metrics", path, e) for e in engines}
     names = sorted(next(iter(results.values()))["metrics"])
     print(f"trace: {Path(path).name}")
-    print("| metric file | " + " | ".join(engines) + " |")
+    print("| metric file | " + " | ".join(f"{e} wall / CPU" for e in engines) + " |")
     print("|---|" + "---|" * len(engines))
     for n in names:
-        print(f"| {n}.sql | " + " | ".join(f"{results[e]['metrics'][n][0]:.3f} s" for e in engines) + " |")
+        print(f"| {n}.sql | " + " | ".join(
+            "{:.3f} / {:.3f} s".format(*results[e]["metrics"][n][:2]) for e in engines) + " |")
     for e in engines:
         r = results[e]
         print(f"{e}: load {r['load_s']:.2f} s, select {r['select_s']:.2f} s, "
