@@ -12,11 +12,13 @@ trace_processor's diff tests assume (the Python API defaults it off).
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -134,6 +136,7 @@ class TraceProcessorEngine(Engine):
         self.tp_bin = tp_bin
         self.extra_sql_packages = list(extra_sql_packages)
         self.tp: Any = None
+        self._shell: subprocess.Popen | None = None
 
     def load(self, path: str | Path) -> LoadInfo:
         from artscope.engines.embedded.formats import read_trace_bytes
@@ -142,14 +145,13 @@ class TraceProcessorEngine(Engine):
         # gets the same one-line error whichever engine is used.
         tb = read_trace_bytes(path)
         binary = resolve_binary(self.tp_bin)
-        from perfetto.trace_processor import TraceProcessor, TraceProcessorConfig
+        from perfetto.trace_processor import TraceProcessor
 
-        config = TraceProcessorConfig(
-            bin_path=binary, ingest_ftrace_in_raw=True, load_timeout=LOAD_TIMEOUT_S,
-            add_sql_packages=self.extra_sql_packages or None)
+        self._shell, addr = _start_shell(binary, self.extra_sql_packages)
         try:
-            self.tp = TraceProcessor(trace=str(path), config=config)
+            self.tp = TraceProcessor(trace=str(path), addr=addr)
         except Exception as e:  # perfetto raises bare Exceptions for load failures
+            self.close()
             raise TraceError(f"trace_processor could not load {path}: "
                              f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
                              ) from None
@@ -194,11 +196,91 @@ class TraceProcessorEngine(Engine):
             self.tp.query(f"INSERT INTO {name} VALUES {values}")
 
     def close(self) -> None:
-        if self.tp is not None:
-            try:
+        try:
+            if self.tp is not None:
                 self.tp.close()
-            finally:
-                self.tp = None
+        finally:
+            self.tp = None
+            if self._shell is not None:
+                _stop_shell(self._shell)
+                self._shell = None
+
+    def __del__(self) -> None:
+        # An engine dropped without close() still stops its shell.
+        if getattr(self, "_shell", None) is not None:
+            self.close()
+
+
+#: Shells started by this process and not yet stopped; stopped at exit, so an
+#: interrupted run leaves no trace_processor_shell behind.
+_LIVE_SHELLS: set[subprocess.Popen] = set()
+
+
+@atexit.register
+def _stop_live_shells() -> None:
+    for proc in list(_LIVE_SHELLS):
+        _stop_shell(proc)
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start_shell(binary: str, sql_packages: Sequence[str]) -> tuple[subprocess.Popen, str]:
+    """Start ``trace_processor_shell -D`` on a free loopback port; returns it and
+    its address once it answers.
+
+    The perfetto package starts the shell the same way but, when the server
+    is not up at its first probe (it never is), sleeps a whole second before
+    probing again: ~1 s on every trace, a third of trace_processor's own
+    load of a 2M-switch trace. Here the probe repeats every 10 ms. Raw
+    ftrace ingestion is the shell's default, so it stays on.
+    """
+    import time
+
+    port = _free_port()
+    args = [binary, "-D", "--http-port", str(port)]
+    for pkg in sql_packages:
+        args += ["--add-sql-package", str(pkg)]
+    # stderr goes to a file, not a pipe: a pipe nobody reads would stall the
+    # shell once its buffer filled with log lines.
+    stderr = tempfile.TemporaryFile()
+    proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=stderr, start_new_session=True)
+    proc.stderr_file = stderr  # type: ignore[attr-defined]
+    _LIVE_SHELLS.add(proc)
+    deadline = time.monotonic() + LOAD_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            stderr.seek(0)
+            err = stderr.read().decode(errors="replace").strip().splitlines()
+            _stop_shell(proc)
+            raise EngineUnavailable(f"trace_processor_shell ({binary}) exited at start-up"
+                                    + (f": {err[-1]}" if err else ""))
+        try:  # listening = up (a plain connect: no HTTP proxy settings apply)
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, f"127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.01)
+    _stop_shell(proc)
+    raise EngineUnavailable(f"trace_processor_shell ({binary}) did not start within "
+                            f"{LOAD_TIMEOUT_S} s")
+
+
+def _stop_shell(proc: subprocess.Popen) -> None:
+    _LIVE_SHELLS.discard(proc)
+    if proc.poll() is not None:
+        proc.stderr_file.close()  # type: ignore[attr-defined]
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stderr_file.close()  # type: ignore[attr-defined]
 
 
 def _py(v: Any) -> Any:
