@@ -81,14 +81,21 @@ def unique_column_names(cols: list[str]) -> list[str]:
 
 
 def rows_to_frame(cols: list[str], rows: list[tuple[Any, ...]]) -> pl.DataFrame:
-    """Build a DataFrame from DB-API rows; mixed int/float columns become float;
-    repeated column names are suffixed (unique_column_names)."""
+    """Build a DataFrame from DB-API rows (see columns_to_frame)."""
+    if not cols:
+        return pl.DataFrame()
+    return columns_to_frame(cols, list(zip(*rows)) if rows else [[] for _ in cols])
+
+
+def columns_to_frame(cols: list[str], columns: list[Sequence[Any]]) -> pl.DataFrame:
+    """Build a DataFrame from per-column values; mixed int/float columns become
+    float, other mixed columns strings; repeated column names are suffixed
+    (unique_column_names)."""
     if not cols:
         return pl.DataFrame()
     cols = unique_column_names(list(cols))
-    data = list(zip(*rows)) if rows else [[] for _ in cols]
     series = []
-    for name, values in zip(cols, data):
+    for name, values in zip(cols, columns):
         values = list(values)
         kinds = {type(v) for v in values if v is not None}
         if kinds == {int, float}:

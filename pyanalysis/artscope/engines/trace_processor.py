@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 import polars as pl
 
-from artscope.engines.base import Engine, LoadInfo, rows_to_frame
+from artscope.engines.base import Engine, LoadInfo, columns_to_frame
 from artscope.errors import EngineUnavailable, TraceError
 
 ENV_VAR = "ARTSCOPE_TP_BIN"
@@ -177,11 +177,10 @@ class TraceProcessorEngine(Engine):
         cols = list(qr.column_names)
         if not cols:
             return pl.DataFrame()
-        cells = list(qr.cells)
-        n = len(cols)
-        rows = [tuple(cells[i:i + n]) for i in range(0, len(cells), n)]
-        rows = [tuple(_py(v) for v in r) for r in rows]
-        return rows_to_frame(cols, rows)
+        # Cells come row-major in one flat (numpy object) array: take each
+        # column as a strided slice instead of building a tuple per row.
+        cells, n = qr.cells, len(cols)
+        return columns_to_frame(cols, [_plain(cells[j::n]) for j in range(n)])
 
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:
@@ -283,11 +282,23 @@ def _stop_shell(proc: subprocess.Popen) -> None:
     proc.stderr_file.close()  # type: ignore[attr-defined]
 
 
+_PLAIN_TYPES = frozenset({int, float, str, bytes, type(None)})
+
+
+def _plain(values: Sequence[Any]) -> list[Any]:
+    """A column's cells as plain Python values (see _py); a no-op copy when
+    they already are."""
+    values = list(values)
+    if set(map(type, values)) <= _PLAIN_TYPES:
+        return values
+    return [_py(v) for v in values]
+
+
 def _py(v: Any) -> Any:
     """numpy scalars from the perfetto package -> plain Python values.
 
     np.float64 subclasses float, so exact types are checked: every value
-    must reach rows_to_frame as int / float / str / bytes / None, exactly as
+    must reach columns_to_frame as int / float / str / bytes / None, exactly as
     the embedded engine's sqlite3 rows do.
     """
     if v is None or type(v) in (int, float, str, bytes):
