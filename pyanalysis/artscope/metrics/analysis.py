@@ -18,6 +18,12 @@ from artscope.metrics.runner import MetricRunner
 from artscope.metrics.selection import Selection, select
 
 
+#: The sql-metrics files every analysis runs (affinity_evidence too, where the
+#: engine has an ftrace_event table).
+ANALYZE_METRICS = ("gc", "gc_events", "pinning", "migrations", "interference", "frames",
+                   "frame_source", "frequency", "data_loss")
+
+
 @dataclasses.dataclass
 class Analysis:
     """Everything computed for one trace: per-run results plus breakdowns."""
@@ -37,9 +43,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     runner = MetricRunner(engine)
     sel = select(runner, opts)
     cap = compute.Capture.probe(engine)
-    tables = {name: runner.run(name) for name in (
-        "gc", "gc_events", "pinning", "migrations", "interference", "frames",
-        "frame_source", "frequency", "data_loss")}
+    tables = {name: runner.run(name) for name in ANALYZE_METRICS}
     try:
         tables["affinity_evidence"] = runner.run("affinity_evidence")
     except Exception:
