@@ -64,9 +64,15 @@ def connect(address: str) -> Iterator[Any]:
         # Analysis is CPU-bound Python: one thread per process, like --jobs.
         # No memory limit: the nanny would otherwise kill a worker that
         # analyses one large trace (an engine holds the whole trace).
-        cluster = distributed.LocalCluster(
-            n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
-            host="127.0.0.1", dashboard_address=None, memory_limit=0, silence_logs=quiet)
+        # The workers' statistical profiler samples the running task's stack
+        # every 10 ms: measurable CPU on hours of pure-Python analysis, and
+        # nobody reads it without a dashboard. (Nannies hand this config on.)
+        import dask
+
+        with dask.config.set({"distributed.worker.profile.enabled": False}):
+            cluster = distributed.LocalCluster(
+                n_workers=int(m.group(1)), threads_per_worker=1, processes=True,
+                host="127.0.0.1", dashboard_address=None, memory_limit=0, silence_logs=quiet)
         try:
             with distributed.Client(cluster) as client:
                 yield client
