@@ -43,8 +43,9 @@ sched_bound AS MATERIALIZED (
 ),
 -- Per (run, thread, CPU), the off-mask quantities as if the CPU were not
 -- allowed; they are zeroed below for allowed CPUs. Interior slices (ts in
--- [grace_end_ts, end_ts), closed, ending by end_ts): all their time is in W
--- and after the grace period, so cpu_ns = post_ns = dur and grace_ns = 0.
+-- [grace_end_ts, end_ts), dur > 0, ending by end_ts): all their time is in W
+-- and after the grace period, so cpu_ns = post_ns = dur, grace_ns = 0 and
+-- each is one post-grace slice.
 per_run AS (
   SELECT r.run,
     (SELECT json_group_array(json_array(utid, cpu, cpu_ns, 0, cpu_ns,
@@ -52,14 +53,13 @@ per_run AS (
      FROM (
        SELECT s.utid, s.cpu,
          sum(s.dur) AS cpu_ns,
-         sum(s.dur > 0) AS post_slices,
-         min(iif(s.dur > 0, s.ts, NULL)) AS first_post_ts,
-         max(iif(s.dur > 0, s.ts + s.dur, NULL)) AS last_post_end_ts
+         count(*) AS post_slices,
+         min(s.ts) AS first_post_ts,
+         max(s.ts + s.dur) AS last_post_end_ts
        FROM sched s
        WHERE s.utid IN (SELECT utid FROM target)
          AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-         AND s.dur != -1 AND s.ts + s.dur <= r.end_ts
-         AND s.ts + s.dur > r.start_ts
+         AND s.dur > 0 AND s.ts + s.dur <= r.end_ts
        GROUP BY s.utid, s.cpu)) AS interior,
     (SELECT json_group_array(json_array(utid, cpu, cpu_ns, grace_ns, post_ns,
                                         post_slices, first_post_ts, last_post_end_ts))
@@ -77,10 +77,11 @@ per_run AS (
            -- the part of the slice after the grace period starts here
            max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
          FROM (
-           -- Every other slice that may overlap W, by three disjoint ts
-           -- ranges: starting before the grace period ends, running past
-           -- W's end, open (dur -1: it ends at the next slice on its CPU,
-           -- else at trace_end()).
+           -- Every other slice that may overlap W, in four disjoint sets:
+           -- starting before the grace period ends, running past W's end,
+           -- open (dur -1: it ends at the next slice on its CPU, else at
+           -- trace_end()), empty (dur 0: no time, but its CPU still gets a
+           -- row).
            SELECT s.utid, s.cpu, s.ts,
              CASE WHEN s.dur = -1 THEN coalesce(
                (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
@@ -100,7 +101,12 @@ per_run AS (
              SELECT * FROM sched s
              WHERE s.utid IN (SELECT utid FROM target)
                AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-               AND s.dur = -1) s) s
+               AND s.dur = -1
+             UNION ALL
+             SELECT * FROM sched s
+             WHERE s.utid IN (SELECT utid FROM target)
+               AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
+               AND s.dur = 0) s) s
          WHERE s.end_ts > r.start_ts)
        GROUP BY utid, cpu)) AS boundary
   FROM artscope_run r CROSS JOIN sched_bound b
