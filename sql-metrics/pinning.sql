@@ -46,7 +46,8 @@ sched_bound AS MATERIALIZED (
 -- [grace_end_ts, end_ts), dur > 0, ending by end_ts): all their time is in W
 -- and after the grace period, so cpu_ns = post_ns = dur, grace_ns = 0 and
 -- each is one post-grace slice.
-per_run AS (
+-- Materialized: both packed columns are read below, each run once.
+per_run AS MATERIALIZED (
   SELECT r.run,
     (SELECT json_group_array(json_array(utid, cpu, cpu_ns, 0, cpu_ns,
                                         post_slices, first_post_ts, last_post_end_ts))
@@ -87,23 +88,23 @@ per_run AS (
                (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
              ELSE s.ts + s.dur END AS end_ts
            FROM (
-             SELECT * FROM sched s
+             SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
              WHERE s.utid IN (SELECT utid FROM target)
                AND s.ts > r.start_ts - b.max_dur
                AND s.ts < r.grace_end_ts AND s.ts < r.end_ts
              UNION ALL
-             SELECT * FROM sched s
+             SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
              WHERE s.utid IN (SELECT utid FROM target)
                AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
                AND s.ts > r.end_ts - b.max_dur
                AND s.dur != -1 AND s.ts + s.dur > r.end_ts
              UNION ALL
-             SELECT * FROM sched s
+             SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
              WHERE s.utid IN (SELECT utid FROM target)
                AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
                AND s.dur = -1
              UNION ALL
-             SELECT * FROM sched s
+             SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
              WHERE s.utid IN (SELECT utid FROM target)
                AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
                AND s.dur = 0) s) s
