@@ -17,7 +17,6 @@ functions `artscope_<metric>(...)`). trace_processor needs a binary
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -29,78 +28,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen_trace  # noqa: E402
+from run_bench import APP, CPUS, best, run_child  # noqa: E402  (fresh-process children)
 
-APP = "com.example.bench"
-CPUS = "6,7"
 SHARED_TP = HERE.parent.parent / "shared" / "bin" / "trace_processor_shell"
 
 
 def tp_binary() -> str | None:
+    """ARTSCOPE_TP_BIN, else ../shared/bin/trace_processor_shell beside the checkout."""
     env = os.environ.get("ARTSCOPE_TP_BIN")
     if env:
         return env
     return str(SHARED_TP) if SHARED_TP.exists() else None
-
-
-def cpu_s() -> float:
-    """CPU seconds of this process and its live children (trace_processor_shell).
-
-    Reported beside wall time: on a shared 2-core machine CPU time is the
-    steadier measure of what a query costs.
-    """
-    total = time.process_time()
-    for tasks in Path("/proc/self/task").glob("*/children"):
-        for pid in tasks.read_text().split():
-            try:
-                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
-    return total
-
-
-def child(path: str, engine: str) -> dict:
-    """Runs in a fresh interpreter: load, select, time every metric file."""
-    from artscope.engines import load_trace
-    from artscope.metrics.options import AnalysisOptions
-    from artscope.metrics.runner import MetricRunner, metric_names
-    from artscope.metrics.selection import select
-
-    t0 = time.perf_counter()
-    eng = load_trace(path, engine=engine, tp_bin=tp_binary())
-    t_load = time.perf_counter() - t0
-    runner = MetricRunner(eng)
-    t0 = time.perf_counter()
-    select(runner, AnalysisOptions(app=APP, cpus=CPUS))
-    t_select = time.perf_counter() - t0
-    per_metric = {}
-    for name in metric_names():
-        t0, c0 = time.perf_counter(), cpu_s()
-        rows = runner.run(name).height
-        per_metric[name] = (time.perf_counter() - t0, cpu_s() - c0, rows)
-    eng.close()
-    return {"load_s": t_load, "select_s": t_select, "metrics": per_metric}
-
-
-def child_analyze(path: str, engine: str) -> dict:
-    import artscope
-
-    t0 = time.perf_counter()
-    rs = artscope.open(path, app=APP, cpus=CPUS, engine=engine, tp_bin=tp_binary())
-    wall = time.perf_counter() - t0
-    rs.close()
-    return {"analyze_s": wall}
-
-
-def best_analyze_s(path: str, repeat: int) -> float:
-    """artscope.open on trace_processor in a fresh process, best of ``repeat``."""
-    return min(run_child("analyze", path, "trace_processor")["analyze_s"] for _ in range(repeat))
-
-
-def run_child(kind: str, path: str, engine: str) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--child", kind, path, engine],
-                         check=True, capture_output=True, text=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def tp_load_s(path: str, repeat: int = 3) -> float:
@@ -154,7 +92,6 @@ def package_s(path: str) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description="per-metric SQL timings")
-    ap.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--switches", type=int, default=2_000_000)
     ap.add_argument("--engines", default="trace_processor,embedded")
@@ -162,11 +99,8 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3,
                     help="runs of each whole-run measurement (best is kept)")
     a = ap.parse_args()
-    if a.child:
-        kind, path, engine = a.child
-        res = child(path, engine) if kind == "metrics" else child_analyze(path, engine)
-        print(json.dumps(res))
-        return 0
+    if tp_binary():  # run_bench's children read it from the environment
+        os.environ["ARTSCOPE_TP_BIN"] = tp_binary()
     path = str(gen_trace.ensure(a.seconds, a.switches, encodings=("compact",))["compact"])
     engines = [e for e in a.engines.split(",") if e != "trace_processor" or tp_binary()]
     results = {e: run_child("metrics", path, e) for e in engines}
@@ -183,7 +117,7 @@ def main() -> int:
               f"metrics {sum(v[0] for v in r['metrics'].values()):.2f} s")
     if "trace_processor" in engines:
         load = tp_load_s(path, a.repeat)
-        an = best_analyze_s(path, a.repeat)
+        an = best("analyze", a.repeat, path, "trace_processor")["seconds"]
         pkg = min(package_s(path) for _ in range(a.repeat))
         print(f"trace_processor_shell load: {load:.2f} s; artscope analyze --engine "
               f"trace_processor: {an:.2f} s ({an / load:.2f}x); SQL package in the shell, load + "
@@ -195,7 +129,7 @@ def main() -> int:
         for k in (1, 2, 4):
             p = str(gen_trace.ensure(a.seconds * k, a.switches * k, encodings=("compact",))["compact"])
             load = tp_load_s(p, a.repeat)
-            an = best_analyze_s(p, a.repeat)
+            an = best("analyze", a.repeat, p, "trace_processor")["seconds"]
             base = base or an
             print(f"| {k}x | {a.switches * k:,} | {load:.2f} s | {an:.2f} s | "
                   f"{an / load:.2f}x | {an / base:.2f}x |")

@@ -234,10 +234,48 @@ def child_resume(paths: list[str], output: str) -> dict:
             "rss_mb": _vm_hwm_mb()}
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and its live children (trace_processor_shell,
+    still running, so not in RUSAGE_CHILDREN), from /proc."""
+    total = time.process_time()
+    for tasks in Path("/proc/self/task").glob("*/children"):
+        for pid in tasks.read_text().split():
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            total += (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def child_metrics(path: str, engine: str) -> dict:
+    """Load, bind the inputs as artscope.open does, then time every
+    sql-metrics file once: {name: (wall s, CPU s, rows)} (bench_metrics.py)."""
+    from artscope.engines import load_trace
+    from artscope.metrics.options import AnalysisOptions
+    from artscope.metrics.runner import MetricRunner, metric_names
+    from artscope.metrics.selection import select
+
+    t0 = time.perf_counter()
+    eng = load_trace(path, engine=engine, tp_bin=os.environ.get("ARTSCOPE_TP_BIN"))
+    t_load = time.perf_counter() - t0
+    runner = MetricRunner(eng)
+    t0 = time.perf_counter()
+    select(runner, AnalysisOptions(app=APP, cpus=CPUS))
+    t_select = time.perf_counter() - t0
+    per_metric = {}
+    for name in metric_names():
+        t0, c0 = time.perf_counter(), _cpu_s()
+        rows = runner.run(name).height
+        per_metric[name] = (time.perf_counter() - t0, _cpu_s() - c0, rows)
+    eng.close()
+    return {"load_s": t_load, "select_s": t_select, "metrics": per_metric}
+
+
 CHILDREN = {"import": child_import, "import_tp": child_import_tp,
             "import_core": child_import_core, "upb_parse": child_upb_parse,
             "analyze": child_analyze, "batch": child_batch, "cluster": child_cluster,
-            "resume": child_resume}
+            "resume": child_resume, "metrics": child_metrics}
 
 
 def run_child(kind: str, *args) -> dict:
