@@ -78,11 +78,11 @@ per_run AS MATERIALIZED (
            -- the part of the slice after the grace period starts here
            max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
          FROM (
-           -- Every other slice that may overlap W, in four disjoint sets:
+           -- Every other slice that may overlap W, in three disjoint sets:
            -- starting before the grace period ends, running past W's end,
-           -- open (dur -1: it ends at the next slice on its CPU, else at
-           -- trace_end()), empty (dur 0: no time, but its CPU still gets a
-           -- row).
+           -- and open or empty (dur -1: it ends at the next slice on its
+           -- CPU, else at trace_end(); dur 0: no time, but its CPU still
+           -- gets a row).
            SELECT s.utid, s.cpu, s.ts,
              CASE WHEN s.dur = -1 THEN coalesce(
                (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
@@ -102,12 +102,7 @@ per_run AS MATERIALIZED (
              SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
              WHERE s.utid IN (SELECT utid FROM target)
                AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-               AND s.dur = -1
-             UNION ALL
-             SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
-             WHERE s.utid IN (SELECT utid FROM target)
-               AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-               AND s.dur = 0) s) s
+               AND s.dur <= 0) s) s
          WHERE s.end_ts > r.start_ts)
        GROUP BY utid, cpu)) AS boundary
   FROM artscope_run r CROSS JOIN sched_bound b
