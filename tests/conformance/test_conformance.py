@@ -17,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from conformance_runner import discover, run_case  # noqa: E402
+from test_parity import tp_bin  # noqa: E402,F401  (fixture: the binary, or skip saying why)
 
 CASES = discover()
 
@@ -29,17 +30,6 @@ def test_cases_present() -> None:
 def test_diff_test(case) -> None:
     actual, expected = run_case(case)
     assert actual == expected
-
-
-@pytest.fixture(scope="module")
-def tp_bin() -> str:
-    from artscope.engines.trace_processor import ENV_VAR, find_local_binary
-
-    path = find_local_binary()
-    if path is None:
-        pytest.skip(f"no trace_processor binary available locally: set {ENV_VAR} or put "
-                    "trace_processor_shell on PATH to run the diff tests on it")
-    return path
 
 
 @pytest.mark.tp

@@ -7,7 +7,8 @@ explicitly) the package's pinned download, attempted only if its host
 answers within a few seconds so an offline machine fails fast.
 
 Import configuration is pinned: ``ingest_ftrace_in_raw`` on, as the shell and
-trace_processor's diff tests assume (the Python API defaults it off).
+trace_processor's diff tests assume (the Python API defaults it off; artscope
+starts the shell itself, whose default it is).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -237,8 +239,6 @@ def _start_shell(binary: str, sql_packages: Sequence[str]) -> tuple[subprocess.P
     load of a 2M-switch trace. Here the probe repeats every 10 ms. Raw
     ftrace ingestion is the shell's default, so it stays on.
     """
-    import time
-
     port = _free_port()
     args = [binary, "-D", "--http-port", str(port)]
     for pkg in sql_packages:
@@ -270,16 +270,16 @@ def _start_shell(binary: str, sql_packages: Sequence[str]) -> tuple[subprocess.P
 
 def _stop_shell(proc: subprocess.Popen) -> None:
     _LIVE_SHELLS.discard(proc)
-    if proc.poll() is not None:
-        proc.stderr_file.close()  # type: ignore[attr-defined]
-        return
-    proc.terminate()
     try:
-        proc.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    proc.stderr_file.close()  # type: ignore[attr-defined]
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+    finally:
+        proc.stderr_file.close()  # type: ignore[attr-defined]
 
 
 _PLAIN_TYPES = frozenset({int, float, str, bytes, type(None)})
