@@ -76,6 +76,7 @@ gc_slice AS (
     lead(s.ts) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_ts
   FROM slice s
   JOIN target_track tk USING (track_id)
+  -- the IN (beside the join) lets the slice table filter by track itself
   WHERE s.depth = 0 AND s.track_id IN (SELECT track_id FROM target_track)
 ),
 gc AS (
