@@ -85,18 +85,24 @@ pub struct FtraceEv {
 
 impl FtraceEv {
     pub fn int(&self, name: &str) -> Option<i128> {
-        self.fields.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
-            FieldVal::Int(i) => Some(*i),
-            FieldVal::Bool(b) => Some(*b as i128),
-            FieldVal::Str(_) => None,
-        })
+        self.fields
+            .iter()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| match v {
+                FieldVal::Int(i) => Some(*i),
+                FieldVal::Bool(b) => Some(*b as i128),
+                FieldVal::Str(_) => None,
+            })
     }
 
     pub fn str(&self, name: &str) -> Option<&str> {
-        self.fields.iter().find(|(k, _)| *k == name).and_then(|(_, v)| match v {
-            FieldVal::Str(s) => Some(s.as_str()),
-            _ => None,
-        })
+        self.fields
+            .iter()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| match v {
+                FieldVal::Str(s) => Some(s.as_str()),
+                _ => None,
+            })
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -167,7 +173,10 @@ pub struct FrameEv {
 
 #[derive(Debug, Clone)]
 pub enum PacketData {
-    ProcessTree { processes: Vec<TreeProcess>, threads: Vec<TreeThread> },
+    ProcessTree {
+        processes: Vec<TreeProcess>,
+        threads: Vec<TreeThread>,
+    },
     ProcessStats(Vec<StatsProcess>),
     SysStats(SysStatsData),
     FrameTimeline(FrameEv),
@@ -226,7 +235,9 @@ impl Stats {
     }
 
     pub fn get(&self, name: &str, idx: Option<i64>) -> Option<i64> {
-        self.index.get(&(name.to_owned(), idx)).map(|&i| self.entries[i].1)
+        self.index
+            .get(&(name.to_owned(), idx))
+            .map(|&i| self.entries[i].1)
     }
 }
 
@@ -284,22 +295,26 @@ impl Sink {
 
 impl Sink {
     pub fn push_switch(&mut self, s: Switch) {
-        self.order.push((s.ts, EvRef::Switch(self.switches.len() as u32)));
+        self.order
+            .push((s.ts, EvRef::Switch(self.switches.len() as u32)));
         self.switches.push(s);
     }
 
     pub fn push_waking(&mut self, w: Waking) {
-        self.order.push((w.ts, EvRef::Waking(self.wakings.len() as u32)));
+        self.order
+            .push((w.ts, EvRef::Waking(self.wakings.len() as u32)));
         self.wakings.push(w);
     }
 
     pub fn push_ftrace(&mut self, e: FtraceEv) {
-        self.order.push((e.ts, EvRef::Ftrace(self.ftrace.len() as u32)));
+        self.order
+            .push((e.ts, EvRef::Ftrace(self.ftrace.len() as u32)));
         self.ftrace.push(e);
     }
 
     pub fn push_packet(&mut self, ts: i64, data: PacketData) {
-        self.order.push((ts, EvRef::Packet(self.packets.len() as u32)));
+        self.order
+            .push((ts, EvRef::Packet(self.packets.len() as u32)));
         self.packets.push(Packet { ts, data });
     }
 }

@@ -21,7 +21,12 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
-create_exception!(_core, CoreError, PyException, "The core could not import a trace (bad input or an internal error).");
+create_exception!(
+    _core,
+    CoreError,
+    PyException,
+    "The core could not import a trace (bad input or an internal error)."
+);
 
 fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
@@ -33,7 +38,9 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> PyResult<T> 
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown".into());
-            Err(CoreError::new_err(format!("internal error while {what}: {msg}")))
+            Err(CoreError::new_err(format!(
+                "internal error while {what}: {msg}"
+            )))
         }
     }
 }
@@ -72,7 +79,12 @@ impl ImportedTrace {
     /// Every recorded TraceConfig's bytes, in file order (the caller renders
     /// the last valid one as text and rejects the others that do not parse).
     fn trace_configs<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyBytes>> {
-        self.imp.sink.trace_configs.iter().map(|b| PyBytes::new(py, b)).collect()
+        self.imp
+            .sink
+            .trace_configs
+            .iter()
+            .map(|b| PyBytes::new(py, b))
+            .collect()
     }
 
     /// Counts `n` more packets as corrupt (their nested messages did not
@@ -88,15 +100,23 @@ impl ImportedTrace {
     /// The tables as a serialized SQLite database (for
     /// `sqlite3.Connection.deserialize`).
     #[pyo3(signature = (trace_config_pbtxt=None))]
-    fn to_sqlite<'py>(&self, py: Python<'py>, trace_config_pbtxt: Option<&str>) -> PyResult<Bound<'py, PyBytes>> {
+    fn to_sqlite<'py>(
+        &self,
+        py: Python<'py>,
+        trace_config_pbtxt: Option<&str>,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         let imp = &self.imp;
         let conn = py.allow_threads(|| {
-            guarded("building tables", || tables::build_db(imp, trace_config_pbtxt).map_err(|e| e.to_string()))
+            guarded("building tables", || {
+                tables::build_db(imp, trace_config_pbtxt).map_err(|e| e.to_string())
+            })
         })?;
         // one copy: the in-memory database's own pages, borrowed
         // (SQLITE_SERIALIZE_NOCOPY), straight into the bytes object
         let bytes = guarded("serializing tables", || {
-            let data = conn.serialize(rusqlite::DatabaseName::Main).map_err(|e| e.to_string())?;
+            let data = conn
+                .serialize(rusqlite::DatabaseName::Main)
+                .map_err(|e| e.to_string())?;
             Ok(PyBytes::new(py, &data).unbind())
         })?;
         drop(conn);
@@ -108,7 +128,11 @@ impl ImportedTrace {
 /// Raises CoreError when no packet parses.
 #[pyfunction]
 #[pyo3(signature = (data, ingest_ftrace_in_raw=true))]
-fn import_proto(py: Python<'_>, data: &[u8], ingest_ftrace_in_raw: bool) -> PyResult<ImportedTrace> {
+fn import_proto(
+    py: Python<'_>,
+    data: &[u8],
+    ingest_ftrace_in_raw: bool,
+) -> PyResult<ImportedTrace> {
     let (imp, packets) = py.allow_threads(|| {
         guarded("importing", || {
             let mut sink = events::Sink::default();

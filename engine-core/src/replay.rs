@@ -20,7 +20,8 @@ const CLONE_THREAD: i128 = 0x10000;
 const KTHREADD_PID: i64 = 2;
 
 /// Events whose raw rows carry no args (they have dedicated tables).
-const DEDICATED_TABLE_EVENTS: [&str; 4] = ["sched_switch", "sched_waking", "cpu_frequency", "cpu_idle"];
+const DEDICATED_TABLE_EVENTS: [&str; 4] =
+    ["sched_switch", "sched_waking", "cpu_frequency", "cpu_idle"];
 
 /// Everything the tables are made of.
 pub struct Imported {
@@ -39,7 +40,10 @@ pub struct Imported {
 }
 
 pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
-    let version = kernel_version(sink.utsname_sysname.as_deref(), sink.kernel_release.as_deref());
+    let version = kernel_version(
+        sink.utsname_sysname.as_deref(),
+        sink.kernel_release.as_deref(),
+    );
     let mut ctx = Ctx {
         pt: ProcessTracker::new(),
         args: Args::default(),
@@ -49,10 +53,23 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         counters: Counters::default(),
         thread_state: ThreadStateTracker::new(),
         states: EndStates::new(version),
-        machine: sink.utsname_machine.clone().unwrap_or_default().to_lowercase(),
+        machine: sink
+            .utsname_machine
+            .clone()
+            .unwrap_or_default()
+            .to_lowercase(),
     };
-    let hard_cut = if sink.preserve_ftrace_buffer { None } else { sink.tracing_started_ts };
-    let soft_cut = sink.first_bundle_end_ts.iter().map(|x| x.1).max().unwrap_or(0);
+    let hard_cut = if sink.preserve_ftrace_buffer {
+        None
+    } else {
+        sink.tracing_started_ts
+    };
+    let soft_cut = sink
+        .first_bundle_end_ts
+        .iter()
+        .map(|x| x.1)
+        .max()
+        .unwrap_or(0);
 
     let mut order = std::mem::take(&mut sink.order);
     let events = order.len();
@@ -90,7 +107,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if s.ts < soft_cut {
                     // soft-dropped: raw only; compact still tracks "last"
                     if s.compact {
-                        let u = pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
+                        let u = pt.update_thread_name(
+                            s.next_pid,
+                            &names[s.next_comm as usize],
+                            PRIO_FTRACE,
+                        );
                         last_utid.insert(s.cpu, u);
                     } else if raw_on {
                         let u = pt.get_or_create_thread(s.prev_pid);
@@ -98,7 +119,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     }
                     continue;
                 }
-                let next_utid = pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
+                let next_utid =
+                    pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
                 let prev_utid = if s.compact {
                     let prev = last_utid.insert(s.cpu, next_utid);
                     match prev {
@@ -113,7 +135,16 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     pt.update_thread_name(s.prev_pid, &names[s.prev_comm as usize], PRIO_FTRACE)
                 };
                 let state = ctx.states.decode(s.prev_state);
-                sched.push(s.ts, s.cpu, s.compact, s.prev_pid, state, s.next_pid, next_utid, s.next_prio);
+                sched.push(
+                    s.ts,
+                    s.cpu,
+                    s.compact,
+                    s.prev_pid,
+                    state,
+                    s.next_pid,
+                    next_utid,
+                    s.next_prio,
+                );
                 if raw_on {
                     raw.push(s.ts, "sched_switch", s.cpu, Some(prev_utid), None, true);
                 }
@@ -126,7 +157,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 let pt = &mut ctx.pt;
                 let (waker, wakee);
                 if w.compact {
-                    let Some(&k) = last_utid.get(&w.cpu) else { continue };
+                    let Some(&k) = last_utid.get(&w.cpu) else {
+                        continue;
+                    };
                     waker = Some(k);
                     if w.ts < soft_cut {
                         continue;
@@ -140,7 +173,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         }
                         continue;
                     }
-                    wakee = pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE);
+                    wakee =
+                        pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE);
                 }
                 if raw_on {
                     raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
@@ -151,7 +185,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             EvRef::Ftrace(i) => {
                 let e = &sink.ftrace[i as usize];
                 cpus_seen.insert(e.cpu);
-                let utid = if raw_on || e.ts >= soft_cut { Some(ctx.pt.get_or_create_thread(e.pid)) } else { None };
+                let utid = if raw_on || e.ts >= soft_cut {
+                    Some(ctx.pt.get_or_create_thread(e.pid))
+                } else {
+                    None
+                };
                 if raw_on {
                     let mut arg_set = None;
                     if !DEDICATED_TABLE_EVENTS.contains(&e.name) && !e.fields.is_empty() {
@@ -159,11 +197,14 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             .fields
                             .iter()
                             .map(|(k, v)| {
-                                (*k, Some(match v {
-                                    FieldVal::Int(i) => ArgVal::Int(*i),
-                                    FieldVal::Str(s) => ArgVal::Str(s.clone()),
-                                    FieldVal::Bool(b) => ArgVal::Bool(*b),
-                                }))
+                                (
+                                    *k,
+                                    Some(match v {
+                                        FieldVal::Int(i) => ArgVal::Int(*i),
+                                        FieldVal::Str(s) => ArgVal::Str(s.clone()),
+                                        FieldVal::Bool(b) => ArgVal::Bool(*b),
+                                    }),
+                                )
                             })
                             .collect();
                         arg_set = Some(ctx.args.add_set(&items));
@@ -178,8 +219,12 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             EvRef::Packet(i) => {
                 let p = &sink.packets[i as usize];
                 match &p.data {
-                    PacketData::ProcessTree { processes, threads } => process_tree(&mut ctx.pt, processes, threads),
-                    PacketData::ProcessStats(procs) => counters::process_stats(&mut ctx, p.ts, procs),
+                    PacketData::ProcessTree { processes, threads } => {
+                        process_tree(&mut ctx.pt, processes, threads)
+                    }
+                    PacketData::ProcessStats(procs) => {
+                        counters::process_stats(&mut ctx, p.ts, procs)
+                    }
                     PacketData::SysStats(d) => counters::sys_stats(&mut ctx, p.ts, d),
                     PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
                 }
@@ -187,18 +232,39 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         }
     }
     if skipped_compact > 0 {
-        ctx.stats.add("compact_sched_switch_skipped", skipped_compact, None);
+        ctx.stats
+            .add("compact_sched_switch_skipped", skipped_compact, None);
     }
     sched.finish(&mut ctx.stats);
     // the tables need none of the events any more (peak RSS)
     drop(order);
-    for v in [&mut sink.switches as &mut dyn Clear, &mut sink.wakings, &mut sink.ftrace, &mut sink.packets] {
+    for v in [
+        &mut sink.switches as &mut dyn Clear,
+        &mut sink.wakings,
+        &mut sink.ftrace,
+        &mut sink.packets,
+    ] {
         v.clear_free();
     }
-    Imported { sink, ctx, sched, raw, frames, raw_on, events, cpus_seen, ts_other_first_last: ts_other }
+    Imported {
+        sink,
+        ctx,
+        sched,
+        raw,
+        frames,
+        raw_on,
+        events,
+        cpus_seen,
+        ts_other_first_last: ts_other,
+    }
 }
 
-fn ftrace_event(c: &mut Ctx, slots: &mut AsyncSlots, note_other: &mut impl FnMut(i64), e: &FtraceEv) {
+fn ftrace_event(
+    c: &mut Ctx,
+    slots: &mut AsyncSlots,
+    note_other: &mut impl FnMut(i64),
+    e: &FtraceEv,
+) {
     let ts = e.ts;
     match e.name {
         "print" => atrace::print(c, slots, ts, e.pid, e.str("buf").unwrap_or("")),
@@ -231,13 +297,18 @@ fn ftrace_event(c: &mut Ctx, slots: &mut AsyncSlots, note_other: &mut impl FnMut
         }
         "task_rename" => {
             let name: Name = Some(Rc::from(e.str("newcomm").unwrap_or("")));
-            c.pt.update_thread_name_and_maybe_process(e.int("pid").unwrap_or(0) as i64, &name, PRIO_FTRACE);
+            c.pt.update_thread_name_and_maybe_process(
+                e.int("pid").unwrap_or(0) as i64,
+                &name,
+                PRIO_FTRACE,
+            );
         }
         "sched_process_free" => c.pt.end_thread(ts, e.int("pid").unwrap_or(0) as i64),
         "sched_blocked_reason" => {
             let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
             note_other(ts);
-            c.thread_state.blocked_reason(utid, e.int("io_wait").unwrap_or(0) as i64, &c.states);
+            c.thread_state
+                .blocked_reason(utid, e.int("io_wait").unwrap_or(0) as i64, &c.states);
         }
         "sys_enter" => atrace::sys_enter(c, ts, e.pid, e.int("id").unwrap_or(-1)),
         "sys_exit" => atrace::sys_exit(c, ts, e.pid, e.int("id").unwrap_or(-1)),

@@ -22,48 +22,222 @@ const I: &str = "INTEGER";
 const T: &str = "TEXT";
 const RL: &str = "REAL";
 
-const FT_BASE: [Col; 13] = [c("id", I), c("ts", I), c("dur", I), c("track_id", I), c("category", T),
-    c("name", T), c("depth", I), c("parent_id", I), c("arg_set_id", I), c("display_frame_token", I),
-    c("surface_frame_token", I), c("upid", I), c("layer_name", T)];
+const FT_BASE: [Col; 13] = [
+    c("id", I),
+    c("ts", I),
+    c("dur", I),
+    c("track_id", I),
+    c("category", T),
+    c("name", T),
+    c("depth", I),
+    c("parent_id", I),
+    c("arg_set_id", I),
+    c("display_frame_token", I),
+    c("surface_frame_token", I),
+    c("upid", I),
+    c("layer_name", T),
+];
 
 fn schema() -> Vec<(&'static str, Vec<Col>)> {
     let mut actual = FT_BASE.to_vec();
-    actual.extend([c("present_type", T), c("on_time_finish", I), c("gpu_composition", I),
-        c("jank_type", T), c("jank_severity_type", T), c("prediction_type", T), c("jank_tag", T),
-        c("jank_tag_experimental", T), c("jank_score", RL), c("latched_unsignaled_count", I),
-        c("addressable_unsignaled_latch_count", I), c("latched_fence_state", T)]);
+    actual.extend([
+        c("present_type", T),
+        c("on_time_finish", I),
+        c("gpu_composition", I),
+        c("jank_type", T),
+        c("jank_severity_type", T),
+        c("prediction_type", T),
+        c("jank_tag", T),
+        c("jank_tag_experimental", T),
+        c("jank_score", RL),
+        c("latched_unsignaled_count", I),
+        c("addressable_unsignaled_latch_count", I),
+        c("latched_fence_state", T),
+    ]);
     vec![
-        ("cpu", vec![c("id", I), c("ucpu", I), c("cpu", I), c("cluster_id", I), c("processor", T),
-            c("machine_id", I), c("capacity", I), c("arg_set_id", I)]),
-        ("cpu_available_frequencies", vec![c("id", I), c("cpu", I), c("freq", I), c("ucpu", I)]),
-        ("sched", vec![c("id", I), c("ts", I), c("dur", I), c("cpu", I), g("ucpu", I, "cpu"), c("utid", I),
-            c("end_state", T), c("priority", I), g("ts_end", I, "ts + dur")]),
-        ("thread_state", vec![c("id", I), c("ts", I), c("dur", I), c("cpu", I), g("ucpu", I, "cpu"),
-            c("utid", I), c("state", T), c("io_wait", I), g("blocked_function", T, "NULL"),
-            c("waker_utid", I), g("waker_id", I, "NULL"), c("irq_context", I)]),
-        ("thread", vec![c("utid", I), c("id", I), c("tid", I), c("name", T), c("start_ts", I),
-            c("end_ts", I), c("upid", I), c("is_main_thread", I), c("is_idle", I), c("machine_id", I),
-            c("arg_set_id", I)]),
-        ("process", vec![c("upid", I), c("id", I), c("pid", I), c("name", T), c("start_ts", I),
-            c("end_ts", I), c("parent_upid", I), c("uid", I), c("android_appid", I),
-            c("android_user_id", I), c("cmdline", T), c("arg_set_id", I), c("machine_id", I)]),
-        ("__track", vec![c("id", I), c("name", T), c("type", T), c("parent_id", I),
-            c("dimension_arg_set_id", I), c("source_arg_set_id", I), c("machine_id", I),
-            c("event_type", T), c("counter_unit", T), c("_utid", I), c("_upid", I), c("_cpu", I)]),
-        ("slice", vec![c("id", I), c("ts", I), c("dur", I), c("track_id", I), c("category", T),
-            c("name", T), c("depth", I), c("parent_id", I), c("arg_set_id", I)]),
-        ("counter", vec![c("id", I), c("ts", I), c("track_id", I), c("value", RL), c("arg_set_id", I)]),
+        (
+            "cpu",
+            vec![
+                c("id", I),
+                c("ucpu", I),
+                c("cpu", I),
+                c("cluster_id", I),
+                c("processor", T),
+                c("machine_id", I),
+                c("capacity", I),
+                c("arg_set_id", I),
+            ],
+        ),
+        (
+            "cpu_available_frequencies",
+            vec![c("id", I), c("cpu", I), c("freq", I), c("ucpu", I)],
+        ),
+        (
+            "sched",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("dur", I),
+                c("cpu", I),
+                g("ucpu", I, "cpu"),
+                c("utid", I),
+                c("end_state", T),
+                c("priority", I),
+                g("ts_end", I, "ts + dur"),
+            ],
+        ),
+        (
+            "thread_state",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("dur", I),
+                c("cpu", I),
+                g("ucpu", I, "cpu"),
+                c("utid", I),
+                c("state", T),
+                c("io_wait", I),
+                g("blocked_function", T, "NULL"),
+                c("waker_utid", I),
+                g("waker_id", I, "NULL"),
+                c("irq_context", I),
+            ],
+        ),
+        (
+            "thread",
+            vec![
+                c("utid", I),
+                c("id", I),
+                c("tid", I),
+                c("name", T),
+                c("start_ts", I),
+                c("end_ts", I),
+                c("upid", I),
+                c("is_main_thread", I),
+                c("is_idle", I),
+                c("machine_id", I),
+                c("arg_set_id", I),
+            ],
+        ),
+        (
+            "process",
+            vec![
+                c("upid", I),
+                c("id", I),
+                c("pid", I),
+                c("name", T),
+                c("start_ts", I),
+                c("end_ts", I),
+                c("parent_upid", I),
+                c("uid", I),
+                c("android_appid", I),
+                c("android_user_id", I),
+                c("cmdline", T),
+                c("arg_set_id", I),
+                c("machine_id", I),
+            ],
+        ),
+        (
+            "__track",
+            vec![
+                c("id", I),
+                c("name", T),
+                c("type", T),
+                c("parent_id", I),
+                c("dimension_arg_set_id", I),
+                c("source_arg_set_id", I),
+                c("machine_id", I),
+                c("event_type", T),
+                c("counter_unit", T),
+                c("_utid", I),
+                c("_upid", I),
+                c("_cpu", I),
+            ],
+        ),
+        (
+            "slice",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("dur", I),
+                c("track_id", I),
+                c("category", T),
+                c("name", T),
+                c("depth", I),
+                c("parent_id", I),
+                c("arg_set_id", I),
+            ],
+        ),
+        (
+            "counter",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("track_id", I),
+                c("value", RL),
+                c("arg_set_id", I),
+            ],
+        ),
         ("expected_frame_timeline_slice", FT_BASE.to_vec()),
         ("actual_frame_timeline_slice", actual),
-        ("ftrace_event", vec![c("id", I), c("ts", I), c("name", T), c("cpu", I), g("ucpu", I, "cpu"),
-            c("utid", I), c("arg_set_id", I), c("common_flags", I)]),
-        ("args", vec![c("id", I), c("arg_set_id", I), c("flat_key", T), c("key", T), c("int_value", I),
-            c("string_value", T), c("real_value", RL), c("value_type", T), c("display_value", T)]),
-        ("package_list", vec![c("id", I), c("package_name", T), c("uid", I), c("debuggable", I),
-            c("profileable_from_shell", I), c("version_code", I)]),
-        ("stats", vec![c("name", T), c("idx", I), c("severity", T), c("source", T), c("value", I),
-            c("description", T)]),
-        ("metadata", vec![c("name", T), c("key_type", T), c("int_value", I), c("str_value", T)]),
+        (
+            "ftrace_event",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("name", T),
+                c("cpu", I),
+                g("ucpu", I, "cpu"),
+                c("utid", I),
+                c("arg_set_id", I),
+                c("common_flags", I),
+            ],
+        ),
+        (
+            "args",
+            vec![
+                c("id", I),
+                c("arg_set_id", I),
+                c("flat_key", T),
+                c("key", T),
+                c("int_value", I),
+                c("string_value", T),
+                c("real_value", RL),
+                c("value_type", T),
+                c("display_value", T),
+            ],
+        ),
+        (
+            "package_list",
+            vec![
+                c("id", I),
+                c("package_name", T),
+                c("uid", I),
+                c("debuggable", I),
+                c("profileable_from_shell", I),
+                c("version_code", I),
+            ],
+        ),
+        (
+            "stats",
+            vec![
+                c("name", T),
+                c("idx", I),
+                c("severity", T),
+                c("source", T),
+                c("value", I),
+                c("description", T),
+            ],
+        ),
+        (
+            "metadata",
+            vec![
+                c("name", T),
+                c("key_type", T),
+                c("int_value", I),
+                c("str_value", T),
+            ],
+        ),
         ("trace_bounds", vec![c("start_ts", I), c("end_ts", I)]),
     ]
 }
@@ -197,7 +371,9 @@ pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::R
             .enumerate()
             .map(|(i, (cn, ty, gen))| match gen {
                 Some(e) => format!("{cn} {ty} AS ({e})"),
-                None if i == 0 && *cn == "id" && *ty == "INTEGER" => "id INTEGER PRIMARY KEY".into(),
+                None if i == 0 && *cn == "id" && *ty == "INTEGER" => {
+                    "id INTEGER PRIMARY KEY".into()
+                }
                 None => format!("{cn} {ty}"),
             })
             .collect();
@@ -230,7 +406,12 @@ pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::R
     Ok(conn)
 }
 
-fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: Option<&'v str>) -> rusqlite::Result<()> {
+fn fill<'v>(
+    imp: &'v Imported,
+    table: &str,
+    ins: &mut Inserter<'_, 'v>,
+    config: Option<&'v str>,
+) -> rusqlite::Result<()> {
     let ctx = &imp.ctx;
     let pt = &ctx.pt;
     let sink = &imp.sink;
@@ -245,29 +426,53 @@ fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: 
                 let mut ranks: Vec<i64> = caps.iter().map(|c| c.unwrap()).collect();
                 ranks.sort();
                 ranks.dedup();
-                caps.iter().map(|c| ranks.binary_search(&c.unwrap()).unwrap() as i64).collect()
+                caps.iter()
+                    .map(|c| ranks.binary_search(&c.unwrap()).unwrap() as i64)
+                    .collect()
             } else if !info.is_empty() && info.iter().all(|c| !c.frequencies.is_empty()) {
-                let maxes: Vec<i64> = info.iter().map(|c| *c.frequencies.iter().max().unwrap()).collect();
+                let maxes: Vec<i64> = info
+                    .iter()
+                    .map(|c| *c.frequencies.iter().max().unwrap())
+                    .collect();
                 let mut ranks = maxes.clone();
                 ranks.sort();
                 ranks.dedup();
-                maxes.iter().map(|m| ranks.binary_search(m).unwrap() as i64).collect()
+                maxes
+                    .iter()
+                    .map(|m| ranks.binary_search(m).unwrap() as i64)
+                    .collect()
             } else {
                 Vec::new()
             };
             for c in cpus {
                 let ci = usize::try_from(c).ok().and_then(|i| info.get(i));
-                let cl = usize::try_from(c).ok().and_then(|i| cluster.get(i)).copied().unwrap_or(0);
-                ins.row(&[V::Int(c), V::Int(c), V::Int(c), V::Int(cl),
-                    ot(ci.and_then(|x| x.processor.as_deref())), V::Null,
-                    oi(ci.and_then(|x| x.capacity)), V::Null])?;
+                let cl = usize::try_from(c)
+                    .ok()
+                    .and_then(|i| cluster.get(i))
+                    .copied()
+                    .unwrap_or(0);
+                ins.row(&[
+                    V::Int(c),
+                    V::Int(c),
+                    V::Int(c),
+                    V::Int(cl),
+                    ot(ci.and_then(|x| x.processor.as_deref())),
+                    V::Null,
+                    oi(ci.and_then(|x| x.capacity)),
+                    V::Null,
+                ])?;
             }
         }
         "cpu_available_frequencies" => {
             let mut id = 0;
             for (cpu, c) in sink.cpu_info.as_deref().unwrap_or(&[]).iter().enumerate() {
                 for &f in &c.frequencies {
-                    ins.row(&[V::Int(id), V::Int(cpu as i64), V::Int(f), V::Int(cpu as i64)])?;
+                    ins.row(&[
+                        V::Int(id),
+                        V::Int(cpu as i64),
+                        V::Int(f),
+                        V::Int(cpu as i64),
+                    ])?;
                     id += 1;
                 }
             }
@@ -277,54 +482,126 @@ fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: 
             let names = &ctx.states.names;
             for i in 0..t.ts.len() {
                 let st = t.end_state[i];
-                let st = if st == NO_STATE { None } else { names[st as usize].as_deref() };
-                ins.row(&[V::Int(i as i64), V::Int(t.ts[i]), V::Int(t.dur[i]), V::Int(t.cpu[i]),
-                    V::Int(t.utid[i] as i64), ot(st), V::Int(t.prio[i])])?;
+                let st = if st == NO_STATE {
+                    None
+                } else {
+                    names[st as usize].as_deref()
+                };
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(t.ts[i]),
+                    V::Int(t.dur[i]),
+                    V::Int(t.cpu[i]),
+                    V::Int(t.utid[i] as i64),
+                    ot(st),
+                    V::Int(t.prio[i]),
+                ])?;
             }
         }
         "thread_state" => {
             let t = &ctx.thread_state.table;
             let names = &ctx.states.names;
             for i in 0..t.ts.len() {
-                ins.row(&[V::Int(i as i64), V::Int(t.ts[i]), V::Int(t.dur[i]),
-                    if t.cpu[i] < 0 { V::Null } else { V::Int(t.cpu[i]) },
-                    V::Int(t.utid[i] as i64), ot(names[t.state[i] as usize].as_deref()), oi(t.io_wait[i]),
-                    if t.waker[i] == u32::MAX { V::Null } else { V::Int(t.waker[i] as i64) },
-                    if t.irq_zero[i] { V::Int(0) } else { V::Null }])?;
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(t.ts[i]),
+                    V::Int(t.dur[i]),
+                    if t.cpu[i] < 0 {
+                        V::Null
+                    } else {
+                        V::Int(t.cpu[i])
+                    },
+                    V::Int(t.utid[i] as i64),
+                    ot(names[t.state[i] as usize].as_deref()),
+                    oi(t.io_wait[i]),
+                    if t.waker[i] == u32::MAX {
+                        V::Null
+                    } else {
+                        V::Int(t.waker[i] as i64)
+                    },
+                    if t.irq_zero[i] { V::Int(0) } else { V::Null },
+                ])?;
             }
         }
         "thread" => {
             for u in 0..pt.n_threads() {
-                ins.row(&[V::Int(u as i64), V::Int(u as i64), V::Int(pt.t_tid[u]), ot(pt.t_name[u].as_deref()),
-                    oi(pt.t_start[u]), oi(pt.t_end[u]), ou32(pt.t_upid[u]), oi(pt.is_main_thread(u)),
-                    V::Int((u == 0) as i64), V::Null, V::Null])?;
+                ins.row(&[
+                    V::Int(u as i64),
+                    V::Int(u as i64),
+                    V::Int(pt.t_tid[u]),
+                    ot(pt.t_name[u].as_deref()),
+                    oi(pt.t_start[u]),
+                    oi(pt.t_end[u]),
+                    ou32(pt.t_upid[u]),
+                    oi(pt.is_main_thread(u)),
+                    V::Int((u == 0) as i64),
+                    V::Null,
+                    V::Null,
+                ])?;
             }
         }
         "process" => {
             for u in 0..pt.p_pid.len() {
                 let uid = pt.p_uid[u];
-                ins.row(&[V::Int(u as i64), V::Int(u as i64), V::Int(pt.p_pid[u]), ot(pt.p_name[u].as_deref()),
-                    oi(pt.p_start[u]), oi(pt.p_end[u]), ou32(pt.p_parent[u]), oi(uid),
-                    oi(uid.map(|x| x.rem_euclid(100000))), oi(uid.map(|x| x.div_euclid(100000))),
-                    ot(pt.p_cmdline[u].as_deref()), V::Null, V::Null])?;
+                ins.row(&[
+                    V::Int(u as i64),
+                    V::Int(u as i64),
+                    V::Int(pt.p_pid[u]),
+                    ot(pt.p_name[u].as_deref()),
+                    oi(pt.p_start[u]),
+                    oi(pt.p_end[u]),
+                    ou32(pt.p_parent[u]),
+                    oi(uid),
+                    oi(uid.map(|x| x.rem_euclid(100000))),
+                    oi(uid.map(|x| x.div_euclid(100000))),
+                    ot(pt.p_cmdline[u].as_deref()),
+                    V::Null,
+                    V::Null,
+                ])?;
             }
         }
         "__track" => {
             for (i, r) in ctx.tracks.rows.iter().enumerate() {
-                ins.row(&[V::Int(i as i64), ot(r.name.as_deref()), V::Text(r.type_), V::Null,
-                    oi(r.dimension_arg_set_id), V::Null, V::Null, V::Text(r.event_type), V::Null,
-                    ou32(r.utid), ou32(r.upid), oi(r.cpu)])?;
+                ins.row(&[
+                    V::Int(i as i64),
+                    ot(r.name.as_deref()),
+                    V::Text(r.type_),
+                    V::Null,
+                    oi(r.dimension_arg_set_id),
+                    V::Null,
+                    V::Null,
+                    V::Text(r.event_type),
+                    V::Null,
+                    ou32(r.utid),
+                    ou32(r.upid),
+                    oi(r.cpu),
+                ])?;
             }
         }
         "slice" => {
             for (i, r) in ctx.slices.rows.iter().enumerate() {
-                ins.row(&[V::Int(i as i64), V::Int(r.ts), V::Int(r.dur), V::Int(r.track as i64), V::Null,
-                    V::Text(&r.name), V::Int(r.depth), ou32(r.parent), oi(r.arg_set)])?;
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(r.ts),
+                    V::Int(r.dur),
+                    V::Int(r.track as i64),
+                    V::Null,
+                    V::Text(&r.name),
+                    V::Int(r.depth),
+                    ou32(r.parent),
+                    oi(r.arg_set),
+                ])?;
             }
         }
         "counter" => {
             for (i, r) in sorted_counters(imp).iter().enumerate() {
-                ins.row(&[V::Int(i as i64), V::Int(r.ts), V::Int(r.track as i64), V::Real(r.value), oi(r.arg_set)])?;
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(r.ts),
+                    V::Int(r.track as i64),
+                    V::Real(r.value),
+                    oi(r.arg_set),
+                ])?;
             }
         }
         "expected_frame_timeline_slice" | "actual_frame_timeline_slice" => {
@@ -334,16 +611,36 @@ fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: 
                     continue;
                 }
                 let r = &ctx.slices.rows[*sid as usize];
-                let mut vals = vec![V::Int(*sid as i64), V::Int(r.ts), V::Int(r.dur), V::Int(r.track as i64), V::Null,
-                    V::Text(&r.name), V::Int(r.depth), ou32(r.parent), oi(r.arg_set),
-                    oi(cols.display_frame_token), oi(cols.surface_frame_token), V::Int(cols.upid as i64),
-                    ot(cols.layer_name.as_deref())];
+                let mut vals = vec![
+                    V::Int(*sid as i64),
+                    V::Int(r.ts),
+                    V::Int(r.dur),
+                    V::Int(r.track as i64),
+                    V::Null,
+                    V::Text(&r.name),
+                    V::Int(r.depth),
+                    ou32(r.parent),
+                    oi(r.arg_set),
+                    oi(cols.display_frame_token),
+                    oi(cols.surface_frame_token),
+                    V::Int(cols.upid as i64),
+                    ot(cols.layer_name.as_deref()),
+                ];
                 if !want_expected {
-                    vals.extend([V::Text(cols.present_type), V::Int(cols.on_time_finish),
-                        V::Int(cols.gpu_composition), V::Text(&cols.jank_type), V::Text(cols.jank_severity_type),
-                        V::Text(cols.prediction_type), V::Text(cols.jank_tag), ot(cols.jank_tag_experimental),
-                        cols.jank_score.map_or(V::Null, V::Real), oi(cols.latched_unsignaled_count),
-                        oi(cols.addressable_unsignaled_latch_count), oi(cols.latched_fence_state)]);
+                    vals.extend([
+                        V::Text(cols.present_type),
+                        V::Int(cols.on_time_finish),
+                        V::Int(cols.gpu_composition),
+                        V::Text(&cols.jank_type),
+                        V::Text(cols.jank_severity_type),
+                        V::Text(cols.prediction_type),
+                        V::Text(cols.jank_tag),
+                        ot(cols.jank_tag_experimental),
+                        cols.jank_score.map_or(V::Null, V::Real),
+                        oi(cols.latched_unsignaled_count),
+                        oi(cols.addressable_unsignaled_latch_count),
+                        oi(cols.latched_fence_state),
+                    ]);
                 }
                 ins.row(&vals)?;
             }
@@ -351,25 +648,51 @@ fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: 
         "ftrace_event" => {
             let r = &imp.raw;
             for i in 0..r.ts.len() {
-                ins.row(&[V::Int(i as i64), V::Int(r.ts[i]), V::Text(r.name[i]), V::Int(r.cpu[i]),
-                    if r.utid[i] == u32::MAX { V::Null } else { V::Int(r.utid[i] as i64) },
-                    oi(r.arg_set[i]), V::Null])?;
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(r.ts[i]),
+                    V::Text(r.name[i]),
+                    V::Int(r.cpu[i]),
+                    if r.utid[i] == u32::MAX {
+                        V::Null
+                    } else {
+                        V::Int(r.utid[i] as i64)
+                    },
+                    oi(r.arg_set[i]),
+                    V::Null,
+                ])?;
             }
         }
         "args" => {
             for (i, a) in ctx.args.rows.iter().enumerate() {
-                ins.row(&[V::Int(i as i64), V::Int(a.set_id), V::Text(&a.key), V::Text(&a.key), oi(a.int_value),
-                    ot(a.string_value.as_deref()), a.real_value.map_or(V::Null, V::Real), V::Text(a.value_type),
-                    V::Text(&a.display_value)])?;
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(a.set_id),
+                    V::Text(&a.key),
+                    V::Text(&a.key),
+                    oi(a.int_value),
+                    ot(a.string_value.as_deref()),
+                    a.real_value.map_or(V::Null, V::Real),
+                    V::Text(a.value_type),
+                    V::Text(&a.display_value),
+                ])?;
             }
         }
         "package_list" => {
             for (i, p) in sink.packages.iter().enumerate() {
-                ins.row(&[V::Int(i as i64), V::Text(&p.0), V::Int(p.1), V::Int(p.2), V::Int(p.3), V::Int(p.4)])?;
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Text(&p.0),
+                    V::Int(p.1),
+                    V::Int(p.2),
+                    V::Int(p.3),
+                    V::Int(p.4),
+                ])?;
             }
         }
         "stats" => {
-            let mut entries: Vec<&((String, Option<i64>), i64)> = ctx.stats.entries.iter().collect();
+            let mut entries: Vec<&((String, Option<i64>), i64)> =
+                ctx.stats.entries.iter().collect();
             // (name, idx or -1): Python's truthiness maps idx 0 to -1 too
             entries.sort_by(|a, b| {
                 let ka = (&a.0 .0, a.0 .1.filter(|&x| x != 0).unwrap_or(-1));
@@ -377,8 +700,18 @@ fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: 
                 ka.cmp(&kb)
             });
             for ((name, idx), value) in entries {
-                let sev = STAT_SEVERITY.iter().find(|(n, _)| n == name).map_or("info", |x| x.1);
-                ins.row(&[V::Text(name), oi(*idx), V::Text(sev), V::Text("trace"), V::Int(*value), V::Null])?;
+                let sev = STAT_SEVERITY
+                    .iter()
+                    .find(|(n, _)| n == name)
+                    .map_or("info", |x| x.1);
+                ins.row(&[
+                    V::Text(name),
+                    oi(*idx),
+                    V::Text(sev),
+                    V::Text("trace"),
+                    V::Int(*value),
+                    V::Null,
+                ])?;
             }
         }
         "metadata" => {
@@ -386,8 +719,12 @@ fn fill<'v>(imp: &'v Imported, table: &str, ins: &mut Inserter<'_, 'v>, config: 
             if let Some(cfg) = config {
                 ins.row(&[V::Text("trace_config_pbtxt"), single, V::Null, V::Text(cfg)])?;
             }
-            for (key, v) in [("system_name", &sink.utsname_sysname), ("system_release", &sink.kernel_release),
-                ("system_machine", &sink.utsname_machine), ("system_version", &sink.utsname_version)] {
+            for (key, v) in [
+                ("system_name", &sink.utsname_sysname),
+                ("system_release", &sink.kernel_release),
+                ("system_machine", &sink.utsname_machine),
+                ("system_version", &sink.utsname_version),
+            ] {
                 if let Some(s) = v.as_deref().filter(|s| !s.is_empty()) {
                     ins.row(&[V::Text(key), single, V::Null, V::Text(s)])?;
                 }
@@ -439,7 +776,12 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     }
     if !s.ts.is_empty() {
         let lo = *s.ts.iter().min().unwrap();
-        let hi = s.ts.iter().zip(&s.dur).map(|(t, d)| t + (*d).max(0)).max().unwrap();
+        let hi =
+            s.ts.iter()
+                .zip(&s.dur)
+                .map(|(t, d)| t + (*d).max(0))
+                .max()
+                .unwrap();
         extend(lo, hi);
     }
     let counters = sorted_counters(imp);
@@ -465,4 +807,3 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     }
     (lo, hi)
 }
-

@@ -54,7 +54,14 @@ pub fn parse_int(s: &str) -> Option<i128> {
 }
 
 fn tp(phase: char, tgid: i128) -> TracePoint {
-    TracePoint { phase, tgid, name: String::new(), value: 0, cookie: 0, track: String::new() }
+    TracePoint {
+        phase,
+        tgid,
+        name: String::new(),
+        value: 0,
+        cookie: 0,
+        track: String::new(),
+    }
 }
 
 pub fn parse_print(buf: &str) -> Parsed {
@@ -62,16 +69,24 @@ pub fn parse_print(buf: &str) -> Parsed {
         return Parsed::Ignored;
     }
     let s = buf.trim_end_matches(['\n', '\0']);
-    let Some(phase) = s.chars().next() else { return Parsed::Failure };
+    let Some(phase) = s.chars().next() else {
+        return Parsed::Failure;
+    };
     let parts: Vec<&str> = s.split('|').collect();
     if phase == 'E' {
-        let tgid = if parts.len() > 1 { parse_int(parts[1]).unwrap_or(0) } else { 0 };
+        let tgid = if parts.len() > 1 {
+            parse_int(parts[1]).unwrap_or(0)
+        } else {
+            0
+        };
         return Parsed::Point(tp('E', tgid));
     }
     if parts.len() < 2 || parts[0].chars().count() != 1 {
         return Parsed::Failure;
     }
-    let Some(tgid) = parse_int(parts[1]) else { return Parsed::Failure };
+    let Some(tgid) = parse_int(parts[1]) else {
+        return Parsed::Failure;
+    };
     let rest2 = || s.splitn(3, '|').nth(2).unwrap_or("");
     let point = match phase {
         'B' | 'I' => {
@@ -79,42 +94,78 @@ pub fn parse_print(buf: &str) -> Parsed {
                 return Parsed::Failure;
             }
             let name = rest2();
-            TracePoint { name: if name.is_empty() { "[empty slice name]".into() } else { name.into() }, ..tp(phase, tgid) }
+            TracePoint {
+                name: if name.is_empty() {
+                    "[empty slice name]".into()
+                } else {
+                    name.into()
+                },
+                ..tp(phase, tgid)
+            }
         }
         'C' => {
             if parts.len() < 4 {
                 return Parsed::Failure;
             }
-            let Some(value) = parse_int(parts[3]) else { return Parsed::Failure };
-            TracePoint { name: parts[2].into(), value, ..tp('C', tgid) }
+            let Some(value) = parse_int(parts[3]) else {
+                return Parsed::Failure;
+            };
+            TracePoint {
+                name: parts[2].into(),
+                value,
+                ..tp('C', tgid)
+            }
         }
         'S' | 'F' => {
             if parts.len() < 4 {
                 return Parsed::Failure;
             }
-            let Some(cookie) = parse_int(parts[3]) else { return Parsed::Failure };
-            TracePoint { name: parts[2].into(), cookie, ..tp(phase, tgid) }
+            let Some(cookie) = parse_int(parts[3]) else {
+                return Parsed::Failure;
+            };
+            TracePoint {
+                name: parts[2].into(),
+                cookie,
+                ..tp(phase, tgid)
+            }
         }
         'N' => {
             if parts.len() < 4 {
                 return Parsed::Failure;
             }
-            TracePoint { name: parts[3..].join("|"), track: parts[2].into(), ..tp('N', tgid) }
+            TracePoint {
+                name: parts[3..].join("|"),
+                track: parts[2].into(),
+                ..tp('N', tgid)
+            }
         }
         'G' => {
             if parts.len() < 5 {
                 return Parsed::Failure;
             }
-            let Some(cookie) = parse_int(parts[4]) else { return Parsed::Failure };
-            TracePoint { name: parts[3].into(), cookie, track: parts[2].into(), ..tp('G', tgid) }
+            let Some(cookie) = parse_int(parts[4]) else {
+                return Parsed::Failure;
+            };
+            TracePoint {
+                name: parts[3].into(),
+                cookie,
+                track: parts[2].into(),
+                ..tp('G', tgid)
+            }
         }
         'H' => {
             if parts.len() < 4 {
                 return Parsed::Failure;
             }
             let c = if parts.len() > 4 { parts[4] } else { parts[3] };
-            let Some(cookie) = parse_int(c) else { return Parsed::Failure };
-            TracePoint { cookie, track: parts[2].into(), ..tp('H', tgid) }
+            let Some(cookie) = parse_int(c) else {
+                return Parsed::Failure;
+            };
+            TracePoint {
+                cookie,
+                track: parts[2].into(),
+                ..tp('H', tgid)
+            }
         }
         _ => return Parsed::Failure,
     };

@@ -613,30 +613,178 @@ pub type FieldSpec = (u32, &'static str, FieldKind, bool);
 /// The field layout of event `name` if its fields are kept as args.
 pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
     Some(match name {
-        "cgroup_attach_task" => &[(1, "dst_root", I32, false), (2, "dst_id", I32, false), (3, "pid", I32, false), (4, "comm", Str, false), (5, "cname", Str, false), (6, "dst_level", I32, false), (7, "dst_path", Str, false)],
+        "cgroup_attach_task" => &[
+            (1, "dst_root", I32, false),
+            (2, "dst_id", I32, false),
+            (3, "pid", I32, false),
+            (4, "comm", Str, false),
+            (5, "cname", Str, false),
+            (6, "dst_level", I32, false),
+            (7, "dst_path", Str, false),
+        ],
         "clk_set_rate" => &[(1, "name", Str, false), (2, "rate", U64, false)],
-        "clock_set_rate" => &[(1, "name", Str, false), (2, "state", U64, false), (3, "cpu_id", U64, false)],
+        "clock_set_rate" => &[
+            (1, "name", Str, false),
+            (2, "state", U64, false),
+            (3, "cpu_id", U64, false),
+        ],
         "cpu_frequency" => &[(1, "state", U32, false), (2, "cpu_id", U32, false)],
-        "cpu_frequency_limits" => &[(1, "min_freq", U32, false), (2, "max_freq", U32, false), (3, "cpu_id", U32, false)],
+        "cpu_frequency_limits" => &[
+            (1, "min_freq", U32, false),
+            (2, "max_freq", U32, false),
+            (3, "cpu_id", U32, false),
+        ],
         "cpu_idle" => &[(1, "state", U32, false), (2, "cpu_id", U32, false)],
-        "devfreq_frequency" => &[(1, "dev_name", Str, false), (2, "freq", U64, false), (3, "prev_freq", U64, false), (4, "busy_time", U64, false), (5, "total_time", U64, false)],
+        "devfreq_frequency" => &[
+            (1, "dev_name", Str, false),
+            (2, "freq", U64, false),
+            (3, "prev_freq", U64, false),
+            (4, "busy_time", U64, false),
+            (5, "total_time", U64, false),
+        ],
         "gpu_frequency" => &[(1, "gpu_id", U32, false), (2, "state", U32, false)],
         "print" => &[(1, "ip", U64, false), (2, "buf", Str, false)],
-        "sched_blocked_reason" => &[(1, "pid", I32, false), (2, "caller", U64, false), (3, "io_wait", U32, false)],
-        "sched_process_exit" => &[(1, "comm", Str, false), (2, "pid", I32, false), (3, "tgid", I32, false), (4, "prio", I32, false)],
-        "sched_process_free" => &[(1, "comm", Str, false), (2, "pid", I32, false), (3, "prio", I32, false)],
-        "sched_wakeup" => &[(1, "comm", Str, false), (2, "pid", I32, false), (3, "prio", I32, false), (4, "success", I32, false), (5, "target_cpu", I32, false)],
-        "sched_wakeup_new" => &[(1, "comm", Str, false), (2, "pid", I32, false), (3, "prio", I32, false), (4, "success", I32, false), (5, "target_cpu", I32, false)],
-        "suspend_resume" => &[(1, "action", Str, false), (2, "val", I32, false), (3, "start", U32, false)],
+        "sched_blocked_reason" => &[
+            (1, "pid", I32, false),
+            (2, "caller", U64, false),
+            (3, "io_wait", U32, false),
+        ],
+        "sched_process_exit" => &[
+            (1, "comm", Str, false),
+            (2, "pid", I32, false),
+            (3, "tgid", I32, false),
+            (4, "prio", I32, false),
+        ],
+        "sched_process_free" => &[
+            (1, "comm", Str, false),
+            (2, "pid", I32, false),
+            (3, "prio", I32, false),
+        ],
+        "sched_wakeup" => &[
+            (1, "comm", Str, false),
+            (2, "pid", I32, false),
+            (3, "prio", I32, false),
+            (4, "success", I32, false),
+            (5, "target_cpu", I32, false),
+        ],
+        "sched_wakeup_new" => &[
+            (1, "comm", Str, false),
+            (2, "pid", I32, false),
+            (3, "prio", I32, false),
+            (4, "success", I32, false),
+            (5, "target_cpu", I32, false),
+        ],
+        "suspend_resume" => &[
+            (1, "action", Str, false),
+            (2, "val", I32, false),
+            (3, "start", U32, false),
+        ],
         "sys_enter" => &[(1, "id", I64, false), (2, "args", U64, true)],
         "sys_exit" => &[(1, "id", I64, false), (2, "ret", I64, false)],
-        "task_newtask" => &[(1, "pid", I32, false), (2, "comm", Str, false), (3, "clone_flags", U64, false), (4, "oom_score_adj", I32, false)],
-        "task_rename" => &[(1, "pid", I32, false), (2, "oldcomm", Str, false), (3, "newcomm", Str, false), (4, "oom_score_adj", I32, false)],
+        "task_newtask" => &[
+            (1, "pid", I32, false),
+            (2, "comm", Str, false),
+            (3, "clone_flags", U64, false),
+            (4, "oom_score_adj", I32, false),
+        ],
+        "task_rename" => &[
+            (1, "pid", I32, false),
+            (2, "oldcomm", Str, false),
+            (3, "newcomm", Str, false),
+            (4, "oom_score_adj", I32, false),
+        ],
         _ => return None,
     })
 }
 
 /// Whether TracePacket field `number` is a member of its `data` oneof.
 pub fn is_packet_data_field(number: u32) -> bool {
-    matches!(number, 1 | 2 | 4 | 5 | 6 | 7 | 9 | 11 | 33 | 34 | 35 | 36 | 37 | 38 | 39 | 40 | 43 | 44 | 45 | 46 | 47 | 48 | 49 | 50 | 51 | 52 | 53 | 54 | 57 | 60 | 61 | 62 | 63 | 64 | 65 | 66 | 67 | 68 | 69 | 70 | 71 | 72 | 73 | 74 | 75 | 77 | 78 | 82 | 83 | 84 | 86 | 89 | 90 | 91 | 95 | 99 | 100 | 101 | 102 | 103 | 107 | 109 | 110 | 111 | 113 | 115 | 117 | 118 | 119 | 120 | 122 | 123 | 124 | 125 | 126 | 127 | 128 | 129 | 130 | 131 | 132 | 133 | 134 | 135 | 138 | 900)
+    matches!(
+        number,
+        1 | 2
+            | 4
+            | 5
+            | 6
+            | 7
+            | 9
+            | 11
+            | 33
+            | 34
+            | 35
+            | 36
+            | 37
+            | 38
+            | 39
+            | 40
+            | 43
+            | 44
+            | 45
+            | 46
+            | 47
+            | 48
+            | 49
+            | 50
+            | 51
+            | 52
+            | 53
+            | 54
+            | 57
+            | 60
+            | 61
+            | 62
+            | 63
+            | 64
+            | 65
+            | 66
+            | 67
+            | 68
+            | 69
+            | 70
+            | 71
+            | 72
+            | 73
+            | 74
+            | 75
+            | 77
+            | 78
+            | 82
+            | 83
+            | 84
+            | 86
+            | 89
+            | 90
+            | 91
+            | 95
+            | 99
+            | 100
+            | 101
+            | 102
+            | 103
+            | 107
+            | 109
+            | 110
+            | 111
+            | 113
+            | 115
+            | 117
+            | 118
+            | 119
+            | 120
+            | 122
+            | 123
+            | 124
+            | 125
+            | 126
+            | 127
+            | 128
+            | 129
+            | 130
+            | 131
+            | 132
+            | 133
+            | 134
+            | 135
+            | 138
+            | 900
+    )
 }

@@ -69,7 +69,10 @@ struct OneofRun<'a> {
 
 impl<'a> OneofRun<'a> {
     fn new() -> Self {
-        OneofRun { field: None, parts: Vec::new() }
+        OneofRun {
+            field: None,
+            parts: Vec::new(),
+        }
     }
     fn see(&mut self, field: u32, b: &'a [u8]) {
         if self.field != Some(field) {
@@ -156,7 +159,12 @@ pub struct ProtoDecoder<'s> {
 
 impl<'s> ProtoDecoder<'s> {
     pub fn new(sink: &'s mut Sink) -> Self {
-        ProtoDecoder { sink, max_ts: 0, bad_packets: 0, keep_on_error: false }
+        ProtoDecoder {
+            sink,
+            max_ts: 0,
+            bad_packets: 0,
+            keep_on_error: false,
+        }
     }
 
     /// Decodes every packet; returns the number that parsed.
@@ -183,17 +191,30 @@ impl<'s> ProtoDecoder<'s> {
         self.sink.bad_packets = self.bad_packets;
         if self.bad_packets > 0 {
             self.sink.partial = true;
-            self.sink.warnings.push(format!("{} corrupt packet(s) skipped", self.bad_packets));
-            self.sink.stats.add("artscope_corrupt_packets", self.bad_packets, None);
+            self.sink
+                .warnings
+                .push(format!("{} corrupt packet(s) skipped", self.bad_packets));
+            self.sink
+                .stats
+                .add("artscope_corrupt_packets", self.bad_packets, None);
         }
         packets.len() as i64 - self.bad_packets
     }
 
     fn mark(&self) -> [usize; 10] {
         let s = &*self.sink;
-        [s.order.len(), s.switches.len(), s.wakings.len(), s.ftrace.len(), s.packets.len(),
-         s.first_bundle_end_ts.len(), s.bound_only_ts.len(), s.packages.len(), self.max_ts as usize,
-         s.trace_configs.len()]
+        [
+            s.order.len(),
+            s.switches.len(),
+            s.wakings.len(),
+            s.ftrace.len(),
+            s.packets.len(),
+            s.first_bundle_end_ts.len(),
+            s.bound_only_ts.len(),
+            s.packages.len(),
+            self.max_ts as usize,
+            s.trace_configs.len(),
+        ]
     }
 
     fn rollback(&mut self, m: [usize; 10]) {
@@ -370,17 +391,28 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         let sink = &mut *self.sink;
-        let intern: Vec<StrId> =
-            intern_raw.iter().map(|b| sink.strings.intern(&text(b))).collect();
+        let intern: Vec<StrId> = intern_raw
+            .iter()
+            .map(|b| sink.strings.intern(&text(b)))
+            .collect();
         let [sw_ts, sw_state, sw_pid, sw_prio, _, sw_comm, wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm, _] =
             &cols;
-        let n = [sw_ts.len(), sw_state.len(), sw_pid.len(), sw_prio.len(), sw_comm.len()]
-            .into_iter()
-            .min()
-            .unwrap();
+        let n = [
+            sw_ts.len(),
+            sw_state.len(),
+            sw_pid.len(),
+            sw_prio.len(),
+            sw_comm.len(),
+        ]
+        .into_iter()
+        .min()
+        .unwrap();
         if n > 0 {
             let mut n_ok = n;
-            if let Some(bad) = sw_comm[..n].iter().position(|&c| (c as u32) as usize >= intern.len()) {
+            if let Some(bad) = sw_comm[..n]
+                .iter()
+                .position(|&c| (c as u32) as usize >= intern.len())
+            {
                 sink.stats.add("compact_sched_has_parse_errors", 1, None);
                 n_ok = bad;
             }
@@ -403,13 +435,22 @@ impl<'s> ProtoDecoder<'s> {
                 self.max_ts = ts;
             }
         }
-        let m = [wk_ts.len(), wk_pid.len(), wk_cpu.len(), wk_prio.len(), wk_comm.len()]
-            .into_iter()
-            .min()
-            .unwrap();
+        let m = [
+            wk_ts.len(),
+            wk_pid.len(),
+            wk_cpu.len(),
+            wk_prio.len(),
+            wk_comm.len(),
+        ]
+        .into_iter()
+        .min()
+        .unwrap();
         if m > 0 {
             let mut m_ok = m;
-            if let Some(bad) = wk_comm[..m].iter().position(|&c| (c as u32) as usize >= intern.len()) {
+            if let Some(bad) = wk_comm[..m]
+                .iter()
+                .position(|&c| (c as u32) as usize >= intern.len())
+            {
                 sink.stats.add("compact_sched_has_parse_errors", 1, None);
                 m_ok = bad;
             }
@@ -516,14 +557,27 @@ impl<'s> ProtoDecoder<'s> {
                     }
                 }
                 let comm = sink.strings.intern(&text(comm));
-                sink.push_waking(Waking { ts, cpu, compact: false, pid: Some(pid), wakee_pid: wpid, comm });
+                sink.push_waking(Waking {
+                    ts,
+                    cpu,
+                    compact: false,
+                    pid: Some(pid),
+                    wakee_pid: wpid,
+                    comm,
+                });
             }
             _ => {
                 let fields = match generic_fields(name) {
                     Some(specs) => generic_values(specs, &ev.parts)?,
                     None => Vec::new(),
                 };
-                sink.push_ftrace(FtraceEv { ts, cpu, pid, name, fields });
+                sink.push_ftrace(FtraceEv {
+                    ts,
+                    cpu,
+                    pid,
+                    name,
+                    fields,
+                });
             }
         }
         Ok(())
@@ -542,7 +596,8 @@ impl<'s> ProtoDecoder<'s> {
                 }
             }
         }
-        self.sink.push_packet(ts, PacketData::ProcessTree { processes, threads });
+        self.sink
+            .push_packet(ts, PacketData::ProcessTree { processes, threads });
         Ok(())
     }
 
@@ -655,7 +710,11 @@ impl<'s> ProtoDecoder<'s> {
         for p in parts {
             for f in Fields::new(p) {
                 if let (1, Value::Bytes(b)) = f? {
-                    let mut c = CpuInfo { processor: None, capacity: None, frequencies: Vec::new() };
+                    let mut c = CpuInfo {
+                        processor: None,
+                        capacity: None,
+                        frequencies: Vec::new(),
+                    };
                     let mut freqs = Vec::new();
                     for f in Fields::new(b) {
                         match f? {
@@ -729,7 +788,8 @@ impl<'s> ProtoDecoder<'s> {
         for p in parts {
             for f in Fields::new(p) {
                 if let (1, Value::Bytes(b)) = f? {
-                    let (mut name, mut uid, mut dbg, mut prof, mut ver) = (String::new(), 0, 0, 0, 0);
+                    let (mut name, mut uid, mut dbg, mut prof, mut ver) =
+                        (String::new(), 0, 0, 0, 0);
                     for f in Fields::new(b) {
                         match f? {
                             (1, Value::Bytes(s)) => name = text(s),
@@ -782,12 +842,17 @@ impl<'s> ProtoDecoder<'s> {
         const NAMES: [&str; 3] = ["overrun", "commit_overrun", "dropped_events"];
         for (cpu, vals) in cpu_stats {
             for (name, v) in NAMES.iter().zip(vals) {
-                sink.stats.set(&format!("ftrace_cpu_{name}_{phase}"), v, Some(cpu));
+                sink.stats
+                    .set(&format!("ftrace_cpu_{name}_{phase}"), v, Some(cpu));
             }
             if phase == "end" {
                 for (name, v) in NAMES.iter().zip(vals) {
-                    let begin = sink.stats.get(&format!("ftrace_cpu_{name}_begin"), Some(cpu)).unwrap_or(0);
-                    sink.stats.set(&format!("ftrace_cpu_{name}_delta"), v - begin, Some(cpu));
+                    let begin = sink
+                        .stats
+                        .get(&format!("ftrace_cpu_{name}_begin"), Some(cpu))
+                        .unwrap_or(0);
+                    sink.stats
+                        .set(&format!("ftrace_cpu_{name}_delta"), v - begin, Some(cpu));
                 }
             }
         }
@@ -845,7 +910,14 @@ impl<'s> ProtoDecoder<'s> {
 }
 
 fn tree_process(b: &[u8]) -> R<TreeProcess> {
-    let mut p = TreeProcess { pid: 0, ppid: None, cmdline: Vec::new(), uid: None, start_ts: None, cmdline_is_comm: false };
+    let mut p = TreeProcess {
+        pid: 0,
+        ppid: None,
+        cmdline: Vec::new(),
+        uid: None,
+        start_ts: None,
+        cmdline_is_comm: false,
+    };
     for f in Fields::new(b) {
         match f? {
             (1, Value::Varint(x)) => p.pid = i32v(x),
@@ -861,7 +933,11 @@ fn tree_process(b: &[u8]) -> R<TreeProcess> {
 }
 
 fn tree_thread(b: &[u8]) -> R<TreeThread> {
-    let mut t = TreeThread { tid: 0, tgid: 0, name: None };
+    let mut t = TreeThread {
+        tid: 0,
+        tgid: 0,
+        name: None,
+    };
     for f in Fields::new(b) {
         match f? {
             (1, Value::Varint(x)) => t.tid = i32v(x),
@@ -874,7 +950,11 @@ fn tree_thread(b: &[u8]) -> R<TreeThread> {
 }
 
 fn stats_process(b: &[u8]) -> R<StatsProcess> {
-    let mut p = StatsProcess { pid: 0, threads: Vec::new(), counters: Vec::new() };
+    let mut p = StatsProcess {
+        pid: 0,
+        threads: Vec::new(),
+        counters: Vec::new(),
+    };
     // field number -> value, last occurrence wins; emitted in field order
     let mut vals: Vec<(u32, &'static str, i128)> = Vec::new();
     for f in Fields::new(b) {
@@ -915,7 +995,9 @@ fn generic_values(
     for p in parts {
         for f in Fields::new(p) {
             let (num, v) = f?;
-            let Some(i) = specs.iter().position(|s| s.0 == num) else { continue };
+            let Some(i) = specs.iter().position(|s| s.0 == num) else {
+                continue;
+            };
             let (_, _, kind, repeated) = specs[i];
             if repeated {
                 if kind != FieldKind::Str {
@@ -1016,10 +1098,15 @@ pub fn decode_frame_timeline(raw: &[u8]) -> R<Option<FrameEv>> {
         if !(1..=5).contains(&kind) {
             continue;
         }
-        let mut ev = FrameEv { kind, ..Default::default() };
+        let mut ev = FrameEv {
+            kind,
+            ..Default::default()
+        };
         for f in Fields::new(body) {
             let (field, v) = f?;
-            let Some((name, ty)) = ft_field(kind, field) else { continue };
+            let Some((name, ty)) = ft_field(kind, field) else {
+                continue;
+            };
             // a field whose wire type does not fit its declared type is skipped
             let wt = v.wire_type();
             if (ty == "str") != (wt == 2) || (ty != "f32" && (wt == 1 || wt == 5)) {
@@ -1067,7 +1154,9 @@ pub fn decode_frame_timeline(raw: &[u8]) -> R<Option<FrameEv>> {
                         "jank_type_experimental" => ev.jank_type_experimental = x,
                         "present_type_experimental" => ev.present_type_experimental = x,
                         "latched_unsignaled_count" => ev.latched_unsignaled_count = x,
-                        "addressable_unsignaled_latch_count" => ev.addressable_unsignaled_latch_count = x,
+                        "addressable_unsignaled_latch_count" => {
+                            ev.addressable_unsignaled_latch_count = x
+                        }
                         "latched_fence_state" => ev.latched_fence_state = x,
                         _ => {}
                     }

@@ -57,7 +57,11 @@ pub struct Fields<'a> {
 
 impl<'a> Fields<'a> {
     pub fn new(buf: &'a [u8]) -> Self {
-        Fields { buf, pos: 0, failed: false }
+        Fields {
+            buf,
+            pos: 0,
+            failed: false,
+        }
     }
 
     fn next_field(&mut self) -> Result<(u32, Value<'a>), WireError> {

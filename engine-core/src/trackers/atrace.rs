@@ -15,12 +15,25 @@ pub struct AsyncSlots {
 }
 
 fn thread_track(c: &mut Ctx, utid: u32) -> u32 {
-    c.tracks.intern(&mut c.args, "thread_execution", None, "slice",
-        vec![("utid", Dim::Int(utid as i64))], Owner { utid: Some(utid), ..Default::default() }, 0)
+    c.tracks.intern(
+        &mut c.args,
+        "thread_execution",
+        None,
+        "slice",
+        vec![("utid", Dim::Int(utid as i64))],
+        Owner {
+            utid: Some(utid),
+            ..Default::default()
+        },
+        0,
+    )
 }
 
 fn upid_owner(upid: u32) -> Owner {
-    Owner { upid: Some(upid), ..Default::default() }
+    Owner {
+        upid: Some(upid),
+        ..Default::default()
+    }
 }
 
 pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) {
@@ -35,7 +48,11 @@ pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) 
     let tgid = tp.tgid as i64;
     match tp.phase {
         'B' | 'I' => {
-            let utid = if tp.tgid > 0 { c.pt.update_thread(pid, tgid) } else { c.pt.get_or_create_thread(pid) };
+            let utid = if tp.tgid > 0 {
+                c.pt.update_thread(pid, tgid)
+            } else {
+                c.pt.get_or_create_thread(pid)
+            };
             let track = thread_track(c, utid);
             let dur = if tp.phase == 'B' { -1 } else { 0 };
             c.slices.begin(&mut c.stats, track, ts, tp.name, dur, None);
@@ -55,8 +72,18 @@ pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) 
         }
         'C' => {
             let upid = c.pt.get_or_create_process(tgid);
-            let track = c.tracks.intern(&mut c.args, "atrace_counter", Some(&tp.name), "counter",
-                vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(tp.name.clone()))], upid_owner(upid), 0);
+            let track = c.tracks.intern(
+                &mut c.args,
+                "atrace_counter",
+                Some(&tp.name),
+                "counter",
+                vec![
+                    ("upid", Dim::Int(upid as i64)),
+                    ("name", Dim::Str(tp.name.clone())),
+                ],
+                upid_owner(upid),
+                0,
+            );
             let utid = c.pt.get_or_create_thread(pid);
             let set = c.args.add_set(&[("utid", Some(ArgVal::Int(utid as i128)))]);
             c.counters.push(ts, track, tp.value as f64, Some(set));
@@ -64,7 +91,10 @@ pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) 
         'S' | 'F' => {
             let upid = c.pt.get_or_create_process(tgid);
             let list = slots.slots.entry((upid, tp.name.clone())).or_default();
-            let dims = vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(tp.name.clone()))];
+            let dims = vec![
+                ("upid", Dim::Int(upid as i64)),
+                ("name", Dim::Str(tp.name.clone())),
+            ];
             if tp.phase == 'S' {
                 if list.contains(&Some(tp.cookie)) {
                     c.stats.add("atrace_unnestable_begin_ignored", 1, None);
@@ -80,22 +110,49 @@ pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) 
                         list.len() - 1
                     }
                 };
-                let track = c.tracks.intern(&mut c.args, "atrace_async_slice", Some(&tp.name), "slice",
-                    dims, upid_owner(upid), slot as u32);
+                let track = c.tracks.intern(
+                    &mut c.args,
+                    "atrace_async_slice",
+                    Some(&tp.name),
+                    "slice",
+                    dims,
+                    upid_owner(upid),
+                    slot as u32,
+                );
                 let set = c.args.add_set(&[("cookie", Some(ArgVal::Int(tp.cookie)))]);
-                c.slices.begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
+                c.slices
+                    .begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
             } else {
-                let Some(slot) = list.iter().position(|s| *s == Some(tp.cookie)) else { return };
+                let Some(slot) = list.iter().position(|s| *s == Some(tp.cookie)) else {
+                    return;
+                };
                 list[slot] = None;
-                let track = c.tracks.intern(&mut c.args, "atrace_async_slice", Some(&tp.name), "slice",
-                    dims, upid_owner(upid), slot as u32);
+                let track = c.tracks.intern(
+                    &mut c.args,
+                    "atrace_async_slice",
+                    Some(&tp.name),
+                    "slice",
+                    dims,
+                    upid_owner(upid),
+                    slot as u32,
+                );
                 c.slices.end(&mut c.stats, track, ts);
             }
         }
         'N' | 'G' | 'H' => {
             let upid = c.pt.get_or_create_process(tgid);
-            let track = c.tracks.intern(&mut c.args, "atrace_async_slice_for_track", Some(&tp.track), "slice",
-                vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(tp.track.clone()))], upid_owner(upid), 0);
+            let track = c.tracks.intern(
+                &mut c.args,
+                "atrace_async_slice_for_track",
+                Some(&tp.track),
+                "slice",
+                vec![
+                    ("upid", Dim::Int(upid as i64)),
+                    ("name", Dim::Str(tp.track.clone())),
+                ],
+                upid_owner(upid),
+                0,
+            );
             match tp.phase {
                 'N' => c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None),
                 'G' => c.slices.begin(&mut c.stats, track, ts, tp.name, -1, None),
@@ -126,10 +183,13 @@ fn syscall_name(machine: &str, num: i128) -> Option<&'static str> {
 }
 
 pub fn sys_enter(c: &mut Ctx, ts: i64, pid: i64, id: i128) {
-    let Some(name) = syscall_name(&c.machine, id) else { return };
+    let Some(name) = syscall_name(&c.machine, id) else {
+        return;
+    };
     let utid = c.pt.get_or_create_thread(pid);
     let track = thread_track(c, utid);
-    c.slices.begin(&mut c.stats, track, ts, name.to_owned(), -1, None);
+    c.slices
+        .begin(&mut c.stats, track, ts, name.to_owned(), -1, None);
 }
 
 pub fn sys_exit(c: &mut Ctx, ts: i64, pid: i64, id: i128) {

@@ -19,12 +19,20 @@ pub struct Counters {
 
 impl Counters {
     pub fn push(&mut self, ts: i64, track: u32, value: f64, arg_set: Option<i64>) {
-        self.rows.push(CounterRow { ts, track, value, arg_set });
+        self.rows.push(CounterRow {
+            ts,
+            track,
+            value,
+            arg_set,
+        });
     }
 }
 
 fn cpu_owner(cpu: i64) -> Owner {
-    Owner { cpu: Some(cpu), ..Default::default() }
+    Owner {
+        cpu: Some(cpu),
+        ..Default::default()
+    }
 }
 
 fn counter(c: &mut Ctx, ts: i64, track: u32, value: i128) {
@@ -32,8 +40,15 @@ fn counter(c: &mut Ctx, ts: i64, track: u32, value: i128) {
 }
 
 fn cpu_freq_track(c: &mut Ctx, cpu: i64) -> u32 {
-    c.tracks.intern(&mut c.args, "cpu_frequency", Some("cpufreq"), "counter",
-        vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0)
+    c.tracks.intern(
+        &mut c.args,
+        "cpu_frequency",
+        Some("cpufreq"),
+        "counter",
+        vec![("cpu", Dim::Int(cpu))],
+        cpu_owner(cpu),
+        0,
+    )
 }
 
 pub fn cpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
@@ -44,10 +59,24 @@ pub fn cpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 
 pub fn cpu_frequency_limits(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let cpu = e.int("cpu_id").unwrap_or(0) as i64;
-    let tmax = c.tracks.intern(&mut c.args, "cpu_max_frequency_limit", Some(&format!("Cpu {cpu} Max Freq Limit")),
-        "counter", vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0);
-    let tmin = c.tracks.intern(&mut c.args, "cpu_min_frequency_limit", Some(&format!("Cpu {cpu} Min Freq Limit")),
-        "counter", vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0);
+    let tmax = c.tracks.intern(
+        &mut c.args,
+        "cpu_max_frequency_limit",
+        Some(&format!("Cpu {cpu} Max Freq Limit")),
+        "counter",
+        vec![("cpu", Dim::Int(cpu))],
+        cpu_owner(cpu),
+        0,
+    );
+    let tmin = c.tracks.intern(
+        &mut c.args,
+        "cpu_min_frequency_limit",
+        Some(&format!("Cpu {cpu} Min Freq Limit")),
+        "counter",
+        vec![("cpu", Dim::Int(cpu))],
+        cpu_owner(cpu),
+        0,
+    );
     // only the values the event carries (systrace lines may lack one)
     if let Some(v) = e.int("max_freq") {
         counter(c, ts, tmax, v);
@@ -59,8 +88,15 @@ pub fn cpu_frequency_limits(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 
 pub fn cpu_idle(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let cpu = e.int("cpu_id").unwrap_or(0) as i64;
-    let t = c.tracks.intern(&mut c.args, "cpu_idle", Some("cpuidle"), "counter",
-        vec![("cpu", Dim::Int(cpu))], cpu_owner(cpu), 0);
+    let t = c.tracks.intern(
+        &mut c.args,
+        "cpu_idle",
+        Some("cpuidle"),
+        "counter",
+        vec![("cpu", Dim::Int(cpu))],
+        cpu_owner(cpu),
+        0,
+    );
     counter(c, ts, t, e.int("state").unwrap_or(0));
 }
 
@@ -70,23 +106,47 @@ pub fn devfreq(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         Some(i) => dev[i..].to_owned(),
         None => format!("devfreq_{dev}"),
     };
-    let t = c.tracks.intern(&mut c.args, "linux_device_frequency", Some(&name), "counter",
-        vec![("linux_device", Dim::Str(dev))], Owner::default(), 0);
+    let t = c.tracks.intern(
+        &mut c.args,
+        "linux_device_frequency",
+        Some(&name),
+        "counter",
+        vec![("linux_device", Dim::Str(dev))],
+        Owner::default(),
+        0,
+    );
     counter(c, ts, t, e.int("freq").unwrap_or(0));
 }
 
 pub fn clock_rate(c: &mut Ctx, ts: i64, name: &str, rate: i128) {
-    let t = c.tracks.intern(&mut c.args, "clock_frequency", Some(&format!("{name} Frequency")), "counter",
-        vec![("linux_device", Dim::Str(name.to_owned()))], Owner::default(), 0);
+    let t = c.tracks.intern(
+        &mut c.args,
+        "clock_frequency",
+        Some(&format!("{name} Frequency")),
+        "counter",
+        vec![("linux_device", Dim::Str(name.to_owned()))],
+        Owner::default(),
+        0,
+    );
     counter(c, ts, t, rate);
 }
 
 pub fn clock_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    clock_rate(c, ts, e.str("name").unwrap_or(""), e.int("state").unwrap_or(0));
+    clock_rate(
+        c,
+        ts,
+        e.str("name").unwrap_or(""),
+        e.int("state").unwrap_or(0),
+    );
 }
 
 pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    clock_rate(c, ts, e.str("name").unwrap_or(""), e.int("rate").unwrap_or(0));
+    clock_rate(
+        c,
+        ts,
+        e.str("name").unwrap_or(""),
+        e.int("rate").unwrap_or(0),
+    );
 }
 
 /// importers/proto/system_probes_parser.cc: cpufreq_khz per cpu, devfreq as
@@ -101,18 +161,39 @@ pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
         clock_rate(c, ts, key, *value);
     }
     for &mhz in &d.gpufreq_mhz {
-        let t = c.tracks.intern(&mut c.args, "gpu_frequency", Some("gpufreq"), "counter",
-            vec![("gpu", Dim::Int(0))], Owner::default(), 0);
+        let t = c.tracks.intern(
+            &mut c.args,
+            "gpu_frequency",
+            Some("gpufreq"),
+            "counter",
+            vec![("gpu", Dim::Int(0))],
+            Owner::default(),
+            0,
+        );
         counter(c, ts, t, mhz);
     }
     for (zone, temp) in &d.thermal_zone {
-        let t = c.tracks.intern(&mut c.args, "thermal_temperature", Some(zone), "counter",
-            vec![("thermal_zone", Dim::Str(zone.clone()))], Owner::default(), 0);
+        let t = c.tracks.intern(
+            &mut c.args,
+            "thermal_temperature",
+            Some(zone),
+            "counter",
+            vec![("thermal_zone", Dim::Str(zone.clone()))],
+            Owner::default(),
+            0,
+        );
         counter(c, ts, t, *temp);
     }
     for (cpu, state, dur_us) in &d.cpuidle_state {
-        let t = c.tracks.intern(&mut c.args, "cpu_idle_state", Some(&format!("cpuidle.{state}")), "counter",
-            vec![("cpu", Dim::Int(*cpu)), ("state", Dim::Str(state.clone()))], cpu_owner(*cpu), 0);
+        let t = c.tracks.intern(
+            &mut c.args,
+            "cpu_idle_state",
+            Some(&format!("cpuidle.{state}")),
+            "counter",
+            vec![("cpu", Dim::Int(*cpu)), ("state", Dim::Str(state.clone()))],
+            cpu_owner(*cpu),
+            0,
+        );
         counter(c, ts, t, *dur_us);
     }
 }
@@ -134,9 +215,21 @@ pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
                     _ => "runtime_kernel_ns",
                 }
             };
-            let t = c.tracks.intern(&mut c.args, type_, Some(name), "counter",
-                vec![("upid", Dim::Int(upid as i64)), ("name", Dim::Str(name.to_owned()))],
-                Owner { upid: Some(upid), ..Default::default() }, 0);
+            let t = c.tracks.intern(
+                &mut c.args,
+                type_,
+                Some(name),
+                "counter",
+                vec![
+                    ("upid", Dim::Int(upid as i64)),
+                    ("name", Dim::Str(name.to_owned())),
+                ],
+                Owner {
+                    upid: Some(upid),
+                    ..Default::default()
+                },
+                0,
+            );
             counter(c, ts, t, value);
         }
     }

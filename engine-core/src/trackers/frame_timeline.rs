@@ -8,17 +8,36 @@ use super::Ctx;
 use crate::events::FrameEv;
 
 const JANK_BITS: [(i64, &str); 15] = [
-    (2, "SurfaceFlinger Scheduling"), (4, "Prediction Error"), (8, "Display HAL"),
-    (16, "SurfaceFlinger CPU Deadline Missed"), (32, "SurfaceFlinger GPU Deadline Missed"),
-    (64, "App Deadline Missed"), (4096, "App Resynced Jitter"), (128, "Buffer Stuffing"),
-    (256, "Unknown Jank"), (512, "SurfaceFlinger Stuffing"), (1024, "Dropped Frame"),
-    (2048, "Non Animating"), (8192, "Display not ON"), (16384, "ModeChange in progress"),
+    (2, "SurfaceFlinger Scheduling"),
+    (4, "Prediction Error"),
+    (8, "Display HAL"),
+    (16, "SurfaceFlinger CPU Deadline Missed"),
+    (32, "SurfaceFlinger GPU Deadline Missed"),
+    (64, "App Deadline Missed"),
+    (4096, "App Resynced Jitter"),
+    (128, "Buffer Stuffing"),
+    (256, "Unknown Jank"),
+    (512, "SurfaceFlinger Stuffing"),
+    (1024, "Dropped Frame"),
+    (2048, "Non Animating"),
+    (8192, "Display not ON"),
+    (16384, "ModeChange in progress"),
     (32768, "PowerModeChange in progress"),
 ];
-const PRESENT_TYPES: [&str; 6] = ["Unspecified Present", "On-time Present", "Late Present",
-    "Early Present", "Dropped Frame", "Unknown Present"];
-const PREDICTION_TYPES: [&str; 4] = ["Unspecified Prediction", "Valid Prediction",
-    "Expired Prediction", "Unknown Prediction"];
+const PRESENT_TYPES: [&str; 6] = [
+    "Unspecified Present",
+    "On-time Present",
+    "Late Present",
+    "Early Present",
+    "Dropped Frame",
+    "Unknown Present",
+];
+const PREDICTION_TYPES: [&str; 4] = [
+    "Unspecified Prediction",
+    "Valid Prediction",
+    "Expired Prediction",
+    "Unknown Prediction",
+];
 const SEVERITY_TYPES: [&str; 4] = ["Unknown", "None", "Partial", "Full"];
 const NOT_JANK: [i64; 4] = [0, 1, 2048, 8192];
 const DISPLAY_JANK_BITS: i64 = 2 | 4 | 8 | 16 | 32;
@@ -27,7 +46,11 @@ const NON_PERCEIVABLE: [i64; 3] = [2048, 8192, 32768];
 const PRESENT_DROPPED: i64 = 4;
 
 fn pick(table: &[&'static str], v: i64) -> &'static str {
-    if v >= 0 && (v as usize) < table.len() { table[v as usize] } else { table[0] }
+    if v >= 0 && (v as usize) < table.len() {
+        table[v as usize]
+    } else {
+        table[0]
+    }
 }
 
 pub fn jank_type_string(bits: i64) -> String {
@@ -35,15 +58,29 @@ pub fn jank_type_string(bits: i64) -> String {
         0 => "Unspecified".into(),
         1 => "None".into(),
         _ => {
-            let names: Vec<&str> = JANK_BITS.iter().filter(|(b, _)| bits & b != 0).map(|(_, n)| *n).collect();
-            if names.is_empty() { "Unspecified".into() } else { names.join(", ") }
+            let names: Vec<&str> = JANK_BITS
+                .iter()
+                .filter(|(b, _)| bits & b != 0)
+                .map(|(_, n)| *n)
+                .collect();
+            if names.is_empty() {
+                "Unspecified".into()
+            } else {
+                names.join(", ")
+            }
         }
     }
 }
 
 fn severity_string(v: Option<i64>, bits: i64) -> &'static str {
     match v {
-        None => if bits == 1 { "None" } else { "Unknown" },
+        None => {
+            if bits == 1 {
+                "None"
+            } else {
+                "Unknown"
+            }
+        }
         Some(v) if v >= 0 && (v as usize) < SEVERITY_TYPES.len() => SEVERITY_TYPES[v as usize],
         Some(_) => "Unknown",
     }
@@ -58,23 +95,39 @@ fn surface_janky(v: i64) -> bool {
 }
 
 fn display_jank_tag(v: i64) -> &'static str {
-    if v == 0 { "Unspecified" }
-    else if display_janky(v) { "Self Jank" }
-    else if v == 512 { "SurfaceFlinger Stuffing" }
-    else if v == 1024 { "Dropped Frame" }
-    else if NON_PERCEIVABLE.contains(&v) { "Non-perceivable Jank" }
-    else { "No Jank" }
+    if v == 0 {
+        "Unspecified"
+    } else if display_janky(v) {
+        "Self Jank"
+    } else if v == 512 {
+        "SurfaceFlinger Stuffing"
+    } else if v == 1024 {
+        "Dropped Frame"
+    } else if NON_PERCEIVABLE.contains(&v) {
+        "Non-perceivable Jank"
+    } else {
+        "No Jank"
+    }
 }
 
 fn surface_jank_tag(v: i64, present: i64) -> &'static str {
-    if v == 0 { "Unspecified" }
-    else if surface_janky(v) { "Self Jank" }
-    else if display_janky(v) { "Other Jank" }
-    else if v == 128 { "Buffer Stuffing" }
-    else if v == 512 { "SurfaceFlinger Stuffing" }
-    else if present == PRESENT_DROPPED { "Dropped Frame" }
-    else if NON_PERCEIVABLE.contains(&v) { "Non-perceivable Jank" }
-    else { "No Jank" }
+    if v == 0 {
+        "Unspecified"
+    } else if surface_janky(v) {
+        "Self Jank"
+    } else if display_janky(v) {
+        "Other Jank"
+    } else if v == 128 {
+        "Buffer Stuffing"
+    } else if v == 512 {
+        "SurfaceFlinger Stuffing"
+    } else if present == PRESENT_DROPPED {
+        "Dropped Frame"
+    } else if NON_PERCEIVABLE.contains(&v) {
+        "Non-perceivable Jank"
+    } else {
+        "No Jank"
+    }
 }
 
 /// The frame-timeline table columns of one slice.
@@ -166,10 +219,24 @@ impl FrameTimelineTracker {
             slots.push(None);
             slots.len() - 1
         });
-        let track = c.tracks.intern(&mut c.args, type_, Some(name), "slice",
-            vec![("upid", Dim::Int(upid as i64))], Owner { upid: Some(upid), ..Default::default() }, slot as u32);
+        let track = c.tracks.intern(
+            &mut c.args,
+            type_,
+            Some(name),
+            "slice",
+            vec![("upid", Dim::Int(upid as i64))],
+            Owner {
+                upid: Some(upid),
+                ..Default::default()
+            },
+            slot as u32,
+        );
         let surface = d.kind == 3 || d.kind == 4;
-        let display_token = if surface { d.display_frame_token } else { Some(token) };
+        let display_token = if surface {
+            d.display_frame_token
+        } else {
+            Some(token)
+        };
         let layer = d.layer_name.clone().unwrap_or_default();
         let mut cols = FrameCols {
             expected,
@@ -179,13 +246,23 @@ impl FrameTimelineTracker {
             surface_frame_token: if surface { Some(token) } else { None },
             upid,
             layer_name: if surface { Some(layer.clone()) } else { None },
-            present_type: "", on_time_finish: 0, gpu_composition: 0, jank_type: String::new(),
-            jank_severity_type: "", prediction_type: "", jank_tag: "", jank_tag_experimental: None,
-            jank_score: None, latched_unsignaled_count: None, addressable_unsignaled_latch_count: None,
+            present_type: "",
+            on_time_finish: 0,
+            gpu_composition: 0,
+            jank_type: String::new(),
+            jank_severity_type: "",
+            prediction_type: "",
+            jank_tag: "",
+            jank_tag_experimental: None,
+            jank_score: None,
+            latched_unsignaled_count: None,
+            addressable_unsignaled_latch_count: None,
             latched_fence_state: None,
         };
-        let mut args: Vec<(&str, Option<ArgVal>)> =
-            vec![("Display frame token", display_token.map(|t| ArgVal::Int(t as i128)))];
+        let mut args: Vec<(&str, Option<ArgVal>)> = vec![(
+            "Display frame token",
+            display_token.map(|t| ArgVal::Int(t as i128)),
+        )];
         if surface {
             args.push(("Surface frame token", Some(ArgVal::Int(token as i128))));
             args.push(("Layer name", Some(ArgVal::Str(layer))));
@@ -199,22 +276,41 @@ impl FrameTimelineTracker {
             cols.jank_type = jank_type_string(bits);
             cols.jank_severity_type = severity_string(d.jank_severity_type, bits);
             cols.prediction_type = pick(&PREDICTION_TYPES, d.prediction_type.unwrap_or(0));
-            cols.jank_tag = if surface { surface_jank_tag(bits, present) } else { display_jank_tag(bits) };
+            cols.jank_tag = if surface {
+                surface_jank_tag(bits, present)
+            } else {
+                display_jank_tag(bits)
+            };
             cols.jank_score = d.jank_severity_score;
             cols.latched_unsignaled_count = d.latched_unsignaled_count;
             cols.addressable_unsignaled_latch_count = d.addressable_unsignaled_latch_count;
             cols.latched_fence_state = d.latched_fence_state;
             if let Some(be) = d.jank_type_experimental {
                 let pe = d.present_type_experimental.unwrap_or(present);
-                cols.jank_tag_experimental =
-                    Some(if surface { surface_jank_tag(be, pe) } else { display_jank_tag(be) });
+                cols.jank_tag_experimental = Some(if surface {
+                    surface_jank_tag(be, pe)
+                } else {
+                    display_jank_tag(be)
+                });
             }
             args.push(("Present type", Some(ArgVal::Str(cols.present_type.into()))));
-            args.push(("On time finish", Some(ArgVal::Int(cols.on_time_finish as i128))));
-            args.push(("GPU composition", Some(ArgVal::Int(cols.gpu_composition as i128))));
+            args.push((
+                "On time finish",
+                Some(ArgVal::Int(cols.on_time_finish as i128)),
+            ));
+            args.push((
+                "GPU composition",
+                Some(ArgVal::Int(cols.gpu_composition as i128)),
+            ));
             args.push(("Jank type", Some(ArgVal::Str(cols.jank_type.clone()))));
-            args.push(("Jank severity type", Some(ArgVal::Str(cols.jank_severity_type.into()))));
-            args.push(("Prediction type", Some(ArgVal::Str(cols.prediction_type.into()))));
+            args.push((
+                "Jank severity type",
+                Some(ArgVal::Str(cols.jank_severity_type.into())),
+            ));
+            args.push((
+                "Prediction type",
+                Some(ArgVal::Str(cols.prediction_type.into())),
+            ));
             args.push(("Jank tag", Some(ArgVal::Str(cols.jank_tag.into()))));
             if let Some(s) = cols.jank_score {
                 args.push(("Jank Severity Score", Some(ArgVal::Real(s))));
@@ -229,7 +325,14 @@ impl FrameTimelineTracker {
             }
         }
         let arg_set = c.args.add_set(&args);
-        c.slices.begin(&mut c.stats, track, ts, token.to_string(), -1, Some(arg_set));
+        c.slices.begin(
+            &mut c.stats,
+            track,
+            ts,
+            token.to_string(),
+            -1,
+            Some(arg_set),
+        );
         // (the newest slice, as the reference does even when the begin was dropped)
         let sid = c.slices.rows.len() as u32 - 1;
         slots[slot] = Some(sid);

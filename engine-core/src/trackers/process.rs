@@ -82,7 +82,9 @@ impl ProcessTracker {
         if self.t_end[u].is_some() {
             return false;
         }
-        let Some(upid) = self.t_upid[u] else { return true };
+        let Some(upid) = self.t_upid[u] else {
+            return true;
+        };
         if self.p_end[upid as usize].is_some() {
             return false;
         }

@@ -16,7 +16,15 @@ pub struct RawTable {
 }
 
 impl RawTable {
-    pub fn push(&mut self, ts: i64, name: &'static str, cpu: i64, utid: Option<u32>, arg_set: Option<i64>, sched_row: bool) {
+    pub fn push(
+        &mut self,
+        ts: i64,
+        name: &'static str,
+        cpu: i64,
+        utid: Option<u32>,
+        arg_set: Option<i64>,
+        sched_row: bool,
+    ) {
         self.ts.push(ts);
         self.name.push(name);
         self.cpu.push(cpu);

@@ -41,14 +41,39 @@ pub const R: u16 = 1;
 
 impl EndStates {
     pub fn new(version: (u32, u32)) -> Self {
-        const NEW: &[(i64, char)] = &[(0x01, 'S'), (0x02, 'D'), (0x04, 'T'), (0x08, 't'), (0x10, 'X'),
-            (0x20, 'Z'), (0x40, 'P'), (0x80, 'I')];
-        const OLD: &[(i64, char)] = &[(0x01, 'S'), (0x02, 'D'), (0x04, 'T'), (0x08, 't'), (0x10, 'X'),
-            (0x20, 'Z'), (0x40, 'x'), (0x80, 'K'), (0x100, 'W'), (0x200, 'P'), (0x400, 'N')];
+        const NEW: &[(i64, char)] = &[
+            (0x01, 'S'),
+            (0x02, 'D'),
+            (0x04, 'T'),
+            (0x08, 't'),
+            (0x10, 'X'),
+            (0x20, 'Z'),
+            (0x40, 'P'),
+            (0x80, 'I'),
+        ];
+        const OLD: &[(i64, char)] = &[
+            (0x01, 'S'),
+            (0x02, 'D'),
+            (0x04, 'T'),
+            (0x08, 't'),
+            (0x10, 'X'),
+            (0x20, 'Z'),
+            (0x40, 'x'),
+            (0x80, 'K'),
+            (0x100, 'W'),
+            (0x200, 'P'),
+            (0x400, 'N'),
+        ];
         let new = version >= (4, 14);
         let mut s = EndStates {
             letters: if new { NEW } else { OLD },
-            preempted: if new { 0x100 } else if version >= (4, 8) { 0x1000 } else { 0x800 },
+            preempted: if new {
+                0x100
+            } else if version >= (4, 8) {
+                0x1000
+            } else {
+                0x800
+            },
             invalid_mask: if new { 0xFE00 } else { 0 },
             dn_is_i: !new,
             cache: HashMap::new(),
@@ -82,10 +107,19 @@ impl EndStates {
         let out: Option<String> = if self.invalid_mask != 0 && v & self.invalid_mask != 0 {
             None
         } else {
-            let mut flags: Vec<char> = self.letters.iter().filter(|(bit, _)| v & bit != 0).map(|&(_, c)| c).collect();
+            let mut flags: Vec<char> = self
+                .letters
+                .iter()
+                .filter(|(bit, _)| v & bit != 0)
+                .map(|&(_, c)| c)
+                .collect();
             if flags.is_empty() {
                 Some(if v & self.preempted != 0 { "R+" } else { "R" }.into())
-            } else if self.dn_is_i && flags.len() == 2 && flags.contains(&'D') && flags.contains(&'N') {
+            } else if self.dn_is_i
+                && flags.len() == 2
+                && flags.contains(&'D')
+                && flags.contains(&'N')
+            {
                 Some("I".into())
             } else {
                 const ORDER: &str = "SDTtXZPxKWNI";
@@ -126,8 +160,17 @@ pub struct SchedTracker {
 
 impl SchedTracker {
     #[allow(clippy::too_many_arguments)]
-    pub fn push(&mut self, ts: i64, cpu: i64, compact: bool, prev_pid: i64, prev_state: u16,
-                next_pid: i64, next_utid: u32, next_prio: i64) {
+    pub fn push(
+        &mut self,
+        ts: i64,
+        cpu: i64,
+        compact: bool,
+        prev_pid: i64,
+        prev_state: u16,
+        next_pid: i64,
+        next_utid: u32,
+        next_prio: i64,
+    ) {
         let t = &mut self.table;
         if let Some(&(row, pid)) = self.pending.get(&cpu) {
             if compact || prev_pid == pid {
@@ -188,7 +231,12 @@ const NONE: u32 = u32::MAX;
 
 impl ThreadStateTracker {
     pub fn new() -> Self {
-        ThreadStateTracker { table: Default::default(), last: Vec::new(), spurious: 0, r_plus: None }
+        ThreadStateTracker {
+            table: Default::default(),
+            last: Vec::new(),
+            spurious: 0,
+            r_plus: None,
+        }
     }
 
     fn last_row(&self, utid: u32) -> Option<usize> {

@@ -26,7 +26,15 @@ pub struct SliceTracker {
 
 impl SliceTracker {
     /// Opens a slice (dur -1) or adds an instant (dur 0) on `track`.
-    pub fn begin(&mut self, stats: &mut Stats, track: u32, ts: i64, name: String, dur: i64, arg_set: Option<i64>) {
+    pub fn begin(
+        &mut self,
+        stats: &mut Stats,
+        track: u32,
+        ts: i64,
+        name: String,
+        dur: i64,
+        arg_set: Option<i64>,
+    ) {
         let stack = self.stacks.entry(track).or_default();
         let rows = &self.rows;
         // pop completed instants that ended before (or at) this ts
@@ -49,7 +57,15 @@ impl SliceTracker {
         }
         let parent = stack.last().copied();
         let sid = self.rows.len() as u32;
-        self.rows.push(SliceRow { ts, dur, track, name, depth: depth as i64, parent, arg_set });
+        self.rows.push(SliceRow {
+            ts,
+            dur,
+            track,
+            name,
+            depth: depth as i64,
+            parent,
+            arg_set,
+        });
         stack.push(sid);
     }
 

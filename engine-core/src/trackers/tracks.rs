@@ -39,25 +39,50 @@ impl Args {
             let key = key.as_ref().to_owned();
             let row = match value {
                 ArgVal::Bool(b) => ArgRow {
-                    set_id, key, int_value: Some(*b as i64), string_value: None, real_value: None,
-                    value_type: "bool", display_value: if *b { "true" } else { "false" }.into(),
+                    set_id,
+                    key,
+                    int_value: Some(*b as i64),
+                    string_value: None,
+                    real_value: None,
+                    value_type: "bool",
+                    display_value: if *b { "true" } else { "false" }.into(),
                 },
                 ArgVal::Int(i) if *i > i64::MAX as i128 => ArgRow {
                     // uint64 args keep their int64 bit pattern (Variadic::UnsignedInteger)
-                    set_id, key, int_value: Some(*i as u64 as i64), string_value: None,
-                    real_value: None, value_type: "uint", display_value: i.to_string(),
+                    set_id,
+                    key,
+                    int_value: Some(*i as u64 as i64),
+                    string_value: None,
+                    real_value: None,
+                    value_type: "uint",
+                    display_value: i.to_string(),
                 },
                 ArgVal::Int(i) => ArgRow {
-                    set_id, key, int_value: Some(*i as i64), string_value: None, real_value: None,
-                    value_type: "int", display_value: i.to_string(),
+                    set_id,
+                    key,
+                    int_value: Some(*i as i64),
+                    string_value: None,
+                    real_value: None,
+                    value_type: "int",
+                    display_value: i.to_string(),
                 },
                 ArgVal::Real(r) => ArgRow {
-                    set_id, key, int_value: None, string_value: None, real_value: Some(*r),
-                    value_type: "real", display_value: py_float_repr(*r),
+                    set_id,
+                    key,
+                    int_value: None,
+                    string_value: None,
+                    real_value: Some(*r),
+                    value_type: "real",
+                    display_value: py_float_repr(*r),
                 },
                 ArgVal::Str(s) => ArgRow {
-                    set_id, key, int_value: None, string_value: Some(s.clone()), real_value: None,
-                    value_type: "string", display_value: s.clone(),
+                    set_id,
+                    key,
+                    int_value: None,
+                    string_value: Some(s.clone()),
+                    real_value: None,
+                    value_type: "string",
+                    display_value: s.clone(),
                 },
             };
             self.rows.push(row);
@@ -111,7 +136,11 @@ impl Tracks {
         owner: Owner,
         slot: u32,
     ) -> u32 {
-        let key_name = if dims.is_empty() { name.map(str::to_owned) } else { None };
+        let key_name = if dims.is_empty() {
+            name.map(str::to_owned)
+        } else {
+            None
+        };
         let key = (type_, dims, key_name, slot);
         if let Some(&id) = self.by_key.get(&key) {
             return id;
@@ -124,10 +153,13 @@ impl Tracks {
                 .1
                 .iter()
                 .map(|(k, v)| {
-                    (*k, Some(match v {
-                        Dim::Int(i) => ArgVal::Int(*i as i128),
-                        Dim::Str(s) => ArgVal::Str(s.clone()),
-                    }))
+                    (
+                        *k,
+                        Some(match v {
+                            Dim::Int(i) => ArgVal::Int(*i as i128),
+                            Dim::Str(s) => ArgVal::Str(s.clone()),
+                        }),
+                    )
                 })
                 .collect();
             Some(args.add_set(&items))
@@ -146,7 +178,12 @@ impl Tracks {
     }
 
     pub fn thread_track(&self, utid: u32) -> Option<u32> {
-        let key = ("thread_execution", vec![("utid", Dim::Int(utid as i64))], None, 0u32);
+        let key = (
+            "thread_execution",
+            vec![("utid", Dim::Int(utid as i64))],
+            None,
+            0u32,
+        );
         self.by_key.get(&key).copied()
     }
 }
@@ -161,7 +198,11 @@ pub fn py_float_repr(x: f64) -> String {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
     if x == 0.0 {
-        return if x.is_sign_negative() { "-0.0".into() } else { "0.0".into() };
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
     // shortest digits and decimal exponent from Rust's {:e}
     let e = format!("{:e}", x);
@@ -184,8 +225,16 @@ pub fn py_float_repr(x: f64) -> String {
         }
     } else {
         let (a, b) = digits.split_at(1);
-        let m = if b.is_empty() { a.to_string() } else { format!("{a}.{b}") };
-        let es = if exp < 0 { format!("-{:02}", -exp) } else { format!("+{:02}", exp) };
+        let m = if b.is_empty() {
+            a.to_string()
+        } else {
+            format!("{a}.{b}")
+        };
+        let es = if exp < 0 {
+            format!("-{:02}", -exp)
+        } else {
+            format!("+{:02}", exp)
+        };
         format!("{sign}{m}e{es}")
     }
 }
