@@ -7,7 +7,7 @@
 //! plain structs with interned comms; every other ftrace event carries its
 //! fields by name.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An interned string (thread comms repeat millions of times).
 pub type StrId = u32;

@@ -8,18 +8,22 @@
 //! frame_timeline, raw}`) -> `tables` (SQLite). No panic reaches Python: every
 //! entry point runs under `catch_unwind` and a panic becomes a `CoreError`.
 
+pub mod columns;
 pub mod decoder;
 pub mod events;
 pub mod replay;
+pub mod session;
 pub mod tables;
 pub mod trackers;
+pub mod vtab;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyFloat, PyInt, PyList, PyString, PyTuple};
+use std::sync::Mutex;
 
 create_exception!(
     _core,
@@ -48,8 +52,16 @@ fn guarded<T>(what: &str, f: impl FnOnce() -> Result<T, String>) -> PyResult<T> 
 /// One imported trace, held in Rust until its tables are built.
 #[pyclass(unsendable)]
 pub struct ImportedTrace {
-    imp: replay::Imported,
+    imported: Option<replay::Imported>,
     packets: i64,
+}
+
+impl ImportedTrace {
+    fn imp(&self) -> PyResult<&replay::Imported> {
+        self.imported
+            .as_ref()
+            .ok_or_else(|| CoreError::new_err("the import was moved into its session"))
+    }
 }
 
 #[pymethods]
@@ -62,38 +74,39 @@ impl ImportedTrace {
 
     /// Events decoded (every ftrace event and packet the replay reads).
     #[getter]
-    fn events(&self) -> usize {
-        self.imp.events
+    fn events(&self) -> PyResult<usize> {
+        Ok(self.imp()?.events)
     }
 
     #[getter]
-    fn partial(&self) -> bool {
-        self.imp.sink.partial
+    fn partial(&self) -> PyResult<bool> {
+        Ok(self.imp()?.sink.partial)
     }
 
     #[getter]
-    fn warnings(&self) -> Vec<String> {
-        self.imp.sink.warnings.clone()
+    fn warnings(&self) -> PyResult<Vec<String>> {
+        Ok(self.imp()?.sink.warnings.clone())
     }
 
     /// Every recorded TraceConfig's bytes, in file order (the caller renders
     /// the last valid one as text and rejects the others that do not parse).
-    fn trace_configs<'py>(&self, py: Python<'py>) -> Vec<Bound<'py, PyBytes>> {
-        self.imp
+    fn trace_configs<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        Ok(self
+            .imp()?
             .sink
             .trace_configs
             .iter()
             .map(|b| PyBytes::new(py, b))
-            .collect()
+            .collect())
     }
 
     /// Counts `n` more packets as corrupt (their nested messages did not
     /// parse): stats, warning and the partial flag as for the decoder's own.
     fn reject_packets(&mut self, n: i64) {
-        if n > 0 {
-            self.imp.sink.reject_packets(n);
+        if let (true, Some(imp)) = (n > 0, self.imported.as_mut()) {
+            imp.sink.reject_packets(n);
             // the replay's copy of the stats is the one the tables show
-            self.imp.ctx.stats.add("artscope_corrupt_packets", n, None);
+            imp.ctx.stats.add("artscope_corrupt_packets", n, None);
         }
     }
 
@@ -105,7 +118,7 @@ impl ImportedTrace {
         py: Python<'py>,
         trace_config_pbtxt: Option<&str>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let imp = &self.imp;
+        let imp = self.imp()?;
         let conn = py.allow_threads(|| {
             guarded("building tables", || {
                 tables::build_db(imp, trace_config_pbtxt).map_err(|e| e.to_string())
@@ -121,6 +134,225 @@ impl ImportedTrace {
         })?;
         drop(conn);
         Ok(bytes.into_bound(py))
+    }
+
+    /// The tables as columns served to the core's own SQLite (virtual
+    /// tables); the replay's data is released (this object is spent).
+    #[pyo3(signature = (trace_config_pbtxt=None))]
+    fn open_session(
+        &mut self,
+        py: Python<'_>,
+        trace_config_pbtxt: Option<&str>,
+    ) -> PyResult<Session> {
+        let imp = self
+            .imported
+            .take()
+            .ok_or_else(|| CoreError::new_err("the import was moved into its session"))?;
+        let session = py.allow_threads(|| {
+            guarded("building tables", || {
+                let s = session::open_session(&imp, trace_config_pbtxt).map_err(|e| e.to_string());
+                drop(imp);
+                s
+            })
+        })?;
+        Ok(Session {
+            inner: Mutex::new(Some(session)),
+        })
+    }
+}
+
+/// SQLite's own message (rusqlite adds the SQL text to input errors).
+fn sql_message(e: &rusqlite::Error) -> String {
+    match e {
+        rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
+        rusqlite::Error::SqliteFailure(_, Some(msg)) => msg.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A SQL error as Python's `sqlite3.OperationalError` (what the embedded
+/// engine has always raised).
+fn sql_error(py: Python<'_>, e: &rusqlite::Error) -> PyErr {
+    let msg = sql_message(e);
+    match py
+        .import("sqlite3")
+        .and_then(|m| m.getattr("OperationalError"))
+    {
+        Ok(t) => PyErr::from_type(t.downcast_into().expect("an exception type"), msg),
+        Err(err) => err,
+    }
+}
+
+/// One trace's tables and its SQLite connection (virtual tables over the
+/// columns). Query results come back as Arrow buffers per column.
+#[pyclass]
+pub struct Session {
+    inner: Mutex<Option<session::Session>>,
+}
+
+fn validity(cells: &[session::OutCell]) -> Option<Vec<u8>> {
+    if !cells.iter().any(|c| matches!(c, session::OutCell::Null)) {
+        return None;
+    }
+    let mut bits = vec![0u8; cells.len().div_ceil(8)];
+    for (i, c) in cells.iter().enumerate() {
+        if !matches!(c, session::OutCell::Null) {
+            bits[i / 8] |= 1 << (i % 8);
+        }
+    }
+    Some(bits)
+}
+
+/// One column as (kind, length, values, validity, offsets): "int" / "real"
+/// little-endian 8-byte values, "text" UTF-8 bytes with i64 offsets
+/// (Arrow large_utf8), "null", or "object" (a list: blobs, mixed types).
+fn column_to_py<'py>(py: Python<'py>, col: session::OutColumn) -> PyResult<Bound<'py, PyTuple>> {
+    use session::OutCell as C;
+    let n = col.cells.len();
+    let (mut ints, mut reals, mut texts, mut others) = (false, false, false, false);
+    for c in &col.cells {
+        match c {
+            C::Null => {}
+            C::Int(_) => ints = true,
+            C::Real(_) => reals = true,
+            C::Text(..) => texts = true,
+            C::Blob(_) => others = true,
+        }
+    }
+    let none = py.None();
+    let valid = validity(&col.cells).map(|v| PyBytes::new(py, &v).into_any().unbind());
+    let valid = valid.unwrap_or_else(|| none.clone_ref(py));
+    let numeric_only = !texts && !others;
+    let tuple = if !ints && !reals && !texts && !others {
+        ("null", n, none.clone_ref(py), none.clone_ref(py), none)
+    } else if numeric_only && !reals {
+        let mut buf = Vec::with_capacity(n * 8);
+        for c in &col.cells {
+            let v = if let C::Int(x) = c { *x } else { 0 };
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        ("int", n, PyBytes::new(py, &buf).into_any().unbind(), valid, none)
+    } else if numeric_only {
+        let mut buf = Vec::with_capacity(n * 8);
+        for c in &col.cells {
+            let v = match c {
+                C::Int(x) => *x as f64,
+                C::Real(x) => *x,
+                _ => 0.0,
+            };
+            buf.extend_from_slice(&v.to_le_bytes());
+        }
+        ("real", n, PyBytes::new(py, &buf).into_any().unbind(), valid, none)
+    } else if texts && !ints && !reals && !others {
+        let mut offsets = Vec::with_capacity((n + 1) * 8);
+        offsets.extend_from_slice(&0i64.to_le_bytes());
+        let mut end = 0i64;
+        for c in &col.cells {
+            if let C::Text(_, e) = c {
+                end = *e as i64;
+            }
+            offsets.extend_from_slice(&end.to_le_bytes());
+        }
+        (
+            "text",
+            n,
+            PyBytes::new(py, &col.bytes).into_any().unbind(),
+            valid,
+            PyBytes::new(py, &offsets).into_any().unbind(),
+        )
+    } else {
+        let list = PyList::empty(py);
+        for c in &col.cells {
+            match c {
+                C::Null => list.append(py.None())?,
+                C::Int(x) => list.append(x.into_pyobject(py)?)?,
+                C::Real(x) => list.append(PyFloat::new(py, *x))?,
+                C::Text(s, e) => list.append(PyString::new(
+                    py,
+                    &String::from_utf8_lossy(&col.bytes[*s..*e]),
+                ))?,
+                C::Blob(b) => list.append(PyBytes::new(py, b))?,
+            }
+        }
+        ("object", n, list.into_any().unbind(), none.clone_ref(py), none)
+    };
+    PyTuple::new(py, [
+        PyString::new(py, tuple.0).into_any().unbind(),
+        tuple.1.into_pyobject(py)?.into_any().unbind(),
+        tuple.2,
+        tuple.3,
+        tuple.4,
+    ])
+}
+
+/// A Python value as an SQLite value (None, int, float, str, bytes).
+fn py_value(v: &Bound<'_, PyAny>) -> PyResult<rusqlite::types::Value> {
+    use rusqlite::types::Value;
+    Ok(if v.is_none() {
+        Value::Null
+    } else if v.is_instance_of::<PyInt>() {
+        Value::Integer(v.extract()?)
+    } else if v.is_instance_of::<PyFloat>() {
+        Value::Real(v.extract()?)
+    } else if v.is_instance_of::<PyString>() {
+        Value::Text(v.extract()?)
+    } else if let Ok(b) = v.downcast::<PyBytes>() {
+        Value::Blob(b.as_bytes().to_vec())
+    } else {
+        Value::Text(v.str()?.extract()?)
+    })
+}
+
+#[pymethods]
+impl Session {
+    /// Runs `sql` (one or more statements); the last statement's column
+    /// names and columns (see `column_to_py`).
+    fn execute<'py>(&self, py: Python<'py>, sql: &str) -> PyResult<(Vec<String>, Vec<Bound<'py, PyTuple>>)> {
+        let result: Result<rusqlite::Result<_>, String> = py.allow_threads(|| {
+            let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            match guard.as_ref() {
+                None => Err("the session is closed".to_string()),
+                Some(s) => catch_unwind(AssertUnwindSafe(|| s.execute(sql)))
+                    .map_err(|_| "internal error while running a query".to_string()),
+            }
+        });
+        let (names, cols) = match result {
+            Err(msg) => return Err(CoreError::new_err(msg)),
+            Ok(Err(e)) => return Err(sql_error(py, &e)),
+            Ok(Ok(r)) => r,
+        };
+        let cols = cols
+            .into_iter()
+            .map(|c| column_to_py(py, c))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok((names, cols))
+    }
+
+    /// A TEMP table `name` (columns) holding `rows` (sequences of None /
+    /// int / float / str / bytes), replacing one of the same name.
+    fn create_table(
+        &self,
+        py: Python<'_>,
+        name: &str,
+        columns: Vec<String>,
+        rows: Vec<Vec<Bound<'_, PyAny>>>,
+    ) -> PyResult<()> {
+        let rows: Vec<Vec<rusqlite::types::Value>> = rows
+            .iter()
+            .map(|r| r.iter().map(py_value).collect::<PyResult<Vec<_>>>())
+            .collect::<PyResult<_>>()?;
+        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let s = guard
+            .as_ref()
+            .ok_or_else(|| CoreError::new_err("the session is closed"))?;
+        s.create_table(name, &columns, &rows)
+            .map_err(|e| sql_error(py, &e))
+    }
+
+    /// Releases the tables and the connection.
+    fn close(&self) {
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        guard.take();
     }
 }
 
@@ -143,7 +375,10 @@ fn import_proto(
             Ok((replay::replay(sink, ingest_ftrace_in_raw), packets))
         })
     })?;
-    Ok(ImportedTrace { imp, packets })
+    Ok(ImportedTrace {
+        imported: Some(imp),
+        packets,
+    })
 }
 
 #[pymodule]
@@ -154,6 +389,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CoreError", m.py().get_type::<CoreError>())?;
     m.add_function(wrap_pyfunction!(import_proto, m)?)?;
     m.add_class::<ImportedTrace>()?;
+    m.add_class::<Session>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -95,7 +95,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         });
     };
     // per-CPU last running utid (compact_sched infers prev from it)
-    let mut last_utid: std::collections::HashMap<i64, u32> = Default::default();
+    let mut last_utid: rustc_hash::FxHashMap<i64, u32> = Default::default();
     let mut skipped_compact = 0i64;
 
     for &(_, r) in &order {

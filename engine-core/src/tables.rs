@@ -9,7 +9,7 @@ use crate::replay::Imported;
 use crate::trackers::sched::NO_STATE;
 
 /// Table definitions: (name, [(column, type, generated expression)]).
-type Col = (&'static str, &'static str, Option<&'static str>);
+pub type Col = (&'static str, &'static str, Option<&'static str>);
 
 const fn c(name: &'static str, ty: &'static str) -> Col {
     (name, ty, None)
@@ -38,7 +38,7 @@ const FT_BASE: [Col; 13] = [
     c("layer_name", T),
 ];
 
-fn schema() -> Vec<(&'static str, Vec<Col>)> {
+pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
     let mut actual = FT_BASE.to_vec();
     actual.extend([
         c("present_type", T),
@@ -243,7 +243,7 @@ fn schema() -> Vec<(&'static str, Vec<Col>)> {
 }
 
 /// trace_processor's public views over the internal track table.
-const VIEWS: [(&str, &str); 8] = [
+pub const VIEWS: [(&str, &str); 8] = [
     ("sched_slice", "SELECT * FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id, event_type, counter_unit FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -310,6 +310,13 @@ fn ot(v: Option<&str>) -> V<'_> {
 /// (the per-statement VDBE overhead is most of a single-row insert's cost).
 const BATCH: usize = 64;
 
+/// Where `fill` sends a table's rows: SQLite inserts (`Inserter`, the
+/// serialized database) or in-memory columns (`columns::Builder`, served as
+/// virtual tables).
+pub trait RowSink<'v> {
+    fn row(&mut self, vals: &[V<'v>]) -> rusqlite::Result<()>;
+}
+
 /// Bulk inserter: rows are buffered and inserted BATCH at a time by one
 /// multi-row INSERT; the rest by single-row ones on `finish`.
 struct Inserter<'c, 'v> {
@@ -333,6 +340,19 @@ impl<'c, 'v> Inserter<'c, 'v> {
         })
     }
 
+    fn finish(&mut self) -> rusqlite::Result<()> {
+        let buf = std::mem::take(&mut self.buf);
+        for row in buf.chunks(self.width) {
+            for (i, v) in row.iter().enumerate() {
+                self.one.raw_bind_parameter(i + 1, v)?;
+            }
+            self.one.raw_execute()?;
+        }
+        Ok(())
+    }
+}
+
+impl<'v> RowSink<'v> for Inserter<'_, 'v> {
     #[inline]
     fn row(&mut self, vals: &[V<'v>]) -> rusqlite::Result<()> {
         debug_assert_eq!(vals.len(), self.width);
@@ -343,17 +363,6 @@ impl<'c, 'v> Inserter<'c, 'v> {
             }
             self.many.raw_execute()?;
             self.buf.clear();
-        }
-        Ok(())
-    }
-
-    fn finish(&mut self) -> rusqlite::Result<()> {
-        let buf = std::mem::take(&mut self.buf);
-        for row in buf.chunks(self.width) {
-            for (i, v) in row.iter().enumerate() {
-                self.one.raw_bind_parameter(i + 1, v)?;
-            }
-            self.one.raw_execute()?;
         }
         Ok(())
     }
@@ -406,10 +415,10 @@ pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::R
     Ok(conn)
 }
 
-fn fill<'v>(
+pub fn fill<'v>(
     imp: &'v Imported,
     table: &str,
-    ins: &mut Inserter<'_, 'v>,
+    ins: &mut impl RowSink<'v>,
     config: Option<&'v str>,
 ) -> rusqlite::Result<()> {
     let ctx = &imp.ctx;

@@ -2,7 +2,7 @@
 //! counters; raw_syscalls -> syscall slices (importers/systrace/
 //! systrace_parser.cc, importers/syscalls/syscall_tracker.h).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;

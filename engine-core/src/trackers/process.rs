@@ -5,7 +5,7 @@
 //! process-tree associations. Thread names carry priorities: a write wins only
 //! if its priority is >= the current one.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 pub const PRIO_OTHER: u8 = 0;
 pub const PRIO_FTRACE: u8 = 1;

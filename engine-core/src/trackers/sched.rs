@@ -1,7 +1,7 @@
 //! sched_switch -> `sched` (per-CPU pending slices) and `thread_state`
 //! (trace_processor's sched tracker and thread_state_tracker.cc).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::events::Stats;
 
@@ -76,9 +76,9 @@ impl EndStates {
             },
             invalid_mask: if new { 0xFE00 } else { 0 },
             dn_is_i: !new,
-            cache: HashMap::new(),
+            cache: HashMap::default(),
             names: Vec::new(),
-            ids: HashMap::new(),
+            ids: HashMap::default(),
         };
         s.intern(Some("Running".into()));
         s.intern(Some("R".into()));

@@ -2,7 +2,7 @@
 //! (dur 0) popped once they are over, begin/end matching (importers/common/
 //! slice_tracker.cc).
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::events::Stats;
 

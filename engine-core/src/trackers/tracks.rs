@@ -1,6 +1,6 @@
 //! Tracks (identity = type + dimension args + slot) and the args table.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// An arg's value, typed as trace_processor's Variadic.
 #[derive(Debug, Clone, PartialEq)]

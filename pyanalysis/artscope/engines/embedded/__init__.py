@@ -10,7 +10,8 @@ from typing import Any, Sequence
 
 import polars as pl
 
-from artscope.engines.base import Engine, LoadInfo, rows_to_frame
+from artscope.engines.base import Engine, LoadInfo
+from artscope.engines.embedded.core import CoreStore
 from artscope.engines.embedded.events import EventSink
 from artscope.engines.embedded.store import Store
 from artscope.engines.embedded.tables import build_tables
@@ -40,7 +41,7 @@ class EmbeddedEngine(Engine):
     def __init__(self, ingest_ftrace_in_raw: bool = True) -> None:
         super().__init__()
         self.ingest_ftrace_in_raw = ingest_ftrace_in_raw
-        self.store: Store | None = None
+        self.store: Store | CoreStore | None = None
 
     def load(self, path: str | Path) -> LoadInfo:
         from artscope.engines.embedded import core
@@ -49,9 +50,9 @@ class EmbeddedEngine(Engine):
         tb = read_trace_bytes(path)
         if tb.kind == "proto" and core.enabled():
             # The compiled core: same tables as the Python importer below
-            # (tools/compare_core.py), built in Rust.
-            imported = core.import_proto(tb.data, str(path), self.ingest_ftrace_in_raw)
-            self.store = Store.from_connection(imported.conn)
+            # (tools/compare_core.py), built and queried in Rust.
+            imported = core.open_proto(tb.data, str(path), self.ingest_ftrace_in_raw)
+            self.store = imported.store
             self.info = LoadInfo(engine=self.name, path=str(path),
                                  partial=imported.partial or tb.partial,
                                  warnings=list(tb.warnings) + imported.warnings)
@@ -77,8 +78,7 @@ class EmbeddedEngine(Engine):
     def query(self, sql: str) -> pl.DataFrame:
         if self.store is None:
             raise RuntimeError("no trace loaded")
-        cols, rows = self.store.execute_script(sql)
-        return rows_to_frame(cols, rows)
+        return self.store.frame(sql)
 
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:

@@ -2,9 +2,12 @@
 
 It decodes Perfetto protobuf traces and replays them with the same
 trace_processor import semantics as the Python importer in this package,
-producing the same tables; they reach Python's ``sqlite3`` as one serialized
-database (``sqlite3_serialize`` in Rust -> ``Connection.deserialize``), so
-every metric query runs unchanged on Python's SQLite.
+producing the same tables. They stay in Rust as columns, served to the core's
+own SQLite as virtual tables (trace_processor's design); queries run there
+and their results cross into Python as Arrow buffers per column
+(``CoreStore``). ``import_proto`` still gives the tables as one serialized
+SQLite database (``sqlite3.Connection.deserialize``): the identity checks
+compare it with the Python importer's.
 
 When the extension is built (``python3 tools/build_core.py``; not yet part
 of ``pip install``), the embedded engine imports protobuf traces with it;
@@ -17,7 +20,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Sequence
+
+import polars as pl
+import pyarrow as pa
 
 from artscope.errors import TraceError
 
@@ -81,3 +87,81 @@ def import_proto(data: bytes, path: str = "",
     del imported  # the core's columns (peak RSS)
     out.conn.deserialize(blob)
     return out
+
+
+class CoreSession(NamedTuple):
+    """What one import gives when the core serves the tables itself."""
+
+    store: "CoreStore"
+    partial: bool
+    warnings: list[str]
+    packets: int
+
+
+def open_proto(data: bytes, path: str = "",
+               ingest_ftrace_in_raw: bool = True) -> CoreSession:
+    """Import Perfetto protobuf ``data`` into a core session (virtual tables
+    over the core's columns); TraceError naming ``path`` for bad input."""
+    if _core is None:
+        raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
+    try:
+        imported = _core.import_proto(data, ingest_ftrace_in_raw)
+        config = _trace_config_text(imported)
+        partial, warnings, packets = imported.partial, list(imported.warnings), imported.packets
+        session = imported.open_session(config)
+    except _core.CoreError as e:
+        raise TraceError(f"{e}: {path}") from None
+    return CoreSession(CoreStore(session), partial, warnings, packets)
+
+
+_ARROW_TYPES = {"int": pa.int64(), "real": pa.float64(), "text": pa.large_utf8()}
+
+
+def _series(name: str, spec: tuple[Any, ...]) -> pl.Series:
+    """One result column from the core's buffers (see lib.rs column_to_py)."""
+    kind, n, values, valid, offsets = spec
+    if kind == "null":
+        return pl.Series(name, [None] * n)
+    if kind == "object":  # blobs or mixed types: base.columns_to_frame's rules
+        kinds = {type(v) for v in values if v is not None}
+        if len(kinds) > 1:
+            values = [None if v is None else str(v) for v in values]
+        return pl.Series(name, values, strict=False)
+    buffers = [None if valid is None else pa.py_buffer(valid)]
+    if kind == "text":
+        buffers.append(pa.py_buffer(offsets))
+    buffers.append(pa.py_buffer(values))
+    array = pa.Array.from_buffers(_ARROW_TYPES[kind], n, buffers)
+    return pl.Series(name, array)
+
+
+class CoreStore:
+    """The embedded engine's store when the core serves the tables: the same
+    surface as ``store.Store`` (frame / execute_script / create_table /
+    close), with queries run in the core's SQLite. SQL errors are
+    ``sqlite3.OperationalError`` with SQLite's message, as before."""
+
+    def __init__(self, session: Any) -> None:
+        self.session = session
+
+    def frame(self, sql: str) -> pl.DataFrame:
+        """The last statement's result as a DataFrame (columns from Arrow
+        buffers: no per-row Python objects)."""
+        from artscope.engines.base import unique_column_names
+        names, columns = self.session.execute(sql)
+        if not names:
+            return pl.DataFrame()
+        names = unique_column_names(list(names))
+        return pl.DataFrame([_series(n, c) for n, c in zip(names, columns)])
+
+    def execute_script(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run one or more statements; the last one's columns and rows."""
+        df = self.frame(sql)
+        return list(df.columns), df.rows()
+
+    def create_table(self, name: str, columns: Sequence[str],
+                     rows: Sequence[Sequence[Any]]) -> None:
+        self.session.create_table(name, list(columns), [list(r) for r in rows])
+
+    def close(self) -> None:
+        self.session.close()

@@ -13,9 +13,12 @@ import gc
 import itertools
 import re
 import sqlite3
-from typing import Any, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Sequence
 
 from artscope.engines.embedded.tables import RowBlocks, Table
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # Public views over the internal track table (see contract section 1.6).
 _VIEWS = {
@@ -202,6 +205,11 @@ class Store:
             else:
                 cols, rows = [], []
         return cols, rows
+
+    def frame(self, sql: str) -> "pl.DataFrame":
+        """The last statement's result as a DataFrame."""
+        from artscope.engines.base import rows_to_frame
+        return rows_to_frame(*self.execute_script(sql))
 
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:

@@ -1,0 +1,496 @@
+//! The imported tables held as typed columns in memory: what the virtual
+//! tables (`vtab.rs`) serve to SQLite, as trace_processor serves its own
+//! column storage, instead of copying every row into SQLite's B-trees.
+//!
+//! `Builder` is a `tables::RowSink`: `tables::fill` sends it the same rows
+//! it sends the SQLite inserter, and the column types follow the declared
+//! type's affinity the way SQLite's would on insert (so every value reads
+//! back exactly as from the serialized database). Lookups by value are served
+//! by lazily built sorted permutations (`Index`), one per column, ordered by
+//! (value, ts, row) so an equality plus a ts range is two binary searches.
+
+use std::cmp::Ordering;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::tables::{Col, RowSink, V};
+
+/// Text dictionary id of a NULL in a text column.
+const NULL_TEXT: u32 = u32::MAX;
+
+/// A value of a mixed-type column (no single affinity held every value).
+#[derive(Clone, Copy)]
+pub enum Cell {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(u32),
+}
+
+pub enum Data {
+    /// integers; `nulls` marks the NULLs
+    Int(Vec<i64>),
+    Real(Vec<f64>),
+    /// ids into the column's dictionary (`NULL_TEXT` for NULL)
+    Text(Vec<u32>),
+    Mixed(Vec<Cell>),
+    /// a generated column: `a + b` of two integer columns
+    Sum(usize, usize),
+    /// a generated column that repeats another
+    Alias(usize),
+    /// a generated column that is always NULL
+    Null,
+}
+
+pub struct Column {
+    pub name: &'static str,
+    pub decl: &'static str,
+    pub data: Data,
+    /// per row, for Int / Real (empty when the column has no NULL)
+    pub nulls: Vec<bool>,
+    pub dict: Vec<Box<str>>,
+}
+
+/// The rows of a column ordered by (value, ts, row); NULLs first.
+pub struct Index {
+    pub perm: Vec<u32>,
+    pub distinct: usize,
+}
+
+pub struct Table {
+    pub name: String,
+    pub cols: Vec<Column>,
+    pub n: usize,
+    /// the column named `ts`, if any (secondary order of every index)
+    pub ts_col: Option<usize>,
+    /// per column: value == row number on every row (an id column)
+    pub row_alias: Vec<bool>,
+    /// per column: integers, no NULL, non-decreasing in row order
+    pub sorted: Vec<bool>,
+    indexes: Mutex<HashMap<usize, Arc<Index>>>,
+}
+
+impl Column {
+    /// The value at `row` (generated columns computed from `cols`).
+    #[inline]
+    pub fn get<'a>(&'a self, cols: &'a [Column], row: usize) -> V<'a> {
+        match &self.data {
+            Data::Int(v) => {
+                if !self.nulls.is_empty() && self.nulls[row] {
+                    V::Null
+                } else {
+                    V::Int(v[row])
+                }
+            }
+            Data::Real(v) => {
+                if !self.nulls.is_empty() && self.nulls[row] {
+                    V::Null
+                } else {
+                    V::Real(v[row])
+                }
+            }
+            Data::Text(v) => match v[row] {
+                NULL_TEXT => V::Null,
+                id => V::Text(&self.dict[id as usize]),
+            },
+            Data::Mixed(v) => match v[row] {
+                Cell::Null => V::Null,
+                Cell::Int(i) => V::Int(i),
+                Cell::Real(r) => V::Real(r),
+                Cell::Text(id) => V::Text(&self.dict[id as usize]),
+            },
+            Data::Sum(a, b) => match (cols[*a].get(cols, row), cols[*b].get(cols, row)) {
+                (V::Int(x), V::Int(y)) => V::Int(x.wrapping_add(y)),
+                _ => V::Null,
+            },
+            Data::Alias(a) => cols[*a].get(cols, row),
+            Data::Null => V::Null,
+        }
+    }
+
+    /// Whether values can be ordered by `key_cmp` (one storage type).
+    pub fn indexable(&self) -> bool {
+        matches!(self.data, Data::Int(_) | Data::Real(_) | Data::Text(_))
+    }
+}
+
+/// SQLite's order of two values of one column (NULL first, then numbers,
+/// then text; BINARY collation).
+#[inline]
+pub fn value_cmp(a: V<'_>, b: V<'_>) -> Ordering {
+    fn rank(v: &V<'_>) -> u8 {
+        match v {
+            V::Null => 0,
+            V::Int(_) | V::Real(_) => 1,
+            V::Text(_) => 2,
+        }
+    }
+    match (a, b) {
+        (V::Int(x), V::Int(y)) => x.cmp(&y),
+        (V::Real(x), V::Real(y)) => x.total_cmp(&y),
+        (V::Int(x), V::Real(y)) => (x as f64).total_cmp(&y),
+        (V::Real(x), V::Int(y)) => x.total_cmp(&(y as f64)),
+        (V::Text(x), V::Text(y)) => x.as_bytes().cmp(y.as_bytes()),
+        (a, b) => rank(&a).cmp(&rank(&b)),
+    }
+}
+
+impl Table {
+    #[inline]
+    pub fn get(&self, col: usize, row: usize) -> V<'_> {
+        self.cols[col].get(&self.cols, row)
+    }
+
+    /// The index of column `col`, built on first use.
+    pub fn index(&self, col: usize) -> Arc<Index> {
+        let mut guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ix) = guard.get(&col) {
+            return ix.clone();
+        }
+        // sort (key, ts key, row) as plain integers: keys preserve SQLite's
+        // order within one storage type (the only kind indexed)
+        let key = self.sort_keys(col);
+        let ts = self
+            .ts_col
+            .filter(|&t| t != col)
+            .map(|t| self.sort_keys(t))
+            .unwrap_or_default();
+        let mut rows: Vec<(i64, i64, u32)> = (0..self.n)
+            .map(|r| (key[r], ts.get(r).copied().unwrap_or(0), r as u32))
+            .collect();
+        drop(key);
+        drop(ts);
+        rows.sort_unstable();
+        let distinct = 1 + rows.windows(2).filter(|w| w[0].0 != w[1].0).count();
+        let ix = Arc::new(Index {
+            perm: rows.into_iter().map(|r| r.2).collect(),
+            distinct: distinct.min(self.n),
+        });
+        guard.insert(col, ix.clone());
+        ix
+    }
+
+    /// Per row, an integer ordered as the column's values (NULL lowest):
+    /// integers as they are, reals by their ordered bit pattern, text by its
+    /// rank in the column's sorted dictionary.
+    fn sort_keys(&self, col: usize) -> Vec<i64> {
+        let c = &self.cols[col];
+        let null_key = i64::MIN;
+        match &c.data {
+            Data::Int(v) => v
+                .iter()
+                .enumerate()
+                .map(|(r, &x)| {
+                    if !c.nulls.is_empty() && c.nulls[r] {
+                        null_key
+                    } else {
+                        x.max(i64::MIN + 1)
+                    }
+                })
+                .collect(),
+            Data::Real(v) => v
+                .iter()
+                .enumerate()
+                .map(|(r, &x)| {
+                    if !c.nulls.is_empty() && c.nulls[r] {
+                        null_key
+                    } else {
+                        let b = x.to_bits() as i64;
+                        (if b < 0 { b ^ i64::MAX } else { b }).max(i64::MIN + 1)
+                    }
+                })
+                .collect(),
+            Data::Text(v) => {
+                let mut order: Vec<u32> = (0..c.dict.len() as u32).collect();
+                order.sort_unstable_by(|&a, &b| {
+                    c.dict[a as usize].as_bytes().cmp(c.dict[b as usize].as_bytes())
+                });
+                let mut rank = vec![0i64; c.dict.len()];
+                for (i, &d) in order.iter().enumerate() {
+                    rank[d as usize] = i as i64;
+                }
+                v.iter()
+                    .map(|&id| if id == NULL_TEXT { null_key } else { rank[id as usize] })
+                    .collect()
+            }
+            // generated and mixed columns: through their values (numbers
+            // only; others all compare equal and keep row order)
+            _ => (0..self.n)
+                .map(|r| match self.get(col, r) {
+                    V::Int(x) => x.max(i64::MIN + 1),
+                    V::Null => null_key,
+                    _ => 0,
+                })
+                .collect(),
+        }
+    }
+
+    /// Distinct values of `col` if its index exists (planning estimates).
+    pub fn known_distinct(&self, col: usize) -> Option<usize> {
+        let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+        guard.get(&col).map(|ix| ix.distinct)
+    }
+}
+
+/// Collects one column's values with its declared type's affinity.
+struct ColBuilder<'v> {
+    affinity: u8, // b'I' integer, b'R' real, b'T' text
+    data: Data,
+    nulls: Vec<bool>,
+    rows: usize,
+    dict: Vec<Box<str>>,
+    ids: HashMap<&'v str, u32>,
+    owned_ids: HashMap<String, u32>,
+}
+
+impl<'v> ColBuilder<'v> {
+    fn new(decl: &str) -> Self {
+        let affinity = match decl {
+            "INTEGER" => b'I',
+            "REAL" => b'R',
+            _ => b'T',
+        };
+        ColBuilder {
+            affinity,
+            data: match affinity {
+                b'I' => Data::Int(Vec::new()),
+                b'R' => Data::Real(Vec::new()),
+                _ => Data::Text(Vec::new()),
+            },
+            nulls: Vec::new(),
+            rows: 0,
+            dict: Vec::new(),
+            ids: HashMap::default(),
+            owned_ids: HashMap::default(),
+        }
+    }
+
+    fn intern(&mut self, s: &'v str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.dict.len() as u32;
+        self.dict.push(s.into());
+        self.ids.insert(s, id);
+        id
+    }
+
+    fn intern_owned(&mut self, s: String) -> u32 {
+        if let Some(&id) = self.owned_ids.get(&s) {
+            return id;
+        }
+        let id = self.dict.len() as u32;
+        self.dict.push(s.as_str().into());
+        self.owned_ids.insert(s, id);
+        id
+    }
+
+    fn to_mixed(&mut self) {
+        let cells: Vec<Cell> = match std::mem::replace(&mut self.data, Data::Null) {
+            Data::Int(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    if self.nulls.get(i).copied().unwrap_or(false) {
+                        Cell::Null
+                    } else {
+                        Cell::Int(x)
+                    }
+                })
+                .collect(),
+            Data::Real(v) => v
+                .into_iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    if self.nulls.get(i).copied().unwrap_or(false) {
+                        Cell::Null
+                    } else {
+                        Cell::Real(x)
+                    }
+                })
+                .collect(),
+            Data::Text(v) => v
+                .into_iter()
+                .map(|id| if id == NULL_TEXT { Cell::Null } else { Cell::Text(id) })
+                .collect(),
+            Data::Mixed(v) => v,
+            _ => Vec::new(),
+        };
+        self.nulls = Vec::new();
+        self.data = Data::Mixed(cells);
+    }
+
+    /// Records whether the value just pushed (row `self.rows`) is NULL; the
+    /// NULL flags exist from the first NULL on.
+    fn mark_null(&mut self, null: bool) {
+        if null && self.nulls.is_empty() {
+            self.nulls = vec![false; self.rows];
+            self.nulls.push(true);
+        } else if !self.nulls.is_empty() {
+            self.nulls.push(null);
+        }
+    }
+
+    /// SQLite's affinity on insert: INTEGER keeps integers and turns
+    /// lossless reals into integers; REAL turns integers into reals; TEXT
+    /// turns integers into their decimal text. Anything else keeps its own
+    /// type (the column becomes mixed).
+    fn push(&mut self, v: V<'v>) {
+        let v = match (self.affinity, v) {
+            (b'I', V::Real(r)) if r.fract() == 0.0 && r.abs() < 9.2e18 => V::Int(r as i64),
+            (b'R', V::Int(i)) => V::Real(i as f64),
+            (b'T', V::Int(i)) => {
+                let id = self.intern_owned(i.to_string());
+                self.push_text(id);
+                return;
+            }
+            (_, v) => v,
+        };
+        match (&mut self.data, v) {
+            (Data::Int(d), V::Int(i)) => {
+                d.push(i);
+                self.mark_null(false);
+            }
+            (Data::Int(d), V::Null) => {
+                d.push(0);
+                self.mark_null(true);
+            }
+            (Data::Real(d), V::Real(r)) => {
+                d.push(r);
+                self.mark_null(false);
+            }
+            (Data::Real(d), V::Null) => {
+                d.push(0.0);
+                self.mark_null(true);
+            }
+            (Data::Text(d), V::Null) => d.push(NULL_TEXT),
+            (Data::Text(_), V::Text(s)) => {
+                let id = self.intern(s);
+                self.push_text(id);
+                return;
+            }
+            (Data::Mixed(d), v) => {
+                let cell = match v {
+                    V::Null => Cell::Null,
+                    V::Int(i) => Cell::Int(i),
+                    V::Real(r) => Cell::Real(r),
+                    V::Text(s) => {
+                        let id = self.intern(s);
+                        if let Data::Mixed(d) = &mut self.data {
+                            d.push(Cell::Text(id));
+                        }
+                        self.rows += 1;
+                        return;
+                    }
+                };
+                d.push(cell);
+            }
+            (_, v) => {
+                self.to_mixed();
+                return self.push(v);
+            }
+        }
+        self.rows += 1;
+    }
+
+    fn push_text(&mut self, id: u32) {
+        match &mut self.data {
+            Data::Text(d) => d.push(id),
+            Data::Mixed(d) => d.push(Cell::Text(id)),
+            _ => {
+                self.to_mixed();
+                if let Data::Mixed(d) = &mut self.data {
+                    d.push(Cell::Text(id));
+                }
+            }
+        }
+        self.rows += 1;
+    }
+}
+
+/// A table's rows as they come from `tables::fill`.
+pub struct Builder<'v> {
+    schema: Vec<Col>,
+    stored: Vec<ColBuilder<'v>>,
+}
+
+impl<'v> Builder<'v> {
+    pub fn new(schema: &[Col]) -> Self {
+        Builder {
+            schema: schema.to_vec(),
+            stored: schema
+                .iter()
+                .filter(|c| c.2.is_none())
+                .map(|c| ColBuilder::new(c.1))
+                .collect(),
+        }
+    }
+
+    pub fn finish(self, name: &str) -> Table {
+        let n = self.stored.first().map_or(0, |c| c.rows);
+        let position = |name: &str| self.schema.iter().position(|c| c.0 == name);
+        let mut stored = self.stored.into_iter();
+        let mut cols = Vec::with_capacity(self.schema.len());
+        for &(cname, decl, gen) in &self.schema {
+            let data_nulls_dict = match gen {
+                None => {
+                    let b = stored.next().expect("one builder per stored column");
+                    (b.data, b.nulls, b.dict)
+                }
+                Some(expr) => {
+                    let data = match expr.split_once(" + ") {
+                        _ if expr == "NULL" => Data::Null,
+                        Some((a, b)) => match (position(a.trim()), position(b.trim())) {
+                            (Some(a), Some(b)) => Data::Sum(a, b),
+                            _ => Data::Null,
+                        },
+                        None => position(expr.trim()).map_or(Data::Null, Data::Alias),
+                    };
+                    (data, Vec::new(), Vec::new())
+                }
+            };
+            cols.push(Column {
+                name: cname,
+                decl,
+                data: data_nulls_dict.0,
+                nulls: data_nulls_dict.1,
+                dict: data_nulls_dict.2,
+            });
+        }
+        let row_alias = cols
+            .iter()
+            .map(|c| match &c.data {
+                Data::Int(v) if c.nulls.is_empty() => {
+                    v.iter().enumerate().all(|(i, &x)| x == i as i64)
+                }
+                _ => false,
+            })
+            .collect();
+        let sorted = cols
+            .iter()
+            .map(|c| match &c.data {
+                Data::Int(v) if c.nulls.is_empty() => v.windows(2).all(|w| w[0] <= w[1]),
+                _ => false,
+            })
+            .collect();
+        Table {
+            name: name.to_string(),
+            ts_col: cols.iter().position(|c| c.name == "ts"),
+            cols,
+            n,
+            row_alias,
+            sorted,
+            indexes: Mutex::new(HashMap::default()),
+        }
+    }
+}
+
+impl<'v> RowSink<'v> for Builder<'v> {
+    #[inline]
+    fn row(&mut self, vals: &[V<'v>]) -> rusqlite::Result<()> {
+        for (b, v) in self.stored.iter_mut().zip(vals) {
+            b.push(*v);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,217 @@
+//! One trace's query session: the column tables as virtual tables in the
+//! core's own SQLite connection, trace_processor's public views over them and
+//! its prelude functions, and results returned as columns (Arrow buffers
+//! built in lib.rs), never as rows of Python objects.
+
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock};
+
+use rusqlite::functions::FunctionFlags;
+use rusqlite::types::{Value, ValueRef};
+use rusqlite::{Batch, Connection};
+
+use crate::columns::{Builder, Table};
+use crate::replay::Imported;
+use crate::tables::{fill, schema, trace_bounds, V, VIEWS};
+use crate::vtab::{Catalog, ColumnTab};
+
+/// One result column's values as they came from SQLite.
+pub enum OutCell {
+    Null,
+    Int(i64),
+    Real(f64),
+    /// [start, end) in the column's text bytes
+    Text(usize, usize),
+    Blob(Vec<u8>),
+}
+
+pub struct OutColumn {
+    pub cells: Vec<OutCell>,
+    pub bytes: Vec<u8>,
+}
+
+pub struct Session {
+    pub conn: Connection,
+    pub catalog: Catalog,
+}
+
+/// The tables `fill` produces, as columns (the replay's own data can be
+/// dropped afterwards).
+pub fn build_tables(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Vec<Table>> {
+    let timings = std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some();
+    let mut out = Vec::new();
+    for (name, cols) in schema() {
+        let t = std::time::Instant::now();
+        let mut b = Builder::new(&cols);
+        fill(imp, name, &mut b, trace_config_pbtxt)?;
+        out.push(b.finish(name));
+        if timings {
+            eprintln!("core: columns {name} {:.3} s", t.elapsed().as_secs_f64());
+        }
+    }
+    Ok(out)
+}
+
+impl Session {
+    pub fn open(tables: Vec<Table>, bounds: (i64, i64)) -> rusqlite::Result<Session> {
+        let conn = Connection::open_in_memory()?;
+        conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+        let names: Vec<String> = tables.iter().map(|t| t.name.clone()).collect();
+        let catalog: Catalog = Arc::new(
+            tables
+                .into_iter()
+                .map(|t| (t.name.clone(), Arc::new(t)))
+                .collect::<HashMap<_, _>>(),
+        );
+        conn.create_module(
+            "artscope_columns",
+            rusqlite::vtab::read_only_module::<ColumnTab>(),
+            Some(catalog.clone()),
+        )?;
+        for name in &names {
+            conn.execute_batch(&format!(
+                "CREATE VIRTUAL TABLE {name} USING artscope_columns"
+            ))?;
+        }
+        for (name, sql) in VIEWS {
+            conn.execute_batch(&format!("CREATE VIEW {name} AS {sql}"))?;
+        }
+        conn.execute_batch("CREATE VIEW raw AS SELECT * FROM ftrace_event")?;
+        let session = Session { conn, catalog };
+        session.register_functions(bounds)?;
+        Ok(session)
+    }
+
+    /// trace_processor's prelude functions: trace_start(), trace_end(),
+    /// trace_dur() and EXTRACT_ARG(arg_set_id, key) (the typed value of one
+    /// arg: int, else string, else real).
+    fn register_functions(&self, (start, end): (i64, i64)) -> rusqlite::Result<()> {
+        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+        self.conn
+            .create_scalar_function("trace_start", 0, flags, move |_| Ok(start))?;
+        self.conn
+            .create_scalar_function("trace_end", 0, flags, move |_| Ok(end))?;
+        self.conn
+            .create_scalar_function("trace_dur", 0, flags, move |_| Ok(end - start))?;
+        let args = self.catalog.get("args").cloned();
+        let index: OnceLock<HashMap<(i64, String), Value>> = OnceLock::new();
+        self.conn
+            .create_scalar_function("extract_arg", 2, flags, move |ctx| {
+                let (set, key) = match (ctx.get_raw(0), ctx.get_raw(1)) {
+                    (ValueRef::Integer(s), ValueRef::Text(k)) => (s, k),
+                    _ => return Ok(Value::Null),
+                };
+                let Some(args) = &args else { return Ok(Value::Null) };
+                let index = index.get_or_init(|| arg_index(args));
+                let key = String::from_utf8_lossy(key).into_owned();
+                Ok(index.get(&(set, key)).cloned().unwrap_or(Value::Null))
+            })?;
+        Ok(())
+    }
+
+    /// Runs every statement of `sql`; the last one's column names and
+    /// values ([] when it returns no columns).
+    pub fn execute(&self, sql: &str) -> rusqlite::Result<(Vec<String>, Vec<OutColumn>)> {
+        let mut names = Vec::new();
+        let mut out = Vec::new();
+        let mut batch = Batch::new(&self.conn, sql);
+        while let Some(mut stmt) = batch.next()? {
+            let n = stmt.column_count();
+            if n == 0 {
+                stmt.raw_execute()?;
+                names.clear();
+                out.clear();
+                continue;
+            }
+            names = stmt.column_names().iter().map(|s| s.to_string()).collect();
+            out = (0..n)
+                .map(|_| OutColumn {
+                    cells: Vec::new(),
+                    bytes: Vec::new(),
+                })
+                .collect();
+            let mut rows = stmt.raw_query();
+            while let Some(row) = rows.next()? {
+                for (i, col) in out.iter_mut().enumerate() {
+                    let cell = match row.get_ref(i)? {
+                        ValueRef::Null => OutCell::Null,
+                        ValueRef::Integer(x) => OutCell::Int(x),
+                        ValueRef::Real(x) => OutCell::Real(x),
+                        ValueRef::Text(t) => {
+                            let s = col.bytes.len();
+                            col.bytes.extend_from_slice(t);
+                            OutCell::Text(s, col.bytes.len())
+                        }
+                        ValueRef::Blob(b) => OutCell::Blob(b.to_vec()),
+                    };
+                    col.cells.push(cell);
+                }
+            }
+        }
+        Ok((names, out))
+    }
+
+    /// A TEMP table of `rows` (replacing one of the same name).
+    pub fn create_table(
+        &self,
+        name: &str,
+        columns: &[String],
+        rows: &[Vec<Value>],
+    ) -> rusqlite::Result<()> {
+        self.conn
+            .execute_batch(&format!("DROP TABLE IF EXISTS {name}"))?;
+        self.conn.execute_batch(&format!(
+            "CREATE TEMP TABLE {name} ({})",
+            columns.join(", ")
+        ))?;
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let marks = vec!["?"; columns.len()].join(", ");
+        let mut stmt = self
+            .conn
+            .prepare(&format!("INSERT INTO {name} VALUES ({marks})"))?;
+        for row in rows {
+            stmt.execute(rusqlite::params_from_iter(row.iter()))?;
+        }
+        Ok(())
+    }
+}
+
+fn arg_index(args: &Table) -> HashMap<(i64, String), Value> {
+    let col = |name: &str| args.cols.iter().position(|c| c.name == name);
+    let (Some(set), Some(key), Some(iv), Some(sv), Some(rv)) = (
+        col("arg_set_id"),
+        col("key"),
+        col("int_value"),
+        col("string_value"),
+        col("real_value"),
+    ) else {
+        return HashMap::new();
+    };
+    let mut index = HashMap::with_capacity(args.n);
+    for row in 0..args.n {
+        let (V::Int(s), V::Text(k)) = (args.get(set, row), args.get(key, row)) else {
+            continue;
+        };
+        let value = [iv, sv, rv]
+            .iter()
+            .map(|&c| args.get(c, row))
+            .find(|v| !matches!(v, V::Null))
+            .map_or(Value::Null, |v| match v {
+                V::Int(i) => Value::Integer(i),
+                V::Real(r) => Value::Real(r),
+                V::Text(t) => Value::Text(t.to_string()),
+                V::Null => Value::Null,
+            });
+        index.insert((s, k.to_string()), value);
+    }
+    index
+}
+
+/// The session of an import: its tables as columns, then the replay's data
+/// dropped by the caller.
+pub fn open_session(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Session> {
+    let tables = build_tables(imp, trace_config_pbtxt)?;
+    Session::open(tables, trace_bounds(imp))
+}

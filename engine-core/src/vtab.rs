@@ -1,0 +1,463 @@
+//! The column tables (`columns::Table`) as SQLite virtual tables.
+//!
+//! trace_processor's design: SQLite plans and runs the query, the table
+//! answers scans. `best_index` takes one equality (served by the column's
+//! index, or directly when the column is the row number) and the range
+//! constraints on one column (`ts` after an equality; otherwise a row-number
+//! column, a column sorted in row order, or an indexed one). Constraints are
+//! never omitted: SQLite re-checks every row it gets, so a lookup only has to
+//! return a superset, and any value it cannot compare (text against a
+//! number, NULL, another collation) just widens the scan.
+
+use std::os::raw::c_int;
+use std::sync::Arc;
+
+use rusqlite::vtab::{
+    Context, CreateVTab, IndexConstraintOp, IndexFlags, IndexInfo, VTab, VTabConnection,
+    VTabCursor, VTabKind, Values,
+};
+use rusqlite::types::ValueRef;
+
+use crate::columns::{value_cmp, Index, Table};
+use crate::tables::V;
+
+/// The tables a connection serves, by name (the module's client data).
+pub type Catalog = Arc<std::collections::HashMap<String, Arc<Table>>>;
+
+/// Constraint column meaning "the rowid".
+const ROWID: i32 = -1;
+const NONE: i32 = -2;
+
+#[repr(C)]
+pub struct ColumnTab {
+    /// must be first
+    base: rusqlite::vtab::sqlite3_vtab,
+    table: Arc<Table>,
+}
+
+/// How `filter` finds the rows: which equality / range columns, and the
+/// operators of the range values (argv order: equality value first).
+struct Plan {
+    eq: i32,
+    range: i32,
+    ops: Vec<u8>,
+}
+
+impl Plan {
+    fn encode(&self) -> String {
+        format!("{} {} {}", self.eq, self.range, String::from_utf8_lossy(&self.ops))
+    }
+
+    fn decode(s: &str) -> Option<Plan> {
+        let mut it = s.splitn(3, ' ');
+        Some(Plan {
+            eq: it.next()?.parse().ok()?,
+            range: it.next()?.parse().ok()?,
+            ops: it.next().unwrap_or("").as_bytes().to_vec(),
+        })
+    }
+}
+
+fn range_op(op: IndexConstraintOp) -> Option<u8> {
+    Some(match op {
+        IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_GT => b'g',
+        IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_GE => b'G',
+        IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_LT => b'l',
+        IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_LE => b'L',
+        _ => return None,
+    })
+}
+
+impl ColumnTab {
+    /// A column whose value is the row number (or the rowid itself).
+    fn is_row(&self, col: i32) -> bool {
+        col == ROWID || (col >= 0 && self.table.row_alias[col as usize])
+    }
+
+    fn usable(&self, col: i32) -> bool {
+        col == ROWID || (col >= 0 && self.table.cols[col as usize].indexable())
+    }
+}
+
+unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
+    type Aux = Catalog;
+    type Cursor = ColumnCursor;
+
+    fn connect(
+        _db: &mut VTabConnection,
+        aux: Option<&Catalog>,
+        args: &[&[u8]],
+    ) -> rusqlite::Result<(String, Self)> {
+        let name = String::from_utf8_lossy(args.get(2).copied().unwrap_or(b"")).into_owned();
+        let table = aux
+            .and_then(|c| c.get(&name).cloned())
+            .ok_or_else(|| rusqlite::Error::ModuleError(format!("no column table {name}")))?;
+        let defs: Vec<String> = table
+            .cols
+            .iter()
+            .map(|c| format!("\"{}\" {}", c.name, c.decl))
+            .collect();
+        let schema = format!("CREATE TABLE x({})", defs.join(", "));
+        Ok((
+            schema,
+            ColumnTab {
+                base: rusqlite::vtab::sqlite3_vtab::default(),
+                table,
+            },
+        ))
+    }
+
+    fn best_index(&self, info: &mut IndexInfo) -> rusqlite::Result<()> {
+        let n = self.table.n.max(1) as f64;
+        // (constraint, column, b'=' or a range_op code)
+        let cons: Vec<(usize, i32, u8)> = info
+            .constraints()
+            .enumerate()
+            .filter(|(_, c)| c.is_usable())
+            .filter_map(|(i, c)| {
+                let op = c.operator();
+                let code = if op == IndexConstraintOp::SQLITE_INDEX_CONSTRAINT_EQ {
+                    b'='
+                } else {
+                    range_op(op)?
+                };
+                Some((i, c.column(), code))
+            })
+            .collect();
+        // text is looked up byte-wise: other collations scan
+        let cons: Vec<_> = cons
+            .into_iter()
+            .filter(|&(i, col, _)| {
+                col < 0
+                    || !matches!(self.table.cols[col as usize].data, crate::columns::Data::Text(_))
+                    || info.collation(i).map_or(false, |c| c.eq_ignore_ascii_case("BINARY"))
+            })
+            .collect();
+        let is_eq = |op: &u8| *op == b'=';
+        // the equality: a row-number column first, then any indexable one
+        let eq = cons
+            .iter()
+            .filter(|(_, col, op)| is_eq(op) && self.usable(*col))
+            .min_by_key(|(_, col, _)| (!self.is_row(*col), *col))
+            .copied();
+        let unique = eq.is_some_and(|(_, col, _)| self.is_row(col));
+        // the range column
+        let range_col = if unique {
+            NONE
+        } else if eq.is_some() {
+            self.table.ts_col.map_or(NONE, |t| t as i32)
+        } else {
+            let ranged: Vec<i32> = cons
+                .iter()
+                .filter(|(_, col, op)| *op != b'=' && self.usable(*col))
+                .map(|(_, col, _)| *col)
+                .collect();
+            let pick = |f: &dyn Fn(i32) -> bool| ranged.iter().copied().find(|&c| f(c));
+            pick(&|c| self.is_row(c))
+                .or_else(|| pick(&|c| c >= 0 && self.table.sorted[c as usize]))
+                .or_else(|| pick(&|c| Some(c as usize) == self.table.ts_col.map(|t| t)))
+                .or_else(|| ranged.first().copied())
+                .unwrap_or(NONE)
+        };
+        let mut plan = Plan {
+            eq: eq.map_or(NONE, |e| e.1),
+            range: range_col,
+            ops: Vec::new(),
+        };
+        let mut argv = 0;
+        if let Some((i, _, _)) = eq {
+            argv += 1;
+            info.constraint_usage(i).set_argv_index(argv);
+        }
+        let mut bounds = 0;
+        if range_col != NONE {
+            for &(i, col, op) in &cons {
+                if col == range_col && op != b'=' {
+                    argv += 1;
+                    info.constraint_usage(i).set_argv_index(argv);
+                    plan.ops.push(op);
+                    bounds += 1;
+                }
+            }
+        }
+        if bounds == 0 {
+            plan.range = NONE;
+        }
+        // estimates: SQLite orders joins by them
+        let mut rows = n;
+        if unique {
+            rows = 1.0;
+        } else if let Some((_, col, _)) = eq {
+            rows = match self.table.known_distinct(col as usize) {
+                Some(d) => n / d.max(1) as f64,
+                None => n.sqrt(),
+            };
+        }
+        if bounds > 0 {
+            rows /= if bounds > 1 { 16.0 } else { 4.0 };
+        }
+        let rows = rows.max(1.0);
+        let seek = if eq.is_some() || bounds > 0 { n.log2() } else { 0.0 };
+        info.set_estimated_cost(rows + seek);
+        info.set_estimated_rows(rows as i64);
+        if unique {
+            info.set_idx_flags(IndexFlags::SQLITE_INDEX_SCAN_UNIQUE);
+        }
+        // output order: row order for a scan, a row-number range or a
+        // sorted column's range; (value, ts, row) for an index
+        let orders: Vec<Vec<i32>> = if unique {
+            vec![Vec::new()]
+        } else if eq.is_some() {
+            vec![self.table.ts_col.map(|t| vec![t as i32, ROWID]).unwrap_or_else(|| vec![ROWID])]
+        } else if plan.range >= 0
+            && !self.is_row(plan.range)
+            && !self.table.sorted[plan.range as usize]
+        {
+            vec![vec![plan.range, ROWID]]
+        } else {
+            // row order: by row number, or by any sorted column, ties by row
+            let mut o = vec![vec![ROWID]];
+            o.extend(
+                (0..self.table.cols.len() as i32)
+                    .filter(|&c| self.table.sorted[c as usize] && !self.is_row(c))
+                    .map(|c| vec![c, ROWID]),
+            );
+            o
+        };
+        let wanted: Vec<(i32, bool)> = info
+            .order_bys()
+            .map(|o| (o.column(), o.is_order_by_desc()))
+            .collect();
+        if !wanted.is_empty()
+            && orders
+                .iter()
+                .any(|order| order_satisfies(order, &wanted, |c| self.is_row(c), plan.eq))
+        {
+            info.set_order_by_consumed(true);
+        }
+        info.set_idx_str(&plan.encode());
+        Ok(())
+    }
+
+    fn open(&'vtab mut self) -> rusqlite::Result<ColumnCursor> {
+        Ok(ColumnCursor {
+            base: rusqlite::vtab::sqlite3_vtab_cursor::default(),
+            table: self.table.clone(),
+            rows: Rows::Range(0, 0),
+            pos: 0,
+        })
+    }
+}
+
+/// Whether output ordered by `order` (columns; ROWID = row order, which
+/// every row-number column shares) satisfies ORDER BY `wanted` (all
+/// ascending). The equality column is constant and may appear anywhere.
+fn order_satisfies(
+    order: &[i32],
+    wanted: &[(i32, bool)],
+    is_row: impl Fn(i32) -> bool,
+    eq: i32,
+) -> bool {
+    let mut k = 0;
+    for &(col, desc) in wanted {
+        if desc {
+            return false;
+        }
+        if col == eq {
+            continue;
+        }
+        let col = if is_row(col) { ROWID } else { col };
+        match order.get(k) {
+            Some(&o) if o == col => k += 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
+impl CreateVTab<'_> for ColumnTab {
+    const KIND: VTabKind = VTabKind::Default;
+}
+
+enum Rows {
+    /// rows start..end in row order
+    Range(usize, usize),
+    /// perm[start..end] of an index
+    Perm(Arc<Index>, usize, usize),
+}
+
+#[repr(C)]
+pub struct ColumnCursor {
+    /// must be first
+    base: rusqlite::vtab::sqlite3_vtab_cursor,
+    table: Arc<Table>,
+    rows: Rows,
+    pos: usize,
+}
+
+impl ColumnCursor {
+    #[inline]
+    fn row(&self) -> usize {
+        match &self.rows {
+            Rows::Range(s, _) => s + self.pos,
+            Rows::Perm(ix, s, _) => ix.perm[s + self.pos] as usize,
+        }
+    }
+
+    fn len(&self) -> usize {
+        match &self.rows {
+            Rows::Range(s, e) | Rows::Perm(_, s, e) => e.saturating_sub(*s),
+        }
+    }
+}
+
+/// A comparable constraint value (None: not a number or text).
+fn key(v: ValueRef<'_>) -> Option<V<'_>> {
+    match v {
+        ValueRef::Integer(i) => Some(V::Int(i)),
+        ValueRef::Real(r) if !r.is_nan() => Some(V::Real(r)),
+        ValueRef::Text(t) => std::str::from_utf8(t).ok().map(V::Text),
+        _ => None,
+    }
+}
+
+/// Whether a value of the column's storage type compares with `k` as SQLite
+/// compares them (numbers with numbers, text with text).
+fn same_class(col_is_text: bool, k: &V<'_>) -> bool {
+    matches!(k, V::Text(_)) == col_is_text
+}
+
+/// [lo, hi) of positions in 0..len, given `at(i)` ordered ascending, that
+/// satisfy every range bound.
+fn narrow<'a>(
+    mut lo: usize,
+    mut hi: usize,
+    bounds: &[(u8, V<'a>)],
+    at: impl Fn(usize) -> V<'a>,
+) -> (usize, usize) {
+    let first = |lo: usize, hi: usize, pred: &dyn Fn(V<'a>) -> bool| -> usize {
+        // first position in [lo, hi) where pred holds (pred monotone)
+        let (mut a, mut b) = (lo, hi);
+        while a < b {
+            let m = a + (b - a) / 2;
+            if pred(at(m)) {
+                b = m;
+            } else {
+                a = m + 1;
+            }
+        }
+        a
+    };
+    for &(op, k) in bounds {
+        use std::cmp::Ordering::*;
+        match op {
+            b'g' => lo = lo.max(first(lo, hi, &|v| value_cmp(v, k) == Greater)),
+            b'G' => lo = lo.max(first(lo, hi, &|v| value_cmp(v, k) != Less)),
+            b'l' => hi = hi.min(first(lo, hi, &|v| value_cmp(v, k) != Less)),
+            b'L' => hi = hi.min(first(lo, hi, &|v| value_cmp(v, k) == Greater)),
+            _ => {}
+        }
+        if hi < lo {
+            hi = lo;
+        }
+    }
+    (lo, hi)
+}
+
+unsafe impl VTabCursor for ColumnCursor {
+    fn filter(
+        &mut self,
+        _idx_num: c_int,
+        idx_str: Option<&str>,
+        args: &Values<'_>,
+    ) -> rusqlite::Result<()> {
+        let t = self.table.clone();
+        let n = t.n;
+        self.pos = 0;
+        self.rows = Rows::Range(0, n);
+        let Some(plan) = idx_str.and_then(Plan::decode) else {
+            return Ok(());
+        };
+        let vals: Vec<ValueRef<'_>> = args.iter().collect();
+        let mut argi = 0;
+        let eq_key = if plan.eq != NONE {
+            argi += 1;
+            key(vals[0])
+        } else {
+            None
+        };
+        let is_text = |col: i32| col >= 0 && matches!(t.cols[col as usize].data, crate::columns::Data::Text(_));
+        let bounds: Vec<(u8, V<'_>)> = plan
+            .ops
+            .iter()
+            .zip(&vals[argi..])
+            .filter_map(|(&op, v)| key(*v).map(|k| (op, k)))
+            .filter(|(_, k)| same_class(is_text(plan.range), k))
+            .collect();
+        let row_col = |col: i32| col == ROWID || (col >= 0 && t.row_alias[col as usize]);
+        if plan.eq != NONE {
+            let Some(k) = eq_key.filter(|k| same_class(is_text(plan.eq), k)) else {
+                return Ok(()); // not comparable here: SQLite filters a scan
+            };
+            if row_col(plan.eq) {
+                let row = match k {
+                    V::Int(i) => Some(i),
+                    V::Real(r) if r.fract() == 0.0 => Some(r as i64),
+                    _ => None,
+                };
+                self.rows = match row {
+                    Some(r) if r >= 0 && (r as usize) < n => Rows::Range(r as usize, r as usize + 1),
+                    _ => Rows::Range(0, 0),
+                };
+                return Ok(());
+            }
+            let col = plan.eq as usize;
+            let ix = t.index(col);
+            let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| t.get(col, ix.perm[i] as usize));
+            let (lo, hi) = match plan.range {
+                r if r >= 0 && Some(r as usize) == t.ts_col => {
+                    let ts = r as usize;
+                    narrow(lo, hi, &bounds, |i| t.get(ts, ix.perm[i] as usize))
+                }
+                _ => (lo, hi),
+            };
+            self.rows = Rows::Perm(ix, lo, hi);
+            return Ok(());
+        }
+        if plan.range == NONE || bounds.is_empty() {
+            return Ok(());
+        }
+        if row_col(plan.range) {
+            let (lo, hi) = narrow(0, n, &bounds, |i| V::Int(i as i64));
+            self.rows = Rows::Range(lo, hi);
+        } else if t.sorted[plan.range as usize] {
+            let col = plan.range as usize;
+            let (lo, hi) = narrow(0, n, &bounds, |i| t.get(col, i));
+            self.rows = Rows::Range(lo, hi);
+        } else {
+            let col = plan.range as usize;
+            let ix = t.index(col);
+            let (lo, hi) = narrow(0, n, &bounds, |i| t.get(col, ix.perm[i] as usize));
+            self.rows = Rows::Perm(ix, lo, hi);
+        }
+        Ok(())
+    }
+
+    fn next(&mut self) -> rusqlite::Result<()> {
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn eof(&self) -> bool {
+        self.pos >= self.len()
+    }
+
+    fn column(&self, ctx: &mut Context, i: c_int) -> rusqlite::Result<()> {
+        let v = self.table.get(i as usize, self.row());
+        ctx.set_result(&v)
+    }
+
+    fn rowid(&self) -> rusqlite::Result<i64> {
+        Ok(self.row() as i64)
+    }
+}
