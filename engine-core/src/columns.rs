@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use crate::tables::{Col, RowSink, V};
 
 /// Text dictionary id of a NULL in a text column.
-const NULL_TEXT: u32 = u32::MAX;
+pub const NULL_TEXT: u32 = u32::MAX;
 
 /// A value of a mixed-type column (no single affinity held every value).
 #[derive(Clone, Copy)]
@@ -49,6 +49,51 @@ pub struct Column {
     /// per row, for Int / Real (empty when the column has no NULL)
     pub nulls: Vec<bool>,
     pub dict: Vec<Box<str>>,
+}
+
+/// A stored (not generated) column's values, before the table is built.
+pub struct Stored {
+    data: Data,
+    nulls: Vec<bool>,
+    dict: Vec<Box<str>>,
+}
+
+impl Stored {
+    pub fn int(v: Vec<i64>) -> Stored {
+        Stored { data: Data::Int(v), nulls: Vec::new(), dict: Vec::new() }
+    }
+
+    /// integers with a NULL flag per row
+    pub fn int_nulls(v: Vec<i64>, nulls: Vec<bool>) -> Stored {
+        let nulls = if nulls.iter().any(|&n| n) { nulls } else { Vec::new() };
+        Stored { data: Data::Int(v), nulls, dict: Vec::new() }
+    }
+
+    /// text as ids into `dict` (`NULL_TEXT` for NULL)
+    pub fn text(ids: Vec<u32>, dict: Vec<Box<str>>) -> Stored {
+        Stored { data: Data::Text(ids), nulls: Vec::new(), dict }
+    }
+
+    /// text given per row, interned
+    pub fn interned(values: &[&str]) -> Stored {
+        let mut ids: HashMap<&str, u32> = HashMap::default();
+        let mut dict = Vec::new();
+        let v = values
+            .iter()
+            .map(|s| {
+                *ids.entry(s).or_insert_with(|| {
+                    dict.push((*s).into());
+                    dict.len() as u32 - 1
+                })
+            })
+            .collect();
+        Stored { data: Data::Text(v), nulls: Vec::new(), dict }
+    }
+
+    /// a column that is NULL on every row
+    pub fn null() -> Stored {
+        Stored { data: Data::Null, nulls: Vec::new(), dict: Vec::new() }
+    }
 }
 
 /// The rows of a column ordered by (value, ts, row); NULLs first.
@@ -427,35 +472,49 @@ impl<'v> Builder<'v> {
     }
 
     pub fn finish(self, name: &str) -> Table {
-        let n = self.stored.first().map_or(0, |c| c.rows);
-        let position = |name: &str| self.schema.iter().position(|c| c.0 == name);
-        let mut stored = self.stored.into_iter();
-        let mut cols = Vec::with_capacity(self.schema.len());
-        for &(cname, decl, gen) in &self.schema {
-            let data_nulls_dict = match gen {
-                None => {
-                    let b = stored.next().expect("one builder per stored column");
-                    (b.data, b.nulls, b.dict)
-                }
-                Some(expr) => {
-                    let data = match expr.split_once(" + ") {
+        let stored = self
+            .stored
+            .into_iter()
+            .map(|b| Stored { data: b.data, nulls: b.nulls, dict: b.dict })
+            .collect();
+        Table::new(name, &self.schema, stored)
+    }
+}
+
+impl Table {
+    /// A table of `schema`'s columns: `stored` gives the stored ones in
+    /// order (equal lengths); generated ones are computed from them.
+    pub fn new(name: &str, schema: &[Col], stored: Vec<Stored>) -> Table {
+        let n = stored
+            .iter()
+            .find_map(|s| match &s.data {
+                Data::Int(v) => Some(v.len()),
+                Data::Real(v) => Some(v.len()),
+                Data::Text(v) => Some(v.len()),
+                Data::Mixed(v) => Some(v.len()),
+                _ => None,
+            })
+            .unwrap_or(0);
+        let position = |name: &str| schema.iter().position(|c| c.0 == name);
+        let mut stored = stored.into_iter();
+        let mut cols = Vec::with_capacity(schema.len());
+        for &(cname, decl, gen) in schema {
+            let s = match gen {
+                None => stored.next().expect("one stored column per schema column"),
+                Some(expr) => Stored {
+                    data: match expr.split_once(" + ") {
                         _ if expr == "NULL" => Data::Null,
                         Some((a, b)) => match (position(a.trim()), position(b.trim())) {
                             (Some(a), Some(b)) => Data::Sum(a, b),
                             _ => Data::Null,
                         },
                         None => position(expr.trim()).map_or(Data::Null, Data::Alias),
-                    };
-                    (data, Vec::new(), Vec::new())
-                }
+                    },
+                    nulls: Vec::new(),
+                    dict: Vec::new(),
+                },
             };
-            cols.push(Column {
-                name: cname,
-                decl,
-                data: data_nulls_dict.0,
-                nulls: data_nulls_dict.1,
-                dict: data_nulls_dict.2,
-            });
+            cols.push(Column { name: cname, decl, data: s.data, nulls: s.nulls, dict: s.dict });
         }
         let row_alias = cols
             .iter()

@@ -60,7 +60,14 @@ impl ImportedTrace {
     fn imp(&self) -> PyResult<&replay::Imported> {
         self.imported
             .as_ref()
-            .ok_or_else(|| CoreError::new_err("the import was moved into its session"))
+            .ok_or_else(|| CoreError::new_err("the import's tables were already built"))
+    }
+
+    /// The import, moved out to build its tables (once).
+    fn take(&mut self) -> PyResult<replay::Imported> {
+        self.imported
+            .take()
+            .ok_or_else(|| CoreError::new_err("the import's tables were already built"))
     }
 }
 
@@ -111,17 +118,19 @@ impl ImportedTrace {
     }
 
     /// The tables as a serialized SQLite database (for
-    /// `sqlite3.Connection.deserialize`).
+    /// `sqlite3.Connection.deserialize`); the import is spent.
     #[pyo3(signature = (trace_config_pbtxt=None))]
     fn to_sqlite<'py>(
-        &self,
+        &mut self,
         py: Python<'py>,
         trace_config_pbtxt: Option<&str>,
     ) -> PyResult<Bound<'py, PyBytes>> {
-        let imp = self.imp()?;
+        let imp = self.take()?;
         let conn = py.allow_threads(|| {
             guarded("building tables", || {
-                tables::build_db(imp, trace_config_pbtxt).map_err(|e| e.to_string())
+                let tables =
+                    session::build_tables(imp, trace_config_pbtxt).map_err(|e| e.to_string())?;
+                tables::build_db(&tables).map_err(|e| e.to_string())
             })
         })?;
         // one copy: the in-memory database's own pages, borrowed
@@ -144,15 +153,10 @@ impl ImportedTrace {
         py: Python<'_>,
         trace_config_pbtxt: Option<&str>,
     ) -> PyResult<Session> {
-        let imp = self
-            .imported
-            .take()
-            .ok_or_else(|| CoreError::new_err("the import was moved into its session"))?;
+        let imp = self.take()?;
         let session = py.allow_threads(|| {
             guarded("building tables", || {
-                let s = session::open_session(&imp, trace_config_pbtxt).map_err(|e| e.to_string());
-                drop(imp);
-                s
+                session::open_session(imp, trace_config_pbtxt).map_err(|e| e.to_string())
             })
         })?;
         Ok(Session {

@@ -12,7 +12,7 @@ use rusqlite::{Batch, Connection};
 
 use crate::columns::{Builder, Table};
 use crate::replay::Imported;
-use crate::tables::{fill, schema, trace_bounds, V, VIEWS};
+use crate::tables::{fill, schema, take_columns, trace_bounds, V, VIEWS};
 use crate::vtab::{Catalog, ColumnTab};
 
 /// One result column's values as they came from SQLite.
@@ -35,21 +35,37 @@ pub struct Session {
     pub catalog: Catalog,
 }
 
-/// The tables `fill` produces, as columns (the replay's own data can be
-/// dropped afterwards).
-pub fn build_tables(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Vec<Table>> {
+/// Every table as columns, in schema order: the big ones moved out of the
+/// trackers (`take_columns`), the others from `fill`'s rows. Consumes the
+/// import (its data now lives in the tables).
+pub fn build_tables(
+    mut imp: Imported,
+    trace_config_pbtxt: Option<&str>,
+) -> rusqlite::Result<Vec<Table>> {
     let timings = std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some();
-    let mut out = Vec::new();
-    for (name, cols) in schema() {
+    let schema = schema();
+    let mut out: Vec<Option<Table>> = Vec::with_capacity(schema.len());
+    // `fill` reads sched's columns (cpu rows, bounds): it goes first
+    for (name, cols) in &schema {
         let t = std::time::Instant::now();
-        let mut b = Builder::new(&cols);
-        fill(imp, name, &mut b, trace_config_pbtxt)?;
-        out.push(b.finish(name));
+        if matches!(*name, "sched" | "thread_state" | "ftrace_event") {
+            out.push(None);
+            continue;
+        }
+        let mut b = Builder::new(cols);
+        fill(&imp, name, &mut b, trace_config_pbtxt)?;
+        out.push(Some(b.finish(name)));
         if timings {
             eprintln!("core: columns {name} {:.3} s", t.elapsed().as_secs_f64());
         }
     }
-    Ok(out)
+    for ((name, cols), slot) in schema.iter().zip(out.iter_mut()) {
+        if slot.is_none() {
+            let stored = take_columns(&mut imp, name).expect("a moved table");
+            *slot = Some(Table::new(name, cols, stored));
+        }
+    }
+    Ok(out.into_iter().flatten().collect())
 }
 
 impl Session {
@@ -211,7 +227,8 @@ fn arg_index(args: &Table) -> HashMap<(i64, String), Value> {
 
 /// The session of an import: its tables as columns, then the replay's data
 /// dropped by the caller.
-pub fn open_session(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Session> {
+pub fn open_session(imp: Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Session> {
+    let bounds = trace_bounds(&imp);
     let tables = build_tables(imp, trace_config_pbtxt)?;
-    Session::open(tables, trace_bounds(imp))
+    Session::open(tables, bounds)
 }

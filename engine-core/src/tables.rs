@@ -5,6 +5,7 @@
 use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Statement};
 
+use crate::columns::{Stored, Table, NULL_TEXT};
 use crate::replay::Imported;
 use crate::trackers::sched::NO_STATE;
 
@@ -368,8 +369,10 @@ impl<'v> RowSink<'v> for Inserter<'_, 'v> {
     }
 }
 
-/// Builds the database in an in-memory SQLite connection.
-pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Connection> {
+/// Builds the database in an in-memory SQLite connection from the column
+/// tables (`columns::build_tables`): the serialized form the identity checks
+/// compare with the Python importer's database.
+pub fn build_db(tables: &[Table]) -> rusqlite::Result<Connection> {
     // (SQLite's sorter may use a second thread for the index builds)
     let conn = Connection::open_in_memory()?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA threads = 2;")?;
@@ -388,21 +391,18 @@ pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::R
             .collect();
         conn.execute_batch(&format!("CREATE TABLE {name} ({})", defs.join(", ")))?;
     }
-    let timings = std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some();
-    let mut t = std::time::Instant::now();
-    let mut lap = |what: &str| {
-        if timings {
-            eprintln!("core: {what} {:.3} s", t.elapsed().as_secs_f64());
-        }
-        t = std::time::Instant::now();
-    };
     conn.execute_batch("BEGIN")?;
-    for (name, cols) in &schema {
+    for ((name, cols), table) in schema.iter().zip(tables) {
+        debug_assert_eq!(*name, table.name);
+        let stored: Vec<usize> = (0..cols.len()).filter(|&i| cols[i].2.is_none()).collect();
         let mut ins = Inserter::new(&conn, name, cols)?;
-        fill(imp, name, &mut ins, trace_config_pbtxt)?;
+        let mut row = Vec::with_capacity(stored.len());
+        for r in 0..table.n {
+            row.clear();
+            row.extend(stored.iter().map(|&c| table.get(c, r)));
+            ins.row(&row)?;
+        }
         ins.finish()?;
-        drop(ins);
-        lap(name);
     }
     conn.execute_batch("COMMIT")?;
     for (name, sql) in VIEWS {
@@ -410,9 +410,79 @@ pub fn build_db(imp: &Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::R
     }
     for stmt in INDEXES {
         conn.execute_batch(stmt)?;
-        lap(stmt);
     }
     Ok(conn)
+}
+
+/// The stored columns of the tables big enough to matter (one row per
+/// sched slice, thread state, ftrace event), moved out of the trackers
+/// without a per-value copy; `fill` gives every other table's rows.
+pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
+    let names: Vec<Box<str>> = imp
+        .ctx
+        .states
+        .names
+        .iter()
+        .map(|n| n.as_deref().unwrap_or("").into())
+        .collect();
+    let state_ids = |ids: Vec<u16>, names: &[Option<String>]| -> Vec<u32> {
+        ids.into_iter()
+            .map(|st| match names.get(st as usize) {
+                Some(Some(_)) if st != NO_STATE => st as u32,
+                _ => NULL_TEXT,
+            })
+            .collect()
+    };
+    let row_ids = |n: usize| Stored::int((0..n as i64).collect());
+    let u32_ids = |v: Vec<u32>| {
+        let nulls: Vec<bool> = v.iter().map(|&u| u == u32::MAX).collect();
+        Stored::int_nulls(v.into_iter().map(|u| u as i64).collect(), nulls)
+    };
+    Some(match table {
+        "sched" => {
+            let t = std::mem::take(&mut imp.sched.table);
+            vec![
+                row_ids(t.ts.len()),
+                Stored::int(t.ts),
+                Stored::int(t.dur),
+                Stored::int(t.cpu),
+                Stored::int(t.utid.into_iter().map(|u| u as i64).collect()),
+                Stored::text(state_ids(t.end_state, &imp.ctx.states.names), names),
+                Stored::int(t.prio),
+            ]
+        }
+        "thread_state" => {
+            let t = std::mem::take(&mut imp.ctx.thread_state.table);
+            let cpu_nulls = t.cpu.iter().map(|&c| c < 0).collect();
+            let io_nulls = t.io_wait.iter().map(|v| v.is_none()).collect();
+            let irq_nulls = t.irq_zero.iter().map(|&z| !z).collect();
+            vec![
+                row_ids(t.ts.len()),
+                Stored::int(t.ts),
+                Stored::int(t.dur),
+                Stored::int_nulls(t.cpu, cpu_nulls),
+                Stored::int(t.utid.into_iter().map(|u| u as i64).collect()),
+                Stored::text(state_ids(t.state, &imp.ctx.states.names), names),
+                Stored::int_nulls(t.io_wait.iter().map(|v| v.unwrap_or(0)).collect(), io_nulls),
+                u32_ids(t.waker),
+                Stored::int_nulls(vec![0; t.irq_zero.len()], irq_nulls),
+            ]
+        }
+        "ftrace_event" => {
+            let r = std::mem::take(&mut imp.raw);
+            let arg_nulls = r.arg_set.iter().map(|v| v.is_none()).collect();
+            vec![
+                row_ids(r.ts.len()),
+                Stored::int(r.ts),
+                Stored::interned(&r.name),
+                Stored::int(r.cpu),
+                u32_ids(r.utid),
+                Stored::int_nulls(r.arg_set.iter().map(|v| v.unwrap_or(0)).collect(), arg_nulls),
+                Stored::null(),
+            ]
+        }
+        _ => return None,
+    })
 }
 
 pub fn fill<'v>(
@@ -484,52 +554,6 @@ pub fn fill<'v>(
                     ])?;
                     id += 1;
                 }
-            }
-        }
-        "sched" => {
-            let t = &imp.sched.table;
-            let names = &ctx.states.names;
-            for i in 0..t.ts.len() {
-                let st = t.end_state[i];
-                let st = if st == NO_STATE {
-                    None
-                } else {
-                    names[st as usize].as_deref()
-                };
-                ins.row(&[
-                    V::Int(i as i64),
-                    V::Int(t.ts[i]),
-                    V::Int(t.dur[i]),
-                    V::Int(t.cpu[i]),
-                    V::Int(t.utid[i] as i64),
-                    ot(st),
-                    V::Int(t.prio[i]),
-                ])?;
-            }
-        }
-        "thread_state" => {
-            let t = &ctx.thread_state.table;
-            let names = &ctx.states.names;
-            for i in 0..t.ts.len() {
-                ins.row(&[
-                    V::Int(i as i64),
-                    V::Int(t.ts[i]),
-                    V::Int(t.dur[i]),
-                    if t.cpu[i] < 0 {
-                        V::Null
-                    } else {
-                        V::Int(t.cpu[i])
-                    },
-                    V::Int(t.utid[i] as i64),
-                    ot(names[t.state[i] as usize].as_deref()),
-                    oi(t.io_wait[i]),
-                    if t.waker[i] == u32::MAX {
-                        V::Null
-                    } else {
-                        V::Int(t.waker[i] as i64)
-                    },
-                    if t.irq_zero[i] { V::Int(0) } else { V::Null },
-                ])?;
             }
         }
         "thread" => {
@@ -652,24 +676,6 @@ pub fn fill<'v>(
                     ]);
                 }
                 ins.row(&vals)?;
-            }
-        }
-        "ftrace_event" => {
-            let r = &imp.raw;
-            for i in 0..r.ts.len() {
-                ins.row(&[
-                    V::Int(i as i64),
-                    V::Int(r.ts[i]),
-                    V::Text(r.name[i]),
-                    V::Int(r.cpu[i]),
-                    if r.utid[i] == u32::MAX {
-                        V::Null
-                    } else {
-                        V::Int(r.utid[i] as i64)
-                    },
-                    oi(r.arg_set[i]),
-                    V::Null,
-                ])?;
             }
         }
         "args" => {

@@ -79,12 +79,13 @@ def import_proto(data: bytes, path: str = "",
         raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
     try:
         imported = _core.import_proto(data, ingest_ftrace_in_raw)
-        blob = imported.to_sqlite(_trace_config_text(imported))
+        config = _trace_config_text(imported)
+        partial, warnings, packets = imported.partial, list(imported.warnings), imported.packets
+        blob = imported.to_sqlite(config)  # spends the import
     except _core.CoreError as e:
         raise TraceError(f"{e}: {path}") from None
     out = CoreImport(sqlite3.connect(":memory:", check_same_thread=False),
-                     imported.partial, list(imported.warnings), imported.packets)
-    del imported  # the core's columns (peak RSS)
+                     partial, warnings, packets)
     out.conn.deserialize(blob)
     return out
 
