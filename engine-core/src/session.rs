@@ -128,6 +128,13 @@ impl Session {
     /// Runs every statement of `sql`; the last one's column names and
     /// values ([] when it returns no columns).
     pub fn execute(&self, sql: &str) -> rusqlite::Result<(Vec<String>, Vec<OutColumn>)> {
+        let timings = std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some();
+        let t0 = std::time::Instant::now();
+        let counts = || {
+            use std::sync::atomic::Ordering::Relaxed;
+            [&crate::vtab::FILTERS, &crate::vtab::STEPS, &crate::vtab::CELLS].map(|c| c.load(Relaxed))
+        };
+        let before = counts();
         let mut names = Vec::new();
         let mut out = Vec::new();
         let mut batch = Batch::new(&self.conn, sql);
@@ -163,6 +170,17 @@ impl Session {
                     col.cells.push(cell);
                 }
             }
+        }
+        if timings {
+            let after = counts();
+            let head: String = sql.split_whitespace().take(4).collect::<Vec<_>>().join(" ");
+            eprintln!(
+                "core: query {:.3} s filters {} steps {} cells {}  {head}",
+                t0.elapsed().as_secs_f64(),
+                after[0] - before[0],
+                after[1] - before[1],
+                after[2] - before[2]
+            );
         }
         Ok((names, out))
     }

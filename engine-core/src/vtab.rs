@@ -10,6 +10,7 @@
 //! number, NULL, another collation) just widens the scan.
 
 use std::os::raw::c_int;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use rusqlite::vtab::{
@@ -23,6 +24,12 @@ use crate::tables::V;
 
 /// The tables a connection serves, by name (the module's client data).
 pub type Catalog = Arc<std::collections::HashMap<String, Arc<Table>>>;
+
+/// Work counters (filters, rows stepped, cells read) for
+/// ARTSCOPE_CORE_TIMINGS.
+pub static FILTERS: AtomicU64 = AtomicU64::new(0);
+pub static STEPS: AtomicU64 = AtomicU64::new(0);
+pub static CELLS: AtomicU64 = AtomicU64::new(0);
 
 /// Constraint column meaning "the rowid".
 const ROWID: i32 = -1;
@@ -371,6 +378,7 @@ unsafe impl VTabCursor for ColumnCursor {
         idx_str: Option<&str>,
         args: &Values<'_>,
     ) -> rusqlite::Result<()> {
+        FILTERS.fetch_add(1, Relaxed);
         let t = self.table.clone();
         let n = t.n;
         self.pos = 0;
@@ -444,6 +452,7 @@ unsafe impl VTabCursor for ColumnCursor {
     }
 
     fn next(&mut self) -> rusqlite::Result<()> {
+        STEPS.fetch_add(1, Relaxed);
         self.pos += 1;
         Ok(())
     }
@@ -453,6 +462,7 @@ unsafe impl VTabCursor for ColumnCursor {
     }
 
     fn column(&self, ctx: &mut Context, i: c_int) -> rusqlite::Result<()> {
+        CELLS.fetch_add(1, Relaxed);
         let v = self.table.get(i as usize, self.row());
         ctx.set_result(&v)
     }
