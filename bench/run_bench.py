@@ -95,10 +95,9 @@ def child_import(path: str) -> dict:
 
 def child_import_core(path: str) -> dict:
     """The compiled core (engine-core/) on the same file: decode + replay in
-    Rust, the tables built into SQLite in Rust and handed to Python's sqlite3
-    (serialize -> deserialize)."""
-    import sqlite3
-
+    Rust, then the tables as columns served to the core's SQLite (virtual
+    tables), as EmbeddedEngine.load does; then every metric (artscope.open's
+    analysis) on that store."""
     from artscope.engines.embedded import core
     from artscope.engines.embedded.formats import read_trace_bytes
 
@@ -109,24 +108,16 @@ def child_import_core(path: str) -> dict:
     imported = core._core.import_proto(tb.data, True)
     t2 = time.perf_counter()
     c2 = time.process_time()
-    blob = imported.to_sqlite(core._trace_config_text(imported))
+    events = imported.events
+    store = core.CoreStore(imported.open_session(core._trace_config_text(imported)))
     t3 = time.perf_counter()
     c3 = time.process_time()
-    events = imported.events
-    del imported
-    conn = sqlite3.connect(":memory:")
-    conn.deserialize(blob)
-    db_mb = len(blob) / 1e6
-    del blob
-    t4 = time.perf_counter()
-    n_sched = conn.execute("SELECT count(*) FROM sched").fetchone()[0]
-    n_raw = conn.execute("SELECT count(*) FROM ftrace_event").fetchone()[0]
-    n_ts = conn.execute("SELECT count(*) FROM thread_state").fetchone()[0]
-    cpu = time.process_time() - c0
-    return {"seconds": t4 - t0, "cpu_s": cpu, "cpu_decode_replay": c2 - c0, "cpu_sqlite": c3 - c2,
-            "events": events, "read": t1 - t0, "decode_replay": t2 - t1,
-            "sqlite": t3 - t2, "deserialize": t4 - t3, "db_mb": db_mb, "sched_rows": n_sched,
-            "ftrace_event_rows": n_raw, "thread_state_rows": n_ts,
+    counts = store.frame("SELECT (SELECT count(*) FROM sched) AS sched, "
+                         "(SELECT count(*) FROM thread_state) AS thread_state, "
+                         "(SELECT count(*) FROM ftrace_event) AS ftrace_event").row(0, named=True)
+    return {"seconds": t3 - t0, "cpu_s": c3 - c0, "cpu_decode_replay": c2 - c0,
+            "cpu_tables": c3 - c2, "events": events, "read": t1 - t0,
+            "decode_replay": t2 - t1, "tables": t3 - t2, "rows": counts,
             "bytes": os.path.getsize(path), "rss_mb": _vm_hwm_mb()}
 
 
@@ -398,7 +389,7 @@ def main() -> int:
     load0 = os.getloadavg()  # the machine may be shared: say how busy it was
     # (only the import/analyze measurements need the large trace)
     large = (gen_trace.ensure(seconds, switches, seed=1, log=log)
-             if only & {"import", "analyze"} else {})
+             if only & {"import", "analyze", "core"} else {})
     results: dict = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                                  "platform": platform.platform()},
                      "trace": {"seconds": seconds, "switches_target": switches}}
@@ -438,33 +429,37 @@ def main() -> int:
             log(f"core import {enc} ...")
             r = best("import_core", a.repeat, str(large[enc]))
             r["upb"] = best("upb_parse", a.repeat, str(large[enc]))
-            py = results.get(f"import_{enc}")
+            r["open"] = best("analyze", a.repeat, str(large[enc]), "embedded")
+            if tp_bin:
+                r["tp"] = best("analyze", a.repeat, str(large[enc]), "trace_processor")
             results[f"core_{enc}"] = r
-            rows.append((enc, r, py))
+            rows.append((enc, r))
         lines += [
-            f"Import, compiled core (engine-core/; {seconds:g} s, 8 CPUs; best of {a.repeat}, "
-            "fresh process each): read + Rust decode/replay + Rust SQLite tables with indexes "
-            "+ deserialize into Python's sqlite3 (every table built, none deferred)",
+            f"Embedded engine, compiled core (engine-core/; {seconds:g} s, 8 CPUs; best of "
+            f"{a.repeat}, fresh process each). import = read + Rust decode/replay; tables = "
+            "columns served as SQLite virtual tables; open = artscope.open (import + every "
+            "metric) on the same file.",
             "",
             "Wall time depends on the machine's load; CPU time (process time of the child, "
             "in parentheses) much less, so ratios are taken on CPU time.",
             "",
-            "| encoding | import (CPU) | events/s (CPU) | decode+replay (CPU) | SQLite tables (CPU) "
-            "| deserialize | DB MB | peak RSS | upb parse (CPU) | import / upb (CPU) "
-            "| Python importer (CPU), RSS |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+            "| encoding | events | import (CPU) | events/s (CPU) | tables (CPU) "
+            "| open (CPU) | peak RSS | upb parse (CPU) | open / upb (CPU) "
+            + ("| trace_processor analyze | open / TP (wall) |" if tp_bin else "|"),
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if tp_bin else ""),
         ]
-        for enc, r, py in rows:
-            ev_txt = f"{r['events'] / r['cpu_s'] / 1e3:,.0f}k"
-            py_txt = (f"{_fmt_s(py['seconds'])} ({_fmt_s(py['cpu_s'])}), {py['rss_mb']:,.0f} MB"
-                      if py else "-")
-            lines.append(
-                f"| {enc} | {_fmt_s(r['seconds'])} ({_fmt_s(r['cpu_s'])}) | {ev_txt} "
-                f"| {_fmt_s(r['decode_replay'])} ({_fmt_s(r['cpu_decode_replay'])}) "
-                f"| {_fmt_s(r['sqlite'])} ({_fmt_s(r['cpu_sqlite'])}) | {_fmt_s(r['deserialize'])} "
-                f"| {r['db_mb']:.0f} | {r['rss_mb']:,.0f} MB "
-                f"| {_fmt_s(r['upb']['seconds'])} ({_fmt_s(r['upb']['cpu_s'])}) "
-                f"| {r['cpu_s'] / r['upb']['cpu_s']:.1f}x | {py_txt} |")
+        for enc, r in rows:
+            op, upb = r["open"], r["upb"]
+            line = (f"| {enc} | {r['events']:,} "
+                    f"| {_fmt_s(r['decode_replay'])} ({_fmt_s(r['cpu_decode_replay'])}) "
+                    f"| {r['events'] / r['cpu_decode_replay'] / 1e6:.1f}M "
+                    f"| {_fmt_s(r['tables'])} ({_fmt_s(r['cpu_tables'])}) "
+                    f"| {_fmt_s(op['seconds'])} ({_fmt_s(op['cpu_s'])}) | {op['rss_mb']:,.0f} MB "
+                    f"| {_fmt_s(upb['seconds'])} ({_fmt_s(upb['cpu_s'])}) "
+                    f"| {op['cpu_s'] / upb['cpu_s']:.1f}x |")
+            if tp_bin:
+                line += f" {_fmt_s(r['tp']['seconds'])} | {op['seconds'] / r['tp']['seconds']:.2f}x |"
+            lines.append(line)
         lines.append("")
 
     if "analyze" in only:
