@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's test command: install what the tests need (Python packages and
-# Debian's chromium for the report test), then run the whole suite.
+# The README's test command: install what the tests need (Python packages, the
+# compiled core, Debian's chromium for the report test), then run the whole suite.
 # With Perfetto's trace_processor_shell in ../shared/bin (CI, developers'
 # machines) the trace_processor engine's tests, engine parity and the SQL
 # package run for real against it; elsewhere (a user's clone) they skip and
@@ -8,7 +8,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # cluster: the Dask backend's tests (tests/test_cluster.py) run a LocalCluster.
+# The install builds the compiled core (engine-core/, maturin + cargo; crates
+# from crates.io): minutes the first time, seconds when nothing changed.
+echo "installing artscope and building its compiled core (cargo, release profile)" >&2
 python3 -m pip install -q -e '.[test,cluster]'
+python3 -c 'from artscope.engines.embedded import core; assert core.available(), "compiled core missing"'
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \

@@ -9,8 +9,8 @@ and their results cross into Python as Arrow buffers per column
 SQLite database (``sqlite3.Connection.deserialize``): the identity checks
 compare it with the Python importer's.
 
-When the extension is built (``python3 tools/build_core.py``; not yet part
-of ``pip install``), the embedded engine imports protobuf traces with it;
+When the extension is built (by ``pip install``, or in place by
+``python3 tools/build_core.py``), the embedded engine imports protobuf traces with it;
 ``ARTSCOPE_CORE=0`` switches back to the Python importer, which stays the
 reference: ``tools/compare_core.py`` and tests/test_core_identity.py check
 that both give identical tables (see engine-core/README.md).
