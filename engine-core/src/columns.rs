@@ -195,20 +195,25 @@ impl Table {
         // sort (key, ts key, row) as plain integers: keys preserve SQLite's
         // order within one storage type (the only kind indexed)
         let key = self.sort_keys(col);
-        let ts = self
-            .ts_col
-            .filter(|&t| t != col)
-            .map(|t| self.sort_keys(t))
-            .unwrap_or_default();
-        let mut rows: Vec<(i64, i64, u32)> = (0..self.n)
-            .map(|r| (key[r], ts.get(r).copied().unwrap_or(0), r as u32))
-            .collect();
-        drop(key);
-        drop(ts);
-        rows.sort_unstable();
-        let distinct = 1 + rows.windows(2).filter(|w| w[0].0 != w[1].0).count();
+        let ts = self.ts_col.filter(|&t| t != col);
+        let (perm, distinct) = match ts {
+            // ties in row order are ties in ts order: a counting sort by key
+            // when the keys are dense (ids, cpus, text ranks)
+            None => counting_sort(&key),
+            Some(t) if self.sorted[t] => counting_sort(&key),
+            Some(_) => None,
+        }
+        .unwrap_or_else(|| {
+            let ts = ts.map(|t| self.sort_keys(t)).unwrap_or_default();
+            let mut rows: Vec<(i64, i64, u32)> = (0..self.n)
+                .map(|r| (key[r], ts.get(r).copied().unwrap_or(0), r as u32))
+                .collect();
+            rows.sort_unstable();
+            let distinct = 1 + rows.windows(2).filter(|w| w[0].0 != w[1].0).count();
+            (rows.into_iter().map(|r| r.2).collect(), distinct)
+        });
         let ix = Arc::new(Index {
-            perm: rows.into_iter().map(|r| r.2).collect(),
+            perm,
             distinct: distinct.min(self.n),
         });
         guard.insert(col, ix.clone());
@@ -293,6 +298,35 @@ impl Table {
         let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
         guard.get(&col).map(|ix| ix.distinct)
     }
+}
+
+/// Rows ordered by `key`, ties in row order, and the number of distinct
+/// keys; None when the keys span too wide a range for buckets.
+fn counting_sort(key: &[i64]) -> Option<(Vec<u32>, usize)> {
+    // NULL keys (i64::MIN, see sort_keys) get bucket 0, before every value
+    let values = key.iter().copied().filter(|&k| k != i64::MIN);
+    let lo = values.clone().min().unwrap_or(0);
+    let hi = values.max().unwrap_or(0);
+    let span = (hi as i128 - lo as i128 + 2) as usize;
+    if span > 4 * key.len() + 1024 {
+        return None;
+    }
+    let bucket = |k: i64| if k == i64::MIN { 0 } else { (k - lo) as usize + 1 };
+    let mut start = vec![0u32; span + 1];
+    for &k in key {
+        start[bucket(k) + 1] += 1;
+    }
+    let distinct = start.iter().filter(|&&c| c > 0).count();
+    for i in 1..start.len() {
+        start[i] += start[i - 1];
+    }
+    let mut perm = vec![0u32; key.len()];
+    for (row, &k) in key.iter().enumerate() {
+        let slot = &mut start[bucket(k)];
+        perm[*slot as usize] = row as u32;
+        *slot += 1;
+    }
+    Some((perm, distinct))
 }
 
 /// Collects one column's values with its declared type's affinity.

@@ -4,10 +4,17 @@
 //! answers scans. `best_index` takes one equality (served by the column's
 //! index, or directly when the column is the row number) and the range
 //! constraints on one column (`ts` after an equality; otherwise a row-number
-//! column, a column sorted in row order, or an indexed one). Constraints are
-//! never omitted: SQLite re-checks every row it gets, so a lookup only has to
-//! return a superset, and any value it cannot compare (text against a
-//! number, NULL, another collation) just widens the scan.
+//! column, a column sorted in row order, or an indexed one).
+//!
+//! When every constraint it takes is on an integer column (ids, utid, cpu,
+//! ts, ...: the metric queries' lookups), it applies them exactly as SQLite
+//! compares an integer column with the operand (numeric text converted, other
+//! text and blobs above every number, NULL matching nothing) and tells SQLite
+//! to omit its own check: SQLite then reads fewer values per row. Otherwise
+//! (text, real, mixed columns) nothing is omitted: SQLite re-checks every
+//! row, so the lookup only has to return a superset, and a value it cannot
+//! compare (text against a number, NULL, another collation) just widens the
+//! scan.
 
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -51,20 +58,56 @@ struct Plan {
     eq: i32,
     range: i32,
     ops: Vec<u8>,
+    /// every used constraint is on an integer column and applied exactly
+    /// (SQLite was told to omit its own check)
+    exact: bool,
 }
 
 impl Plan {
     fn encode(&self) -> String {
-        format!("{} {} {}", self.eq, self.range, String::from_utf8_lossy(&self.ops))
+        let ops = String::from_utf8_lossy(&self.ops);
+        format!("{} {} {} {ops}", self.eq, self.range, self.exact as u8)
     }
 
     fn decode(s: &str) -> Option<Plan> {
-        let mut it = s.splitn(3, ' ');
+        let mut it = s.splitn(4, ' ');
         Some(Plan {
             eq: it.next()?.parse().ok()?,
             range: it.next()?.parse().ok()?,
+            exact: it.next()? == "1",
             ops: it.next().unwrap_or("").as_bytes().to_vec(),
         })
+    }
+}
+
+/// A constraint value compared with an integer column, as SQLite compares
+/// them: the column's INTEGER affinity turns numeric text into a number;
+/// other text and blobs sort above every number; NULL matches nothing.
+enum Operand {
+    Number(V<'static>),
+    AboveNumbers,
+    Null,
+}
+
+fn operand(v: ValueRef<'_>) -> Operand {
+    match v {
+        ValueRef::Null => Operand::Null,
+        ValueRef::Integer(i) => Operand::Number(V::Int(i)),
+        ValueRef::Real(r) if r.is_nan() => Operand::Null,
+        ValueRef::Real(r) => Operand::Number(V::Real(r)),
+        ValueRef::Text(t) => {
+            let s = std::str::from_utf8(t).unwrap_or("").trim_matches(|c: char| c.is_ascii_whitespace());
+            // SQLite's numeric literals only: no "inf", "nan", hex or '_'
+            let numeric = !s.is_empty()
+                && s.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+                && s.bytes().any(|b| b.is_ascii_digit());
+            match (numeric, s.parse::<i64>(), s.parse::<f64>()) {
+                (true, Ok(i), _) => Operand::Number(V::Int(i)),
+                (true, _, Ok(r)) if r.is_finite() => Operand::Number(V::Real(r)),
+                _ => Operand::AboveNumbers,
+            }
+        }
+        ValueRef::Blob(_) => Operand::AboveNumbers,
     }
 }
 
@@ -86,6 +129,12 @@ impl ColumnTab {
 
     fn usable(&self, col: i32) -> bool {
         col == ROWID || (col >= 0 && self.table.cols[col as usize].indexable())
+    }
+
+    /// An integer column (or the rowid): its constraints are applied exactly.
+    fn integer(&self, col: i32) -> bool {
+        col == ROWID
+            || (col >= 0 && matches!(self.table.cols[col as usize].data, crate::columns::Data::Int(_)))
     }
 }
 
@@ -169,22 +218,29 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
                 .or_else(|| ranged.first().copied())
                 .unwrap_or(NONE)
         };
+        let exact = eq.map_or(true, |e| self.integer(e.1))
+            && (range_col == NONE || self.integer(range_col));
         let mut plan = Plan {
             eq: eq.map_or(NONE, |e| e.1),
             range: range_col,
             ops: Vec::new(),
+            exact,
         };
         let mut argv = 0;
         if let Some((i, _, _)) = eq {
             argv += 1;
-            info.constraint_usage(i).set_argv_index(argv);
+            let mut usage = info.constraint_usage(i);
+            usage.set_argv_index(argv);
+            usage.set_omit(exact);
         }
         let mut bounds = 0;
         if range_col != NONE {
             for &(i, col, op) in &cons {
                 if col == range_col && op != b'=' {
                     argv += 1;
-                    info.constraint_usage(i).set_argv_index(argv);
+                    let mut usage = info.constraint_usage(i);
+                    usage.set_argv_index(argv);
+                    usage.set_omit(exact);
                     plan.ops.push(op);
                     bounds += 1;
                 }
@@ -365,6 +421,8 @@ fn narrow<'a>(
             b'G' => lo = lo.max(first(lo, hi, &|v| value_cmp(v, k) != Less)),
             b'l' => hi = hi.min(first(lo, hi, &|v| value_cmp(v, k) != Less)),
             b'L' => hi = hi.min(first(lo, hi, &|v| value_cmp(v, k) == Greater)),
+            // not NULL (NULLs sort first)
+            b'n' => lo = lo.max(first(lo, hi, &|v| !matches!(v, V::Null))),
             _ => {}
         }
         if hi < lo {
@@ -372,6 +430,75 @@ fn narrow<'a>(
         }
     }
     (lo, hi)
+}
+
+/// The rows matching an exact plan (integer columns; SQLite does not
+/// re-check them): equality and bounds compared as SQLite compares an
+/// integer column with each operand, NULL column values excluded.
+fn exact_rows(t: &Arc<Table>, plan: &Plan, vals: &[ValueRef<'_>]) -> Rows {
+    let none = Rows::Range(0, 0);
+    let n = t.n;
+    let mut argi = 0;
+    let eq = if plan.eq != NONE {
+        argi = 1;
+        match operand(vals[0]) {
+            Operand::Number(k) => Some(k),
+            _ => return none,
+        }
+    } else {
+        None
+    };
+    let mut bounds: Vec<(u8, V<'static>)> = vec![(b'n', V::Null)];
+    for (&op, v) in plan.ops.iter().zip(&vals[argi..]) {
+        match (operand(*v), op) {
+            (Operand::Null, _) => return none,
+            (Operand::Number(k), _) => bounds.push((op, k)),
+            // every number is below it: `<` / `<=` hold, `>` / `>=` never
+            (Operand::AboveNumbers, b'g' | b'G') => return none,
+            (Operand::AboveNumbers, _) => {}
+        }
+    }
+    let row_col = |col: i32| col == ROWID || (col >= 0 && t.row_alias[col as usize]);
+    if let Some(k) = eq {
+        if row_col(plan.eq) {
+            return match k {
+                V::Int(r) if r >= 0 && (r as usize) < n => Rows::Range(r as usize, r as usize + 1),
+                V::Real(r) if r.fract() == 0.0 && r >= 0.0 && (r as usize) < n => {
+                    Rows::Range(r as usize, r as usize + 1)
+                }
+                _ => none,
+            };
+        }
+        let col = plan.eq as usize;
+        let ix = t.index(col);
+        let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| t.get(col, ix.perm[i] as usize));
+        let (lo, hi) = match plan.range {
+            r if r >= 0 => {
+                let r = r as usize;
+                narrow(lo, hi, &bounds, |i| t.get(r, ix.perm[i] as usize))
+            }
+            _ => (lo, hi),
+        };
+        return Rows::Perm(ix, lo, hi);
+    }
+    match plan.range {
+        NONE => Rows::Range(0, n),
+        r if row_col(r) => {
+            let (lo, hi) = narrow(0, n, &bounds[1..], |i| V::Int(i as i64));
+            Rows::Range(lo, hi)
+        }
+        r if t.sorted[r as usize] => {
+            let r = r as usize;
+            let (lo, hi) = narrow(0, n, &bounds[1..], |i| t.get(r, i));
+            Rows::Range(lo, hi)
+        }
+        r => {
+            let r = r as usize;
+            let ix = t.index(r);
+            let (lo, hi) = narrow(0, n, &bounds, |i| t.get(r, ix.perm[i] as usize));
+            Rows::Perm(ix, lo, hi)
+        }
+    }
 }
 
 unsafe impl VTabCursor for ColumnCursor {
@@ -390,6 +517,10 @@ unsafe impl VTabCursor for ColumnCursor {
             return Ok(());
         };
         let vals: Vec<ValueRef<'_>> = args.iter().collect();
+        if plan.exact {
+            self.rows = exact_rows(&t, &plan, &vals);
+            return Ok(());
+        }
         let mut argi = 0;
         let eq_key = if plan.eq != NONE {
             argi += 1;
