@@ -39,10 +39,11 @@ class Capture:
     @classmethod
     def probe(cls, engine) -> "Capture":
         """Needs the runner's inputs (artscope_gc_pattern: --gc-pattern)."""
+        # EXISTS: the first matching row answers (a count read every row)
         row = engine.query(
-            "SELECT (SELECT count(*) FROM sched WHERE utid != 0) AS sched_rows, "
-            "(SELECT count(*) FROM slice s WHERE s.depth = 0 AND EXISTS ("
-            " SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)) AS gc_rows"
+            "SELECT EXISTS (SELECT 1 FROM sched WHERE utid != 0) AS has_sched, "
+            "EXISTS (SELECT 1 FROM slice s WHERE s.depth = 0 AND EXISTS ("
+            " SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)) AS has_gc"
         ).row(0)
         cfg = engine.query(
             "SELECT str_value FROM metadata WHERE name = 'trace_config_pbtxt'")
