@@ -40,6 +40,8 @@ pub enum Data {
     Alias(usize),
     /// a generated column that is always NULL
     Null,
+    /// the row number (an id column: nothing stored)
+    RowNumber,
 }
 
 pub struct Column {
@@ -88,6 +90,11 @@ impl Stored {
             })
             .collect();
         Stored { data: Data::Text(v), nulls: Vec::new(), dict }
+    }
+
+    /// the row number 0, 1, 2, ... (ids)
+    pub fn row_number() -> Stored {
+        Stored { data: Data::RowNumber, nulls: Vec::new(), dict: Vec::new() }
     }
 
     /// a column that is NULL on every row
@@ -150,12 +157,16 @@ impl Column {
             },
             Data::Alias(a) => cols[*a].get(cols, row),
             Data::Null => V::Null,
+            Data::RowNumber => V::Int(row as i64),
         }
     }
 
     /// Whether values can be ordered by `key_cmp` (one storage type).
     pub fn indexable(&self) -> bool {
-        matches!(self.data, Data::Int(_) | Data::Real(_) | Data::Text(_))
+        matches!(
+            self.data,
+            Data::Int(_) | Data::Real(_) | Data::Text(_) | Data::RowNumber
+        )
     }
 }
 
@@ -574,6 +585,7 @@ impl Table {
                 Data::Int(v) if c.nulls.is_empty() => {
                     v.iter().enumerate().all(|(i, &x)| x == i as i64)
                 }
+                Data::RowNumber => true,
                 _ => false,
             })
             .collect();
@@ -581,6 +593,7 @@ impl Table {
             .iter()
             .map(|c| match &c.data {
                 Data::Int(v) if c.nulls.is_empty() => v.windows(2).all(|w| w[0] <= w[1]),
+                Data::RowNumber => true,
                 _ => false,
             })
             .collect();

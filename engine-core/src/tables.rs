@@ -433,7 +433,6 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
             })
             .collect()
     };
-    let row_ids = |n: usize| Stored::int((0..n as i64).collect());
     let u32_ids = |v: Vec<u32>| {
         let nulls: Vec<bool> = v.iter().map(|&u| u == u32::MAX).collect();
         Stored::int_nulls(v.into_iter().map(|u| u as i64).collect(), nulls)
@@ -442,7 +441,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
         "sched" => {
             let t = std::mem::take(&mut imp.sched.table);
             vec![
-                row_ids(t.ts.len()),
+                Stored::row_number(),
                 Stored::int(t.ts),
                 Stored::int(t.dur),
                 Stored::int(t.cpu),
@@ -457,7 +456,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
             let io_nulls = t.io_wait.iter().map(|v| v.is_none()).collect();
             let irq_nulls = t.irq_zero.iter().map(|&z| !z).collect();
             vec![
-                row_ids(t.ts.len()),
+                Stored::row_number(),
                 Stored::int(t.ts),
                 Stored::int(t.dur),
                 Stored::int_nulls(t.cpu, cpu_nulls),
@@ -472,7 +471,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
             let r = std::mem::take(&mut imp.raw);
             let arg_nulls = r.arg_set.iter().map(|v| v.is_none()).collect();
             vec![
-                row_ids(r.ts.len()),
+                Stored::row_number(),
                 Stored::int(r.ts),
                 Stored::interned(&r.name),
                 Stored::int(r.cpu),

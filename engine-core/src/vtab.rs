@@ -134,7 +134,11 @@ impl ColumnTab {
     /// An integer column (or the rowid): its constraints are applied exactly.
     fn integer(&self, col: i32) -> bool {
         col == ROWID
-            || (col >= 0 && matches!(self.table.cols[col as usize].data, crate::columns::Data::Int(_)))
+            || (col >= 0
+                && matches!(
+                    self.table.cols[col as usize].data,
+                    crate::columns::Data::Int(_) | crate::columns::Data::RowNumber
+                ))
     }
 }
 
