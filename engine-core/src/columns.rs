@@ -9,8 +9,8 @@
 //! by lazily built sorted permutations (`Index`), one per column, ordered by
 //! (value, ts, row) so an equality plus a ts range is two binary searches.
 
-use std::cmp::Ordering;
 use rustc_hash::FxHashMap as HashMap;
+use std::cmp::Ordering;
 use std::sync::{Arc, Mutex};
 
 use crate::tables::{Col, RowSink, V};
@@ -62,18 +62,34 @@ pub struct Stored {
 
 impl Stored {
     pub fn int(v: Vec<i64>) -> Stored {
-        Stored { data: Data::Int(v), nulls: Vec::new(), dict: Vec::new() }
+        Stored {
+            data: Data::Int(v),
+            nulls: Vec::new(),
+            dict: Vec::new(),
+        }
     }
 
     /// integers with a NULL flag per row
     pub fn int_nulls(v: Vec<i64>, nulls: Vec<bool>) -> Stored {
-        let nulls = if nulls.iter().any(|&n| n) { nulls } else { Vec::new() };
-        Stored { data: Data::Int(v), nulls, dict: Vec::new() }
+        let nulls = if nulls.iter().any(|&n| n) {
+            nulls
+        } else {
+            Vec::new()
+        };
+        Stored {
+            data: Data::Int(v),
+            nulls,
+            dict: Vec::new(),
+        }
     }
 
     /// text as ids into `dict` (`NULL_TEXT` for NULL)
     pub fn text(ids: Vec<u32>, dict: Vec<Box<str>>) -> Stored {
-        Stored { data: Data::Text(ids), nulls: Vec::new(), dict }
+        Stored {
+            data: Data::Text(ids),
+            nulls: Vec::new(),
+            dict,
+        }
     }
 
     /// text given per row, interned
@@ -89,17 +105,29 @@ impl Stored {
                 })
             })
             .collect();
-        Stored { data: Data::Text(v), nulls: Vec::new(), dict }
+        Stored {
+            data: Data::Text(v),
+            nulls: Vec::new(),
+            dict,
+        }
     }
 
     /// the row number 0, 1, 2, ... (ids)
     pub fn row_number() -> Stored {
-        Stored { data: Data::RowNumber, nulls: Vec::new(), dict: Vec::new() }
+        Stored {
+            data: Data::RowNumber,
+            nulls: Vec::new(),
+            dict: Vec::new(),
+        }
     }
 
     /// a column that is NULL on every row
     pub fn null() -> Stored {
-        Stored { data: Data::Null, nulls: Vec::new(), dict: Vec::new() }
+        Stored {
+            data: Data::Null,
+            nulls: Vec::new(),
+            dict: Vec::new(),
+        }
     }
 }
 
@@ -264,14 +292,22 @@ impl Table {
             Data::Text(v) => {
                 let mut order: Vec<u32> = (0..c.dict.len() as u32).collect();
                 order.sort_unstable_by(|&a, &b| {
-                    c.dict[a as usize].as_bytes().cmp(c.dict[b as usize].as_bytes())
+                    c.dict[a as usize]
+                        .as_bytes()
+                        .cmp(c.dict[b as usize].as_bytes())
                 });
                 let mut rank = vec![0i64; c.dict.len()];
                 for (i, &d) in order.iter().enumerate() {
                     rank[d as usize] = i as i64;
                 }
                 v.iter()
-                    .map(|&id| if id == NULL_TEXT { null_key } else { rank[id as usize] })
+                    .map(|&id| {
+                        if id == NULL_TEXT {
+                            null_key
+                        } else {
+                            rank[id as usize]
+                        }
+                    })
                     .collect()
             }
             // generated and mixed columns: through their values (numbers
@@ -322,7 +358,13 @@ fn counting_sort(key: &[i64]) -> Option<(Vec<u32>, usize)> {
     if span > 4 * key.len() + 1024 {
         return None;
     }
-    let bucket = |k: i64| if k == i64::MIN { 0 } else { (k - lo) as usize + 1 };
+    let bucket = |k: i64| {
+        if k == i64::MIN {
+            0
+        } else {
+            (k - lo) as usize + 1
+        }
+    };
     let mut start = vec![0u32; span + 1];
     for &k in key {
         start[bucket(k) + 1] += 1;
@@ -393,7 +435,7 @@ impl<'v> ColBuilder<'v> {
         id
     }
 
-    fn to_mixed(&mut self) {
+    fn make_mixed(&mut self) {
         let cells: Vec<Cell> = match std::mem::replace(&mut self.data, Data::Null) {
             Data::Int(v) => v
                 .into_iter()
@@ -419,7 +461,13 @@ impl<'v> ColBuilder<'v> {
                 .collect(),
             Data::Text(v) => v
                 .into_iter()
-                .map(|id| if id == NULL_TEXT { Cell::Null } else { Cell::Text(id) })
+                .map(|id| {
+                    if id == NULL_TEXT {
+                        Cell::Null
+                    } else {
+                        Cell::Text(id)
+                    }
+                })
                 .collect(),
             Data::Mixed(v) => v,
             _ => Vec::new(),
@@ -494,7 +542,7 @@ impl<'v> ColBuilder<'v> {
                 d.push(cell);
             }
             (_, v) => {
-                self.to_mixed();
+                self.make_mixed();
                 return self.push(v);
             }
         }
@@ -506,7 +554,7 @@ impl<'v> ColBuilder<'v> {
             Data::Text(d) => d.push(id),
             Data::Mixed(d) => d.push(Cell::Text(id)),
             _ => {
-                self.to_mixed();
+                self.make_mixed();
                 if let Data::Mixed(d) = &mut self.data {
                     d.push(Cell::Text(id));
                 }
@@ -538,7 +586,11 @@ impl<'v> Builder<'v> {
         let stored = self
             .stored
             .into_iter()
-            .map(|b| Stored { data: b.data, nulls: b.nulls, dict: b.dict })
+            .map(|b| Stored {
+                data: b.data,
+                nulls: b.nulls,
+                dict: b.dict,
+            })
             .collect();
         Table::new(name, &self.schema, stored)
     }
@@ -577,7 +629,13 @@ impl Table {
                     dict: Vec::new(),
                 },
             };
-            cols.push(Column { name: cname, decl, data: s.data, nulls: s.nulls, dict: s.dict });
+            cols.push(Column {
+                name: cname,
+                decl,
+                data: s.data,
+                nulls: s.nulls,
+                dict: s.dict,
+            });
         }
         let row_alias = cols
             .iter()

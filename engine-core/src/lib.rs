@@ -120,6 +120,7 @@ impl ImportedTrace {
     /// The tables as a serialized SQLite database (for
     /// `sqlite3.Connection.deserialize`); the import is spent.
     #[pyo3(signature = (trace_config_pbtxt=None))]
+    #[allow(clippy::wrong_self_convention)] // the Python method's name; it spends the import
     fn to_sqlite<'py>(
         &mut self,
         py: Python<'py>,
@@ -235,7 +236,13 @@ fn column_to_py<'py>(py: Python<'py>, col: session::OutColumn) -> PyResult<Bound
             let v = if let C::Int(x) = c { *x } else { 0 };
             buf.extend_from_slice(&v.to_le_bytes());
         }
-        ("int", n, PyBytes::new(py, &buf).into_any().unbind(), valid, none)
+        (
+            "int",
+            n,
+            PyBytes::new(py, &buf).into_any().unbind(),
+            valid,
+            none,
+        )
     } else if numeric_only {
         let mut buf = Vec::with_capacity(n * 8);
         for c in &col.cells {
@@ -246,7 +253,13 @@ fn column_to_py<'py>(py: Python<'py>, col: session::OutColumn) -> PyResult<Bound
             };
             buf.extend_from_slice(&v.to_le_bytes());
         }
-        ("real", n, PyBytes::new(py, &buf).into_any().unbind(), valid, none)
+        (
+            "real",
+            n,
+            PyBytes::new(py, &buf).into_any().unbind(),
+            valid,
+            none,
+        )
     } else if texts && !ints && !reals && !others {
         let mut offsets = Vec::with_capacity((n + 1) * 8);
         offsets.extend_from_slice(&0i64.to_le_bytes());
@@ -278,15 +291,24 @@ fn column_to_py<'py>(py: Python<'py>, col: session::OutColumn) -> PyResult<Bound
                 C::Blob(b) => list.append(PyBytes::new(py, b))?,
             }
         }
-        ("object", n, list.into_any().unbind(), none.clone_ref(py), none)
+        (
+            "object",
+            n,
+            list.into_any().unbind(),
+            none.clone_ref(py),
+            none,
+        )
     };
-    PyTuple::new(py, [
-        PyString::new(py, tuple.0).into_any().unbind(),
-        tuple.1.into_pyobject(py)?.into_any().unbind(),
-        tuple.2,
-        tuple.3,
-        tuple.4,
-    ])
+    PyTuple::new(
+        py,
+        [
+            PyString::new(py, tuple.0).into_any().unbind(),
+            tuple.1.into_pyobject(py)?.into_any().unbind(),
+            tuple.2,
+            tuple.3,
+            tuple.4,
+        ],
+    )
 }
 
 /// A Python value as an SQLite value (None, int, float, str, bytes).
@@ -311,7 +333,11 @@ fn py_value(v: &Bound<'_, PyAny>) -> PyResult<rusqlite::types::Value> {
 impl Session {
     /// Runs `sql` (one or more statements); the last statement's column
     /// names and columns (see `column_to_py`).
-    fn execute<'py>(&self, py: Python<'py>, sql: &str) -> PyResult<(Vec<String>, Vec<Bound<'py, PyTuple>>)> {
+    fn execute<'py>(
+        &self,
+        py: Python<'py>,
+        sql: &str,
+    ) -> PyResult<(Vec<String>, Vec<Bound<'py, PyTuple>>)> {
         let result: Result<rusqlite::Result<_>, String> = py.allow_threads(|| {
             let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
             match guard.as_ref() {

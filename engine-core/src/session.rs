@@ -117,7 +117,9 @@ impl Session {
                     (ValueRef::Integer(s), ValueRef::Text(k)) => (s, k),
                     _ => return Ok(Value::Null),
                 };
-                let Some(args) = &args else { return Ok(Value::Null) };
+                let Some(args) = &args else {
+                    return Ok(Value::Null);
+                };
                 let index = index.get_or_init(|| arg_index(args));
                 let key = String::from_utf8_lossy(key).into_owned();
                 Ok(index.get(&(set, key)).cloned().unwrap_or(Value::Null))
@@ -132,7 +134,12 @@ impl Session {
         let t0 = std::time::Instant::now();
         let counts = || {
             use std::sync::atomic::Ordering::Relaxed;
-            [&crate::vtab::FILTERS, &crate::vtab::STEPS, &crate::vtab::CELLS].map(|c| c.load(Relaxed))
+            [
+                &crate::vtab::FILTERS,
+                &crate::vtab::STEPS,
+                &crate::vtab::CELLS,
+            ]
+            .map(|c| c.load(Relaxed))
         };
         let before = counts();
         let mut names = Vec::new();

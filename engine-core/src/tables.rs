@@ -476,7 +476,10 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 Stored::interned(&r.name),
                 Stored::int(r.cpu),
                 u32_ids(r.utid),
-                Stored::int_nulls(r.arg_set.iter().map(|v| v.unwrap_or(0)).collect(), arg_nulls),
+                Stored::int_nulls(
+                    r.arg_set.iter().map(|v| v.unwrap_or(0)).collect(),
+                    arg_nulls,
+                ),
                 Stored::null(),
             ]
         }

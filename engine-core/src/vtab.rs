@@ -20,11 +20,11 @@ use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
+use rusqlite::types::ValueRef;
 use rusqlite::vtab::{
     Context, CreateVTab, IndexConstraintOp, IndexFlags, IndexInfo, VTab, VTabConnection,
     VTabCursor, VTabKind, Values,
 };
-use rusqlite::types::ValueRef;
 
 use crate::columns::{value_cmp, Index, Table};
 use crate::tables::V;
@@ -96,10 +96,13 @@ fn operand(v: ValueRef<'_>) -> Operand {
         ValueRef::Real(r) if r.is_nan() => Operand::Null,
         ValueRef::Real(r) => Operand::Number(V::Real(r)),
         ValueRef::Text(t) => {
-            let s = std::str::from_utf8(t).unwrap_or("").trim_matches(|c: char| c.is_ascii_whitespace());
+            let s = std::str::from_utf8(t)
+                .unwrap_or("")
+                .trim_matches(|c: char| c.is_ascii_whitespace());
             // SQLite's numeric literals only: no "inf", "nan", hex or '_'
             let numeric = !s.is_empty()
-                && s.bytes().all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
+                && s.bytes()
+                    .all(|b| b.is_ascii_digit() || b"+-.eE".contains(&b))
                 && s.bytes().any(|b| b.is_ascii_digit());
             match (numeric, s.parse::<i64>(), s.parse::<f64>()) {
                 (true, Ok(i), _) => Operand::Number(V::Int(i)),
@@ -192,8 +195,13 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             .into_iter()
             .filter(|&(i, col, _)| {
                 col < 0
-                    || !matches!(self.table.cols[col as usize].data, crate::columns::Data::Text(_))
-                    || info.collation(i).map_or(false, |c| c.eq_ignore_ascii_case("BINARY"))
+                    || !matches!(
+                        self.table.cols[col as usize].data,
+                        crate::columns::Data::Text(_)
+                    )
+                    || info
+                        .collation(i)
+                        .is_ok_and(|c| c.eq_ignore_ascii_case("BINARY"))
             })
             .collect();
         let is_eq = |op: &u8| *op == b'=';
@@ -218,7 +226,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             let pick = |f: &dyn Fn(i32) -> bool| ranged.iter().copied().find(|&c| f(c));
             pick(&|c| self.is_row(c))
                 .or_else(|| pick(&|c| c >= 0 && self.table.sorted[c as usize]))
-                .or_else(|| pick(&|c| Some(c as usize) == self.table.ts_col.map(|t| t)))
+                .or_else(|| pick(&|c| Some(c as usize) == self.table.ts_col))
                 .or_else(|| ranged.first().copied())
                 .unwrap_or(NONE)
         };
@@ -267,7 +275,11 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             rows /= if bounds > 1 { 16.0 } else { 4.0 };
         }
         let rows = rows.max(1.0);
-        let seek = if eq.is_some() || bounds > 0 { n.log2() } else { 0.0 };
+        let seek = if eq.is_some() || bounds > 0 {
+            n.log2()
+        } else {
+            0.0
+        };
         info.set_estimated_cost(rows + seek);
         info.set_estimated_rows(rows as i64);
         if unique {
@@ -278,7 +290,11 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
         let orders: Vec<Vec<i32>> = if unique {
             vec![Vec::new()]
         } else if eq.is_some() {
-            vec![self.table.ts_col.map(|t| vec![t as i32, ROWID]).unwrap_or_else(|| vec![ROWID])]
+            vec![self
+                .table
+                .ts_col
+                .map(|t| vec![t as i32, ROWID])
+                .unwrap_or_else(|| vec![ROWID])]
         } else if plan.range >= 0
             && !self.is_row(plan.range)
             && !self.table.sorted[plan.range as usize]
@@ -475,7 +491,9 @@ fn exact_rows(t: &Arc<Table>, plan: &Plan, vals: &[ValueRef<'_>]) -> Rows {
         }
         let col = plan.eq as usize;
         let ix = t.index(col);
-        let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| t.get(col, ix.perm[i] as usize));
+        let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| {
+            t.get(col, ix.perm[i] as usize)
+        });
         let (lo, hi) = match plan.range {
             r if r >= 0 => {
                 let r = r as usize;
@@ -532,7 +550,9 @@ unsafe impl VTabCursor for ColumnCursor {
         } else {
             None
         };
-        let is_text = |col: i32| col >= 0 && matches!(t.cols[col as usize].data, crate::columns::Data::Text(_));
+        let is_text = |col: i32| {
+            col >= 0 && matches!(t.cols[col as usize].data, crate::columns::Data::Text(_))
+        };
         let bounds: Vec<(u8, V<'_>)> = plan
             .ops
             .iter()
@@ -552,14 +572,18 @@ unsafe impl VTabCursor for ColumnCursor {
                     _ => None,
                 };
                 self.rows = match row {
-                    Some(r) if r >= 0 && (r as usize) < n => Rows::Range(r as usize, r as usize + 1),
+                    Some(r) if r >= 0 && (r as usize) < n => {
+                        Rows::Range(r as usize, r as usize + 1)
+                    }
                     _ => Rows::Range(0, 0),
                 };
                 return Ok(());
             }
             let col = plan.eq as usize;
             let ix = t.index(col);
-            let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| t.get(col, ix.perm[i] as usize));
+            let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| {
+                t.get(col, ix.perm[i] as usize)
+            });
             let (lo, hi) = match plan.range {
                 r if r >= 0 && Some(r as usize) == t.ts_col => {
                     let ts = r as usize;
@@ -594,7 +618,11 @@ unsafe impl VTabCursor for ColumnCursor {
         self.pos += 1;
         // index order jumps across the table: fetch a row a few steps ahead
         if let Rows::Perm(ix, s, e) = &self.rows {
-            if let Some(&ahead) = ix.perm.get(s + self.pos + PREFETCH_AHEAD).filter(|_| s + self.pos + PREFETCH_AHEAD < *e) {
+            if let Some(&ahead) = ix
+                .perm
+                .get(s + self.pos + PREFETCH_AHEAD)
+                .filter(|_| s + self.pos + PREFETCH_AHEAD < *e)
+            {
                 self.table.prefetch(ahead as usize);
             }
         }
