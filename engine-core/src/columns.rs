@@ -436,29 +436,22 @@ impl<'v> ColBuilder<'v> {
     }
 
     fn make_mixed(&mut self) {
+        // a value per row, NULL where flagged
+        fn cells<T>(v: Vec<T>, nulls: &[bool], cell: impl Fn(T) -> Cell) -> Vec<Cell> {
+            v.into_iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    if nulls.get(i).copied().unwrap_or(false) {
+                        Cell::Null
+                    } else {
+                        cell(x)
+                    }
+                })
+                .collect()
+        }
         let cells: Vec<Cell> = match std::mem::replace(&mut self.data, Data::Null) {
-            Data::Int(v) => v
-                .into_iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    if self.nulls.get(i).copied().unwrap_or(false) {
-                        Cell::Null
-                    } else {
-                        Cell::Int(x)
-                    }
-                })
-                .collect(),
-            Data::Real(v) => v
-                .into_iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    if self.nulls.get(i).copied().unwrap_or(false) {
-                        Cell::Null
-                    } else {
-                        Cell::Real(x)
-                    }
-                })
-                .collect(),
+            Data::Int(v) => cells(v, &self.nulls, Cell::Int),
+            Data::Real(v) => cells(v, &self.nulls, Cell::Real),
             Data::Text(v) => v
                 .into_iter()
                 .map(|id| {
