@@ -1,6 +1,10 @@
-"""Benchmark the systrace text decoder on a synthetic ~30 MB ftrace text.
+"""Benchmark the systrace text import on a synthetic ~30 MB ftrace text.
 
-    python3 bench/bench_systrace.py [--mb 30] [--profile]
+    python3 bench/bench_systrace.py [--mb 30] [--engine core|python|both] [--profile]
+
+Times (wall and CPU) the compiled core's import (decode + replay, then the
+tables as the engine gets them) and the Python importer's (text.py decoder,
+then tables.py + store.py), in that order, in one process.
 
 Writes nothing to the repository; the synthetic trace lives in memory. The
 mix resembles a real Android systrace: ~45% sched_switch, ~20% sched_waking,
@@ -69,35 +73,83 @@ def synth(target_bytes: int, seed: int = 1) -> bytes:
     return "".join(out).encode()
 
 
-def main() -> None:
+def _cpu() -> float:
+    return time.process_time()
+
+
+def bench_python(data: bytes) -> None:
+    """The Python importer: text.py's decoder, then tables.py + store.py."""
+    from artscope.engines.embedded import EmbeddedEngine
     from artscope.engines.embedded.events import EventSink
     from artscope.engines.embedded.text import decode_systrace
 
+    w0, c0 = time.perf_counter(), _cpu()
+    sink = EventSink()
+    decode_systrace(data, sink)
+    w1, c1 = time.perf_counter(), _cpu()
+    print(f"python decode_systrace: {w1 - w0:.2f} s wall, {c1 - c0:.2f} s CPU "
+          f"({len(data) / 1e6 / (w1 - w0):.1f} MB/s)")
+    print(f"  sched_switch={len(sink.switches)} sched_waking={len(sink.wakings)} "
+          f"ftrace={len(sink.ftrace)} packets={len(sink.packets)}")
+    eng = EmbeddedEngine()
+    eng.load_sink(sink, "<bench>", ingest_ftrace_in_raw=False)
+    assert eng.store is not None
+    eng.store.ensure_tables_for("select * from thread_state")
+    w2, c2 = time.perf_counter(), _cpu()
+    print(f"python tables + store: {w2 - w1:.2f} s wall, {c2 - c1:.2f} s CPU")
+    print(f"python import total: {w2 - w0:.2f} s wall, {c2 - c0:.2f} s CPU")
+    eng.close()
+
+
+def bench_core(data: bytes) -> None:
+    """The compiled core: detection, decoding, replay (and the tables as the
+    engine gets them: build + serialize + deserialize)."""
+    from artscope.engines.embedded import core
+
+    if not core.available():
+        print("core: not built (python3 tools/build_core.py)")
+        return
+    w0, c0 = time.perf_counter(), _cpu()
+    imported = core._core.import_trace(data, "<bench>", False)
+    w1, c1 = time.perf_counter(), _cpu()
+    print(f"core decode + replay: {w1 - w0:.2f} s wall, {c1 - c0:.2f} s CPU "
+          f"({len(data) / 1e6 / (w1 - w0):.1f} MB/s, {imported.events} events)")
+    del imported
+    w1, c1 = time.perf_counter(), _cpu()
+    out = core.import_trace(data, "<bench>")
+    w2, c2 = time.perf_counter(), _cpu()
+    print(f"core import_trace (+ tables, serialize, deserialize): {w2 - w1:.2f} s wall, "
+          f"{c2 - c1:.2f} s CPU")
+    for w in out.warnings:
+        print("  warning:", w)
+    out.conn.close()
+
+
+def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=30.0)
-    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--engine", choices=("core", "python", "both"), default="both")
+    ap.add_argument("--profile", action="store_true", help="cProfile the Python decoder")
     a = ap.parse_args()
     t0 = time.perf_counter()
     data = synth(int(a.mb * 1e6))
     t1 = time.perf_counter()
     n_lines = data.count(b"\n")
     print(f"synthesised {len(data) / 1e6:.1f} MB, {n_lines} lines in {t1 - t0:.1f} s")
-    sink = EventSink()
     if a.profile:
         import cProfile
         import pstats
+
+        from artscope.engines.embedded.events import EventSink
+        from artscope.engines.embedded.text import decode_systrace
+        sink = EventSink()
         cProfile.runctx("decode_systrace(data, sink)", globals(), locals(), "/tmp/systrace.prof")
         pstats.Stats("/tmp/systrace.prof").sort_stats("cumulative").print_stats(15)
         return
-    t2 = time.perf_counter()
-    decode_systrace(data, sink)
-    t3 = time.perf_counter()
-    print(f"decode_systrace: {t3 - t2:.2f} s ({len(data) / 1e6 / (t3 - t2):.1f} MB/s, "
-          f"{n_lines / (t3 - t2) / 1e3:.0f}k lines/s)")
-    print(f"  sched_switch={len(sink.switches)} sched_waking={len(sink.wakings)} "
-          f"ftrace={len(sink.ftrace)} packets={len(sink.packets)}")
-    for w in sink.warnings:
-        print("  warning:", w)
+    if a.engine in ("core", "both"):
+        bench_core(data)
+    if a.engine in ("python", "both"):
+        bench_python(data)
 
 
 if __name__ == "__main__":

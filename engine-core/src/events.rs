@@ -45,6 +45,8 @@ pub enum FieldVal {
     Int(i128),
     Str(String),
     Bool(bool),
+    /// A number systrace text gives as a double (`state=1.5e6`).
+    Real(f64),
 }
 
 #[derive(Debug, Clone)]
@@ -91,6 +93,19 @@ impl FtraceEv {
             .and_then(|(_, v)| match v {
                 FieldVal::Int(i) => Some(*i),
                 FieldVal::Bool(b) => Some(*b as i128),
+                FieldVal::Str(_) | FieldVal::Real(_) => None,
+            })
+    }
+
+    /// A numeric field as a counter value (ints rounded to the nearest double).
+    pub fn num(&self, name: &str) -> Option<f64> {
+        self.fields
+            .iter()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| match v {
+                FieldVal::Int(i) => Some(*i as f64),
+                FieldVal::Bool(b) => Some(*b as u8 as f64),
+                FieldVal::Real(r) => Some(*r),
                 FieldVal::Str(_) => None,
             })
     }
@@ -180,6 +195,23 @@ pub enum PacketData {
     ProcessStats(Vec<StatsProcess>),
     SysStats(SysStatsData),
     FrameTimeline(FrameEv),
+    /// systrace task column: the thread exists and, unless the task is
+    /// `<...>`, has this ftrace-priority name.
+    ThreadName {
+        tid: i64,
+        name: Option<String>,
+    },
+    /// systrace TGID column (or atrace tgid): ProcessTracker::UpdateThread.
+    ThreadTgid {
+        tid: i64,
+        tgid: i64,
+    },
+    /// A systrace PROCESS DUMP block: processes (pid, ppid, ps NAME) and
+    /// threads (tid, tgid, CMD) whose names have the lowest priority.
+    SystraceDump {
+        processes: Vec<(i64, i64, String)>,
+        threads: Vec<(i64, i64, String)>,
+    },
 }
 
 #[derive(Debug, Clone)]

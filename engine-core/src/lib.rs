@@ -411,6 +411,49 @@ fn import_proto(
     })
 }
 
+/// Imports any trace the embedded engine reads: containers (gzip, zip,
+/// ctrace) unwrapped, then Perfetto protobuf or systrace HTML / text, detected
+/// from the content. Errors (CoreError) are one line naming `name`. Systrace
+/// has no raw ftrace ingestion (as trace_processor's text reader).
+#[pyfunction]
+#[pyo3(signature = (data, name="", ingest_ftrace_in_raw=true))]
+fn import_trace(
+    py: Python<'_>,
+    data: &[u8],
+    name: &str,
+    ingest_ftrace_in_raw: bool,
+) -> PyResult<ImportedTrace> {
+    let what = format!("importing {name}");
+    let (imp, packets) = py.allow_threads(|| {
+        guarded(&what, || {
+            use decoder::container::{self, Kind};
+            let u = container::unwrap(data, name)?;
+            let (mut sink, packets, raw) = if u.kind == Kind::Systrace {
+                let (sink, lines) = decoder::systrace::decode_systrace(&u.data);
+                if sink.order.is_empty() {
+                    return Err(format!("no trace events found in systrace file: {name}"));
+                }
+                (sink, lines as i64, false)
+            } else {
+                let mut sink = events::Sink::default();
+                let packets = decoder::proto::decode_proto(&u.data, &mut sink);
+                if packets == 0 {
+                    return Err(format!("not a Perfetto or systrace trace: {name}"));
+                }
+                (sink, packets, ingest_ftrace_in_raw)
+            };
+            drop(u.data);
+            sink.warnings.splice(0..0, u.warnings);
+            sink.partial |= u.partial;
+            Ok((replay::replay(sink, raw), packets))
+        })
+    })?;
+    Ok(ImportedTrace {
+        imported: Some(imp),
+        packets,
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Panics are reported through CoreError; the default hook's stderr
@@ -418,6 +461,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     std::panic::set_hook(Box::new(|_| {}));
     m.add("CoreError", m.py().get_type::<CoreError>())?;
     m.add_function(wrap_pyfunction!(import_proto, m)?)?;
+    m.add_function(wrap_pyfunction!(import_trace, m)?)?;
     m.add_class::<ImportedTrace>()?;
     m.add_class::<Session>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -9,7 +9,7 @@ use crate::events::*;
 use crate::trackers::atrace::{self, AsyncSlots};
 use crate::trackers::counters::{self, Counters};
 use crate::trackers::frame_timeline::FrameTimelineTracker;
-use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_PROCESS_TREE};
+use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE};
 use crate::trackers::raw::RawTable;
 use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
 use crate::trackers::slices::SliceTracker;
@@ -203,6 +203,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                                         FieldVal::Int(i) => ArgVal::Int(*i),
                                         FieldVal::Str(s) => ArgVal::Str(s.clone()),
                                         FieldVal::Bool(b) => ArgVal::Bool(*b),
+                                        FieldVal::Real(r) => ArgVal::Real(*r),
                                     }),
                                 )
                             })
@@ -227,6 +228,24 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     }
                     PacketData::SysStats(d) => counters::sys_stats(&mut ctx, p.ts, d),
                     PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
+                    PacketData::ThreadName { tid, name } => match name {
+                        None => {
+                            ctx.pt.get_or_create_thread(*tid);
+                        }
+                        Some(n) => {
+                            ctx.pt.update_thread_name(
+                                *tid,
+                                &Some(Rc::from(n.as_str())),
+                                PRIO_FTRACE,
+                            );
+                        }
+                    },
+                    PacketData::ThreadTgid { tid, tgid } => {
+                        ctx.pt.update_thread(*tid, *tgid);
+                    }
+                    PacketData::SystraceDump { processes, threads } => {
+                        systrace_dump(&mut ctx.pt, processes, threads)
+                    }
                 }
             }
         }
@@ -355,6 +374,29 @@ fn process_tree(pt: &mut ProcessTracker, processes: &[TreeProcess], threads: &[T
         if let Some(n) = &t.name {
             pt.set_thread_name(utid, &Some(Rc::from(n.as_str())), PRIO_PROCESS_TREE);
         }
+    }
+}
+
+/// A systrace PROCESS DUMP (systrace_trace_parser.cc): processes get their
+/// ps NAME and an empty cmdline; thread names come at the lowest priority,
+/// so ftrace comms override them.
+fn systrace_dump(
+    pt: &mut ProcessTracker,
+    processes: &[(i64, i64, String)],
+    threads: &[(i64, i64, String)],
+) {
+    for (pid, ppid, name) in processes {
+        let pupid = pt.get_or_create_process(*ppid);
+        let upid = pt.get_or_create_process(*pid) as usize;
+        if pt.p_parent[upid].is_none() {
+            pt.p_parent[upid] = Some(pupid);
+        }
+        pt.p_name[upid] = Some(Rc::from(name.as_str()));
+        pt.p_cmdline[upid] = Some(String::new());
+    }
+    for (tid, tgid, name) in threads {
+        let utid = pt.update_thread(*tid, *tgid);
+        pt.set_thread_name(utid, &Some(Rc::from(name.as_str())), PRIO_OTHER);
     }
 }
 

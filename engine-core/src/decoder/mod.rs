@@ -1,6 +1,8 @@
 //! Trace bytes -> decoded events ([`crate::events::Sink`]).
 
 pub mod atrace;
+pub mod container;
 pub mod ftrace_schema;
 pub mod proto;
+pub mod systrace;
 pub mod wire;

@@ -39,6 +39,11 @@ fn counter(c: &mut Ctx, ts: i64, track: u32, value: i128) {
     c.counters.push(ts, track, value as f64, None);
 }
 
+/// A counter from a numeric field (systrace text gives doubles).
+fn counter_num(c: &mut Ctx, ts: i64, track: u32, value: f64) {
+    c.counters.push(ts, track, value, None);
+}
+
 fn cpu_freq_track(c: &mut Ctx, cpu: i64) -> u32 {
     c.tracks.intern(
         &mut c.args,
@@ -54,7 +59,7 @@ fn cpu_freq_track(c: &mut Ctx, cpu: i64) -> u32 {
 pub fn cpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let cpu = e.int("cpu_id").unwrap_or(0) as i64;
     let t = cpu_freq_track(c, cpu);
-    counter(c, ts, t, e.int("state").unwrap_or(0));
+    counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
 }
 
 pub fn cpu_frequency_limits(c: &mut Ctx, ts: i64, e: &FtraceEv) {
@@ -78,11 +83,11 @@ pub fn cpu_frequency_limits(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         0,
     );
     // only the values the event carries (systrace lines may lack one)
-    if let Some(v) = e.int("max_freq") {
-        counter(c, ts, tmax, v);
+    if let Some(v) = e.num("max_freq") {
+        counter_num(c, ts, tmax, v);
     }
-    if let Some(v) = e.int("min_freq") {
-        counter(c, ts, tmin, v);
+    if let Some(v) = e.num("min_freq") {
+        counter_num(c, ts, tmin, v);
     }
 }
 
@@ -97,7 +102,7 @@ pub fn cpu_idle(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         cpu_owner(cpu),
         0,
     );
-    counter(c, ts, t, e.int("state").unwrap_or(0));
+    counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
 }
 
 pub fn devfreq(c: &mut Ctx, ts: i64, e: &FtraceEv) {

@@ -45,18 +45,19 @@ class EmbeddedEngine(Engine):
 
     def load(self, path: str | Path) -> LoadInfo:
         from artscope.engines.embedded import core
-        from artscope.engines.embedded.formats import read_trace_bytes
+        from artscope.engines.embedded.formats import read_file, read_trace_bytes
 
-        tb = read_trace_bytes(path)
-        if tb.kind == "proto" and core.enabled():
-            # The compiled core: same tables as the Python importer below
+        if core.enabled():
+            # The compiled core, for every input kind (containers, protobuf,
+            # systrace): same tables as the Python importer below
             # (tools/compare_core.py), built and queried in Rust.
-            imported = core.open_proto(tb.data, str(path), self.ingest_ftrace_in_raw)
+            imported = core.open_trace(read_file(path), str(path),
+                                       self.ingest_ftrace_in_raw)
             self.store = imported.store
             self.info = LoadInfo(engine=self.name, path=str(path),
-                                 partial=imported.partial or tb.partial,
-                                 warnings=list(tb.warnings) + imported.warnings)
+                                 partial=imported.partial, warnings=imported.warnings)
             return self.info
+        tb = read_trace_bytes(path)
         sink = decode_bytes(tb.kind, tb.data, str(path))
         sink.warnings[:0] = list(tb.warnings)
         # trace_processor's systrace reader does no raw ftrace ingestion (no

@@ -75,19 +75,18 @@ def import_proto(data: bytes, path: str = "",
                  ingest_ftrace_in_raw: bool = True) -> CoreImport:
     """Import Perfetto protobuf ``data`` into a connection holding every table,
     view and index; TraceError naming ``path`` for bad input."""
-    if _core is None:
-        raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
-    try:
-        imported = _core.import_proto(data, ingest_ftrace_in_raw)
-        config = _trace_config_text(imported)
-        partial, warnings, packets = imported.partial, list(imported.warnings), imported.packets
-        blob = imported.to_sqlite(config)  # spends the import
-    except _core.CoreError as e:
-        raise TraceError(f"{e}: {path}") from None
-    out = CoreImport(sqlite3.connect(":memory:", check_same_thread=False),
-                     partial, warnings, packets)
-    out.conn.deserialize(blob)
-    return out
+    return _to_connection(_import_proto(data, path, ingest_ftrace_in_raw), path)
+
+
+def import_trace(data: bytes, path: str = "",
+                 ingest_ftrace_in_raw: bool = True) -> CoreImport:
+    """Import a trace file's bytes of any kind the embedded engine reads
+    (gzip / zip / ctrace containers around Perfetto protobuf or systrace HTML
+    / text, detected from the content, as formats.py does) into a connection
+    holding every table, view and index; TraceError naming ``path`` for bad
+    input. Systrace never fills ftrace_event (as trace_processor's text
+    reader)."""
+    return _to_connection(_import_trace(data, path, ingest_ftrace_in_raw), path)
 
 
 class CoreSession(NamedTuple):
@@ -103,10 +102,49 @@ def open_proto(data: bytes, path: str = "",
                ingest_ftrace_in_raw: bool = True) -> CoreSession:
     """Import Perfetto protobuf ``data`` into a core session (virtual tables
     over the core's columns); TraceError naming ``path`` for bad input."""
+    return _to_session(_import_proto(data, path, ingest_ftrace_in_raw), path)
+
+
+def open_trace(data: bytes, path: str = "",
+               ingest_ftrace_in_raw: bool = True) -> CoreSession:
+    """As :func:`import_trace`, into a core session (virtual tables over the
+    core's columns): what the embedded engine uses."""
+    return _to_session(_import_trace(data, path, ingest_ftrace_in_raw), path)
+
+
+def _import_proto(data: bytes, path: str, ingest_ftrace_in_raw: bool) -> Any:
     if _core is None:
         raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
     try:
-        imported = _core.import_proto(data, ingest_ftrace_in_raw)
+        return _core.import_proto(data, ingest_ftrace_in_raw)
+    except _core.CoreError as e:
+        raise TraceError(f"{e}: {path}") from None
+
+
+def _import_trace(data: bytes, path: str, ingest_ftrace_in_raw: bool) -> Any:
+    if _core is None:
+        raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
+    try:
+        return _core.import_trace(data, path, ingest_ftrace_in_raw)
+    except _core.CoreError as e:  # the core's messages name the input
+        raise TraceError(str(e)) from None
+
+
+def _to_connection(imported: Any, path: str) -> CoreImport:
+    try:
+        config = _trace_config_text(imported)
+        partial, warnings, packets = imported.partial, list(imported.warnings), imported.packets
+        blob = imported.to_sqlite(config)  # spends the import
+    except _core.CoreError as e:
+        raise TraceError(f"{e}: {path}") from None
+    out = CoreImport(sqlite3.connect(":memory:", check_same_thread=False),
+                     partial, warnings, packets)
+    out.conn.deserialize(blob)
+    return out
+
+
+def _to_session(imported: Any, path: str) -> CoreSession:
+    try:
         config = _trace_config_text(imported)
         partial, warnings, packets = imported.partial, list(imported.warnings), imported.packets
         session = imported.open_session(config)

@@ -66,6 +66,15 @@ class TraceBytes:
 
 def read_trace_bytes(path: str | os.PathLike[str]) -> TraceBytes:
     """Read ``path`` and return its trace payload; TraceError for bad input."""
+    data = read_file(path)
+    out = TraceBytes(kind="", data=b"")
+    _unwrap(data, str(path), out, depth=0)
+    return out
+
+
+def read_file(path: str | os.PathLike[str]) -> bytes:
+    """``path``'s bytes; TraceError when it is missing, a directory,
+    unreadable or empty."""
     p = Path(path)
     try:
         if not p.exists():
@@ -79,9 +88,7 @@ def read_trace_bytes(path: str | os.PathLike[str]) -> TraceBytes:
         raise TraceError(f"cannot read {p}: {e.strerror or e}") from None
     if not data:
         raise TraceError(f"empty file: {p}")
-    out = TraceBytes(kind="", data=b"")
-    _unwrap(data, str(p), out, depth=0)
-    return out
+    return data
 
 
 def detect_kind(data: bytes) -> str | None:

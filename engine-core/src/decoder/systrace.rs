@@ -1,0 +1,1036 @@
+//! Legacy systrace (HTML) and ftrace / atrace text -> [`Sink`].
+//!
+//! A port of `engines/embedded/text.py` (its docstring has the details), which
+//! mirrors trace_processor's systrace reader: `systrace_trace_parser.cc` (the
+//! outer state machine: `TRACE:\n` / `cpus=` preamble, HTML trace-data blocks,
+//! PROCESS DUMP blocks, nothing after the first ftrace block),
+//! `systrace_line_tokenizer.cc` (one ftrace line) and
+//! `systrace_line_parser.cc` (the handled events and their fields). The
+//! decoder only fills the sink: sched_switch / sched_waking, generic ftrace
+//! events under the proto field names (print's `buf` goes to the shared atrace
+//! tracker), and three packet kinds the replay applies to the process tracker:
+//! `ThreadName` (task column), `ThreadTgid` (TGID column) and `SystraceDump`.
+//!
+//! Works on bytes: every rule is ASCII, so the Python decoder's str positions
+//! and these byte positions cut the same text. Strings are converted at the
+//! end as Python's clean-up does: invalid UTF-8 becomes U+FFFD, except in
+//! print buffers, where it is dropped (CheckAsciiAndRemoveInvalidUTF8).
+
+use std::collections::{HashMap, HashSet};
+
+use memchr::memmem;
+
+use crate::events::*;
+
+const U64: u128 = u64::MAX as u128;
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+fn lstrip(s: &[u8]) -> &[u8] {
+    let i = s.iter().take_while(|&&b| is_ws(b)).count();
+    &s[i..]
+}
+
+fn rstrip(s: &[u8]) -> &[u8] {
+    let i = s.iter().rev().take_while(|&&b| is_ws(b)).count();
+    &s[..s.len() - i]
+}
+
+fn strip(s: &[u8]) -> &[u8] {
+    rstrip(lstrip(s))
+}
+
+/// Invalid UTF-8 -> U+FFFD (Python's "replace").
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Invalid UTF-8 dropped (Python's "ignore"; trace_processor's print buffers).
+fn text_drop_invalid(b: &[u8]) -> String {
+    match std::str::from_utf8(b) {
+        Ok(s) => s.to_owned(),
+        Err(_) => b.utf8_chunks().map(|c| c.valid()).collect(),
+    }
+}
+
+/// One tokenized ftrace text line (SystraceLineTokenizer).
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    pub task: &'a [u8],
+    pub pid: i64,
+    pub tgid: &'a [u8],
+    pub cpu: i64,
+    pub ts: i64,
+    pub event: &'a [u8],
+    pub args: &'a [u8],
+}
+
+/// A digit run as `int(s)` clamped to u64 then cast to u32.
+fn digits_u32(s: &[u8]) -> i64 {
+    let mut v: u128 = 0;
+    for &b in s {
+        v = (v * 10 + (b - b'0') as u128).min(U64 + 1);
+    }
+    (v.min(U64) as u64 & 0xffff_ffff) as i64
+}
+
+/// First `[<digits>]`: (start of '[', digits, end after ']').
+fn find_cpu(line: &[u8]) -> Option<(usize, &[u8], usize)> {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'[', &line[from..]).map(|i| from + i) {
+        let n = line[i + 1..]
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        if n > 0 && line.get(i + 1 + n) == Some(&b']') {
+            return Some((i, &line[i + 1..i + 1 + n], i + 2 + n));
+        }
+        from = i + 1;
+    }
+    None
+}
+
+/// First `<digits>.<digits>:` at or after `from`: (the number, end after ':').
+fn find_ts(line: &[u8], from: usize) -> Option<(&[u8], usize)> {
+    let digits = |p: usize| line[p..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut p = from;
+    while p < line.len() {
+        let a = digits(p);
+        if a > 0 && line.get(p + a) == Some(&b'.') {
+            let b = digits(p + a + 1);
+            let end = p + a + 1 + b;
+            if b > 0 && line.get(end) == Some(&b':') {
+                return Some((&line[p..end], end + 1));
+            }
+        }
+        p += 1;
+    }
+    None
+}
+
+/// Splits one ftrace text line like trace_processor's SystraceLineTokenizer;
+/// None where its Tokenize() returns an error.
+pub fn tokenize_line(line: &[u8]) -> Option<Line<'_>> {
+    let (cpu_at, cpu_digits, cpu_end) = find_cpu(line)?;
+    let mut head = rstrip(&line[..cpu_at]);
+    let mut tgid: &[u8] = b"";
+    if head.last() == Some(&b')') {
+        let k = head[..head.len() - 1].iter().rposition(|&b| b == b'(')?;
+        tgid = strip(&head[k + 1..head.len() - 1]);
+        head = rstrip(&head[..k]);
+    }
+    let n = head.len() - head.iter().rev().take_while(|b| b.is_ascii_digit()).count();
+    if n == head.len() || n == 0 || head[n - 1] != b'-' {
+        return None;
+    }
+    let (ts_text, ts_end) = find_ts(line, cpu_end)?;
+    let mut p = ts_end;
+    while p < line.len() && is_ws(line[p]) {
+        p += 1;
+    }
+    let ev_start = p;
+    while p < line.len() && line[p] != b':' && !is_ws(line[p]) {
+        p += 1;
+    }
+    if line.get(p) != Some(&b':') {
+        return None;
+    }
+    // int(float(ts) * 1e9): truncation, as trace_processor's int64(strtod * 1e9)
+    let secs: f64 = std::str::from_utf8(ts_text).ok()?.parse().ok()?;
+    if !secs.is_finite() {
+        return None;
+    }
+    Some(Line {
+        task: strip(&head[..n - 1]),
+        pid: digits_u32(&head[n..]),
+        tgid,
+        cpu: digits_u32(cpu_digits),
+        ts: (secs * 1e9) as i64,
+        event: &line[ev_start..p],
+        args: strip(&line[p + 1..]),
+    })
+}
+
+/// SystraceLineParser's args map (first occurrence of a key wins).
+struct Args<'a>(Vec<(&'a [u8], &'a [u8])>);
+
+impl<'a> Args<'a> {
+    fn parse(args: &'a [u8]) -> Self {
+        let mut d: Vec<(&[u8], &[u8])> = Vec::with_capacity(8);
+        for tok in args.split(|&b| b == b' ') {
+            if tok.is_empty() {
+                continue;
+            }
+            let (key, val): (&[u8], &[u8]) = if !tok.contains(&b'=') {
+                (b"name", tok)
+            } else {
+                let mut parts = tok.split(|&b| b == b'=').filter(|p| !p.is_empty());
+                match parts.next() {
+                    None => (b"", b""),
+                    Some(k) => (k, parts.last().unwrap_or(b"")),
+                }
+            };
+            if !d.iter().any(|(k, _)| *k == key) {
+                d.push((key, val));
+            }
+        }
+        Args(d)
+    }
+
+    fn get(&self, key: &str) -> Option<&'a [u8]> {
+        self.0
+            .iter()
+            .find(|(k, _)| *k == key.as_bytes())
+            .map(|(_, v)| *v)
+    }
+
+    /// `a.get(key, "")`
+    fn s(&self, key: &str) -> &'a [u8] {
+        self.get(key).unwrap_or(b"")
+    }
+}
+
+// -- C number parsing, as perfetto/ext/base/string_utils.h (strtoul & co.) ----
+
+/// `[ws]*[+-]?<digits>` of the whole string in `base` 10, or C's base 0
+/// (0x hex, 0 octal, else decimal): (negative, magnitude clamped to u64 + 1).
+fn parse_int(s: &[u8], base0: bool) -> Option<(bool, u128)> {
+    let s = lstrip(s);
+    let (neg, s) = match s.first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let (radix, digits): (u32, &[u8]) = if !base0 {
+        (10, s)
+    } else if s.len() > 2 && (s.starts_with(b"0x") || s.starts_with(b"0X")) {
+        (16, &s[2..])
+    } else if s.first() == Some(&b'0') {
+        (8, s)
+    } else if matches!(s.first(), Some(b'1'..=b'9')) {
+        (10, s)
+    } else {
+        return None;
+    };
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for &b in digits {
+        let d = (b as char).to_digit(radix)?;
+        v = (v * radix as u128 + d as u128).min(U64 + 1);
+    }
+    Some((neg, v))
+}
+
+/// base::StringToUInt32: strtoul (wraps negatives, saturates), cast to u32.
+fn c_u32_base(s: &[u8], base0: bool) -> Option<i64> {
+    let (neg, v) = parse_int(s, base0)?;
+    let v = if v > U64 {
+        u64::MAX
+    } else if neg {
+        (v as u64).wrapping_neg()
+    } else {
+        v as u64
+    };
+    Some((v & 0xffff_ffff) as i64)
+}
+
+fn c_u32(s: &[u8]) -> Option<i64> {
+    c_u32_base(s, false)
+}
+
+fn c_u64(s: &[u8]) -> Option<i128> {
+    let (neg, v) = parse_int(s, false)?;
+    Some(if v > U64 {
+        u64::MAX as i128
+    } else if neg {
+        (v as u64).wrapping_neg() as i128
+    } else {
+        v as i128
+    })
+}
+
+fn c_i64(s: &[u8]) -> Option<i64> {
+    let (neg, v) = parse_int(s, false)?;
+    let v = if neg { -(v as i128) } else { v as i128 };
+    Some(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
+}
+
+/// base::StringToInt32: strtol (saturating long), cast to int32.
+fn c_i32(s: &[u8]) -> Option<i64> {
+    c_i64(s).map(|v| v as i32 as i64)
+}
+
+/// base::StringToDouble: strtod, whole string consumed (decimal, inf/nan, or
+/// C99 hex floats).
+fn c_double(s: &[u8]) -> Option<f64> {
+    let t = lstrip(s);
+    let (neg, body) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let sign = if neg { -1.0 } else { 1.0 };
+    let lower = body.to_ascii_lowercase();
+    match lower.as_slice() {
+        b"inf" | b"infinity" => return Some(sign * f64::INFINITY),
+        b"nan" => return Some(f64::NAN),
+        _ => {}
+    }
+    if lower.starts_with(b"0x") {
+        return hex_double(&lower[2..]).map(|v| sign * v);
+    }
+    // [0-9]+\.?[0-9]*|\.[0-9]+ then an optional exponent
+    let digits = |p: usize| body[p..].iter().take_while(|b| b.is_ascii_digit()).count();
+    let mut p = digits(0);
+    let int_digits = p;
+    if body.get(p) == Some(&b'.') {
+        p += 1;
+        let frac = digits(p);
+        if int_digits == 0 && frac == 0 {
+            return None;
+        }
+        p += frac;
+    } else if int_digits == 0 {
+        return None;
+    }
+    if matches!(body.get(p), Some(b'e') | Some(b'E')) {
+        let mut q = p + 1;
+        if matches!(body.get(q), Some(b'+') | Some(b'-')) {
+            q += 1;
+        }
+        let e = digits(q);
+        if e == 0 {
+            return None;
+        }
+        p = q + e;
+    }
+    if p != body.len() {
+        return None;
+    }
+    let v: f64 = std::str::from_utf8(body).ok()?.parse().ok()?;
+    Some(sign * v)
+}
+
+/// The part of a C99 hex float after "0x" (lowercased), as float.fromhex.
+fn hex_double(s: &[u8]) -> Option<f64> {
+    let (mant, exp) = match s.iter().position(|&b| b == b'p') {
+        Some(i) => (&s[..i], Some(&s[i + 1..])),
+        None => (s, None),
+    };
+    let (int, frac) = match mant.iter().position(|&b| b == b'.') {
+        Some(i) => (&mant[..i], &mant[i + 1..]),
+        None => (mant, &b""[..]),
+    };
+    if int.is_empty() && frac.is_empty() {
+        return None;
+    }
+    let mut e2: i64 = match exp {
+        None => 0,
+        Some(e) => {
+            let (neg, v) = parse_int(e, false).filter(|_| !e.is_empty() && !is_ws(e[0]))?;
+            let v = v.min(1 << 20) as i64;
+            if neg {
+                -v
+            } else {
+                v
+            }
+        }
+    };
+    // up to 28 significant hex digits exactly; the rest only sticks a bit
+    let (mut m, mut sticky) = (0u128, false);
+    for (i, &b) in int.iter().chain(frac.iter()).enumerate() {
+        let d = (b as char).to_digit(16)? as u128;
+        if m >> 112 == 0 {
+            m = m * 16 + d;
+            if i >= int.len() {
+                e2 -= 4;
+            }
+        } else {
+            sticky |= d != 0;
+            if i < int.len() {
+                e2 += 4;
+            }
+        }
+    }
+    let m = m | sticky as u128;
+    Some(m as f64 * 2f64.powi(e2.clamp(-2000, 2000) as i32))
+}
+
+/// strtol(s, &end, 16) without validation (binder flags), cast to u32.
+fn strtol16(s: &[u8]) -> i64 {
+    let t = lstrip(s);
+    let (neg, mut t) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    if (t.starts_with(b"0x") || t.starts_with(b"0X"))
+        && t.get(2).is_some_and(|b| b.is_ascii_hexdigit())
+    {
+        t = &t[2..];
+    }
+    let mut v: u128 = 0;
+    let n = t.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    for &b in &t[..n] {
+        v = (v * 16 + (b as char).to_digit(16).unwrap_or(0) as u128).min(U64 + 1);
+    }
+    let v = if neg { -(v as i128) } else { v as i128 };
+    (v.clamp(i64::MIN as i128, i64::MAX as i128) as i64 & 0xffff_ffff) as i64
+}
+
+// TaskState::FromSystrace letters -> 4.4-layout raw bits
+// (ToRawStateOnlyForSystraceConversions): S D T t X Z keep their bits,
+// x=0x40 (TASK_DEAD), K=0x80, W=0x100, P=0x200, N=0x400, I = D|N.
+const RAW_INVALID: i64 = 0xffff;
+const RAW_PREEMPTED_44: i64 = 0x800;
+
+/// sched_switch `prev_state` text -> the raw int trace_processor stores
+/// (4.4 layout; empty or unknown -> 0xffff, as trace_processor).
+pub fn prev_state_to_raw(s: &[u8]) -> i64 {
+    if s.is_empty() {
+        return RAW_INVALID;
+    }
+    if s[0] == b'R' {
+        return if s == b"R+" { RAW_PREEMPTED_44 } else { 0 };
+    }
+    let mut raw = 0;
+    for &c in s {
+        raw |= match c {
+            b'|' => 0,
+            b'S' => 0x1,
+            b'D' => 0x2,
+            b'T' => 0x4,
+            b't' => 0x8,
+            b'X' => 0x10,
+            b'Z' => 0x20,
+            b'x' => 0x40,
+            b'K' => 0x80,
+            b'W' => 0x100,
+            b'P' => 0x200,
+            b'N' => 0x400,
+            b'I' => 0x402,
+            _ => return RAW_INVALID, // includes 'R' and '+' after the first char
+        };
+    }
+    raw
+}
+
+/// Events trace_processor's SystraceLineParser handles (others are ignored).
+const HANDLED_EVENTS: [&str; 25] = [
+    "sched_switch",
+    "tracing_mark_write",
+    "0",
+    "print",
+    "sched_waking",
+    "cpu_frequency",
+    "cpu_frequency_limits",
+    "cpu_idle",
+    "binder_transaction",
+    "binder_transaction_received",
+    "binder_command",
+    "binder_return",
+    "binder_lock",
+    "binder_locked",
+    "binder_unlock",
+    "binder_transaction_alloc_buf",
+    "clock_set_rate",
+    "clock_enable",
+    "clock_disable",
+    "workqueue_execute_start",
+    "workqueue_execute_end",
+    "thermal_temperature",
+    "cdev_update",
+    "sched_blocked_reason",
+    "rss_stat",
+];
+
+type Fields = Vec<(&'static str, FieldVal)>;
+
+fn int(v: i64) -> FieldVal {
+    FieldVal::Int(v as i128)
+}
+
+/// Fields (proto names) of the less common handled events; None = the
+/// event's fields do not parse (the event is dropped).
+fn other_event(event: &'static str, args: &[u8]) -> Option<Fields> {
+    if event == "workqueue_execute_start" {
+        let parts: Vec<&[u8]> = memmem::find_iter(args, b"function ")
+            .chain(std::iter::once(args.len()))
+            .scan(0usize, |start, end| {
+                let piece = &args[*start..end];
+                *start = end + "function ".len();
+                Some(piece)
+            })
+            .filter(|p| !p.is_empty())
+            .collect();
+        let f = parts.get(1)?;
+        return Some(vec![("function", FieldVal::Str(text(f)))]);
+    }
+    if event == "workqueue_execute_end" {
+        return Some(vec![]);
+    }
+    let a = Args::parse(args);
+    match event {
+        "cpu_frequency" | "cpu_idle" => {
+            let cpu_id = c_u32(a.s("cpu_id"))?;
+            let state = c_double(a.s("state"))?;
+            Some(vec![
+                ("state", FieldVal::Real(state)),
+                ("cpu_id", int(cpu_id)),
+            ])
+        }
+        "cpu_frequency_limits" => {
+            let cpu_id = c_u32(a.s("cpu_id"))?;
+            let mx = c_double(a.get("max").unwrap_or(a.s("max_freq")));
+            let mn = c_double(a.get("min").unwrap_or(a.s("min_freq")));
+            if mx.is_none() && mn.is_none() {
+                return None;
+            }
+            let mut f = vec![("cpu_id", int(cpu_id))];
+            if let Some(v) = mx {
+                f.push(("max_freq", FieldVal::Real(v)));
+            }
+            if let Some(v) = mn {
+                f.push(("min_freq", FieldVal::Real(v)));
+            }
+            Some(f)
+        }
+        "clock_set_rate" | "clock_enable" | "clock_disable" => {
+            let rate = c_u32(a.s("state"))?;
+            let mut f = vec![
+                ("name", FieldVal::Str(text(a.s("name")))),
+                ("state", int(rate)),
+            ];
+            if let Some(cpu_id) = c_u32(a.s("cpu_id")) {
+                f.push(("cpu_id", int(cpu_id)));
+            }
+            Some(f)
+        }
+        "sched_blocked_reason" => {
+            let pid = c_u32(a.s("pid"))?;
+            let io_wait = c_i32(a.s("iowait"))?;
+            Some(vec![
+                ("pid", int(pid)),
+                ("io_wait", int(io_wait)),
+                ("caller", FieldVal::Str(text(a.s("caller")))),
+            ])
+        }
+        "thermal_temperature" => {
+            let temp = c_i32(a.s("temp"))?;
+            Some(vec![
+                ("thermal_zone", FieldVal::Str(text(a.s("thermal_zone")))),
+                ("temp", int(temp)),
+            ])
+        }
+        "cdev_update" => {
+            let target = c_double(a.s("target"))?;
+            Some(vec![
+                ("type", FieldVal::Str(text(a.s("type")))),
+                ("target", FieldVal::Real(target)),
+            ])
+        }
+        "rss_stat" => {
+            let size = c_i64(a.s("size"))?;
+            let member = c_u32(a.s("member"))?;
+            let mut f = vec![("size", int(size)), ("member", int(member))];
+            if let Some(mm_id) = a.get("mm_id").and_then(c_i64) {
+                f.push(("mm_id", int(mm_id)));
+            }
+            // trace_processor's text reader never passes `curr` (inverted check).
+            Some(f)
+        }
+        _ => binder(event, &a),
+    }
+}
+
+/// binder_* text fields -> BinderTracker inputs under proto field names
+/// (text.py `_binder`).
+fn binder(event: &str, a: &Args<'_>) -> Option<Fields> {
+    match event {
+        "binder_transaction" => {
+            let tid = c_i32(a.s("transaction"))?;
+            let node = c_i32(a.s("dest_node"))?;
+            let proc_ = c_u32(a.s("dest_proc"))?;
+            let thread = c_u32(a.s("dest_thread"))?;
+            let reply = c_i32(a.s("reply"))?;
+            Some(vec![
+                ("debug_id", int(tid)),
+                ("target_node", int(node)),
+                ("to_proc", int(proc_)),
+                ("to_thread", int(thread)),
+                ("reply", int((reply == 1) as i64)),
+                ("flags", int(strtol16(a.s("flags")))),
+                ("code", FieldVal::Str(text(a.s("code")))),
+            ])
+        }
+        "binder_transaction_received" => Some(vec![("debug_id", int(c_i32(a.s("transaction"))?))]),
+        "binder_command" | "binder_return" => {
+            Some(vec![("cmd", int(c_u32_base(a.s("cmd"), true)?))])
+        }
+        "binder_lock" | "binder_locked" | "binder_unlock" => Some(vec![]),
+        "binder_transaction_alloc_buf" => {
+            let ds = c_u64(a.s("data_size"))?;
+            let os = c_u64(a.s("offsets_size"))?;
+            Some(vec![
+                ("data_size", FieldVal::Int(ds)),
+                ("offsets_size", FieldVal::Int(os)),
+            ])
+        }
+        _ => None,
+    }
+}
+
+// -- the decoder -------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    HtmlBefore,
+    TraceData,
+    Systrace,
+    PdLong,
+    PdShort,
+    Cgroup,
+    End,
+}
+
+const TRACE_DATA_SECTION: &[u8] = b"<script class=\"trace-data\" type=\"application/text\">";
+
+/// The text is not time-ordered: redo without the name/tgid filter.
+struct Unsorted;
+
+/// Decodes systrace HTML / ftrace text into a new sink; returns it and the
+/// number of ftrace lines read.
+pub fn decode_systrace(data: &[u8]) -> (Sink, usize) {
+    let mut sink = Sink::default();
+    match decode(data, &mut sink, true) {
+        Ok(n) => (sink, n),
+        Err(Unsorted) => {
+            let mut sink = Sink::default();
+            let n = decode(data, &mut sink, false).unwrap_or(0);
+            (sink, n)
+        }
+    }
+}
+
+/// The byte offset of the `n`th char of `data` decoded as Python's
+/// surrogateescape does (an invalid byte is one char).
+fn char_offset(data: &[u8], n: usize) -> usize {
+    let (mut chars, mut off) = (0, 0);
+    for chunk in data.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if chars == n {
+                return off;
+            }
+            chars += 1;
+            off += c.len_utf8();
+        }
+        for _ in chunk.invalid() {
+            if chars == n {
+                return off;
+            }
+            chars += 1;
+            off += 1;
+        }
+    }
+    off
+}
+
+/// SystraceTraceParser::Parse, state kBeforeParse.
+fn strip_preamble(mut text: &[u8]) -> &[u8] {
+    let look = char_offset(&text[..text.len().min(64 * 4)], 64);
+    if let Some(i) = memmem::find(&text[..look], b"TRACE:\n") {
+        text = &text[i + 7..];
+    }
+    if let Some(nl) = memchr::memchr(b'\n', text) {
+        let first = &text[..nl];
+        if first.starts_with(b"cpus=") && first[5..].iter().all(|b| b.is_ascii_digit()) {
+            text = &text[nl + 1..];
+        }
+    }
+    text
+}
+
+type DumpProc = (i64, i64, String);
+type DumpThread = (i64, i64, String);
+
+fn flush_dump(sink: &mut Sink, dump: Option<(Vec<DumpProc>, Vec<DumpThread>)>) {
+    if let Some((processes, threads)) = dump {
+        if !processes.is_empty() || !threads.is_empty() {
+            sink.push_packet(0, PacketData::SystraceDump { processes, threads });
+        }
+    }
+}
+
+/// Python's repr() of the first 80 chars of a line (warnings only).
+fn py_repr80(b: &[u8]) -> String {
+    let mut chars: Vec<Result<char, u8>> = Vec::new();
+    'outer: for chunk in b.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if chars.len() == 80 {
+                break 'outer;
+            }
+            chars.push(Ok(c));
+        }
+        for &x in chunk.invalid() {
+            if chars.len() == 80 {
+                break 'outer;
+            }
+            chars.push(Err(x));
+        }
+    }
+    let has = |q: char| chars.iter().any(|c| *c == Ok(q));
+    let quote = if has('\'') && !has('"') { '"' } else { '\'' };
+    let mut out = String::from(quote);
+    for c in chars {
+        match c {
+            Err(x) => out += &format!("\\udc{x:02x}"),
+            Ok('\\') => out += "\\\\",
+            Ok('\t') => out += "\\t",
+            Ok('\n') => out += "\\n",
+            Ok('\r') => out += "\\r",
+            Ok(c) if c == quote => {
+                out.push('\\');
+                out.push(c)
+            }
+            Ok(c) if (c as u32) < 0x20 || (0x7f..=0xa0).contains(&(c as u32)) || c == '\u{ad}' => {
+                out += &format!("\\x{:02x}", c as u32)
+            }
+            Ok(c) => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Counter.most_common(): by count descending, first seen first on ties.
+fn most_common(c: &[(&[u8], usize)]) -> Vec<(String, usize)> {
+    let mut v: Vec<(String, usize)> = c.iter().map(|(k, n)| (text(k), *n)).collect();
+    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v
+}
+
+fn count(c: &mut Vec<(&'static str, usize)>, k: &'static str) {
+    match c.iter_mut().find(|(n, _)| *n == k) {
+        Some(e) => e.1 += 1,
+        None => c.push((k, 1)),
+    }
+}
+
+fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted> {
+    let body = strip_preamble(data);
+    if body.is_empty() {
+        sink.warnings.push("systrace: no ftrace data found".into());
+        return Ok(0);
+    }
+    let mut state = if body[0] == b'<' {
+        State::HtmlBefore
+    } else {
+        State::Systrace
+    };
+    // a final line without '\n' is never parsed (as trace_processor)
+    let (lines_end, tail) = match memchr::memrchr(b'\n', body) {
+        Some(i) => (i + 1, &body[i + 1..]),
+        None => (0, body),
+    };
+    let script_end = memmem::Finder::new(b"</script>");
+    let trace_data = memmem::Finder::new(TRACE_DATA_SECTION);
+
+    let mut seen: HashSet<i64> = HashSet::new(); // tids given a thread
+    let mut cur_name: HashMap<i64, &[u8]> = HashMap::new(); // last ftrace name
+    let mut assoc: HashMap<i64, i64> = HashMap::new(); // last tgid per tid
+    let mut ignored: Vec<(&[u8], usize)> = Vec::new();
+    let mut ignored_at: HashMap<&[u8], usize> = HashMap::new();
+    let mut bad_fields: Vec<(&'static str, usize)> = Vec::new();
+    let mut n_malformed = 0usize;
+    let mut first_malformed: Option<&[u8]> = None;
+    let mut n_lines = 0usize;
+    let mut last_ts = i64::MIN;
+    let mut dump: Option<(Vec<DumpProc>, Vec<DumpThread>)> = None;
+    let mut dump_errors = 0usize;
+
+    for line in body[..lines_end.saturating_sub(1)].split(|&b| b == b'\n') {
+        if lines_end == 0 {
+            break;
+        }
+        match state {
+            State::Systrace => {
+                if script_end.find(line).is_some() {
+                    state = State::End;
+                    break;
+                }
+                if line.is_empty() || line[0] == b'#' {
+                    continue;
+                }
+                let Some(tl) = tokenize_line(line) else {
+                    n_malformed += 1;
+                    first_malformed.get_or_insert(line);
+                    sink.stats.add("systrace_parse_failure", 1, None);
+                    continue;
+                };
+                let (pid, ts, cpu) = (tl.pid, tl.ts, tl.cpu);
+                n_lines += 1;
+                if ts < last_ts && dedupe {
+                    return Err(Unsorted);
+                }
+                last_ts = ts;
+
+                // -- SystraceLineParser::ParseLine prologue ----------------
+                let name = (tl.task != b"<...>").then_some(tl.task);
+                let emit_name = if !dedupe {
+                    true
+                } else if let Some(nm) = name {
+                    if cur_name.get(&pid) != Some(&nm) {
+                        seen.insert(pid);
+                        cur_name.insert(pid, nm);
+                        true
+                    } else {
+                        false
+                    }
+                } else {
+                    seen.insert(pid)
+                };
+                if emit_name {
+                    sink.push_packet(
+                        ts,
+                        PacketData::ThreadName {
+                            tid: pid,
+                            name: name.map(text),
+                        },
+                    );
+                }
+                if !tl.tgid.is_empty() && tl.tgid != b"-----" {
+                    if let Some(tgid) = c_u32(tl.tgid) {
+                        let old = assoc.get(&pid).copied();
+                        if old != Some(tgid) || !dedupe {
+                            sink.push_packet(ts, PacketData::ThreadTgid { tid: pid, tgid });
+                            assoc.insert(pid, tgid);
+                            if old.is_some() && old != Some(tgid) {
+                                // UpdateThread may start a new utid: name it again
+                                cur_name.remove(&pid);
+                            }
+                        }
+                    }
+                }
+
+                // -- events ---------------------------------------------------
+                let Some(&event) = HANDLED_EVENTS.iter().find(|e| e.as_bytes() == tl.event) else {
+                    match ignored_at.get(tl.event) {
+                        Some(&i) => ignored[i].1 += 1,
+                        None => {
+                            ignored_at.insert(tl.event, ignored.len());
+                            ignored.push((tl.event, 1));
+                        }
+                    }
+                    continue;
+                };
+                let args = tl.args;
+                match event {
+                    "sched_switch" => {
+                        let a = Args::parse(args);
+                        let (Some(prev_pid), Some(_prev_prio), Some(next_pid), Some(next_prio)) = (
+                            c_u32(a.s("prev_pid")),
+                            c_i32(a.s("prev_prio")),
+                            c_u32(a.s("next_pid")),
+                            c_i32(a.s("next_prio")),
+                        ) else {
+                            count(&mut bad_fields, event);
+                            continue;
+                        };
+                        let (prev_comm, next_comm) = (a.s("prev_comm"), a.s("next_comm"));
+                        let sw = Switch {
+                            ts,
+                            cpu,
+                            compact: false,
+                            prev_pid,
+                            prev_comm: sink.strings.intern(&text(prev_comm)),
+                            prev_state: prev_state_to_raw(a.s("prev_state")),
+                            next_pid,
+                            next_comm: sink.strings.intern(&text(next_comm)),
+                            next_prio,
+                        };
+                        sink.push_switch(sw);
+                        seen.insert(prev_pid);
+                        seen.insert(next_pid);
+                        cur_name.insert(prev_pid, prev_comm);
+                        cur_name.insert(next_pid, next_comm);
+                    }
+                    "tracing_mark_write" | "print" | "0" => {
+                        sink.push_ftrace(FtraceEv {
+                            ts,
+                            cpu,
+                            pid,
+                            name: "print",
+                            fields: vec![("buf", FieldVal::Str(text_drop_invalid(args)))],
+                        });
+                        // An atrace payload ties pid to its tgid (UpdateThread),
+                        // which may start a new utid: re-emit name/tgid after.
+                        let mut parts = args.splitn(3, |&b| b == b'|');
+                        parts.next();
+                        if let Some(t) = parts.next().and_then(c_u32).filter(|&t| t != 0) {
+                            let old = assoc.insert(pid, t);
+                            if old.is_some() && old != Some(t) {
+                                cur_name.remove(&pid);
+                            }
+                        }
+                    }
+                    "sched_waking" => {
+                        let a = Args::parse(args);
+                        let Some(wakee) = c_u32(a.s("pid")) else {
+                            count(&mut bad_fields, event);
+                            continue;
+                        };
+                        let comm = a.s("comm");
+                        let comm_id = sink.strings.intern(&text(comm));
+                        sink.push_waking(Waking {
+                            ts,
+                            cpu,
+                            compact: false,
+                            pid: Some(pid),
+                            wakee_pid: wakee,
+                            comm: comm_id,
+                        });
+                        seen.insert(wakee);
+                        cur_name.insert(wakee, comm);
+                    }
+                    _ => match other_event(event, args) {
+                        Some(fields) => sink.push_ftrace(FtraceEv {
+                            ts,
+                            cpu,
+                            pid,
+                            name: event,
+                            fields,
+                        }),
+                        None => count(&mut bad_fields, event),
+                    },
+                }
+            }
+            State::HtmlBefore => {
+                if trace_data.find(line).is_some() {
+                    state = State::TraceData;
+                }
+            }
+            State::TraceData => {
+                if line.starts_with(b"#") && memmem::find(line, b"TASK-PID").is_some() {
+                    state = State::Systrace;
+                } else if line.starts_with(b"PROCESS DUMP") {
+                    state = State::PdLong;
+                    dump = Some((Vec::new(), Vec::new()));
+                } else if line.starts_with(b"CGROUP DUMP") {
+                    state = State::Cgroup;
+                } else if script_end.find(line).is_some() {
+                    state = State::HtmlBefore;
+                }
+            }
+            State::PdLong | State::PdShort => {
+                if script_end.find(line).is_some() {
+                    state = State::HtmlBefore;
+                    flush_dump(sink, dump.take());
+                    continue;
+                }
+                // tokens: runs of non-space bytes, with their offsets
+                let mut toks: Vec<(usize, &[u8])> = Vec::new();
+                let mut i = 0;
+                while i < line.len() {
+                    if line[i] == b' ' {
+                        i += 1;
+                        continue;
+                    }
+                    let n = line[i..].iter().take_while(|&&b| b != b' ').count();
+                    toks.push((i, &line[i..i + n]));
+                    i += n;
+                }
+                let words: Vec<&[u8]> = toks.iter().map(|t| t.1).collect();
+                let Some((procs, threads)) = dump.as_mut() else {
+                    continue;
+                };
+                if words == [&b"USER"[..], b"PID", b"TID", b"CMD"] {
+                    state = State::PdShort;
+                } else if words.len() > 4 && words[..4] == [&b"USER"[..], b"PID", b"PPID", b"VSZ"] {
+                    state = State::PdLong;
+                } else if state == State::PdLong && words.len() >= 10 {
+                    // user pid ppid vsz rss wchan pc s name cmd...
+                    match (c_u32(words[1]), c_u32(words[2])) {
+                        (Some(p), Some(pp)) => procs.push((p, pp, text(words[8]))),
+                        _ => dump_errors += 1,
+                    }
+                } else if state == State::PdShort && words.len() >= 4 {
+                    // user pid(tgid) tid cmd...
+                    match (c_u32(words[1]), c_u32(words[2])) {
+                        (Some(tg), Some(tid)) => threads.push((tid, tg, text(&line[toks[3].0..]))),
+                        _ => dump_errors += 1,
+                    }
+                }
+            }
+            State::Cgroup => {
+                if script_end.find(line).is_some() {
+                    state = State::HtmlBefore;
+                }
+            }
+            State::End => unreachable!("the loop stops at End"),
+        }
+    }
+    flush_dump(sink, dump);
+
+    // -- warnings ------------------------------------------------------------
+    let w = &mut sink.warnings;
+    if state == State::Systrace && !tail.is_empty() && !tail.starts_with(b"#") {
+        w.push(
+            "systrace: the last line has no newline and was not imported \
+             (as in trace_processor)"
+                .into(),
+        );
+    }
+    if n_lines == 0 {
+        w.push("systrace: no ftrace events found".into());
+    }
+    if !ignored.is_empty() {
+        let total: usize = ignored.iter().map(|e| e.1).sum();
+        let top = most_common(&ignored);
+        let list: Vec<String> = top
+            .iter()
+            .take(8)
+            .map(|(k, v)| format!("{k} x{v}"))
+            .collect();
+        let more = if ignored.len() > 8 {
+            format!(", +{} more types", ignored.len() - 8)
+        } else {
+            String::new()
+        };
+        w.push(format!(
+            "systrace: ignored {total} event(s) of {} type(s) that trace_processor does not \
+             import from text: {}{more}",
+            ignored.len(),
+            list.join(", ")
+        ));
+    }
+    if n_malformed > 0 {
+        w.push(format!(
+            "systrace: skipped {n_malformed} malformed line(s) (stat systrace_parse_failure); \
+             first: {}",
+            py_repr80(first_malformed.unwrap_or(b""))
+        ));
+    }
+    if !bad_fields.is_empty() {
+        let bad: Vec<(&[u8], usize)> = bad_fields.iter().map(|(k, n)| (k.as_bytes(), *n)).collect();
+        let list: Vec<String> = most_common(&bad)
+            .iter()
+            .map(|(k, v)| format!("{k} x{v}"))
+            .collect();
+        w.push(format!(
+            "systrace: dropped {} event(s) whose fields did not parse: {}",
+            bad.iter().map(|e| e.1).sum::<usize>(),
+            list.join(", ")
+        ));
+    }
+    if dump_errors > 0 {
+        w.push(format!(
+            "systrace: skipped {dump_errors} unparseable PROCESS DUMP line(s) \
+             (trace_processor rejects the whole trace on these)"
+        ));
+    }
+    Ok(n_lines)
+}
