@@ -189,6 +189,9 @@ def _containers() -> dict[str, bytes]:
         "proto.gz": gzip.compress(proto),
         "text.gz": gz_text,
         "multi_member.gz": gzip.compress(text[:1000]) + gzip.compress(text[1000:]),
+        # the first member ends past the first 64 KiB step (stored blocks)
+        "multi_member_big.gz": gzip.compress(text[:200_000], compresslevel=0)
+        + gzip.compress(text[200_000:]),
         "truncated.gz": gz_text[: len(gz_text) // 2],
         "header_only.gz": gz_text[:12],
         "trailing_zeros.gz": gz_text + b"\0" * 10,

@@ -258,6 +258,22 @@ def test_html_process_dump_and_sections():
     assert trees[0].seq < s.ftrace[0].seq
 
 
+def test_process_dump_processes_have_no_cmdline(tmp_path):
+    """trace_processor (v58) stores a PROCESS DUMP process's empty cmdline
+    as NULL, its ps NAME as the name."""
+    from artscope.engines import load_trace
+
+    html = ('<!DOCTYPE html>\n<script class="trace-data" type="application/text">\n'
+            "PROCESS DUMP\nUSER PID PPID VSZ RSS WCHAN PC S NAME COMM\n"
+            "u0_a1 100 1 100 10 0 0 S com.example.app com.example.app\n</script>\n"
+            '<script class="trace-data" type="application/text">\n' + HEADER
+            + "app-101 (100) [000] .... 2.0: cpu_idle: state=1 cpu_id=0\n</script>\n")
+    (tmp_path / "t.html").write_text(html)
+    with load_trace(tmp_path / "t.html", engine="embedded") as e:
+        rows = e.query("SELECT pid, name, cmdline FROM process WHERE pid = 100").rows()
+    assert rows == [(100, "com.example.app", None)]
+
+
 def test_invalid_utf8_is_cleaned():
     data = b"a\xff-1 [000] 1.0: print: B|1|x\xfey\n"
     s = decode(data)
@@ -401,6 +417,11 @@ def test_bad_inputs(tmp_path):
     assert "zip" in err(tmp_path / "badzip.zip")
     (tmp_path / "badgz.gz").write_bytes(b"\x1f\x8b\x08\x00garbagegarbage")
     assert "gzip" in err(tmp_path / "badgz.gz")
+    # a central directory offset past its end (zipfile raises ValueError)
+    bad_cd = bytearray(z0.read_bytes())
+    bad_cd[bad_cd.rfind(b"PK\x05\x06") + 16] = 0xFF
+    (tmp_path / "badcd.zip").write_bytes(bad_cd)
+    assert "zip" in err(tmp_path / "badcd.zip")
 
 
 def test_truncated_gzip_yields_intact_prefix(tmp_path):
@@ -413,10 +434,12 @@ def test_truncated_gzip_yields_intact_prefix(tmp_path):
     assert tb.kind == "systrace" and tb.partial
     assert 0 < len(tb.data) < len(body) and body.startswith(tb.data)
     assert any("truncated" in w for w in tb.warnings)
-    # multi-member gzip is read completely
-    p.write_bytes(gzip.compress(body[:1000]) + gzip.compress(body[1000:]))
-    tb = read_trace_bytes(p)
-    assert tb.data == body and not tb.warnings
+    # multi-member gzip is read completely, also when the first member ends
+    # past the first 64 KiB decompression step (stored blocks: ~200 KB)
+    for cut, level in ((1000, 9), (200_000, 0)):
+        p.write_bytes(gzip.compress(body[:cut], compresslevel=level) + gzip.compress(body[cut:]))
+        tb = read_trace_bytes(p)
+        assert tb.data == body and not tb.warnings and not tb.partial
 
 
 # -- (d) proto vs systrace parity through the embedded engine ------------------------

@@ -378,7 +378,7 @@ fn process_tree(pt: &mut ProcessTracker, processes: &[TreeProcess], threads: &[T
 }
 
 /// A systrace PROCESS DUMP (systrace_trace_parser.cc): processes get their
-/// ps NAME and an empty cmdline; thread names come at the lowest priority,
+/// ps NAME and no cmdline; thread names come at the lowest priority,
 /// so ftrace comms override them.
 fn systrace_dump(
     pt: &mut ProcessTracker,
@@ -392,7 +392,8 @@ fn systrace_dump(
             pt.p_parent[upid] = Some(pupid);
         }
         pt.p_name[upid] = Some(Rc::from(name.as_str()));
-        pt.p_cmdline[upid] = Some(String::new());
+        // an empty cmdline, which trace_processor's string pool stores as NULL
+        pt.p_cmdline[upid] = None;
     }
     for (tid, tgid, name) in threads {
         let utid = pt.update_thread(*tid, *tgid);

@@ -170,6 +170,9 @@ def _gunzip(data: bytes, name: str, out: TraceBytes) -> bytes:
             while pos < len(rest) and not d.eof:
                 chunks.append(d.decompress(rest[pos : pos + step]))
                 pos += step
+            # the next member starts after this one's trailer, wherever that
+            # was in the last step (unused_data only holds that step's rest)
+            end = min(pos, len(rest)) - len(d.unused_data)
             if not d.eof:
                 chunks.append(d.flush())
         except zlib.error as e:
@@ -190,7 +193,7 @@ def _gunzip(data: bytes, name: str, out: TraceBytes) -> bytes:
                 f"gzip stream is truncated; imported the intact first {got} bytes"
             )
             return b"".join(chunks)
-        rest = d.unused_data
+        rest = rest[end:]
         if rest and not rest.startswith(_GZIP_MAGIC):
             if rest.strip(b"\0"):
                 out.warnings.append(
@@ -217,7 +220,8 @@ def _unzip(data: bytes, name: str) -> tuple[str, bytes]:
             return info.filename, zf.read(info)
     except TraceError:
         raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError) as e:
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError,
+            ValueError) as e:  # ValueError: a damaged directory's negative seek
         raise TraceError(f"corrupt or truncated zip ({e}): {name}") from None
 
 

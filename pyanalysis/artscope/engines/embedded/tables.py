@@ -727,7 +727,7 @@ class TableBuilder:
 
     def _systrace_process_dump(self, d: dict) -> None:
         """A systrace PROCESS DUMP (systrace_trace_parser.cc): processes get
-        their ps NAME and an empty cmdline; thread names come at the lowest
+        their ps NAME and no cmdline (NULL); thread names come at the lowest
         priority, so ftrace comms override them."""
         pt = self.pt
         for p in d["processes"]:

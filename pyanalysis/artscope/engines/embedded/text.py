@@ -514,7 +514,7 @@ def _decode(text: str, sink: EventSink, dedupe: bool) -> None:
                     "pid": p, "ppid": pp, "cmdline": [words[8]], "has_cmdline": True,
                     "uid": None,
                     "start_ts": None, "cmdline_is_comm": False,
-                    "name": words[8], "cmdline_str": "",
+                    "name": words[8], "cmdline_str": None,
                 })
             elif state == _PD_SHORT and len(words) >= 4:
                 # user pid(tgid) tid cmd...
@@ -565,7 +565,9 @@ def _flush_dump(sink: EventSink, dump: dict[str, list[dict[str, Any]]] | None) -
     Fields filled: processes[i] = {pid, ppid, cmdline: [name], has_cmdline:
     True (the key proto.py adds), uid: None,
     start_ts: None, cmdline_is_comm: False} plus systrace-only hints
-    ``name`` (= ps NAME column) and ``cmdline_str`` (= "", what TP stores);
+    ``name`` (= ps NAME column) and ``cmdline_str`` (None: trace_processor
+    passes an empty cmdline, which its string pool stores as NULL -- checked
+    with trace_processor_shell v58);
     threads[i] = {tid, tgid, name: CMD column (rest of the line)}.
     Top-level ``source: "systrace_ps"`` and ``thread_name_priority:
     "other"``: trace_processor applies these thread names at its lowest
