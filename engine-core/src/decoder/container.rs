@@ -66,11 +66,20 @@ pub fn unwrap<'a>(data: &'a [u8], name: &str) -> Result<Unwrapped<'a>, String> {
         let kind = detect_kind(&cur)
             .ok_or_else(|| format!("not a Perfetto or systrace trace: {cur_name}"))?;
         let inner = match kind {
-            Kind::Gzip => {
-                out.containers.push("gzip");
-                let inner = gunzip(&cur, &cur_name, &mut out)?;
+            Kind::Gzip | Kind::Ctrace => {
+                let (label, what) = if kind == Kind::Gzip {
+                    ("gzip", "gzip file")
+                } else {
+                    ("ctrace", "compressed atrace")
+                };
+                out.containers.push(label);
+                let inner = if kind == Kind::Gzip {
+                    gunzip(&cur, &cur_name, &mut out)?
+                } else {
+                    inflate_ctrace(&cur, &cur_name, &mut out)?
+                };
                 if inner.is_empty() {
-                    return Err(format!("gzip file holds no data: {cur_name}"));
+                    return Err(format!("{what} holds no data: {cur_name}"));
                 }
                 inner
             }
@@ -81,14 +90,6 @@ pub fn unwrap<'a>(data: &'a [u8], name: &str) -> Result<Unwrapped<'a>, String> {
                     return Err(format!("zip member {member} is empty: {cur_name}"));
                 }
                 cur_name = format!("{cur_name}:{member}");
-                inner
-            }
-            Kind::Ctrace => {
-                out.containers.push("ctrace");
-                let inner = inflate_ctrace(&cur, &cur_name, &mut out)?;
-                if inner.is_empty() {
-                    return Err(format!("compressed atrace holds no data: {cur_name}"));
-                }
                 inner
             }
             Kind::Systrace | Kind::Proto => {
@@ -437,30 +438,30 @@ fn gunzip(data: &[u8], name: &str, out: &mut Unwrapped<'_>) -> Result<Vec<u8>, S
     let mut chunks = Vec::with_capacity(data.len() * 4);
     let mut rest = data;
     while !rest.is_empty() {
-        match gunzip_member(rest, &mut chunks) {
-            Member::Done(used) => rest = &rest[used..],
-            Member::Truncated => {
-                if chunks.is_empty() {
-                    return Err(format!("truncated gzip with no readable data: {name}"));
-                }
-                out.partial = true;
-                out.warnings.push(format!(
-                    "gzip stream is truncated; imported the intact first {} bytes",
-                    chunks.len()
-                ));
-                return Ok(chunks);
+        let (fatal, damage) = match gunzip_member(rest, &mut chunks) {
+            Member::Done(used) => {
+                rest = &rest[used..];
+                (String::new(), String::new())
             }
-            Member::Corrupt(e) => {
-                if chunks.is_empty() {
-                    return Err(format!("corrupt gzip ({e}): {name}"));
-                }
-                out.partial = true;
-                out.warnings.push(format!(
-                    "gzip data is corrupt ({e}); imported the intact first {} bytes",
-                    chunks.len()
-                ));
-                return Ok(chunks);
+            Member::Truncated => (
+                "truncated gzip with no readable data".to_owned(),
+                "gzip stream is truncated".to_owned(),
+            ),
+            Member::Corrupt(e) => (
+                format!("corrupt gzip ({e})"),
+                format!("gzip data is corrupt ({e})"),
+            ),
+        };
+        if !damage.is_empty() {
+            if chunks.is_empty() {
+                return Err(format!("{fatal}: {name}"));
             }
+            out.partial = true;
+            out.warnings.push(format!(
+                "{damage}; imported the intact first {} bytes",
+                chunks.len()
+            ));
+            return Ok(chunks);
         }
         if !rest.is_empty() && !rest.starts_with(GZIP_MAGIC) {
             if rest.iter().any(|&b| b != 0) {
