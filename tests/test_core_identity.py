@@ -185,6 +185,11 @@ def _containers() -> dict[str, bytes]:
         return buf.getvalue()
 
     gz_text = gzip.compress(text)
+    # a gzip header longer than the 64 KiB decompression step (FNAME)
+    raw = zlib.compressobj(wbits=-15)
+    long_name = (b"\x1f\x8b\x08\x08\0\0\0\0\0\xff" + b"n" * 70_000 + b"\0"
+                 + raw.compress(text) + raw.flush()
+                 + (zlib.crc32(text)).to_bytes(4, "little") + len(text).to_bytes(4, "little"))
     return {
         "proto.gz": gzip.compress(proto),
         "text.gz": gz_text,
@@ -198,6 +203,7 @@ def _containers() -> dict[str, bytes]:
         "trailing_garbage.gz": gz_text + b"garbage",
         "bad_crc.gz": gz_text[:-8] + bytes(8),
         "bad.gz": b"\x1f\x8b\x08\x00garbagegarbage",
+        "long_name.gz": long_name,
         "proto.zip": zipped({"trace.pftrace": proto}),
         "stored.zip": zipped({"t.txt": text}, zipfile.ZIP_STORED),
         "nested.zip": zipped({"__MACOSX/._t": b"x", "d/": b"", "t.gz": gzip.compress(proto)}),

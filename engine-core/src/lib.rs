@@ -414,7 +414,8 @@ fn import_proto(
 /// Imports any trace the embedded engine reads: containers (gzip, zip,
 /// ctrace) unwrapped, then Perfetto protobuf or systrace HTML / text, detected
 /// from the content. Errors (CoreError) are one line naming `name`. Systrace
-/// has no raw ftrace ingestion (as trace_processor's text reader).
+/// has no raw ftrace ingestion (as trace_processor's text reader); its
+/// `packets` count is the ftrace lines read.
 #[pyfunction]
 #[pyo3(signature = (data, name="", ingest_ftrace_in_raw=true))]
 fn import_trace(

@@ -378,6 +378,11 @@ fn gunzip_member(d: &[u8], out: &mut Vec<u8>) -> Member {
         }
         let kept = out.len();
         let stop = step_end.min(d.len());
+        if pos >= stop {
+            // a header longer than the step (huge extra field or name)
+            step_end += GZIP_STEP;
+            continue;
+        }
         let mut ended = false;
         loop {
             if out.capacity() - out.len() < 1 << 15 {
