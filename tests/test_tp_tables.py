@@ -1,0 +1,545 @@
+"""The embedded engine's tables against the real trace_processor's.
+
+For every table and view the embedded engine serves, on every fixture, every
+trace in ../shared/traces and every distinct input of the ported diff tests
+(tests/conformance), tools/compare_tp.py compares row counts and every
+column both engines serve (ids by what they point to; see its docstring)
+with trace_processor_shell's.
+
+What still differs is the reviewed list KNOWN_GAPS below: each Gap names a
+table, the aspects that differ (``rows`` when the row counts differ, else the
+columns whose values differ, or a column only the embedded engine serves) and
+the traces it applies to (ALL: a schema difference, on every trace), with the
+reason. A trace's observed aspects per table must equal the union of its
+gaps' aspects exactly: a new difference fails, and so does a listed gap that
+disappeared (remove it from the list - the list only shrinks honestly).
+
+The compiled core is the embedded engine here (protobuf input; systrace
+still goes through the Python importer). Skipped, saying why, without a
+trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin) or without the
+built core.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from artscope.engines.embedded import core
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+
+import compare_tp  # noqa: E402
+
+pytestmark = [pytest.mark.tp]
+
+ALL = None  # a gap on every compared trace (a schema difference)
+
+
+@dataclass(frozen=True)
+class Gap:
+    table: str
+    aspects: list[str]
+    reason: str
+    traces: set[str] | None
+
+
+# --- reasons -------------------------------------------------------------
+STATS = ("trace_processor lists every stat it knows (zeros included, with "
+         "description); the embedded engine only those it counted, without descriptions")
+METADATA = ("trace_processor also records trace_size_bytes, trace_type, trace_uuid, "
+            "tracing_started_ns, android build/sdk, ...; the embedded engine only "
+            "trace_config_pbtxt, system_* and timezone_off_mins")
+VIEW_EXTRA_COLUMNS = ("the embedded views carry columns trace_processor v58's views lack: "
+                      "sched_slice.ts_end (SELECT * FROM sched), cpu_counter_track.ucpu, "
+                      "track.event_type / counter_unit")
+FTRACE_FLAGS = "ftrace_event.common_flags: trace_processor stores each event's flags, the embedded engine NULL"
+FTRACE_ARGS = ("ftrace_event.arg_set_id: trace_processor keeps the args of every ftrace "
+               "event (sched_switch, sched_waking, cpu_frequency, ...); the embedded engine "
+               "only of those it keeps args for (print, clock_set_rate, task_newtask, ...)")
+FTRACE_NAMES = ("events missing from the embedded engine's ftrace schema (mali_*, "
+                "gpu_power_state, sysgraph*) are named 'generic'")
+FTRACE_ROWS = ("ftrace_event rows: none for systrace input (the Python importer; issue 18 "
+               "item 1), and compact sched_switch before tracing_started is dropped, not kept")
+ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, Present "
+        "Delay, Vsync Resynced Jitter), cpu features / arm ids, ugpu, process_stats and "
+        "unsigned ftrace fields typed 'uint'; the embedded engine has fewer")
+ARGS_UINT = "unsigned ftrace fields: value_type 'uint' in trace_processor, 'int' in the embedded engine"
+ARGS_ASYNC_COOKIE = ("atrace async (S/F) slices: trace_processor v58 records "
+                     "legacy_unnestable_* args where the embedded engine keeps the print buf")
+FRAMES_V58 = ("frame timeline: trace_processor v58 adds a track_compressor_idx dimension "
+              "to Expected/Actual Timeline tracks, fills jank_score (0) / "
+              "jank_tag_experimental ('Unspecified') and more args")
+FRAMES_NESTING = ("overlapping frame timeline slices: trace_processor v58 spreads them over "
+                  "compressed tracks (depth 0) where the embedded engine nests them")
+SLICE_TRACKS_ARGS = ("slices on frame timeline / async tracks point to tracks whose "
+                     "dimensions differ (track_compressor_idx, see FRAMES_V58) and carry "
+                     "fewer args")
+API32_SLICES = ("5,332 of 9,887 slices: binder transactions/replies, atrace print from "
+                "kernel threads (DM_CALL, acpm_ipc, exynos_*), dma_fence are not imported")
+API32_COUNTERS = ("counters and their tracks trace_processor creates that the embedded engine "
+                  "does not (process memory from process_stats incl. thread fallbacks, "
+                  "more ftrace counters)")
+API32_THREADS = "3,447 threads vs 3,438: tid reuse / process tree merges differ"
+SYS_STATS_TRACKS = ("sys_stats / process_stats counter tracks named or typed differently: "
+                    "cpuidle<cpu>.<state> names, gpu ugpu dimension, thermal_temperature_sys "
+                    "type, process runtime track type / description")
+COUNTER_UNITS = "counter_track.unit: trace_processor v58 sets units on sys_stats tracks, the embedded engine NULL"
+CPU_ROWS = ("cpu rows: the embedded engine adds a cpu for every cpu a systrace header or "
+            "sys_stats names; trace_processor only for those with ftrace data")
+CPU_ARGS = "cpu.arg_set_id: trace_processor keeps CpuInfo's features / arm ids as args"
+PACKAGES_DUPLICATED = ("package_list: the embedded engine lists each package once per "
+                       "packages_list packet (850), trace_processor once (425)")
+CMDLINE = ("kernel threads' process.cmdline: the embedded engine keeps the process tree's "
+           "cmdline (e.g. 'kworker/1:0-sock_diag_events'), trace_processor v58 differs")
+PROCESS_TRACKS = ("process tracks: atrace async slices for a named track (N/G/H) and "
+                  "frame timeline layers get other process tracks in trace_processor")
+THREAD_TRACKS = "thread tracks trace_processor creates for threads with only ftrace/binder events"
+TRACK_ROWS = "tracks: the union of API32_COUNTERS, PROCESS_TRACKS and THREAD_TRACKS"
+IO_WAIT = ("thread_state.io_wait: trace_processor fills 0 for sleeping states after "
+           "sched_blocked_reason; the embedded engine NULL")
+BLOCKED_FUNCTION = ("thread_state.blocked_function from systrace sched_blocked_reason "
+                    "(the Python importer does not read it)")
+SYSTRACE_IRQ_FLAGS = ("systrace lines without a gap after the irq flags: the timestamp is "
+                      "read with the flags' digits (316196720000 for 16196720000)")
+BOUNDS_EMPTY = "trace_bounds of a trace with no timestamped data: (0, 0) in trace_processor, (0, 1) in the embedded engine"
+BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started) and SYSTRACE_IRQ_FLAGS"
+
+KNOWN_GAPS: list[Gap] = [
+    Gap("actual_frame_timeline_slice", ['arg_set_id', 'jank_score', 'jank_tag_experimental', 'track_id'], FRAMES_V58, {
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+        "fixtures/frames.pftrace",
+        "fixtures/no_sched.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "shared/nia-sidky.perfetto-trace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("actual_frame_timeline_slice", ['depth', 'parent_id'], FRAMES_NESTING, {
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+    }),
+    Gap("args", ['display_value', 'flat_key', 'int_value', 'key', 'string_value'], ARGS_ASYNC_COOKIE, {
+        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
+    }),
+    Gap("args", ['rows'], ARGS, {
+        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
+        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
+        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
+        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+        "conformance/parser_parsing/test_cpu",
+        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
+        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
+        "conformance/parser_parsing/test_task_newtask_swapper_by_init",
+        "conformance/parser_parsing_sys_stats/test_gpufreq",
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+        "conformance/parser_process_tracking/test_process_tracking",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
+        "conformance/parser_sched/test_cpu_frequency_limits_from_systrace",
+        "conformance/parser_smoke/test_synth_1_smoke",
+        "conformance/stdlib_android/test_android_dvfs_counter_residency",
+        "conformance/stdlib_android/test_android_dvfs_counter_stats",
+        "conformance/stdlib_android/test_android_dvfs_counters",
+        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
+        "conformance/tables/test_thread_main_thread",
+        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
+        "fixtures/choreographer_only.pftrace",
+        "fixtures/frames.pftrace",
+        "fixtures/freq.pftrace",
+        "fixtures/no_sched.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "fixtures/tid_reuse.pftrace",
+        "fixtures/truncated.pftrace",
+        "shared/nia-sidky.perfetto-trace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+        "shared/trappy-surfaceflinger.html",
+    }),
+    Gap("args", ['value_type'], ARGS_UINT, {
+        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
+        "conformance/parser_parsing/test_task_newtask_waker_utid",
+    }),
+    Gap("counter", ['rows'], API32_COUNTERS, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("counter", ['track_id'], SYS_STATS_TRACKS, {
+        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
+        "conformance/parser_parsing_sys_stats/test_gpufreq",
+        "conformance/parser_parsing_sys_stats/test_thermal_zones",
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+    }),
+    Gap("counter_track", ['description'], SYS_STATS_TRACKS, {
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+    }),
+    Gap("counter_track", ['dimension_arg_set_id'], SYS_STATS_TRACKS, {
+        "conformance/parser_parsing_sys_stats/test_gpufreq",
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+    }),
+    Gap("counter_track", ['name'], SYS_STATS_TRACKS, {
+        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
+    }),
+    Gap("counter_track", ['rows'], API32_COUNTERS, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("counter_track", ['type'], SYS_STATS_TRACKS, {
+        "conformance/parser_parsing_sys_stats/test_thermal_zones",
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+    }),
+    Gap("counter_track", ['unit'], COUNTER_UNITS, {
+        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
+        "conformance/parser_parsing_sys_stats/test_gpufreq",
+        "conformance/parser_parsing_sys_stats/test_thermal_zones",
+    }),
+    Gap("cpu", ['arg_set_id'], CPU_ARGS, {
+        "conformance/parser_parsing/test_cpu",
+    }),
+    Gap("cpu", ['cpu', 'ucpu'], CPU_ROWS, {
+        "conformance/parser_sched/test_cpu_frequency_limits_from_systrace",
+    }),
+    Gap("cpu", ['rows'], CPU_ROWS, {
+        "conformance/parser_atrace/test_cpus_header_removal",
+        "conformance/parser_atrace/test_cpus_header_with_digits_only",
+        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
+        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
+        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
+    }),
+    Gap("cpu_counter_track", ['name', 'unit'], SYS_STATS_TRACKS, {
+        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
+    }),
+    Gap("cpu_counter_track", ['ucpu (embedded only)'], VIEW_EXTRA_COLUMNS, ALL),
+    Gap("expected_frame_timeline_slice", ['depth', 'parent_id'], FRAMES_NESTING, {
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+    }),
+    Gap("expected_frame_timeline_slice", ['track_id'], FRAMES_V58, {
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+        "fixtures/frames.pftrace",
+        "fixtures/no_sched.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "shared/nia-sidky.perfetto-trace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("ftrace_event", ['arg_set_id'], FTRACE_ARGS, {
+        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
+        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
+        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
+        "conformance/parser_process_tracking/test_process_tracking",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
+        "conformance/parser_smoke/test_synth_1_smoke",
+        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
+        "conformance/tables/test_thread_main_thread",
+        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
+        "fixtures/choreographer_only.pftrace",
+        "fixtures/frames.pftrace",
+        "fixtures/freq.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "fixtures/tid_reuse.pftrace",
+        "fixtures/truncated.pftrace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("ftrace_event", ['common_flags'], FTRACE_FLAGS, {
+        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
+        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
+        "conformance/parser_atrace_error_handling/test_bad_print_textproto_list_slices",
+        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
+        "conformance/parser_ftrace_crop/test_crop_atrace_slice",
+        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
+        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
+        "conformance/parser_parsing/test_task_newtask_swapper_by_init",
+        "conformance/parser_parsing/test_task_newtask_waker_utid",
+        "conformance/parser_process_tracking/test_process_tracking",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
+        "conformance/parser_smoke/test_synth_1_smoke",
+        "conformance/stdlib_android/test_android_dvfs_counter_residency",
+        "conformance/stdlib_android/test_android_dvfs_counter_stats",
+        "conformance/stdlib_android/test_android_dvfs_counters",
+        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
+        "conformance/tables/test_thread_main_thread",
+        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
+        "fixtures/choreographer_only.pftrace",
+        "fixtures/frames.pftrace",
+        "fixtures/freq.pftrace",
+        "fixtures/no_sched.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "fixtures/tid_reuse.pftrace",
+        "fixtures/truncated.pftrace",
+        "shared/nia-sidky.perfetto-trace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("ftrace_event", ['name'], FTRACE_NAMES, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
+        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
+        "shared/trappy-surfaceflinger.html",
+    }),
+    Gap("metadata", ['rows'], METADATA, ALL),
+    Gap("package_list", ['rows'], PACKAGES_DUPLICATED, {
+        "shared/nia-sidky.perfetto-trace",
+    }),
+    Gap("process", ['cmdline'], CMDLINE, {
+        "conformance/parser_process_tracking/test_cmdline_is_comm_for_kthreads",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("process_counter_track", ['description', 'type'], SYS_STATS_TRACKS, {
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+    }),
+    Gap("process_counter_track", ['rows'], API32_COUNTERS, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("process_track", ['rows'], PROCESS_TRACKS, {
+        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("raw", ['arg_set_id'], FTRACE_ARGS, {
+        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
+        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
+        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
+        "conformance/parser_process_tracking/test_process_tracking",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
+        "conformance/parser_smoke/test_synth_1_smoke",
+        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
+        "conformance/tables/test_thread_main_thread",
+        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
+        "fixtures/choreographer_only.pftrace",
+        "fixtures/frames.pftrace",
+        "fixtures/freq.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "fixtures/tid_reuse.pftrace",
+        "fixtures/truncated.pftrace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("raw", ['common_flags'], FTRACE_FLAGS, {
+        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
+        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
+        "conformance/parser_atrace_error_handling/test_bad_print_textproto_list_slices",
+        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
+        "conformance/parser_ftrace_crop/test_crop_atrace_slice",
+        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
+        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
+        "conformance/parser_parsing/test_task_newtask_swapper_by_init",
+        "conformance/parser_parsing/test_task_newtask_waker_utid",
+        "conformance/parser_process_tracking/test_process_tracking",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
+        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
+        "conformance/parser_smoke/test_synth_1_smoke",
+        "conformance/stdlib_android/test_android_dvfs_counter_residency",
+        "conformance/stdlib_android/test_android_dvfs_counter_stats",
+        "conformance/stdlib_android/test_android_dvfs_counters",
+        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
+        "conformance/tables/test_thread_main_thread",
+        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
+        "fixtures/choreographer_only.pftrace",
+        "fixtures/frames.pftrace",
+        "fixtures/freq.pftrace",
+        "fixtures/no_sched.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "fixtures/tid_reuse.pftrace",
+        "fixtures/truncated.pftrace",
+        "shared/nia-sidky.perfetto-trace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("raw", ['name'], FTRACE_NAMES, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("raw", ['rows'], FTRACE_ROWS, {
+        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
+        "shared/trappy-surfaceflinger.html",
+    }),
+    Gap("sched_slice", ['ts_end (embedded only)'], VIEW_EXTRA_COLUMNS, ALL),
+    Gap("slice", ['arg_set_id', 'track_id'], SLICE_TRACKS_ARGS, {
+        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
+        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+        "fixtures/frames.pftrace",
+        "fixtures/no_sched.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "shared/nia-sidky.perfetto-trace",
+    }),
+    Gap("slice", ['depth', 'parent_id'], FRAMES_NESTING, {
+        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+    }),
+    Gap("slice", ['rows'], API32_SLICES, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("slice", ['ts'], SYSTRACE_IRQ_FLAGS, {
+        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
+    }),
+    Gap("stats", ['rows'], STATS, ALL),
+    Gap("thread", ['rows'], API32_THREADS, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("thread_counter_track", ['rows'], API32_COUNTERS, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("thread_state", ['blocked_function'], BLOCKED_FUNCTION, {
+        "shared/trappy-surfaceflinger.html",
+    }),
+    Gap("thread_state", ['io_wait'], IO_WAIT, {
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("thread_track", ['rows'], THREAD_TRACKS, {
+        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("trace_bounds", ['end_ts'], BOUNDS_EMPTY, {
+        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
+        "conformance/parser_parsing/test_cpu",
+        "conformance/parser_parsing/test_cpu_capacity_not_present",
+        "conformance/parser_parsing/test_cpu_capacity_present",
+        "conformance/parser_process_tracking/test_cmdline_is_comm_for_kthreads",
+        "conformance/parser_process_tracking/test_process_age_optionality",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_capacity_not_present",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_five_core",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_four_core",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_insufficient_data_to_calculate",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_no_frequencies",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_one_core",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_three_core",
+        "conformance/stdlib_android_cpu_cluster/test_android_cpu_cluster_type_two_core",
+        "conformance/tables/test_metadata",
+    }),
+    Gap("trace_bounds", ['start_ts'], BOUNDS_START, {
+        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
+        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
+    }),
+    Gap("track", ['counter_unit (embedded only)', 'event_type (embedded only)'], VIEW_EXTRA_COLUMNS, ALL),
+    Gap("track", ['dimension_arg_set_id'], SLICE_TRACKS_ARGS, {
+        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
+        "conformance/parser_parsing_sys_stats/test_gpufreq",
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+        "fixtures/frames.pftrace",
+        "fixtures/no_sched.pftrace",
+        "fixtures/open_at_end.pftrace",
+        "fixtures/pinned_clean.pftrace",
+        "fixtures/pinned_clean.pftrace.gz",
+        "fixtures/pinned_late.pftrace",
+        "fixtures/pinned_late_compact.pftrace",
+        "shared/nia-sidky.perfetto-trace",
+    }),
+    Gap("track", ['name'], SYS_STATS_TRACKS, {
+        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
+    }),
+    Gap("track", ['rows'], TRACK_ROWS, {
+        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
+        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
+        "conformance/parser_graphics/test_actual_frame_timeline_events",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
+    }),
+    Gap("track", ['source_arg_set_id'], SYS_STATS_TRACKS, {
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+    }),
+    Gap("track", ['type'], SYS_STATS_TRACKS, {
+        "conformance/parser_parsing_sys_stats/test_thermal_zones",
+        "conformance/parser_process_tracking/test_process_stats_process_runtime",
+    }),
+
+]
+
+
+def expected_aspects(trace_id: str) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for g in KNOWN_GAPS:
+        if g.traces is ALL or trace_id in g.traces:
+            out.setdefault(g.table, set()).update(g.aspects)
+    return out
+
+
+@pytest.fixture(scope="module")
+def tp_bin() -> str:
+    path = compare_tp.find_tp_bin()
+    if path is None:
+        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+    if not core.enabled():
+        pytest.skip("compiled core not built or disabled (python3 tools/build_core.py)")
+    return path
+
+
+def check(trace: compare_tp.TraceInput, tp_bin: str) -> None:
+    diffs = compare_tp.compare_trace(trace.path, tp_bin)
+    observed = {d.table: set(d.aspects) for d in diffs if d.aspects}
+    expected = expected_aspects(trace.id)
+    served = {d.table for d in diffs}
+    expected = {t: a for t, a in expected.items() if t in served}
+    details = "\n".join(f"{d.table}: {d.embedded_rows} vs {d.tp_rows} rows; {d.example[:300]}"
+                        for d in diffs if set(d.aspects) != expected.get(d.table, set()))
+    assert observed == expected, details
+
+
+def test_gap_list_names_known_traces_and_tables() -> None:
+    """A typo in the list would make a gap apply nowhere."""
+    ids = {t.id for t in compare_tp.fixture_inputs()} | {
+        f"shared/{n}" for n in ("nia-sidky.perfetto-trace",
+                                "perfskills-api32_startup_warm.perfetto-trace",
+                                "trappy-surfaceflinger.html")}
+    for g in KNOWN_GAPS:
+        for t in g.traces or ():
+            assert t in ids or t.startswith("conformance/"), t
+        assert g.reason and g.aspects
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("trace", compare_tp.fixture_inputs(), ids=lambda t: t.id)
+def test_fixture_tables_match_trace_processor(trace, tp_bin) -> None:
+    check(trace, tp_bin)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["nia-sidky.perfetto-trace",
+                                  "perfskills-api32_startup_warm.perfetto-trace",
+                                  "trappy-surfaceflinger.html"])
+def test_shared_trace_tables_match_trace_processor(name, tp_bin, shared_traces) -> None:
+    path = shared_traces / name
+    if not path.exists():
+        pytest.skip(f"{path} not available")
+    check(compare_tp.TraceInput(f"shared/{name}", path), tp_bin)
+
+
+@pytest.mark.slow
+def test_conformance_input_tables_match_trace_processor(tp_bin, tmp_path) -> None:
+    failures = []
+    for trace in compare_tp.conformance_inputs(tmp_path):
+        try:
+            check(trace, tp_bin)
+        except AssertionError as e:
+            failures.append(f"{trace.id}: {e}")
+    assert not failures, "\n".join(failures)
