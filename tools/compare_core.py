@@ -7,8 +7,10 @@ systrace HTML / text, inside gzip / zip / ctrace or not): the Python importer
 through formats.py + proto.py / text.py + tables.py, the core from the file's
 bytes (its own container unwrapping and detection). Every table and view of
 the database (deferred tables materialised) is hashed row by row with typed
-values (1 and 1.0 differ), in rowid / view order; the load's partial flag
-and warnings are compared too. Prints one line per trace, and for a
+values (1 and 1.0 differ), in rowid / view order, but for the rows listed in
+CORE_BEYOND_PYTHON (data the core imports and the retired Python importer
+does not); the load's partial flag and warnings are compared too. Prints one
+line per trace, and for a
 differing table its row counts and the first differing row.
 """
 
@@ -58,8 +60,20 @@ def names(conn: sqlite3.Connection) -> list[str]:
         "AND name NOT LIKE 'sqlite_%'"))
 
 
+#: Where the core deliberately goes beyond the Python importer (which is
+#: retired and gets no new importers): rows left out of the comparison on
+#: both sides, per table, as a WHERE clause, with why. tests/test_tp_tables.py
+#: (the core against the real trace_processor) is the reference for them.
+CORE_BEYOND_PYTHON: dict[str, tuple[str, str]] = {
+    "stats": ("name NOT LIKE 'artscope\\_skipped\\_%' ESCAPE '\\'",
+              "one row per TracePacket data kind the core skips (issue 18); the "
+              "Python importer does not count them"),
+}
+
+
 def rows(conn: sqlite3.Connection, name: str) -> Iterator[tuple[Any, ...]]:
-    cur = conn.execute(f"SELECT * FROM {name}")
+    where = CORE_BEYOND_PYTHON.get(name, ("1",))[0]
+    cur = conn.execute(f"SELECT * FROM {name} WHERE {where}")
     yield tuple(d[0] for d in cur.description)
     for row in cur:
         yield tuple((type(v).__name__, v) for v in row)

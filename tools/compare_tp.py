@@ -314,21 +314,21 @@ def compare_inputs(inputs: Iterable[TraceInput],
 
 
 def coverage(results: list[tuple[TraceInput, list[TableDiff]]]) -> list[str]:
-    """Per table: on how many traces it is identical, and where it differs."""
-    per: dict[str, list[tuple[str, TableDiff]]] = collections.defaultdict(list)
-    for t, diffs in results:
+    """A markdown table: per table, on how many traces it is identical, which
+    aspects differ on how many traces, and the columns it does not serve."""
+    per: dict[str, list[TableDiff]] = collections.defaultdict(list)
+    for _, diffs in results:
         for d in diffs:
-            per[d.table].append((t.id, d))
-    lines = ["| table | identical on | differs on (aspects) | columns not served |",
-             "|---|---|---|---|"]
+            per[d.table].append(d)
+    lines = ["| table | identical on | differs in (on how many traces) | "
+             "trace_processor columns not served |", "|---|---|---|---|"]
     for table in sorted(per):
         entries = per[table]
-        same = sum(1 for _, d in entries if not d.aspects)
-        differ = [f"{tid.split('/', 1)[1]} ({', '.join(sorted(d.aspects))}"
-                  f"{'; ' + str(d.embedded_rows) + ' vs ' + str(d.tp_rows) + ' rows' if 'rows' in d.aspects else ''})"
-                  for tid, d in entries if d.aspects]
-        missing = sorted({c for _, d in entries for c in d.not_served})
-        lines.append(f"| `{table}` | {same} of {len(entries)} | {'; '.join(differ) or '-'} "
+        same = sum(1 for d in entries if not d.aspects)
+        counts = collections.Counter(a for d in entries for a in d.aspects)
+        differ = ", ".join(f"{a} ({n})" for a, n in sorted(counts.items()))
+        missing = sorted({c for d in entries for c in d.not_served})
+        lines.append(f"| `{table}` | {same} of {len(entries)} | {differ or '-'} "
                      f"| {', '.join(missing) or '-'} |")
     return lines
 

@@ -1,6 +1,7 @@
 """Generate engine-core/src/decoder/ftrace_schema.rs from the `perfetto`
 package's protos: FtraceEvent's event oneof (field number -> event name, for
-raw ftrace_event rows) and the field layouts of the events whose fields become
+raw ftrace_event rows), TracePacket's data oneof (field numbers and names)
+and the field layouts of the events whose fields become
 args. Re-run after bumping the perfetto package: python3 tools/gen_core_ftrace_schema.py
 """
 
@@ -56,7 +57,14 @@ def main() -> None:
     nums = " | ".join(str(f.number) for f in sorted(data.fields, key=lambda f: f.number))
     lines += ["/// Whether TracePacket field `number` is a member of its `data` oneof.",
               "pub fn is_packet_data_field(number: u32) -> bool {",
-              f"    matches!(number, {nums})", "}", ""]
+              f"    matches!(number, {nums})", "}", "",
+              "/// The name of TracePacket `data` field `number` (for the stats of",
+              "/// packet kinds the decoder does not import).",
+              "pub fn packet_data_field_name(number: u32) -> Option<&'static str> {",
+              "    Some(match number {"]
+    for f in sorted(data.fields, key=lambda f: f.number):
+        lines.append(f"        {f.number} => \"{f.name}\",")
+    lines += ["        _ => return None,", "    })", "}", ""]
     OUT.write_text("\n".join(lines))
 
 

@@ -21,3 +21,8 @@ class SelectionError(ArtscopeError):
 
 class UsageError(ArtscopeError):
     """An argument is malformed (bad window, CPU list, duration...)."""
+
+
+class QueryError(ArtscopeError):
+    """A query failed: it names a table, column or function the engine does
+    not serve (the message says where it is served), or is not valid SQL."""

@@ -12,7 +12,9 @@
 //! FrameTimelineEvent (TracePacket field 76) is an extension defined outside
 //! the public protos and is decoded from its field numbers.
 
-use super::ftrace_schema::{event_name, generic_fields, is_packet_data_field};
+use super::ftrace_schema::{
+    event_name, generic_fields, is_packet_data_field, packet_data_field_name,
+};
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::events::*;
 
@@ -155,7 +157,19 @@ pub struct ProtoDecoder<'s> {
     /// The failing packet's events so far stay (frame timeline extension
     /// bytes are only decoded after the packet parsed, as the reference does).
     keep_on_error: bool,
+    /// TracePacket data kinds not imported: field number -> packets.
+    skipped: std::collections::BTreeMap<u32, i64>,
 }
+
+/// TracePacket data kinds that are trace bookkeeping, not data a table would
+/// hold: clock_snapshot, synchronization_marker, extension_descriptor,
+/// trace_uuid, remote_clock_sync, trace_provenance. Not counted as skipped.
+const BOOKKEEPING_KINDS: [u32; 6] = [6, 36, 72, 89, 107, 124];
+
+/// The stats row counting the packets of a data kind the decoder skips:
+/// `artscope_skipped_<TracePacket field name>` (e.g.
+/// `artscope_skipped_track_event`), severity info, value = packets.
+pub const SKIPPED_STAT_PREFIX: &str = "artscope_skipped_";
 
 impl<'s> ProtoDecoder<'s> {
     pub fn new(sink: &'s mut Sink) -> Self {
@@ -164,6 +178,7 @@ impl<'s> ProtoDecoder<'s> {
             max_ts: 0,
             bad_packets: 0,
             keep_on_error: false,
+            skipped: Default::default(),
         }
     }
 
@@ -187,6 +202,12 @@ impl<'s> ProtoDecoder<'s> {
             self.sink
                 .warnings
                 .push("trace is truncated: imported the intact packets before the cut".into());
+        }
+        for (&num, &n) in &self.skipped {
+            if let Some(name) = packet_data_field_name(num) {
+                let stat = format!("{SKIPPED_STAT_PREFIX}{name}");
+                self.sink.stats.add(&stat, n, None);
+            }
         }
         self.sink.bad_packets = self.bad_packets;
         if self.bad_packets > 0 {
@@ -278,7 +299,12 @@ impl<'s> ProtoDecoder<'s> {
             Some(47) => self.packages_list(&parts),
             Some(34) => self.ftrace_stats(&parts),
             Some(35) => self.trace_stats(&parts),
-            Some(_) => Ok(()),
+            Some(n) => {
+                if !BOOKKEEPING_KINDS.contains(&n) {
+                    *self.skipped.entry(n).or_insert(0) += 1;
+                }
+                Ok(())
+            }
         }
     }
 

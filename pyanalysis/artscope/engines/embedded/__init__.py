@@ -5,12 +5,15 @@ bytes --formats--> proto.py / text.py --EventSink--> tables.py --> store.py
 
 from __future__ import annotations
 
+import sqlite3
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
 import polars as pl
 
 from artscope.engines.base import Engine, LoadInfo
+from artscope.engines.embedded import coverage
 from artscope.engines.embedded.core import CoreStore
 from artscope.engines.embedded.events import EventSink
 from artscope.engines.embedded.store import Store
@@ -42,11 +45,13 @@ class EmbeddedEngine(Engine):
         super().__init__()
         self.ingest_ftrace_in_raw = ingest_ftrace_in_raw
         self.store: Store | CoreStore | None = None
+        self._said_skipped = False
 
     def load(self, path: str | Path) -> LoadInfo:
         from artscope.engines.embedded import core
         from artscope.engines.embedded.formats import read_file, read_trace_bytes
 
+        self._said_skipped = False
         if core.enabled():
             # The compiled core, for every input kind (containers, protobuf,
             # systrace): same tables as the Python importer below
@@ -71,6 +76,7 @@ class EmbeddedEngine(Engine):
         raw = self.ingest_ftrace_in_raw if ingest_ftrace_in_raw is None else ingest_ftrace_in_raw
         tables = build_tables(sink, raw)
         self.store = Store(tables)
+        self._said_skipped = False
         self.info = LoadInfo(engine=self.name, path=path,
                              partial=sink.partial or partial,
                              warnings=list(sink.warnings))
@@ -79,7 +85,22 @@ class EmbeddedEngine(Engine):
     def query(self, sql: str) -> pl.DataFrame:
         if self.store is None:
             raise RuntimeError("no trace loaded")
-        return self.store.frame(sql)
+        if not self._said_skipped and not coverage.called_from_artscope():
+            self._warn_skipped_data()
+        try:
+            return self.store.frame(sql)
+        except sqlite3.Error as e:  # one line naming what is not served
+            raise coverage.query_error(e, self.name) from None
+
+    def _warn_skipped_data(self) -> None:
+        """Once per trace: which tables lack the data the importer skipped."""
+        self._said_skipped = True
+        assert self.store is not None
+        _, rows = self.store.execute_script(
+            f"SELECT name, value FROM stats WHERE name LIKE '{coverage.SKIPPED_STAT_PREFIX}%'")
+        message = coverage.skipped_data_message(rows)
+        if message:
+            warnings.warn(message, coverage.SkippedDataWarning, stacklevel=3)
 
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:

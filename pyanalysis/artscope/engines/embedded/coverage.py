@@ -1,0 +1,113 @@
+"""What the embedded engine does not serve, said instead of answered silently.
+
+Two cases (issue 18):
+
+* a query naming a table, column or function the embedded engine does not
+  serve fails with one line naming it and pointing at trace_processor
+  (:func:`query_error`, raised by ``EmbeddedEngine.query`` as a
+  :class:`~artscope.errors.QueryError`; the CLI prints it as one line, exit 2);
+* a trace holding packets of a kind the importer skips (track_event, GPU,
+  heap profiles, perf samples, android logs, ...) gets one ``stats`` row per
+  skipped kind, ``artscope_skipped_<TracePacket field>`` (severity info,
+  value = packets; engine-core/src/decoder/proto.rs counts them), and the
+  first query made by user code says once, as a :class:`SkippedDataWarning`
+  (a UserWarning: a notebook shows it under the cell), which tables
+  trace_processor would have filled from them. artscope's own metric
+  queries do not count as that first query: they read only what the engine
+  imports, and a warning printed in the middle of ``artscope analyze`` would
+  only be noise.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import sys
+from typing import Any
+
+from artscope.errors import QueryError
+
+SKIPPED_STAT_PREFIX = "artscope_skipped_"
+
+_HINT = ("query it with trace_processor: --engine trace_processor, or "
+         "load_trace(path, engine='trace_processor') with ARTSCOPE_TP_BIN set")
+
+#: Skipped TracePacket kinds -> the trace_processor tables they fill (the
+#: kinds not listed fill trace_processor tables of their own name).
+WOULD_FILL: dict[str, str] = {
+    "track_event": "slice, thread_track, process_track, track, counter, args",
+    "track_descriptor": "track, thread_track, process_track, counter_track",
+    "process_descriptor": "process",
+    "thread_descriptor": "thread",
+    "chrome_events": "slice, args (legacy JSON events)",
+    "profile_packet": "heap_profile_allocation, stack_profile_frame, stack_profile_callsite",
+    "streaming_profile_packet": "cpu_profile_stack_sample, stack_profile_callsite",
+    "streaming_allocation": "heap_profile_allocation",
+    "streaming_free": "heap_profile_allocation",
+    "perf_sample": "perf_sample, stack_profile_callsite, stack_profile_frame",
+    "stack_sample": "instruments_sample / cpu_profile_stack_sample",
+    "module_symbols": "stack_profile_symbol",
+    "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
+    "smaps_packet": "profiler_smaps",
+    "android_log": "android_logs",
+    "gpu_counter_event": "gpu_counter_track, counter",
+    "gpu_render_stage_event": "gpu_slice, gpu_track",
+    "gpu_log": "gpu_track, slice",
+    "gpu_mem_total_event": "counter (GPU memory)",
+    "graphics_frame_event": "graphics_frame_slice",
+    "vulkan_memory_event": "vulkan_memory_allocations",
+    "vulkan_api_event": "slice (Vulkan API)",
+    "battery": "counter (batt.*)",
+    "power_rails": "counter (power.rails.*)",
+    "entity_state_residency": "counter (entity state residency)",
+    "android_energy_estimation_breakdown": "counter (energy estimation)",
+    "initial_display_state": "counter (ScreenState)",
+    "memory_tracker_snapshot": "memory_snapshot, memory_snapshot_node",
+    "statsd_atom": "slice, counter, args (statsd atoms)",
+    "android_system_property": "metadata, counter",
+    "kernel_wakelock_data": "counter, slice (kernel wakelocks)",
+    "cpu_per_uid_data": "counter (CPU time per uid)",
+    "inode_file_map": "inode / file tables",
+    "trigger": "slice (triggers)",
+    "chrome_metadata": "metadata",
+    "chrome_benchmark_metadata": "metadata",
+    "compressed_packets": "every table (the packets inside are not decompressed)",
+    "zstd_compressed_packets": "every table (the packets inside are not decompressed)",
+}
+
+
+class SkippedDataWarning(UserWarning):
+    """The trace holds data the embedded engine does not import."""
+
+
+def query_error(err: sqlite3.Error, engine: str = "embedded") -> QueryError:
+    """One line for a failed query: what is not served, and where it is."""
+    msg = " ".join(str(err).split())
+    m = re.match(r"no such (table|column|function): (.+)", msg)
+    if m:
+        kind, name = m.groups()
+        return QueryError(f"the {engine} engine does not serve {kind} {name!r}; {_HINT}")
+    return QueryError(f"query failed on the {engine} engine: {msg}")
+
+
+def skipped_data_message(rows: list[tuple[str, Any]]) -> str | None:
+    """The one-line warning for ``stats`` rows (name, value), or None."""
+    parts = []
+    for name, value in sorted(rows):
+        if not name.startswith(SKIPPED_STAT_PREFIX) or not value:
+            continue
+        kind = name[len(SKIPPED_STAT_PREFIX):]
+        parts.append(f"{value} {kind} packet(s) ({WOULD_FILL.get(kind, kind)})")
+    if not parts:
+        return None
+    return ("this trace holds data the embedded engine does not import, so these tables "
+            f"lack it: {'; '.join(parts)}. Counted in stats as {SKIPPED_STAT_PREFIX}*; "
+            f"{_HINT}")
+
+
+def called_from_artscope(depth: int = 2) -> bool:
+    """Whether the caller ``depth`` frames up is artscope's own code (metric
+    queries), not the user's."""
+    frame = sys._getframe(depth)
+    name = frame.f_globals.get("__name__", "")
+    return name == "artscope" or name.startswith("artscope.")

@@ -1,0 +1,130 @@
+"""What the embedded engine does not import, it says (issue 18 item 3): a
+query naming what it does not serve fails with one line pointing at
+trace_processor, and data it skipped is counted in `stats` and named once,
+at the user's first query."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+from artscope.engines import load_trace
+from artscope.engines.embedded import EmbeddedEngine, core
+from artscope.engines.embedded.coverage import SkippedDataWarning
+from artscope.errors import ArtscopeError, QueryError
+
+needs_core = pytest.mark.skipif(not core.available(),
+                                reason="compiled core not built (python3 tools/build_core.py)")
+
+
+@pytest.fixture
+def freq_engine(fixtures_dir):
+    eng = load_trace(fixtures_dir / "freq.pftrace", engine="embedded")
+    yield eng
+    eng.close()
+
+
+@pytest.mark.parametrize("sql, kind, name", [
+    ("SELECT * FROM android_logs", "table", "android_logs"),
+    ("SELECT thread_dur FROM slice", "column", "thread_dur"),
+    ("SELECT s.cat FROM slice s", "column", "s.cat"),
+    ("SELECT spans_overlapping_dur(1, 2)", "function", "spans_overlapping_dur"),
+])
+def test_unserved_names_fail_with_one_line_pointing_at_trace_processor(
+        freq_engine, sql, kind, name):
+    with pytest.raises(QueryError) as exc:
+        freq_engine.query(sql)
+    msg = str(exc.value)
+    assert "\n" not in msg
+    assert f"does not serve {kind} '{name}'" in msg
+    assert "--engine trace_processor" in msg and "ARTSCOPE_TP_BIN" in msg
+    assert isinstance(exc.value, ArtscopeError)  # the CLI's one line + exit 2
+
+
+def test_other_sql_errors_are_one_line_query_errors(freq_engine):
+    with pytest.raises(QueryError, match=r"^query failed on the embedded engine: .*syntax"):
+        freq_engine.query("SELEC 1")
+    # the engine still answers afterwards
+    assert freq_engine.query("SELECT count(*) AS n FROM sched")["n"][0] > 0
+
+
+def _trace_with_skipped_data() -> bytes:
+    """Three track_event, two android_log and one gpu_counter_event packet
+    beside one imported cpu_frequency event; one clock_snapshot (bookkeeping,
+    not counted)."""
+    trace = pb.Trace()
+    p = trace.packet.add()
+    p.clock_snapshot.clocks.add(clock_id=6, timestamp=1_000)
+    p = trace.packet.add()
+    bundle = p.ftrace_events
+    bundle.cpu = 0
+    ev = bundle.event.add(timestamp=1_000, pid=0)
+    ev.cpu_frequency.state = 1_800_000
+    ev.cpu_frequency.cpu_id = 0
+    for i in range(3):
+        p = trace.packet.add(timestamp=2_000 + i, trusted_packet_sequence_id=1)
+        p.track_event.type = pb.TrackEvent.TYPE_INSTANT
+        p.track_event.name = f"event {i}"
+    for i in range(2):
+        p = trace.packet.add(timestamp=3_000 + i)
+        p.android_log.events.add(timestamp=3_000 + i, pid=1, tid=1, message="hello")
+    p = trace.packet.add(timestamp=4_000)
+    p.gpu_counter_event.counters.add(counter_id=1, int_value=5)
+    return trace.SerializeToString()
+
+
+@needs_core
+def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
+    path = tmp_path / "skipped.pftrace"
+    path.write_bytes(_trace_with_skipped_data())
+    eng = EmbeddedEngine()
+    eng.load(path)
+    try:
+        with pytest.warns(SkippedDataWarning) as record:
+            stats = eng.query("SELECT name, value, severity FROM stats "
+                              "WHERE name LIKE 'artscope_skipped_%' ORDER BY name")
+        assert stats.rows() == [("artscope_skipped_android_log", 2, "info"),
+                                ("artscope_skipped_gpu_counter_event", 1, "info"),
+                                ("artscope_skipped_track_event", 3, "info")]
+        assert len(record) == 1
+        msg = str(record[0].message)
+        assert "\n" not in msg
+        assert "3 track_event packet(s) (slice, thread_track" in msg
+        assert "2 android_log packet(s) (android_logs)" in msg
+        assert "1 gpu_counter_event packet(s) (gpu_counter_track, counter)" in msg
+        assert "clock_snapshot" not in msg and "--engine trace_processor" in msg
+        # what it did import is there; and it is said once per trace
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert eng.query("SELECT count(*) AS n FROM counter")["n"][0] == 1
+    finally:
+        eng.close()
+
+
+@needs_core
+def test_metric_queries_do_not_use_up_the_warning(tmp_path, monkeypatch):
+    """artscope's own queries (metrics) read only what is imported: they stay
+    quiet and the user's first query still hears it."""
+    path = tmp_path / "skipped.pftrace"
+    path.write_bytes(_trace_with_skipped_data())
+    eng = EmbeddedEngine()
+    eng.load(path)
+    try:
+        from artscope.engines.embedded import coverage
+        monkeypatch.setattr(coverage, "called_from_artscope", lambda depth=2: True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            eng.query("SELECT 1")
+        monkeypatch.undo()
+        with pytest.warns(SkippedDataWarning):
+            eng.query("SELECT 1")
+    finally:
+        eng.close()
+
+
+def test_a_trace_without_skipped_data_is_quiet(freq_engine):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        freq_engine.query("SELECT count(*) FROM sched")
