@@ -79,8 +79,8 @@ FRAMES_NESTING = ("overlapping frame timeline slices: trace_processor v58 spread
 SLICE_TRACKS_ARGS = ("slices on frame timeline / async tracks point to tracks whose "
                      "dimensions differ (track_compressor_idx, see FRAMES_V58) and carry "
                      "fewer args")
-API32_SLICES = ("5,332 of 9,887 slices: binder transactions/replies, atrace print from "
-                "kernel threads (DM_CALL, acpm_ipc, exynos_*), dma_fence are not imported")
+API32_SLICES = ("7,952 of 9,887 slices: binder transactions/replies (and the depths "
+                "of the slices they enclose) and dma_fence are not imported")
 API32_COUNTERS = ("counters and their tracks trace_processor creates that the embedded engine "
                   "does not (process memory from process_stats incl. thread fallbacks, "
                   "more ftrace counters)")
@@ -100,8 +100,6 @@ PROCESS_TRACKS = ("process tracks: atrace async slices for a named track (N/G/H)
                   "frame timeline layers get other process tracks in trace_processor")
 THREAD_TRACKS = "thread tracks trace_processor creates for threads with only ftrace/binder events"
 TRACK_ROWS = "tracks: the union of API32_COUNTERS, PROCESS_TRACKS and THREAD_TRACKS"
-IO_WAIT = ("thread_state.io_wait: trace_processor fills 0 for sleeping states after "
-           "sched_blocked_reason; the embedded engine NULL")
 BLOCKED_FUNCTION = ("thread_state.blocked_function from systrace sched_blocked_reason "
                     "(the Python importer does not read it)")
 SYSTRACE_IRQ_FLAGS = ("systrace lines without a gap after the irq flags: the timestamp is "
@@ -413,9 +411,6 @@ KNOWN_GAPS: list[Gap] = [
     }),
     Gap("thread_state", ['blocked_function'], BLOCKED_FUNCTION, {
         "shared/trappy-surfaceflinger.html",
-    }),
-    Gap("thread_state", ['io_wait'], IO_WAIT, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("thread_track", ['rows'], THREAD_TRACKS, {
         "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",

@@ -7,7 +7,9 @@ use std::sync::Arc as Rc;
 
 use crate::events::*;
 use crate::trackers::atrace::{self, AsyncSlots};
+use crate::trackers::binder::{BinderTracker, Transaction};
 use crate::trackers::counters::{self, Counters};
+use crate::trackers::drm::{DrmTracker, FenceEvent};
 use crate::trackers::frame_timeline::FrameTimelineTracker;
 use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE};
 use crate::trackers::raw::RawTable;
@@ -58,6 +60,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .clone()
             .unwrap_or_default()
             .to_lowercase(),
+        python_parity: sink.python_parity,
     };
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
@@ -86,6 +89,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut raw = RawTable::default();
     let mut frames = FrameTimelineTracker::default();
     let mut slots = AsyncSlots::default();
+    let mut drm = DrmTracker::default();
+    let mut binder = BinderTracker::default();
     let mut cpus_seen = BTreeSet::new();
     let mut ts_other: Option<(i64, i64)> = None;
     let mut note_other = |ts: i64| {
@@ -215,7 +220,14 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if e.ts < soft_cut {
                     continue;
                 }
-                ftrace_event(&mut ctx, &mut slots, &mut note_other, e);
+                ftrace_event(
+                    &mut ctx,
+                    &mut slots,
+                    &mut drm,
+                    &mut binder,
+                    &mut note_other,
+                    e,
+                );
             }
             EvRef::Packet(i) => {
                 let p = &sink.packets[i as usize];
@@ -255,6 +267,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .add("compact_sched_switch_skipped", skipped_compact, None);
     }
     sched.finish(&mut ctx.stats);
+    binder.finish(&mut ctx);
     // the tables need none of the events any more (peak RSS)
     drop(order);
     for v in [
@@ -281,12 +294,81 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
 fn ftrace_event(
     c: &mut Ctx,
     slots: &mut AsyncSlots,
+    drm: &mut DrmTracker,
+    binder: &mut BinderTracker,
     note_other: &mut impl FnMut(i64),
     e: &FtraceEv,
 ) {
     let ts = e.ts;
     match e.name {
         "print" => atrace::print(c, slots, ts, e.pid, e.str("buf").unwrap_or("")),
+        // the importers only the core has (off in Python-parity mode)
+        "zero" if !c.python_parity => atrace::zero(
+            c,
+            slots,
+            ts,
+            e.pid,
+            e.int("flag").unwrap_or(0),
+            e.str("name").unwrap_or(""),
+            e.int("pid").unwrap_or(0),
+            e.int("value").unwrap_or(0),
+        ),
+        "dma_fence_init" | "dma_fence_emit" | "dma_fence_signaled" if !c.python_parity => {
+            let what = match e.name {
+                "dma_fence_init" => FenceEvent::Init,
+                "dma_fence_emit" => FenceEvent::Emit,
+                _ => FenceEvent::Signaled,
+            };
+            drm.fence(
+                c,
+                what,
+                ts,
+                e.str("timeline").unwrap_or(""),
+                e.int("context").unwrap_or(0),
+                e.int("seqno").unwrap_or(0),
+            )
+        }
+        "dma_fence_wait_start" if !c.python_parity => DrmTracker::wait_start(
+            c,
+            ts,
+            e.pid,
+            e.int("context").unwrap_or(0),
+            e.int("seqno").unwrap_or(0),
+        ),
+        "binder_transaction" if !c.python_parity => binder.transaction(
+            c,
+            ts,
+            Transaction {
+                tid: e.pid,
+                transaction_id: e.int("debug_id").unwrap_or(0),
+                dest_node: e.int("target_node").unwrap_or(0),
+                dest_tgid: e.int("to_proc").unwrap_or(0),
+                dest_tid: e.int("to_thread").unwrap_or(0),
+                is_reply: e.int("reply").unwrap_or(0) == 1,
+                flags: e.int("flags").unwrap_or(0),
+                code: e.int("code").unwrap_or(0),
+            },
+        ),
+        "binder_transaction_received" if !c.python_parity => {
+            binder.received(c, ts, e.pid, e.int("debug_id").unwrap_or(0))
+        }
+        "binder_transaction_alloc_buf" if !c.python_parity => binder.alloc_buf(
+            c,
+            e.pid,
+            e.int("data_size").unwrap_or(0),
+            e.int("offsets_size").unwrap_or(0),
+        ),
+        "dma_fence_wait_end" if !c.python_parity => DrmTracker::wait_end(c, ts, e.pid),
+        "dpu_tracing_mark_write" if !c.python_parity => atrace::kernel_mark(
+            c,
+            slots,
+            ts,
+            e.pid,
+            e.int("type").unwrap_or(0),
+            e.str("name").unwrap_or(""),
+            e.int("pid").unwrap_or(0),
+            e.int("value").unwrap_or(0),
+        ),
         "cpu_frequency" => counters::cpu_frequency(c, ts, e),
         "cpu_frequency_limits" => counters::cpu_frequency_limits(c, ts, e),
         "cpu_idle" => counters::cpu_idle(c, ts, e),
@@ -327,7 +409,7 @@ fn ftrace_event(
             let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
             note_other(ts);
             c.thread_state
-                .blocked_reason(utid, e.int("io_wait").unwrap_or(0) as i64, &c.states);
+                .blocked_reason(utid, e.int("io_wait").unwrap_or(0) as i64);
         }
         "sys_enter" => atrace::sys_enter(c, ts, e.pid, e.int("id").unwrap_or(-1)),
         "sys_exit" => atrace::sys_exit(c, ts, e.pid, e.int("id").unwrap_or(-1)),

@@ -620,7 +620,7 @@ pub fn fill<'v>(
                     V::Int(r.ts),
                     V::Int(r.dur),
                     V::Int(r.track as i64),
-                    V::Null,
+                    ot(r.category),
                     V::Text(&r.name),
                     V::Int(r.depth),
                     ou32(r.parent),

@@ -613,6 +613,22 @@ pub type FieldSpec = (u32, &'static str, FieldKind, bool);
 /// The field layout of event `name` if its fields are kept as args.
 pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
     Some(match name {
+        "binder_transaction" => &[
+            (1, "debug_id", I32, false),
+            (2, "target_node", I32, false),
+            (3, "to_proc", I32, false),
+            (4, "to_thread", I32, false),
+            (5, "reply", I32, false),
+            (6, "code", U32, false),
+            (7, "flags", U32, false),
+        ],
+        "binder_transaction_alloc_buf" => &[
+            (1, "data_size", U64, false),
+            (2, "debug_id", I32, false),
+            (3, "offsets_size", U64, false),
+            (4, "extra_buffers_size", U64, false),
+        ],
+        "binder_transaction_received" => &[(1, "debug_id", I32, false)],
         "cgroup_attach_task" => &[
             (1, "dst_root", I32, false),
             (2, "dst_id", I32, false),
@@ -641,6 +657,44 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
             (3, "prev_freq", U64, false),
             (4, "busy_time", U64, false),
             (5, "total_time", U64, false),
+        ],
+        "dma_fence_emit" => &[
+            (1, "context", U32, false),
+            (2, "driver", Str, false),
+            (3, "seqno", U32, false),
+            (4, "timeline", Str, false),
+        ],
+        "dma_fence_init" => &[
+            (1, "context", U32, false),
+            (2, "driver", Str, false),
+            (3, "seqno", U32, false),
+            (4, "timeline", Str, false),
+        ],
+        "dma_fence_signaled" => &[
+            (1, "context", U32, false),
+            (2, "driver", Str, false),
+            (3, "seqno", U32, false),
+            (4, "timeline", Str, false),
+        ],
+        "dma_fence_wait_end" => &[
+            (1, "context", U32, false),
+            (2, "driver", Str, false),
+            (3, "seqno", U32, false),
+            (4, "timeline", Str, false),
+        ],
+        "dma_fence_wait_start" => &[
+            (1, "context", U32, false),
+            (2, "driver", Str, false),
+            (3, "seqno", U32, false),
+            (4, "timeline", Str, false),
+        ],
+        "dpu_tracing_mark_write" => &[
+            (1, "pid", I32, false),
+            (2, "trace_name", Str, false),
+            (3, "trace_begin", U32, false),
+            (4, "name", Str, false),
+            (5, "type", U32, false),
+            (6, "value", I32, false),
         ],
         "gpu_frequency" => &[(1, "gpu_id", U32, false), (2, "state", U32, false)],
         "print" => &[(1, "ip", U64, false), (2, "buf", Str, false)],
@@ -693,9 +747,30 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
             (3, "newcomm", Str, false),
             (4, "oom_score_adj", I32, false),
         ],
+        "zero" => &[
+            (1, "flag", I32, false),
+            (2, "name", Str, false),
+            (3, "pid", I32, false),
+            (4, "value", I64, false),
+        ],
         _ => return None,
     })
 }
+
+/// Events whose fields only the core reads (not the Python importer):
+/// left out in Python-parity mode (tools/compare_core.py).
+pub const CORE_ONLY_WITH_FIELDS: [&str; 10] = [
+    "binder_transaction",
+    "binder_transaction_alloc_buf",
+    "binder_transaction_received",
+    "dma_fence_emit",
+    "dma_fence_init",
+    "dma_fence_signaled",
+    "dma_fence_wait_end",
+    "dma_fence_wait_start",
+    "dpu_tracing_mark_write",
+    "zero",
+];
 
 /// Whether TracePacket field `number` is a member of its `data` oneof.
 pub fn is_packet_data_field(number: u32) -> bool {

@@ -13,7 +13,7 @@
 //! the public protos and is decoded from its field numbers.
 
 use super::ftrace_schema::{
-    event_name, generic_fields, is_packet_data_field, packet_data_field_name,
+    event_name, generic_fields, is_packet_data_field, packet_data_field_name, CORE_ONLY_WITH_FIELDS,
 };
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::events::*;
@@ -159,6 +159,11 @@ pub struct ProtoDecoder<'s> {
     keep_on_error: bool,
     /// TracePacket data kinds not imported: field number -> packets.
     skipped: std::collections::BTreeMap<u32, i64>,
+    /// Python-parity mode (env ARTSCOPE_CORE_PYTHON_PARITY, set by
+    /// tools/compare_core.py only): the fields of CORE_ONLY_WITH_FIELDS
+    /// events are not read, so the importers the retired Python importer
+    /// lacks (kernel atrace) add nothing and ids stay comparable.
+    python_parity: bool,
 }
 
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
@@ -179,6 +184,7 @@ impl<'s> ProtoDecoder<'s> {
             bad_packets: 0,
             keep_on_error: false,
             skipped: Default::default(),
+            python_parity: std::env::var_os("ARTSCOPE_CORE_PYTHON_PARITY").is_some(),
         }
     }
 
@@ -210,6 +216,7 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         self.sink.bad_packets = self.bad_packets;
+        self.sink.python_parity = self.python_parity;
         if self.bad_packets > 0 {
             self.sink.partial = true;
             self.sink
@@ -594,6 +601,9 @@ impl<'s> ProtoDecoder<'s> {
             }
             _ => {
                 let fields = match generic_fields(name) {
+                    Some(_) if self.python_parity && CORE_ONLY_WITH_FIELDS.contains(&name) => {
+                        Vec::new()
+                    }
                     Some(specs) => generic_values(specs, &ev.parts)?,
                     None => Vec::new(),
                 };

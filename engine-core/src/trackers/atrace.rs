@@ -1,4 +1,5 @@
-//! atrace (ftrace `print`) -> thread slices, async slices and process
+//! atrace (ftrace `print`, and the kernel's atrace events `zero` /
+//! `dpu_tracing_mark_write`) -> thread slices, async slices and process
 //! counters; raw_syscalls -> syscall slices (importers/systrace/
 //! systrace_parser.cc, importers/syscalls/syscall_tracker.h).
 
@@ -6,7 +7,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
-use crate::decoder::atrace::{parse_print, Parsed};
+use crate::decoder::atrace::{parse_print, Parsed, TracePoint};
 
 /// Async S/F slot assignment: (upid, name) -> cookie per slot.
 #[derive(Default)]
@@ -14,7 +15,7 @@ pub struct AsyncSlots {
     slots: HashMap<(u32, String), Vec<Option<i128>>>,
 }
 
-fn thread_track(c: &mut Ctx, utid: u32) -> u32 {
+pub(super) fn thread_track(c: &mut Ctx, utid: u32) -> u32 {
     c.tracks.intern(
         &mut c.args,
         "thread_execution",
@@ -37,14 +38,84 @@ fn upid_owner(upid: u32) -> Owner {
 }
 
 pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) {
-    let tp = match parse_print(buf) {
-        Parsed::Ignored => return,
-        Parsed::Failure => {
-            c.stats.add("systrace_parse_failure", 1, None);
-            return;
-        }
-        Parsed::Point(tp) => tp,
+    match parse_print(buf) {
+        Parsed::Ignored => {}
+        Parsed::Failure => c.stats.add("systrace_parse_failure", 1, None),
+        Parsed::Point(tp) => point(c, slots, ts, pid, tp),
+    }
+}
+
+/// A kernel atrace point of a `zero` event (msm-google kernels' atrace
+/// macros: flag bit 0 begin, bit 1 end, bit 2 int64 counter), as
+/// SystraceParser::ParseZeroEvent.
+pub fn zero(
+    c: &mut Ctx,
+    slots: &mut AsyncSlots,
+    ts: i64,
+    pid: i64,
+    flag: i128,
+    name: &str,
+    tgid: i128,
+    value: i128,
+) {
+    let phase = if flag & 1 != 0 {
+        'B'
+    } else if flag & 2 != 0 {
+        'E'
+    } else if flag & 4 != 0 {
+        'C'
+    } else {
+        c.stats.add("systrace_parse_failure", 1, None);
+        return;
     };
+    kernel_point(c, slots, ts, pid, phase, name, tgid, value);
+}
+
+/// A kernel tracing_mark_write event (`dpu_tracing_mark_write`: type is the
+/// phase character B/E/C/I), as SystraceParser::ParseKernelTracingMarkWrite.
+pub fn kernel_mark(
+    c: &mut Ctx,
+    slots: &mut AsyncSlots,
+    ts: i64,
+    pid: i64,
+    type_: i128,
+    name: &str,
+    tgid: i128,
+    value: i128,
+) {
+    let phase = u8::try_from(type_).map(char::from).unwrap_or('\0');
+    if !matches!(phase, 'B' | 'E' | 'C' | 'I') {
+        c.stats.add("systrace_parse_failure", 1, None);
+        return;
+    }
+    kernel_point(c, slots, ts, pid, phase, name, tgid, value);
+}
+
+fn kernel_point(
+    c: &mut Ctx,
+    slots: &mut AsyncSlots,
+    ts: i64,
+    pid: i64,
+    phase: char,
+    name: &str,
+    tgid: i128,
+    value: i128,
+) {
+    // A kernel counter's pid may be a placeholder: it belongs to its tgid
+    // (trace_processor does the same).
+    let pid = if phase == 'C' { tgid as i64 } else { pid };
+    let tp = TracePoint {
+        phase,
+        tgid,
+        name: name.into(),
+        value,
+        cookie: 0,
+        track: String::new(),
+    };
+    point(c, slots, ts, pid, tp);
+}
+
+fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint) {
     let tgid = tp.tgid as i64;
     match tp.phase {
         'B' | 'I' => {
@@ -156,7 +227,9 @@ pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) 
             match tp.phase {
                 'N' => c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None),
                 'G' => c.slices.begin(&mut c.stats, track, ts, tp.name, -1, None),
-                _ => c.slices.end(&mut c.stats, track, ts),
+                _ => {
+                    c.slices.end(&mut c.stats, track, ts);
+                }
             }
         }
         _ => {}

@@ -3,7 +3,9 @@
 //! rows.
 
 pub mod atrace;
+pub mod binder;
 pub mod counters;
+pub mod drm;
 pub mod frame_timeline;
 pub mod process;
 pub mod raw;
@@ -27,4 +29,7 @@ pub struct Ctx {
     pub states: sched::EndStates,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
+    /// Python-parity mode: the importers only the core has stay off
+    /// (tools/compare_core.py; see decoder/proto.rs).
+    pub python_parity: bool,
 }

@@ -95,10 +95,6 @@ impl EndStates {
         id
     }
 
-    pub fn id_of(&self, name: &str) -> Option<u16> {
-        self.ids.get(&Some(name.to_owned())).copied()
-    }
-
     pub fn decode(&mut self, raw: i64) -> u16 {
         if let Some(&id) = self.cache.get(&raw) {
             return id;
@@ -219,10 +215,15 @@ pub struct ThreadStateTable {
 /// row, opens Running on the cpu); task_newtask closes the last row and opens
 /// R with the parent as waker; sched_waking does the same only if the wakee
 /// has no rows or its last row is blocked (not Running / R), else it is
-/// spurious; sched_blocked_reason sets io_wait on a blocked last row.
+/// spurious; sched_blocked_reason sets io_wait on the thread's last blocked
+/// row, which stays its target after a waking opened R (the reason is
+/// usually emitted at wake-up) until the thread runs again, as
+/// thread_state_tracker.cc's `last_blocked_row` (every state but Running and
+/// R is blocked, R+ included).
 pub struct ThreadStateTracker {
     pub table: ThreadStateTable,
-    last: Vec<u32>, // utid -> last row (u32::MAX = none)
+    last: Vec<u32>,         // utid -> last row (u32::MAX = none)
+    last_blocked: Vec<u32>, // utid -> last blocked row since it last ran
     pub spurious: i64,
     r_plus: Option<u16>,
 }
@@ -234,6 +235,7 @@ impl ThreadStateTracker {
         ThreadStateTracker {
             table: Default::default(),
             last: Vec::new(),
+            last_blocked: Vec::new(),
             spurious: 0,
             r_plus: None,
         }
@@ -260,8 +262,14 @@ impl ThreadStateTracker {
         let u = utid as usize;
         if self.last.len() <= u {
             self.last.resize(u + 1, NONE);
+            self.last_blocked.resize(u + 1, NONE);
         }
         self.last[u] = row;
+        if state == RUNNING {
+            self.last_blocked[u] = NONE;
+        } else if state != R {
+            self.last_blocked[u] = row;
+        }
     }
 
     fn close_last(&mut self, utid: u32, ts: i64) {
@@ -317,16 +325,13 @@ impl ThreadStateTracker {
         self.r_plus = id;
     }
 
-    pub fn blocked_reason(&mut self, utid: u32, io_wait: i64, states: &EndStates) {
+    pub fn blocked_reason(&mut self, utid: u32, io_wait: i64) {
         if utid == 0 {
             return;
         }
-        if let Some(r) = self.last_row(utid) {
-            let st = self.table.state[r];
-            let r_plus = states.id_of("R+");
-            if st != RUNNING && st != R && Some(st) != r_plus {
-                self.table.io_wait[r] = Some(io_wait);
-            }
+        match self.last_blocked.get(utid as usize) {
+            Some(&r) if r != NONE => self.table.io_wait[r as usize] = Some(io_wait),
+            _ => {}
         }
     }
 }

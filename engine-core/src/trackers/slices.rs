@@ -13,6 +13,8 @@ pub struct SliceRow {
     pub dur: i64,
     pub track: u32,
     pub name: String,
+    /// slice.category (set by the trackers that have one, e.g. "binder")
+    pub category: Option<&'static str>,
     pub depth: i64,
     pub parent: Option<u32>,
     pub arg_set: Option<i64>,
@@ -62,6 +64,7 @@ impl SliceTracker {
             dur,
             track,
             name,
+            category: None,
             depth: depth as i64,
             parent,
             arg_set,
@@ -69,19 +72,20 @@ impl SliceTracker {
         stack.push(sid);
     }
 
-    /// Closes the innermost open slice on `track`.
-    pub fn end(&mut self, stats: &mut Stats, track: u32, ts: i64) {
+    /// Closes the innermost open slice on `track`; returns its row.
+    pub fn end(&mut self, stats: &mut Stats, track: u32, ts: i64) -> Option<u32> {
         if let Some(stack) = self.stacks.get_mut(&track) {
             while let Some(&top) = stack.last() {
                 let row = &mut self.rows[top as usize];
                 stack.pop();
                 if row.dur == -1 {
                     row.dur = ts - row.ts;
-                    return;
+                    return Some(top);
                 }
                 // a completed instant
             }
         }
         stats.add("misplaced_end_event", 1, None);
+        None
     }
 }

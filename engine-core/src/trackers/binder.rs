@@ -1,0 +1,214 @@
+//! binder ftrace events -> binder transaction / reply slices with their args
+//! (trace_processor's importers/ftrace/binder_tracker.cc, as v58 imports
+//! binder_transaction, binder_transaction_received and
+//! binder_transaction_alloc_buf).
+//!
+//! A synchronous transaction opens "binder transaction" on the sender's
+//! thread track; its receipt opens "binder reply" on the receiver's and adds
+//! the destination thread to the sender's slice; the reply transaction adds
+//! its args to "binder reply" and ends it; the reply's receipt ends the
+//! sender's slice. A one-way transaction is a "binder transaction async"
+//! instant on the sender and a "binder async rcv" instant (with the
+//! sender's args) on the receiver. binder_transaction_alloc_buf adds data /
+//! offsets sizes to the sender's open "binder transaction". All have
+//! category "binder". Not imported: flows (no flow table), binder_command /
+//! binder_return (slice closing on failed transactions), binder locks.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::atrace::thread_track;
+use super::tracks::ArgVal;
+use super::Ctx;
+
+const CATEGORY: &str = "binder";
+const TRANSACTION: &str = "binder transaction";
+const TRANSACTION_ASYNC: &str = "binder transaction async";
+const REPLY: &str = "binder reply";
+const ASYNC_RCV: &str = "binder async rcv";
+const ONE_WAY: i128 = 0x01;
+
+type ArgList = Vec<(&'static str, ArgVal)>;
+
+struct Outstanding {
+    is_reply: bool,
+    is_oneway: bool,
+    args: ArgList,
+    send_track: u32,
+}
+
+/// Open transactions and the args of binder slices (sets made at finish:
+/// args are added to a slice after it opened).
+#[derive(Default)]
+pub struct BinderTracker {
+    outstanding: HashMap<i128, Outstanding>,
+    /// binder slice rows, each with its args so far
+    slice_args: Vec<(u32, ArgList)>,
+    row_index: HashMap<u32, usize>,
+    /// per track: binder slice rows opened there (most recent last)
+    opened: HashMap<u32, Vec<u32>>,
+}
+
+/// `0x%02x` as base::IntToHexString.
+fn hex(v: i128) -> String {
+    format!("0x{v:02x}")
+}
+
+fn flags_human(flags: i128) -> String {
+    let mut s = String::new();
+    if flags & ONE_WAY != 0 {
+        s += "this is a one-way call: async, no return; ";
+    }
+    if flags & 0x04 != 0 {
+        s += "contents are the components root object; ";
+    }
+    if flags & 0x08 != 0 {
+        s += "contents are a 32-bit status code; ";
+    }
+    if flags & 0x10 != 0 {
+        s += "allow replies with file descriptors; ";
+    }
+    if flags == 0 {
+        s += "No Flags Set";
+    }
+    s
+}
+
+pub struct Transaction {
+    pub tid: i64,
+    pub transaction_id: i128,
+    pub dest_node: i128,
+    pub dest_tgid: i128,
+    pub dest_tid: i128,
+    pub is_reply: bool,
+    pub flags: i128,
+    pub code: i128,
+}
+
+impl BinderTracker {
+    fn add_args(&mut self, row: u32, mut items: ArgList) {
+        match self.row_index.get(&row) {
+            Some(&i) => self.slice_args[i].1.append(&mut items),
+            None => {
+                self.row_index.insert(row, self.slice_args.len());
+                self.slice_args.push((row, items));
+            }
+        }
+    }
+
+    fn begin(&mut self, c: &mut Ctx, track: u32, ts: i64, name: &str, dur: i64, args: ArgList) {
+        let row = c.slices.rows.len() as u32;
+        c.slices
+            .begin(&mut c.stats, track, ts, name.to_owned(), dur, None);
+        if c.slices.rows.len() as u32 > row {
+            c.slices.rows[row as usize].category = Some(CATEGORY);
+            self.opened.entry(track).or_default().push(row);
+            self.add_args(row, args);
+        }
+    }
+
+    /// The innermost open binder slice named `name` on `track`.
+    fn open_named(&self, c: &Ctx, track: u32, name: &str) -> Option<u32> {
+        let rows = self.opened.get(&track)?;
+        rows.iter().rev().copied().find(|&r| {
+            let s = &c.slices.rows[r as usize];
+            s.dur == -1 && s.name == name
+        })
+    }
+
+    fn thread_name_args(c: &Ctx, utid: u32, key_tid: i128) -> ArgList {
+        let mut items = vec![("destination thread", ArgVal::Int(key_tid))];
+        if let Some(name) = c.pt.t_name[utid as usize].as_deref() {
+            items.push(("destination name", ArgVal::Str(name.to_owned())));
+        }
+        items
+    }
+
+    pub fn transaction(&mut self, c: &mut Ctx, ts: i64, t: Transaction) {
+        let utid = c.pt.get_or_create_thread(t.tid);
+        let track = thread_track(c, utid);
+        let args: ArgList = vec![
+            ("transaction id", ArgVal::Int(t.transaction_id)),
+            ("destination node", ArgVal::Int(t.dest_node)),
+            ("destination process", ArgVal::Int(t.dest_tgid)),
+            ("reply transaction?", ArgVal::Bool(t.is_reply)),
+            (
+                "flags",
+                ArgVal::Str(format!("{} {}", hex(t.flags), flags_human(t.flags))),
+            ),
+            (
+                "code",
+                ArgVal::Str(format!("{} Java Layer Dependent", hex(t.code))),
+            ),
+            ("calling tid", ArgVal::Int(t.tid as i128)),
+        ];
+        let is_oneway = t.flags & ONE_WAY != 0;
+        if t.is_reply {
+            let dest = c.pt.get_or_create_thread(t.dest_tid as i64);
+            if let Some(row) = self.open_named(c, track, REPLY) {
+                let items = Self::thread_name_args(c, dest, t.dest_tid);
+                self.add_args(row, items);
+            }
+            if let Some(row) = c.slices.end(&mut c.stats, track, ts) {
+                self.add_args(row, args.clone());
+            }
+        } else if is_oneway {
+            self.begin(c, track, ts, TRANSACTION_ASYNC, 0, args.clone());
+        } else {
+            self.begin(c, track, ts, TRANSACTION, -1, args.clone());
+        }
+        self.outstanding.insert(
+            t.transaction_id,
+            Outstanding {
+                is_reply: t.is_reply,
+                is_oneway,
+                args,
+                send_track: track,
+            },
+        );
+    }
+
+    pub fn received(&mut self, c: &mut Ctx, ts: i64, pid: i64, transaction_id: i128) {
+        let Some(t) = self.outstanding.remove(&transaction_id) else {
+            return;
+        };
+        let utid = c.pt.get_or_create_thread(pid);
+        let track = thread_track(c, utid);
+        if t.is_reply {
+            c.slices.end(&mut c.stats, track, ts);
+        } else if t.is_oneway {
+            self.begin(c, track, ts, ASYNC_RCV, 0, t.args);
+        } else {
+            if let Some(row) = self.open_named(c, t.send_track, TRANSACTION) {
+                let items = Self::thread_name_args(c, utid, pid as i128);
+                self.add_args(row, items);
+            }
+            self.begin(c, track, ts, REPLY, -1, Vec::new());
+        }
+    }
+
+    pub fn alloc_buf(&mut self, c: &mut Ctx, pid: i64, data_size: i128, offsets_size: i128) {
+        let utid = c.pt.get_or_create_thread(pid);
+        let track = thread_track(c, utid);
+        if let Some(row) = self.open_named(c, track, TRANSACTION) {
+            self.add_args(
+                row,
+                vec![
+                    ("data size", ArgVal::Int(data_size)),
+                    ("offsets size", ArgVal::Int(offsets_size)),
+                ],
+            );
+        }
+    }
+
+    /// The binder slices' arg sets, made once every arg is known.
+    pub fn finish(self, c: &mut Ctx) {
+        for (row, items) in self.slice_args {
+            if items.is_empty() {
+                continue;
+            }
+            let list: Vec<(&str, Option<ArgVal>)> =
+                items.into_iter().map(|(k, v)| (k, Some(v))).collect();
+            c.slices.rows[row as usize].arg_set = Some(c.args.add_set(&list));
+        }
+    }
+}
