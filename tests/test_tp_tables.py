@@ -79,8 +79,6 @@ FRAMES_NESTING = ("overlapping frame timeline slices: trace_processor v58 spread
 SLICE_TRACKS_ARGS = ("slices on frame timeline / async tracks point to tracks whose "
                      "dimensions differ (track_compressor_idx, see FRAMES_V58) and carry "
                      "fewer args")
-API32_SLICES = ("7,952 of 9,887 slices: binder transactions/replies (and the depths "
-                "of the slices they enclose) and dma_fence are not imported")
 API32_COUNTERS = ("counters and their tracks trace_processor creates that the embedded engine "
                   "does not (process memory from process_stats incl. thread fallbacks, "
                   "more ftrace counters)")
@@ -391,13 +389,11 @@ KNOWN_GAPS: list[Gap] = [
         "fixtures/pinned_late.pftrace",
         "fixtures/pinned_late_compact.pftrace",
         "shared/nia-sidky.perfetto-trace",
+        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("slice", ['depth', 'parent_id'], FRAMES_NESTING, {
         "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
-    }),
-    Gap("slice", ['rows'], API32_SLICES, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("slice", ['ts'], SYSTRACE_IRQ_FLAGS, {
         "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",

@@ -101,9 +101,8 @@ fn kernel_point(
     tgid: i128,
     value: i128,
 ) {
-    // A kernel counter's pid may be a placeholder: it belongs to its tgid
-    // (trace_processor does the same).
-    let pid = if phase == 'C' { tgid as i64 } else { pid };
+    // (the counter's utid arg is the emitting thread, as trace_processor
+    // v58 records it)
     let tp = TracePoint {
         phase,
         tgid,
