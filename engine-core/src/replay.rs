@@ -335,6 +335,7 @@ fn ftrace_event(
             e.int("context").unwrap_or(0),
             e.int("seqno").unwrap_or(0),
         ),
+        "dma_fence_wait_end" if !c.python_parity => DrmTracker::wait_end(c, ts, e.pid),
         "binder_transaction" if !c.python_parity => binder.transaction(
             c,
             ts,
@@ -358,7 +359,6 @@ fn ftrace_event(
             e.int("data_size").unwrap_or(0),
             e.int("offsets_size").unwrap_or(0),
         ),
-        "dma_fence_wait_end" if !c.python_parity => DrmTracker::wait_end(c, ts, e.pid),
         "dpu_tracing_mark_write" if !c.python_parity => atrace::kernel_mark(
             c,
             slots,

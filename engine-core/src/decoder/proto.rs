@@ -161,8 +161,9 @@ pub struct ProtoDecoder<'s> {
     skipped: std::collections::BTreeMap<u32, i64>,
     /// Python-parity mode (env ARTSCOPE_CORE_PYTHON_PARITY, set by
     /// tools/compare_core.py only): the fields of CORE_ONLY_WITH_FIELDS
-    /// events are not read, so the importers the retired Python importer
-    /// lacks (kernel atrace) add nothing and ids stay comparable.
+    /// events are not read and replay skips them, so the importers the
+    /// retired Python importer lacks (binder, dma_fence, kernel atrace) add
+    /// nothing and ids stay comparable.
     python_parity: bool,
 }
 
