@@ -60,9 +60,6 @@ STATS = ("trace_processor lists every stat it knows (zeros included, with "
 METADATA = ("trace_processor also records trace_size_bytes, trace_type, trace_uuid, "
             "tracing_started_ns, android build/sdk, ...; the embedded engine only "
             "trace_config_pbtxt, system_* and timezone_off_mins")
-VIEW_EXTRA_COLUMNS = ("the embedded views carry columns trace_processor v58's views lack: "
-                      "sched_slice.ts_end (SELECT * FROM sched), cpu_counter_track.ucpu, "
-                      "track.event_type / counter_unit")
 FTRACE_FLAGS = "ftrace_event.common_flags: trace_processor stores each event's flags, the embedded engine NULL"
 FTRACE_ARGS = ("ftrace_event.arg_set_id: trace_processor keeps the args of every ftrace "
                "event (sched_switch, sched_waking, cpu_frequency, ...); the embedded engine "
@@ -203,7 +200,6 @@ KNOWN_GAPS: list[Gap] = [
     Gap("cpu_counter_track", ['name', 'unit'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
     }),
-    Gap("cpu_counter_track", ['ucpu (embedded only)'], VIEW_EXTRA_COLUMNS, ALL),
     Gap("expected_frame_timeline_slice", ['depth', 'parent_id'], FRAMES_NESTING, {
         "conformance/parser_graphics/test_actual_frame_timeline_events",
     }),
@@ -286,7 +282,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_graphics/test_actual_frame_timeline_events",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
-    Gap("sched_slice", ['ts_end (embedded only)'], VIEW_EXTRA_COLUMNS, ALL),
     Gap("slice", ['arg_set_id', 'track_id'], SLICE_TRACKS_ARGS, {
         "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
         "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
@@ -337,7 +332,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
-    Gap("track", ['counter_unit (embedded only)', 'event_type (embedded only)'], VIEW_EXTRA_COLUMNS, ALL),
     Gap("track", ['dimension_arg_set_id'], SLICE_TRACKS_ARGS, {
         "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
         "conformance/parser_parsing_sys_stats/test_gpufreq",

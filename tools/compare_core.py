@@ -98,6 +98,9 @@ CORE_BEYOND_PYTHON: dict[str, tuple[str, str]] = {
 #: Columns left out of the comparison for the same reason: (table, column)
 #: -> why.
 CORE_BEYOND_PYTHON_COLUMNS: dict[tuple[str, str], str] = {
+    **{view_column: "trace_processor v58's views lack it; the core's follow them"
+       for view_column in (("sched_slice", "ts_end"), ("cpu_counter_track", "ucpu"),
+                           ("track", "event_type"), ("track", "counter_unit"))},
     ("thread_state", "io_wait"): (
         "sched_blocked_reason sets io_wait on the thread's last blocked row even "
         "after a waking opened R (trace_processor's last_blocked_row); the Python "
