@@ -304,8 +304,6 @@ pub struct Sink {
     pub partial: bool,
     /// Packets that did not parse.
     pub bad_packets: i64,
-    /// Python-parity mode (see decoder/proto.rs): the core-only importers stay off.
-    pub python_parity: bool,
 }
 
 impl Sink {

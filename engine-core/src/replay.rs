@@ -7,7 +7,7 @@ use std::sync::Arc as Rc;
 
 use crate::events::*;
 use crate::trackers::atrace::{self, AsyncSlots};
-use crate::trackers::binder::{BinderTracker, Transaction};
+use crate::trackers::binder::{hex, BinderTracker, Transaction};
 use crate::trackers::counters::{self, Counters};
 use crate::trackers::drm::{DrmTracker, FenceEvent};
 use crate::trackers::frame_timeline::FrameTimelineTracker;
@@ -24,6 +24,14 @@ const KTHREADD_PID: i64 = 2;
 /// Events whose raw rows carry no args (they have dedicated tables).
 const DEDICATED_TABLE_EVENTS: [&str; 4] =
     ["sched_switch", "sched_waking", "cpu_frequency", "cpu_idle"];
+
+/// Python-parity mode (env ARTSCOPE_CORE_PYTHON_PARITY, set by
+/// tools/compare_core.py only): the importers the retired Python importer
+/// lacks (binder, dma_fence, kernel atrace) stay off, for every input kind,
+/// so the identity checks can compare ids.
+pub fn python_parity() -> bool {
+    std::env::var_os("ARTSCOPE_CORE_PYTHON_PARITY").is_some()
+}
 
 /// Everything the tables are made of.
 pub struct Imported {
@@ -60,7 +68,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .clone()
             .unwrap_or_default()
             .to_lowercase(),
-        python_parity: sink.python_parity,
+        python_parity: python_parity(),
     };
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
@@ -347,7 +355,10 @@ fn ftrace_event(
                 dest_tid: e.int("to_thread").unwrap_or(0),
                 is_reply: e.int("reply").unwrap_or(0) == 1,
                 flags: e.int("flags").unwrap_or(0),
-                code: e.int("code").unwrap_or(0),
+                // protobuf: a number; systrace text: the hex text as written
+                code: e
+                    .str("code")
+                    .map_or_else(|| hex(e.int("code").unwrap_or(0)), str::to_owned),
             },
         ),
         "binder_transaction_received" if !c.python_parity => {

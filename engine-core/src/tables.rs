@@ -246,7 +246,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
 pub const VIEWS: [(&str, &str); 8] = [
-    ("sched_slice", "SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu FROM sched"),
+    ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
     ("process_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _upid AS upid FROM __track WHERE event_type = 'slice' AND _upid IS NOT NULL"),

@@ -185,7 +185,7 @@ impl<'s> ProtoDecoder<'s> {
             bad_packets: 0,
             keep_on_error: false,
             skipped: Default::default(),
-            python_parity: std::env::var_os("ARTSCOPE_CORE_PYTHON_PARITY").is_some(),
+            python_parity: crate::replay::python_parity(),
         }
     }
 
@@ -217,7 +217,6 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         self.sink.bad_packets = self.bad_packets;
-        self.sink.python_parity = self.python_parity;
         if self.bad_packets > 0 {
             self.sink.partial = true;
             self.sink

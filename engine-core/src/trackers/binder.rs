@@ -49,7 +49,7 @@ pub struct BinderTracker {
 }
 
 /// `0x%02x` as base::IntToHexString.
-fn hex(v: i128) -> String {
+pub fn hex(v: i128) -> String {
     format!("0x{v:02x}")
 }
 
@@ -81,7 +81,8 @@ pub struct Transaction {
     pub dest_tid: i128,
     pub is_reply: bool,
     pub flags: i128,
-    pub code: i128,
+    /// the code as trace_processor prints it before " Java Layer Dependent"
+    pub code: String,
 }
 
 impl BinderTracker {
@@ -137,7 +138,7 @@ impl BinderTracker {
             ),
             (
                 "code",
-                ArgVal::Str(format!("{} Java Layer Dependent", hex(t.code))),
+                ArgVal::Str(format!("{} Java Layer Dependent", t.code)),
             ),
             ("calling tid", ArgVal::Int(t.tid as i128)),
         ];
