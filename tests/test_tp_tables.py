@@ -14,8 +14,7 @@ reason. A trace's observed aspects per table must equal the union of its
 gaps' aspects exactly: a new difference fails, and so does a listed gap that
 disappeared (remove it from the list - the list only shrinks honestly).
 
-The compiled core is the embedded engine here (protobuf input; systrace
-still goes through the Python importer). Skipped, saying why, without a
+The compiled core is the embedded engine here. Skipped, saying why, without a
 trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin) or without the
 built core.
 """
@@ -66,8 +65,8 @@ FTRACE_ARGS = ("ftrace_event.arg_set_id: trace_processor keeps the args of every
                "only of those it keeps args for (print, clock_set_rate, task_newtask, ...)")
 FTRACE_NAMES = ("events missing from the embedded engine's ftrace schema (mali_*, "
                 "gpu_power_state, sysgraph*) are named 'generic'")
-FTRACE_ROWS = ("ftrace_event rows: none for systrace input (the Python importer; issue 18 "
-               "item 1), and compact sched_switch before tracing_started is dropped, not kept")
+FTRACE_ROWS = ("ftrace_event rows: none for systrace input (issue 18 item 1), and compact "
+               "sched_switch before tracing_started is dropped, not kept")
 ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, Present "
         "Delay, Vsync Resynced Jitter), cpu features / arm ids, ugpu, process_stats and "
         "unsigned ftrace fields typed 'uint'; the embedded engine has fewer")
@@ -102,7 +101,7 @@ PROCESS_TRACKS = ("process tracks: atrace async slices for a named track (N/G/H)
 THREAD_TRACKS = "thread tracks trace_processor creates for threads with only ftrace/binder events"
 TRACK_ROWS = "tracks: the union of API32_COUNTERS, PROCESS_TRACKS and THREAD_TRACKS"
 BLOCKED_FUNCTION = ("thread_state.blocked_function from systrace sched_blocked_reason "
-                    "(the Python importer does not read it)")
+                    "is not imported")
 SYSTRACE_IRQ_FLAGS = ("systrace lines without a gap after the irq flags: the timestamp is "
                       "read with the flags' digits (316196720000 for 16196720000)")
 BOUNDS_EMPTY = "trace_bounds of a trace with no timestamped data: (0, 0) in trace_processor, (0, 1) in the embedded engine"
