@@ -13,6 +13,9 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 from artscope.engines.embedded import EmbeddedEngine, core
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import compare_tp  # noqa: E402
+
 pytestmark = pytest.mark.skipif(not core.available(),
                                 reason="compiled core not built (python3 tools/build_core.py)")
 
@@ -125,12 +128,8 @@ def test_fence_timeline(eng):
 
 @pytest.mark.tp
 def test_same_slices_as_trace_processor(trace_path):
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-    import compare_tp
-
     tp_bin = compare_tp.find_tp_bin()
     if tp_bin is None:
         pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
-    diffs = {d.table: d for d in compare_tp.compare_trace(trace_path, tp_bin)}
-    for table in ("slice", "thread_track", "thread", "process"):
-        assert not diffs[table].aspects, diffs[table].example
+    tables = ("slice", "thread_track", "thread", "process")
+    assert compare_tp.differing_tables(trace_path, tables, tp_bin) == {}

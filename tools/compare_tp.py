@@ -273,6 +273,15 @@ def compare_trace(path: Path, tp_bin: str | None = None) -> list[TableDiff]:
         tp.close()
 
 
+def differing_tables(path: Path, tables: Iterable[str], tp_bin: str | None = None
+                     ) -> dict[str, str]:
+    """Of ``tables``, those that differ from trace_processor's on ``path``:
+    table -> what differs."""
+    wanted = set(tables)
+    return {d.table: f"{sorted(d.aspects)}: {d.example}"
+            for d in compare_trace(path, tp_bin) if d.table in wanted and d.aspects}
+
+
 # --------------------------------------------------------------------------
 # the traces compared by tests/test_tp_tables.py
 # --------------------------------------------------------------------------
