@@ -169,7 +169,7 @@ impl<'a> Args<'a> {
                 let mut parts = tok.split(|&b| b == b'=').filter(|p| !p.is_empty());
                 match parts.next() {
                     None => (b"", b""),
-                    Some(k) => (k, parts.last().unwrap_or(b"")),
+                    Some(k) => (k, parts.next_back().unwrap_or(b"")),
                 }
             };
             if !d.iter().any(|(k, _)| *k == key) {
@@ -379,7 +379,7 @@ fn strtol16(s: &[u8]) -> i64 {
         v = (v * 16 + (b as char).to_digit(16).unwrap_or(0) as u128).min(U64 + 1);
     }
     let v = if neg { -(v as i128) } else { v as i128 };
-    (v.clamp(i64::MIN as i128, i64::MAX as i128) as i64 & 0xffff_ffff) as i64
+    v.clamp(i64::MIN as i128, i64::MAX as i128) as i64 & 0xffff_ffff
 }
 
 // TaskState::FromSystrace letters -> 4.4-layout raw bits
@@ -682,7 +682,7 @@ fn py_repr80(b: &[u8]) -> String {
             chars.push(Err(x));
         }
     }
-    let has = |q: char| chars.iter().any(|c| *c == Ok(q));
+    let has = |q: char| chars.contains(&Ok(q));
     let quote = if has('\'') && !has('"') { '"' } else { '\'' };
     let mut out = String::from(quote);
     for c in chars {
@@ -709,7 +709,7 @@ fn py_repr80(b: &[u8]) -> String {
 /// Counter.most_common(): by count descending, first seen first on ties.
 fn most_common(c: &[(&[u8], usize)]) -> Vec<(String, usize)> {
     let mut v: Vec<(String, usize)> = c.iter().map(|(k, n)| (text(k), *n)).collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|e| std::cmp::Reverse(e.1)); // stable: first seen first
     v
 }
 
