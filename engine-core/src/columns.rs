@@ -265,30 +265,28 @@ impl Table {
     fn sort_keys(&self, col: usize) -> Vec<i64> {
         let c = &self.cols[col];
         let null_key = i64::MIN;
+        // NULL where flagged, else key(row) (kept above the NULL key)
+        let keyed = |n: usize, key: &dyn Fn(usize) -> i64| -> Vec<i64> {
+            (0..n)
+                .map(|r| {
+                    if !c.nulls.is_empty() && c.nulls[r] {
+                        null_key
+                    } else {
+                        key(r).max(i64::MIN + 1)
+                    }
+                })
+                .collect()
+        };
         match &c.data {
-            Data::Int(v) => v
-                .iter()
-                .enumerate()
-                .map(|(r, &x)| {
-                    if !c.nulls.is_empty() && c.nulls[r] {
-                        null_key
-                    } else {
-                        x.max(i64::MIN + 1)
-                    }
-                })
-                .collect(),
-            Data::Real(v) => v
-                .iter()
-                .enumerate()
-                .map(|(r, &x)| {
-                    if !c.nulls.is_empty() && c.nulls[r] {
-                        null_key
-                    } else {
-                        let b = x.to_bits() as i64;
-                        (if b < 0 { b ^ i64::MAX } else { b }).max(i64::MIN + 1)
-                    }
-                })
-                .collect(),
+            Data::Int(v) => keyed(v.len(), &|r| v[r]),
+            Data::Real(v) => keyed(v.len(), &|r| {
+                let b = v[r].to_bits() as i64;
+                if b < 0 {
+                    b ^ i64::MAX
+                } else {
+                    b
+                }
+            }),
             Data::Text(v) => {
                 let mut order: Vec<u32> = (0..c.dict.len() as u32).collect();
                 order.sort_unstable_by(|&a, &b| {
