@@ -1,10 +1,9 @@
 """Benchmark the systrace text import on a synthetic ~30 MB ftrace text.
 
-    python3 bench/bench_systrace.py [--mb 30] [--engine core|python|both] [--profile]
+    python3 bench/bench_systrace.py [--mb 30]
 
 Times (wall and CPU) the compiled core's import (decode + replay, then the
-tables as the engine gets them) and the Python importer's (text.py decoder,
-then tables.py + store.py), in that order, in one process.
+tables as the embedded engine gets them) and a first query, in one process.
 
 Writes nothing to the repository; the synthetic trace lives in memory. The
 mix resembles a real Android systrace: ~45% sched_switch, ~20% sched_waking,
@@ -77,38 +76,11 @@ def _cpu() -> float:
     return time.process_time()
 
 
-def bench_python(data: bytes) -> None:
-    """The Python importer: text.py's decoder, then tables.py + store.py."""
-    from artscope.engines.embedded import EmbeddedEngine
-    from artscope.engines.embedded.events import EventSink
-    from artscope.engines.embedded.text import decode_systrace
-
-    w0, c0 = time.perf_counter(), _cpu()
-    sink = EventSink()
-    decode_systrace(data, sink)
-    w1, c1 = time.perf_counter(), _cpu()
-    print(f"python decode_systrace: {w1 - w0:.2f} s wall, {c1 - c0:.2f} s CPU "
-          f"({len(data) / 1e6 / (w1 - w0):.1f} MB/s)")
-    print(f"  sched_switch={len(sink.switches)} sched_waking={len(sink.wakings)} "
-          f"ftrace={len(sink.ftrace)} packets={len(sink.packets)}")
-    eng = EmbeddedEngine()
-    eng.load_sink(sink, "<bench>", ingest_ftrace_in_raw=False)
-    assert eng.store is not None
-    eng.store.ensure_tables_for("select * from thread_state")
-    w2, c2 = time.perf_counter(), _cpu()
-    print(f"python tables + store: {w2 - w1:.2f} s wall, {c2 - c1:.2f} s CPU")
-    print(f"python import total: {w2 - w0:.2f} s wall, {c2 - c0:.2f} s CPU")
-    eng.close()
-
-
 def bench_core(data: bytes) -> None:
     """The compiled core: detection, decoding and replay, then the whole load
     as the embedded engine does it (+ the tables as a core session)."""
     from artscope.engines.embedded import core
 
-    if not core.available():
-        print("core: not built (python3 tools/build_core.py)")
-        return
     w0, c0 = time.perf_counter(), _cpu()
     imported = core._core.import_trace(data, "<bench>", False)
     w1, c1 = time.perf_counter(), _cpu()
@@ -131,28 +103,13 @@ def bench_core(data: bytes) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--mb", type=float, default=30.0)
-    ap.add_argument("--engine", choices=("core", "python", "both"), default="both")
-    ap.add_argument("--profile", action="store_true", help="cProfile the Python decoder")
     a = ap.parse_args()
     t0 = time.perf_counter()
     data = synth(int(a.mb * 1e6))
     t1 = time.perf_counter()
     n_lines = data.count(b"\n")
     print(f"synthesised {len(data) / 1e6:.1f} MB, {n_lines} lines in {t1 - t0:.1f} s")
-    if a.profile:
-        import cProfile
-        import pstats
-
-        from artscope.engines.embedded.events import EventSink
-        from artscope.engines.embedded.text import decode_systrace
-        sink = EventSink()
-        cProfile.runctx("decode_systrace(data, sink)", globals(), locals(), "/tmp/systrace.prof")
-        pstats.Stats("/tmp/systrace.prof").sort_stats("cumulative").print_stats(15)
-        return
-    if a.engine in ("core", "both"):
-        bench_core(data)
-    if a.engine in ("python", "both"):
-        bench_python(data)
+    bench_core(data)
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """The compiled core's query path (engine-core/src/vtab.rs, session.rs)
 answers exactly as SQLite's own tables do.
 
-The oracle is the same import as a real SQLite database (``to_sqlite``, whose
-tables tests/test_core_identity.py holds identical to the Python importer's):
-every table and view read whole, and queries that exercise each way the
+The oracle is the same import as a real SQLite database (``to_sqlite``, the
+tables bulk-inserted), with trace_processor's prelude functions registered
+here in Python: every table and view read whole, and queries that exercise each way the
 virtual tables find rows (equality through an index, the row number, ts
 ranges, IN lists, ORDER BY taken from the scan order) and each way they must
 fall back to a scan (values of another type, NULL, other collations), give
@@ -21,22 +21,35 @@ import pytest
 
 from artscope.engines.base import rows_to_frame
 from artscope.engines.embedded import core
-from artscope.engines.embedded.formats import read_trace_bytes
-from artscope.engines.embedded.store import Store
 
 REPO = Path(__file__).resolve().parents[1]
-
-pytestmark = pytest.mark.skipif(not core.available(),
-                                reason="compiled core not built (pip install -e . builds it)")
 
 FIXTURES = sorted(p for p in (REPO / "fixtures").iterdir()
                   if p.name.endswith((".pftrace", ".pftrace.gz")))
 
 
+def _with_prelude(conn: sqlite3.Connection) -> sqlite3.Connection:
+    """Registers the reference trace_start() / trace_end() / trace_dur() and
+    EXTRACT_ARG(arg_set_id, key) (trace_processor's prelude: the typed value
+    of one arg) on ``conn``."""
+    start, end = conn.execute("SELECT start_ts, end_ts FROM trace_bounds").fetchone()
+    conn.create_function("trace_start", 0, lambda: start, deterministic=True)
+    conn.create_function("trace_end", 0, lambda: end, deterministic=True)
+    conn.create_function("trace_dur", 0, lambda: end - start, deterministic=True)
+    args = {(set_id, key): iv if iv is not None else (sv if sv is not None else rv)
+            for set_id, key, iv, sv, rv in conn.execute(
+                "SELECT arg_set_id, key, int_value, string_value, real_value FROM args")}
+    conn.create_function(
+        "extract_arg", 2,
+        lambda set_id, key: None if set_id is None or key is None else args.get((set_id, key)),
+        deterministic=True)
+    return conn
+
+
 def _both(data: bytes) -> tuple[sqlite3.Connection, core.CoreStore]:
-    # Python's store registers the reference prelude functions on it
-    oracle = Store.from_connection(core.import_proto(data, "oracle").conn).conn
-    return oracle, core.open_proto(data, "core").store
+    """The oracle connection and the core's store for a trace file's bytes."""
+    oracle = _with_prelude(core.import_trace(data, "oracle").conn)
+    return oracle, core.open_trace(data, "core").store
 
 
 def _oracle_frame(conn: sqlite3.Connection, sql: str) -> pl.DataFrame:
@@ -65,7 +78,7 @@ def _bench_trace() -> bytes:
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_every_table_and_view_reads_whole(path):
-    conn, store = _both(read_trace_bytes(path).data)
+    conn, store = _both(path.read_bytes())
     for name in _tables(conn):
         _assert_same(conn, store, f"SELECT * FROM {name}")
 
@@ -73,10 +86,10 @@ def test_every_table_and_view_reads_whole(path):
 @pytest.mark.slow
 def test_shared_traces_read_whole(shared_traces):
     for path in sorted(shared_traces.iterdir()):
-        tb = read_trace_bytes(path) if path.suffix != ".md" else None
-        if tb is None or tb.kind != "proto":
+        data = path.read_bytes() if path.suffix != ".md" else None
+        if data is None or core.inspect(data, path.name).kind != "proto":
             continue
-        conn, store = _both(tb.data)
+        conn, store = _both(data)
         for name in _tables(conn):
             _assert_same(conn, store, f"SELECT * FROM {name}")
 
@@ -176,7 +189,7 @@ def test_lookups_match_sqlite_tables():
 
 
 def test_results_keep_types_and_repeated_names():
-    _, store = _both(read_trace_bytes(FIXTURES[0]).data)
+    _, store = _both(FIXTURES[0].read_bytes())
     df = store.frame("SELECT 1 AS a, 1.5 AS b, 'x' AS c, NULL AS d, x'00ff' AS e, "
                      "1 AS a")
     assert df.columns == ["a", "b", "c", "d", "e", "a_right"]
@@ -190,7 +203,7 @@ def test_results_keep_types_and_repeated_names():
 
 
 def test_temp_tables_and_errors():
-    _, store = _both(read_trace_bytes(FIXTURES[0]).data)
+    _, store = _both(FIXTURES[0].read_bytes())
     store.create_table("artscope_probe", ["a", "b", "c"],
                        [(1, "x", 2.5), (None, "y", True), (3, b"\x01", None)])
     assert store.frame("SELECT * FROM artscope_probe").rows() == [

@@ -107,7 +107,7 @@ def test_bounds_include_sys_stats_counters_not_imported():
     # the same trace_bounds: [500, 3000], not the lone ftrace event's [1000].
     from perfetto.trace_builder.proto_builder import TraceProtoBuilder
 
-    from artscope.engines.embedded import EmbeddedEngine, decode_bytes
+    from artscope.engines.embedded import EmbeddedEngine
 
     b = TraceProtoBuilder()
     p = b.add_packet()
@@ -124,7 +124,7 @@ def test_bounds_include_sys_stats_counters_not_imported():
     v = p.sys_stats.vmstat.add()
     v.key, v.value = 1, 100
     eng = EmbeddedEngine()
-    eng.load_sink(decode_bytes("proto", b.serialize()))
+    eng.load_bytes(b.serialize())
     assert eng.query("SELECT start_ts, end_ts FROM trace_bounds").rows() == [(500, 3000)]
 
 

@@ -45,8 +45,9 @@ def test_wheel_ships_core_and_package_data_and_finds_them(tmp_path, fixtures_dir
             "from artscope.engines import load_trace;"
             "print(r.resource_dir('sql_metrics')); print(len(m.metric_sql('gc')) > 0);"
             "print(sorted(x.name for x in c.list_configs()));"
-            "print(core._core.__file__); print(core.enabled());"
+            "print(core._core.__file__);"
             f"eng = load_trace({str(trace)!r}, engine='embedded');"
+            "print(type(eng.store).__name__);"
             "print(json.dumps(eng.query('select ts, dur, cpu, end_state from sched"
             " order by ts, cpu').rows()))")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, check=True,
@@ -56,6 +57,6 @@ def test_wheel_ships_core_and_package_data_and_finds_them(tmp_path, fixtures_dir
     assert out[1] == "True"
     assert "artscope-full" in out[2]
     assert out[3] == str(site / "artscope" / "_core.abi3.so")
-    assert out[4] == "True"
+    assert out[4] == "CoreStore"  # the wheel's core serves the tables
     assert [tuple(r) for r in json.loads(out[5])] == [
         (r.ts, r.dur, r.cpu, r.end_state) for r in T.sched_rows(S.load("pinned_late"))]

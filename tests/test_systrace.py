@@ -1,9 +1,14 @@
-"""Legacy systrace input: tokenizer, decoder, format detection, proto parity."""
+"""Legacy systrace input through the embedded engine (the compiled core's
+engine-core/src/decoder/systrace.rs and container.rs): tokenizer, fields,
+decoder, format detection, proto parity. Each test writes the text to a file,
+loads it and checks the tables trace_processor's systrace reader would fill.
+"""
 
 from __future__ import annotations
 
 import gzip
 import os
+import re
 import zipfile
 import zlib
 from collections import Counter
@@ -11,16 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from artscope.engines.embedded.events import EventSink
-from artscope.engines.embedded.formats import detect_kind, read_trace_bytes
-from artscope.engines.embedded.text import (
-    c_i32,
-    c_u32,
-    decode_systrace,
-    parse_args,
-    prev_state_to_raw,
-    tokenize_line,
-)
+from artscope.engines import load_trace
+from artscope.engines.embedded import core
+from artscope.engines.embedded.formats import read_file
 from artscope.errors import TraceError
 
 REAL = Path(__file__).resolve().parents[2] / "shared" / "traces" / "trappy-surfaceflinger.html"
@@ -33,11 +31,54 @@ HEADER = (
     "#              | |        |      |   ||||       |         |\n"
 )
 
+#: A line every test trace may end with, so that a trace whose other lines
+#: import nothing is still a trace (a thread 99998 and one cpu_idle counter).
+FILLER = "filler-99998 [000] 999.000000: cpu_idle: state=1 cpu_id=0\n"
 
-def decode(text: str | bytes) -> EventSink:
-    sink = EventSink()
-    decode_systrace(text.encode() if isinstance(text, str) else text, sink)
-    return sink
+
+class Loaded:
+    """One systrace text loaded by the embedded engine: its LoadInfo and the
+    rows of any query."""
+
+    def __init__(self, tmp_path: Path, text: str | bytes, name: str = "t.txt") -> None:
+        path = tmp_path / name
+        path.write_bytes(text.encode() if isinstance(text, str) else text)
+        self.engine = load_trace(path, engine="embedded")
+        self.warnings = list(self.engine.info.warnings)
+
+    def rows(self, sql: str) -> list[tuple]:
+        return self.engine.query(sql).rows()
+
+    def stat(self, name: str) -> int:
+        got = self.rows(f"SELECT value FROM stats WHERE name = '{name}'")
+        return got[0][0] if got else 0
+
+    def thread(self, tid: int) -> tuple:
+        """(name, pid of its process or None) of the one thread ``tid``."""
+        (row,) = self.rows("SELECT t.name, p.pid FROM thread t LEFT JOIN process p "
+                           f"USING (upid) WHERE t.tid = {tid}")
+        return row
+
+    def counters(self, track_type: str) -> list[tuple]:
+        """(ts, value, track name) of every counter on tracks of ``track_type``."""
+        return self.rows("SELECT c.ts, c.value, t.name FROM counter c JOIN track t "
+                         f"ON c.track_id = t.id WHERE t.type = '{track_type}' ORDER BY c.ts")
+
+    def close(self) -> None:
+        self.engine.close()
+
+
+@pytest.fixture
+def load(tmp_path):
+    opened: list[Loaded] = []
+
+    def _load(text: str | bytes, name: str = "t.txt") -> Loaded:
+        opened.append(Loaded(tmp_path, text, f"{len(opened)}-{name}"))
+        return opened[-1]
+
+    yield _load
+    for one in opened:
+        one.close()
 
 
 # -- (a) tokenizer -------------------------------------------------------------
@@ -80,15 +121,37 @@ def decode(text: str | bytes) -> EventSink:
         ("a-1 [001] 2.000000: print: B|1|n  \r", "a", 1, "", 1, 2000000000, "print", "B|1|n"),
     ],
 )
-def test_tokenize(line, task, pid, tgid, cpu, ts, event, args):
-    t = tokenize_line(line)
-    assert t is not None
-    assert (t.task, t.pid, t.tgid_str, t.cpu, t.ts, t.event, t.args) == (
-        task, pid, tgid, cpu, ts, event, args)
+def test_tokenize(load, line, task, pid, tgid, cpu, ts, event, args):
+    # The line itself: its thread (named by the task column unless it is
+    # "<...>"; the idle thread keeps its name), its process (TGID column) and
+    # what its event imports.
+    t = load(HEADER + line + "\n" + FILLER)
+    name, process = t.thread(pid)
+    assert name == ("swapper" if pid == 0 else None if task == "<...>" else task)
+    if tgid.strip().isdigit():
+        assert process == int(tgid)
+    slices = t.rows("SELECT ts, name FROM slice")
+    if event in ("print", "tracing_mark_write", "0") and args.startswith("B|"):
+        assert slices == [(ts, args.split("|", 2)[2])]
+    else:
+        assert slices == []
+    if event == "cpu_idle":
+        state, cpu_id = re.fullmatch(r"state=(\d+) cpu_id=(\d+)", args).groups()
+        assert t.rows("SELECT c.ts, c.value, t.cpu FROM counter c JOIN cpu_counter_track t "
+                      "ON c.track_id = t.id WHERE t.name = 'cpuidle' ORDER BY c.ts")[0] == (
+            ts, float(state), int(cpu_id))
+    if event in ("task_newtask", "sched_wakeup"):
+        assert any(f"{event} x1" in w for w in t.warnings)
+    # The same prefix before a sched_switch to thread 99999: its sched row
+    # starts at the line's timestamp on the line's CPU.
+    prefix = line[:re.compile(r"\d+\.\d+: ").search(line, line.index("]")).end()]
+    t = load(HEADER + prefix + "sched_switch: prev_comm=p prev_pid=1 prev_prio=120 "
+             "prev_state=S ==> next_comm=n next_pid=99999 next_prio=120\n")
+    assert t.rows("SELECT s.ts, s.cpu FROM sched s JOIN thread USING (utid) "
+                  "WHERE tid = 99999") == [(ts, cpu)]
 
 
 @pytest.mark.parametrize("line", [
-    "",
     "hello world",
     "no cpu bracket-12 1.0: x: y",
     "task-12 [0a] 1.0: x: y",          # cpu must be digits
@@ -99,33 +162,52 @@ def test_tokenize(line, task, pid, tgid, cpu, ts, event, args):
     "task-12 ( 5 [000] 1.0: x: y",     # no ')' before '[': pid not found
     "task-12 5) [000] 1.0: x: y",      # ')' without '('
     "-12 [000] 1.0: x: y",             # dash at start: task empty is fine? no: pos==0
+    "",                                # empty lines are skipped, not failures
 ])
-def test_tokenize_rejects(line):
+def test_tokenize_rejects(load, line):
+    t = load(HEADER + line + "\n" + FILLER)
     if line == "-12 [000] 1.0: x: y":
         # '-' at position 0 is allowed by the tokenizer (task is empty).
-        t = tokenize_line(line)
-        assert t is not None and t.task == "" and t.pid == 12
+        assert t.stat("systrace_parse_failure") == 0
+        assert t.rows("SELECT name FROM thread WHERE tid = 12") == [("",)]
         return
-    assert tokenize_line(line) is None
+    assert t.stat("systrace_parse_failure") == (0 if line == "" else 1)
+    assert t.rows("SELECT count(*) FROM thread WHERE tid = 12") == [(0,)]
 
 
-def test_parse_args_rules():
-    a = parse_args("prev_comm=a prev_pid=1 prev_state=D|K ==> next_comm=b next_pid=2")
-    assert a["prev_comm"] == "a" and a["prev_state"] == "D|K" and a["next_pid"] == "2"
-    assert a[">"] == ""
-    # bare tokens are 'name' (first wins), a=b=c keeps the last value,
-    # duplicate keys: first wins.
-    a = parse_args("perfcl_clk state=300000000 other x=1 x=2 k=v=w")
-    assert a["name"] == "perfcl_clk" and a["x"] == "1" and a["k"] == "w"
+def test_parse_args_rules(load):
+    t = load(HEADER
+             + "a-1 [000] 1.0: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 prev_state=D|K "
+               "==> next_comm=b next_pid=2 next_prio=120\n"
+             # bare tokens are 'name' (first wins), a=b=c keeps the last
+             # value, duplicate keys: first wins.
+             + "s-5 [000] 2.0: clock_set_rate: perfcl_clk other cpu_id=x=0 state=300000000 "
+               "state=2 cpu_id=1\n")
+    assert t.rows("SELECT state FROM thread_state JOIN thread USING (utid) "
+                  "WHERE tid = 1") == [("DK",)]
+    assert t.counters("clock_frequency") == [(2_000_000_000, 300000000.0,
+                                               "perfcl_clk Frequency")]
 
 
-def test_number_parsing_like_strtoul():
-    assert c_u32("42") == 42
-    assert c_u32("-1") == 0xFFFFFFFF
-    assert c_u32("99999999999999999999999") == 0xFFFFFFFF
-    assert c_u32("") is None and c_u32("1x") is None and c_u32(" 7") == 7
-    assert c_u32("0x10", base=0) == 16 and c_u32("010", base=0) == 8
-    assert c_i32("-5") == -5 and c_i32("4294967295") == -1
+@pytest.mark.parametrize("text, value", [
+    ("42", 42), ("-1", 0xFFFFFFFF), ("99999999999999999999999", 0xFFFFFFFF),
+    ("1x", None), ("", None),
+])
+def test_number_parsing_like_strtoul(load, text, value):
+    # clock_set_rate's state is base::StringToUInt32; a field that does not
+    # parse drops the event.
+    t = load(HEADER + f"s-5 [000] 2.0: clock_set_rate: clk state={text} cpu_id=0\n" + FILLER)
+    got = t.counters("clock_frequency")
+    assert got == ([] if value is None else [(2_000_000_000, float(value), "clk Frequency")])
+
+
+@pytest.mark.parametrize("text, value", [("-5", -5), ("4294967295", -1), ("7", 7)])
+def test_number_parsing_like_strtol(load, text, value):
+    # sched_switch's next_prio (sched.priority) is base::StringToInt32
+    # (strtol, cast).
+    t = load(HEADER + "a-1 [000] 1.0: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
+             f"prev_state=S ==> next_comm=b next_pid=2 next_prio={text}\n")
+    assert t.rows("SELECT priority FROM sched") == [(value,)]
 
 
 @pytest.mark.parametrize("text, raw, letters", [
@@ -133,10 +215,15 @@ def test_number_parsing_like_strtoul():
     ("D|K", 0x82, "DK"), ("x", 0x40, "x"), ("I", 0x402, "I"), ("P", 0x200, "P"),
     ("W", 0x100, "W"), ("", 0xFFFF, None), ("Q", 0xFFFF, None), ("S+", 0xFFFF, None),
 ])
-def test_prev_state_roundtrip(text, raw, letters):
-    assert prev_state_to_raw(text) == raw
+def test_prev_state_roundtrip(load, text, raw, letters):
+    # prev_state letters go to the 4.4-layout raw state and back to letters.
     if letters is not None:
         assert _decode_44(raw) == letters
+    t = load(HEADER + f"a-1 [000] 1.0: sched_switch: prev_comm=a prev_pid=1 prev_prio=120 "
+             f"prev_state={text} ==> next_comm=b next_pid=2 next_prio=120\n")
+    # (an unknown spelling is raw 0xFFFF: "SDT" after the 3-letter cut)
+    assert t.rows("SELECT state FROM thread_state JOIN thread USING (utid) "
+                  "WHERE tid = 1") == [(_decode_44(raw),)]
 
 
 def _decode_44(raw: int) -> str:
@@ -157,7 +244,7 @@ def _decode_44(raw: int) -> str:
 # -- decoder on synthetic text --------------------------------------------------
 
 
-def test_decoder_events_and_packets():
+def test_decoder_events_and_packets(load):
     text = HEADER + "\n".join([
         "   app-101   (  100) [001] d..3  10.000000: sched_switch: prev_comm=app prev_pid=101 "
         "prev_prio=120 prev_state=D|K ==> next_comm=swapper/1 next_pid=0 next_prio=120",
@@ -173,55 +260,60 @@ def test_decoder_events_and_packets():
         " sugov-5  (    5) [007] ...1  10.000009: sched_switch: prev_comm=a",  # bad fields
         "",
     ])
-    s = decode(text)
-    assert len(s.switches) == 1
-    assert s.switches.prev_state == [0x82]
-    assert s.switches.next_comm == ["swapper/1"]
-    assert len(s.wakings) == 1 and s.wakings.pid == [102] and s.wakings.wakee_pid == [103]
-    ev = {e.name: e.fields for e in s.ftrace}
-    assert ev["print"] == {"buf": "B|100|doFrame"}
-    assert ev["cpu_frequency"] == {"state": 1800000, "cpu_id": 0}
-    assert ev["cpu_frequency_limits"] == {"cpu_id": 0, "max_freq": 2400000, "min_freq": 300000}
-    assert ev["cpu_idle"] == {"state": 4294967295, "cpu_id": 0}
-    assert ev["clock_set_rate"] == {"name": "17000010.devfreq_mif", "state": 2093000, "cpu_id": 7}
-    assert "clk_set_rate" not in ev and "task_newtask" not in ev
-    assert s.stats == {("systrace_parse_failure", None): 1}
-    kinds = Counter(p.kind for p in s.packets)
-    assert kinds["thread_tgid"] == 2  # pid 101 -> 100, pid 5 -> 5
-    names = {(p.data["tid"], p.data["name"]) for p in s.packets if p.kind == "thread_name"}
-    assert (101, "app") in names and (102, None) in names and (5, "sugov") in names
-    joined = " | ".join(s.warnings)
+    t = load(text)
+    # one sched_switch: app (101) leaves in D|K, idle comes in
+    assert t.rows("SELECT ts, cpu, utid FROM sched") == [(10_000_000_000, 1, 0)]
+    assert t.rows("SELECT ts, s.state, t.tid, w.tid FROM thread_state s JOIN thread t "
+                  "USING (utid) LEFT JOIN thread w ON w.utid = s.waker_utid ORDER BY ts") == [
+        (10_000_000_000, "DK", 101, None), (10_000_002_000, "R", 103, 102)]
+    assert t.rows("SELECT ts, name FROM slice") == [(10_000_001_000, "doFrame")]
+    assert t.counters("cpu_frequency") == [(10_000_003_000, 1800000.0, "cpufreq")]
+    assert t.counters("cpu_max_frequency_limit") == [
+        (10_000_004_000, 2400000.0, "Cpu 0 Max Freq Limit")]
+    assert t.counters("cpu_min_frequency_limit") == [
+        (10_000_004_000, 300000.0, "Cpu 0 Min Freq Limit")]
+    assert t.counters("cpu_idle") == [(10_000_005_000, 4294967295.0, "cpuidle")]
+    assert t.counters("clock_frequency") == [
+        (10_000_006_000, 2093000.0, "17000010.devfreq_mif Frequency")]
+    assert t.rows("SELECT name, value FROM stats WHERE value > 0") == [
+        ("systrace_parse_failure", 1)]
+    # TGID column: pid 101 -> 100, pid 5 -> 5; task names at ftrace priority
+    # (not "<...>"); the waking's comm names the wakee.
+    assert t.thread(101) == ("app", 100)
+    assert t.thread(5) == ("sugov", 5)
+    assert t.thread(102) == (None, None)
+    joined = " | ".join(t.warnings)
     assert "clk_set_rate x1" in joined and "task_newtask x1" in joined
     assert "malformed" in joined and "sched_switch x1" in joined
-    # Packets precede their line's event (same ts, lower seq).
-    p101 = next(p for p in s.packets if p.kind == "thread_tgid" and p.data["tid"] == 101)
-    assert p101.seq < s.switches.seq[0]
 
 
-def test_decoder_unsorted_input_is_not_filtered():
+def test_decoder_unsorted_input_is_not_filtered(load):
     lines = [
         "a-1 (1) [000] .... 2.0: print: B|1|x",
         "b-1 (1) [000] .... 1.0: print: E|1",
         "a-1 (1) [000] .... 3.0: print: B|1|y",
     ]
-    s = decode("\n".join(lines) + "\n")
-    names = [p.data["name"] for p in s.packets if p.kind == "thread_name"]
-    assert names == ["a", "b", "a"]  # every line, since dedupe is unsafe here
+    t = load("\n".join(lines) + "\n")
+    # every line names its thread, in time order: the last name is a's
+    assert t.thread(1) == ("a", 1)
+    assert t.rows("SELECT ts, name, dur FROM slice ORDER BY ts") == [
+        (2_000_000_000, "x", -1), (3_000_000_000, "y", -1)]
 
 
-def test_last_line_without_newline_is_dropped_like_trace_processor():
-    s = decode("a-1 [000] 1.0: cpu_idle: state=1 cpu_id=0\na-1 [000] 2.0: cpu_idle: state=2 cpu_id=0")
-    assert len(s.ftrace) == 1
-    assert any("no newline" in w for w in s.warnings)
+def test_last_line_without_newline_is_dropped_like_trace_processor(load):
+    t = load("a-1 [000] 1.0: cpu_idle: state=1 cpu_id=0\na-1 [000] 2.0: cpu_idle: state=2 cpu_id=0")
+    assert t.counters("cpu_idle") == [(1_000_000_000, 1.0, "cpuidle")]
+    assert any("no newline" in w for w in t.warnings)
 
 
-def test_atrace_marker_and_cpus_header():
-    s = decode("capturing trace... done\nTRACE:\ncpus=8\n"
-               "a-1 [000] 1.0: cpu_idle: state=1 cpu_id=0\n")
-    assert len(s.ftrace) == 1 and not s.stats
+def test_atrace_marker_and_cpus_header(load):
+    t = load("capturing trace... done\nTRACE:\ncpus=8\n"
+             "a-1 [000] 1.0: cpu_idle: state=1 cpu_id=0\n")
+    assert t.counters("cpu_idle") == [(1_000_000_000, 1.0, "cpuidle")]
+    assert t.rows("SELECT name FROM stats WHERE value > 0") == []
 
 
-def test_html_process_dump_and_sections():
+def test_html_process_dump_and_sections(load):
     html = (
         "<!DOCTYPE html>\n<html><head></head><body>\n"
         '<script class="trace-data" type="application/text">\n'
@@ -245,24 +337,21 @@ def test_html_process_dump_and_sections():
         "app-101 (100) [000] .... 3.0: cpu_idle: state=1 cpu_id=0\n"
         "</script>\n</body></html>\n"
     )
-    s = decode(html)
-    assert len(s.ftrace) == 1 and s.ftrace[0].ts == 2_000_000_000
-    trees = [p for p in s.packets if p.kind == "process_tree"]
-    assert len(trees) == 2 and all(p.ts == 0 for p in trees)
-    procs = trees[0].data["processes"]
-    assert [(p["pid"], p["ppid"], p["name"]) for p in procs] == [
+    t = load(html, "t.html")
+    # only the block after the header is read, and nothing after it
+    assert t.counters("cpu_idle") == [(2_000_000_000, 1.0, "cpuidle")]
+    # both PROCESS DUMPs (long and short ps format) apply before the events
+    assert t.rows("SELECT p.pid, pp.pid, p.name FROM process p LEFT JOIN process pp "
+                  "ON p.parent_upid = pp.upid WHERE p.pid IN (1, 100) ORDER BY p.pid") == [
         (1, 0, "init"), (100, 1, "com.example.app")]
-    assert trees[1].data["threads"] == [
-        {"tid": 101, "tgid": 100, "name": "RenderThread"},
-        {"tid": 102, "tgid": 100, "name": "Heap thread pool worker"}]
-    assert trees[0].seq < s.ftrace[0].seq
+    assert t.thread(102) == ("Heap thread pool worker", 100)
+    # thread 101: named by the dump, then by the ftrace line's task column
+    assert t.thread(101) == ("app", 100)
 
 
 def test_process_dump_processes_have_no_cmdline(tmp_path):
     """trace_processor (v58) stores a PROCESS DUMP process's empty cmdline
     as NULL, its ps NAME as the name."""
-    from artscope.engines import load_trace
-
     html = ('<!DOCTYPE html>\n<script class="trace-data" type="application/text">\n'
             "PROCESS DUMP\nUSER PID PPID VSZ RSS WCHAN PC S NAME COMM\n"
             "u0_a1 100 1 100 10 0 0 S com.example.app com.example.app\n</script>\n"
@@ -274,19 +363,18 @@ def test_process_dump_processes_have_no_cmdline(tmp_path):
     assert rows == [(100, "com.example.app", None)]
 
 
-def test_invalid_utf8_is_cleaned():
-    data = b"a\xff-1 [000] 1.0: print: B|1|x\xfey\n"
-    s = decode(data)
-    assert s.ftrace[0].fields["buf"] == "B|1|xy"
-    names = [p.data["name"] for p in s.packets if p.kind == "thread_name"]
-    assert names == ["a\ufffd"]
+def test_invalid_utf8_is_cleaned(load):
+    t = load(b"a\xff-1 [000] 1.0: print: B|1|x\xfey\n")
+    # dropped from print buffers, U+FFFD elsewhere
+    assert t.rows("SELECT name FROM slice") == [("xy",)]
+    assert t.thread(1) == ("a\ufffd", 1)
 
 
 # -- (b) the real trace -----------------------------------------------------------
 
 
 @pytest.mark.skipif(not REAL.exists(), reason="shared real traces not present")
-def test_real_trappy_trace_counts():
+def test_real_trappy_trace_counts(load):
     raw = REAL.read_bytes()
     # Independent grep-like count over the ftrace block.
     text = raw.decode()
@@ -309,30 +397,33 @@ def test_real_trappy_trace_counts():
                         "cpu_frequency": 104, "clock_set_rate": 88,
                         "sched_blocked_reason": 31}
 
-    tb = read_trace_bytes(REAL)
-    assert tb.kind == "systrace"
-    assert any("JSON" in w for w in tb.warnings)
-    s = EventSink()
-    decode_systrace(tb.data, s)
-    got = Counter(e.name for e in s.ftrace)
-    got["sched_switch"] = len(s.switches)
-    assert dict(got) == expected
-    assert len(s.wakings) == count("sched_waking") == 0
-    assert not s.stats  # every line tokenizes
-    ign = [w for w in s.warnings if "ignored" in w]
+    assert core.inspect(raw, str(REAL)).kind == "systrace"
+    t = load(raw, "t.html")
+    assert any("JSON" in w for w in t.warnings)
+    # one sched row per switch, one counter per cpu_idle / cpu_frequency /
+    # clock_set_rate line, no wakings
+    assert t.rows("SELECT count(*) FROM sched") == [(expected["sched_switch"],)]
+    assert len(t.counters("cpu_idle")) == expected["cpu_idle"]
+    assert len(t.counters("cpu_frequency")) == expected["cpu_frequency"]
+    assert len(t.counters("clock_frequency")) == expected["clock_set_rate"]
+    assert count("sched_waking") == 0
+    assert t.rows("SELECT count(*) FROM thread_state WHERE waker_utid IS NOT NULL") == [(0,)]
+    assert t.stat("systrace_parse_failure") == 0  # every line tokenizes
+    ign = [w for w in t.warnings if w.startswith("systrace: ignored")]
     assert len(ign) == 1
     assert f"sched_wakeup x{count('sched_wakeup')}" in ign[0]
     assert f"sugov_set_iowait_boost x{count('sugov_set_iowait_boost')}" in ign[0]
     assert count("sched_wakeup") + count("sugov_set_iowait_boost") + sum(expected.values()) \
         == len(lines)
-    # end_state letters seen in the text survive the raw round trip.
-    states = Counter(ln.split("prev_state=")[1].split()[0] for ln in lines if "prev_state=" in ln)
-    assert Counter(_decode_44(v) for v in s.switches.prev_state) == Counter(
-        {k.replace("|", ""): v for k, v in states.items()})
-    # TGID column: one association per thread seen with a numeric TGID.
-    tgids = {(p.data["tid"], p.data["tgid"]) for p in s.packets if p.kind == "thread_tgid"}
-    assert (959, 959) in tgids and (5851, 5833) in tgids
-
+    # end_state letters seen in the text survive the raw round trip: one
+    # thread_state row per switch away from a thread other than idle.
+    states = Counter(ln.split("prev_state=")[1].split()[0] for ln in lines
+                     if "prev_state=" in ln and " prev_pid=0 " not in ln)
+    assert Counter(dict(t.rows(
+        "SELECT state, count(*) FROM thread_state WHERE state != 'Running' GROUP BY state"))) \
+        == Counter({k.replace("|", ""): v for k, v in states.items()})
+    # TGID column: threads joined to their processes.
+    assert t.thread(959)[1] == 959 and t.thread(5851)[1] == 5833
 
 # -- (c) format detection ----------------------------------------------------------
 
@@ -374,20 +465,22 @@ def test_detect_every_kind(tmp_path):
     for name, (data, kind) in cases.items():
         p = tmp_path / name
         p.write_bytes(data)
-        tb = read_trace_bytes(p)
-        assert tb.kind == kind, name
+        assert core.inspect(read_file(p), str(p)).kind == kind, name
     z = tmp_path / "one.zip"
     with zipfile.ZipFile(z, "w") as zf:
         zf.writestr("trace.perfetto-trace.gz", gzip.compress(proto))
-    tb = read_trace_bytes(z)
-    assert tb.kind == "proto" and tb.data == proto and tb.containers == ["zip", "gzip"]
-    assert detect_kind(gzip.compress(b"x")) == "gzip"
+    (tmp_path / "plain.pftrace").write_bytes(proto)
+    assert core.inspect(read_file(z), str(z)) == ("proto", False, [])
+    sql = "SELECT c.ts, c.value, t.name FROM counter c JOIN track t ON c.track_id = t.id"
+    with load_trace(z, engine="embedded") as zipped, \
+            load_trace(tmp_path / "plain.pftrace", engine="embedded") as plain:
+        assert zipped.query(sql).rows() == plain.query(sql).rows() == [(1000, 1000.0, "cpufreq")]
 
 
 def test_bad_inputs(tmp_path):
     def err(p) -> str:
         with pytest.raises(TraceError) as e:
-            read_trace_bytes(p)
+            load_trace(p, engine="embedded")
         msg = str(e.value)
         assert "\n" not in msg
         return msg
@@ -425,21 +518,27 @@ def test_bad_inputs(tmp_path):
 
 
 def test_truncated_gzip_yields_intact_prefix(tmp_path):
+    # (a cut gzip: the intact prefix of the text is imported)
     body = SYSTRACE_TEXT + b"".join(
         f"a-1 [000] {i}.5: cpu_idle: state=1 cpu_id=0\n".encode() for i in range(2, 20000))
     gz = gzip.compress(body)
     p = tmp_path / "t.txt.gz"
     p.write_bytes(gz[: len(gz) // 2])
-    tb = read_trace_bytes(p)
-    assert tb.kind == "systrace" and tb.partial
-    assert 0 < len(tb.data) < len(body) and body.startswith(tb.data)
-    assert any("truncated" in w for w in tb.warnings)
+    all_ts = [1_000_000_000] + [i * 1_000_000_000 + 500_000_000 for i in range(2, 20000)]
+    sql = "SELECT c.ts FROM counter c JOIN track t ON c.track_id = t.id ORDER BY c.ts"
+    assert core.inspect(read_file(p), str(p)).kind == "systrace"
+    with load_trace(p, engine="embedded") as e:
+        assert e.info.partial
+        assert any("truncated" in w for w in e.info.warnings)
+        got = [ts for (ts,) in e.query(sql).rows()]
+    assert 0 < len(got) < len(all_ts) and got == all_ts[:len(got)]
     # multi-member gzip is read completely, also when the first member ends
     # past the first 64 KiB decompression step (stored blocks: ~200 KB)
     for cut, level in ((1000, 9), (200_000, 0)):
         p.write_bytes(gzip.compress(body[:cut], compresslevel=level) + gzip.compress(body[cut:]))
-        tb = read_trace_bytes(p)
-        assert tb.data == body and not tb.warnings and not tb.partial
+        with load_trace(p, engine="embedded") as e:
+            assert not e.info.partial and not e.info.warnings
+            assert [ts for (ts,) in e.query(sql).rows()] == all_ts
 
 
 # -- (d) proto vs systrace parity through the embedded engine ------------------------

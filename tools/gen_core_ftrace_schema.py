@@ -7,22 +7,24 @@ args. Re-run after bumping the perfetto package: python3 tools/gen_core_ftrace_s
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "pyanalysis"))
-from artscope.engines.embedded.proto import _GENERIC_WITH_FIELDS  # noqa: E402
-
-# The events whose fields become args: the Python reference importer's set,
-# and the core's own (importers the retired Python importer does not get:
-# kernel atrace through `zero` / `dpu_tracing_mark_write`, dma_fence, binder).
-CORE_ONLY_WITH_FIELDS = ["binder_transaction", "binder_transaction_alloc_buf",
-                         "binder_transaction_received", "dma_fence_emit", "dma_fence_init", "dma_fence_signaled",
-                         "dma_fence_wait_end", "dma_fence_wait_start",
-                         "dpu_tracing_mark_write", "zero"]
-GENERIC_WITH_FIELDS = sorted(_GENERIC_WITH_FIELDS | set(CORE_ONLY_WITH_FIELDS))
+# The ftrace events decoded with their fields (kept as args); any other event
+# still becomes a raw ftrace_event row (name + common fields) as
+# trace_processor does with raw ingestion on. The last ones feed importers:
+# kernel atrace through `zero` / `dpu_tracing_mark_write`, dma_fence, binder.
+GENERIC_WITH_FIELDS = sorted({
+    "print", "cpu_frequency", "cpu_frequency_limits", "cpu_idle",
+    "clock_set_rate", "clk_set_rate", "devfreq_frequency", "task_newtask",
+    "task_rename", "sched_process_free", "sched_process_exit",
+    "cgroup_attach_task", "sys_enter", "sys_exit", "sched_blocked_reason",
+    "sched_wakeup", "sched_wakeup_new", "suspend_resume", "gpu_frequency",
+    "binder_transaction", "binder_transaction_alloc_buf", "binder_transaction_received",
+    "dma_fence_emit", "dma_fence_init", "dma_fence_signaled", "dma_fence_wait_end",
+    "dma_fence_wait_start", "dpu_tracing_mark_write", "zero",
+})
 
 # protobuf descriptor type numbers -> the decoder's FieldKind
 KINDS = {5: "I32", 13: "U32", 3: "I64", 4: "U64", 9: "Str", 8: "Bool", 17: "S32", 18: "S64"}
@@ -59,11 +61,7 @@ def main() -> None:
             for f in sorted(msg.fields, key=lambda f: f.number))
         lines.append(f"        \"{name}\" => &[{specs}],")
     lines += ["        _ => return None,", "    })", "}", "",
-              "/// Events whose fields only the core reads (not the Python importer):",
-              "/// left out in Python-parity mode (tools/compare_core.py).",
-              "pub const CORE_ONLY_WITH_FIELDS: [&str; %d] = [%s];" % (
-                  len(CORE_ONLY_WITH_FIELDS),
-                  ", ".join(f'"{n}"' for n in CORE_ONLY_WITH_FIELDS)), ""]
+              ""]
     data = pb.TracePacket.DESCRIPTOR.oneofs_by_name["data"]
     nums = " | ".join(str(f.number) for f in sorted(data.fields, key=lambda f: f.number))
     lines += ["/// Whether TracePacket field `number` is a member of its `data` oneof.",

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 # from crates.io): minutes the first time, seconds when nothing changed.
 echo "installing artscope and building its compiled core (cargo, release profile)" >&2
 python3 -m pip install -q -e '.[test,cluster]'
-python3 -c 'from artscope.engines.embedded import core; assert core.available(), "compiled core missing"'
+python3 -c 'import artscope._core' || { echo "compiled core missing (pip install builds it)" >&2; exit 1; }
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \

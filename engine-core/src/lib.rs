@@ -455,6 +455,35 @@ fn import_trace(
     })
 }
 
+/// Checks a trace file's bytes as the embedded engine would read them,
+/// without importing: containers unwrapped, the kind detected, and for
+/// protobuf whether the packet framing is cut short. Returns (kind:
+/// "proto" | "systrace", partial, warnings) with the same one-line warnings
+/// as an import; CoreError (one line naming `name`) for bad input. The
+/// trace_processor engine uses it so bad input reads the same whichever
+/// engine loads it.
+#[pyfunction]
+#[pyo3(signature = (data, name=""))]
+fn inspect(py: Python<'_>, data: &[u8], name: &str) -> PyResult<(String, bool, Vec<String>)> {
+    let what = format!("inspecting {name}");
+    py.allow_threads(|| {
+        guarded(&what, || {
+            use decoder::container::{self, Kind};
+            let mut u = container::unwrap(data, name)?;
+            let kind = if u.kind == Kind::Systrace {
+                "systrace"
+            } else {
+                if decoder::proto::split_packets(&u.data).1 {
+                    u.partial = true;
+                    u.warnings.push(decoder::proto::TRUNCATED_WARNING.into());
+                }
+                "proto"
+            };
+            Ok((kind.to_owned(), u.partial, u.warnings))
+        })
+    })
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // Panics are reported through CoreError; the default hook's stderr
@@ -463,6 +492,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("CoreError", m.py().get_type::<CoreError>())?;
     m.add_function(wrap_pyfunction!(import_proto, m)?)?;
     m.add_function(wrap_pyfunction!(import_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(inspect, m)?)?;
     m.add_class::<ImportedTrace>()?;
     m.add_class::<Session>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

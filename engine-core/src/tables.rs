@@ -371,8 +371,8 @@ impl<'v> RowSink<'v> for Inserter<'_, 'v> {
 }
 
 /// Builds the database in an in-memory SQLite connection from the column
-/// tables (`columns::build_tables`): the serialized form the identity checks
-/// compare with the Python importer's database.
+/// tables (`columns::build_tables`): the serialized form tests use as an
+/// oracle for the virtual tables (`_core.import_trace(...).to_sqlite`).
 pub fn build_db(tables: &[Table]) -> rusqlite::Result<Connection> {
     // (SQLite's sorter may use a second thread for the index builds)
     let conn = Connection::open_in_memory()?;

@@ -26,7 +26,7 @@ from pathlib import Path
 from google.protobuf import text_format
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from artscope.engines.embedded import EmbeddedEngine, decode_bytes
+from artscope.engines.embedded import EmbeddedEngine
 
 CASES_DIR = Path(__file__).resolve().parent / "cases"
 INPUTS_DIR = Path(__file__).resolve().parent / "inputs"
@@ -88,7 +88,7 @@ def _input_file(case_dir: Path, suffix: str) -> Path:
 
 
 def build_trace(case_dir: Path) -> tuple[str, bytes]:
-    """Returns (kind for decode_bytes, trace bytes)."""
+    """Returns (kind: 'proto' | 'systrace', trace bytes)."""
     p = _input_file(case_dir, ".textproto")
     if p.exists():
         return "proto", parse_textproto(p.read_text())
@@ -138,9 +138,8 @@ def run_case(case: Case, engine: str = "embedded",
     if engine == "trace_processor":
         cols, rows = _run_on_trace_processor(data, query_text(case.path), tp_bin)
     else:
-        sink = decode_bytes(kind, data, case.id)
         emb = EmbeddedEngine(ingest_ftrace_in_raw=True)
-        emb.load_sink(sink, case.id)
+        emb.load_bytes(data, case.id)
         try:
             cols, rows = emb.store.execute_script(query_text(case.path))
         finally:

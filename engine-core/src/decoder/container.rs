@@ -2,11 +2,30 @@
 //! unwrap containers: gzip (also multi-member), zip (one deflate or stored
 //! member), atrace's zlib "ctrace" (`TRACE:\n` + one zlib stream).
 //!
-//! A port of `engines/embedded/formats.py` (`detect_kind`, `_unwrap`), which
-//! mirrors trace_processor's `GuessTraceType` (util/trace_type.cc) and is
-//! stricter or friendlier where its docstring says so. Errors are one-line
-//! messages naming the input; a truncated or corrupt gzip keeps its intact
-//! prefix and says so in a warning.
+//! Detection mirrors trace_processor's `GuessTraceType`
+//! (src/trace_processor/util/trace_type.cc) where it matters for parity:
+//!
+//! * gzip magic `1f 8b` and zip magic `PK\x03\x04` are containers;
+//! * `# tracer` in the first 64 bytes, a leading `<!DOCTYPE html>` /
+//!   `<html>`, or atrace's `TRACE:\n` marker mean systrace; `TRACE:\n`
+//!   followed by a zlib header (`78 9c`) is a compressed ctrace;
+//! * a first byte `0x0a` (TracePacket field 1, length-delimited) means proto.
+//!
+//! Deliberate differences, each stricter or friendlier than trace_processor:
+//!
+//! * proto: the first packet's length varint must be valid and non-zero and
+//!   the bytes that follow must look like protobuf fields (trace_processor
+//!   only checks the first byte, so random bytes starting with `0a` would
+//!   pass);
+//! * systrace HTML must contain a `<script class="trace-data"` block;
+//!   Chrome-JSON trace-data blocks are ignored with a warning
+//!   (trace_processor ignores them silently);
+//! * headerless ftrace text is accepted when its first lines tokenize as
+//!   ftrace lines (trace_processor only accepts such text when it starts with
+//!   a space); a file trace_processor would reject is then still imported.
+//!
+//! Errors are one-line messages naming the input; a truncated or corrupt
+//! gzip keeps its intact prefix and says so in a warning.
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -23,7 +42,7 @@ const ZIP_MAGIC: &[u8] = b"PK\x03\x04";
 const TRACE_DATA_TAG: &[u8] = b"<script class=\"trace-data\"";
 const MAX_NESTING: usize = 4;
 /// Input step of the gzip inflater: a corrupt step's output is dropped whole,
-/// as formats.py's 64 KiB `decompressobj` steps.
+/// (a 64 KiB step, as zlib's `decompressobj` fed in steps).
 const GZIP_STEP: usize = 1 << 16;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,7 +131,7 @@ pub fn unwrap<'a>(data: &'a [u8], name: &str) -> Result<Unwrapped<'a>, String> {
     Err(format!("too many nested containers: {cur_name}"))
 }
 
-/// Classifies raw bytes (formats.py `detect_kind`); None: not a trace.
+/// Classifies raw bytes; None: not a trace.
 pub fn detect_kind(data: &[u8]) -> Option<Kind> {
     if data.is_empty() {
         return None;
@@ -221,7 +240,7 @@ fn looks_like_ftrace_text(data: &[u8]) -> bool {
     ok > 0 && ok >= bad
 }
 
-/// proto.py's varint (values beyond 64 bits kept, as Python ints); None for
+/// A varint (values beyond 64 bits kept, up to 70 bits); None for
 /// a varint running off the end or longer than 10 bytes.
 fn read_varint(data: &[u8], mut pos: usize) -> Option<(u128, usize)> {
     let (mut result, mut shift) = (0u128, 0u32);
@@ -361,7 +380,7 @@ enum Member {
 }
 
 /// Inflates one member of `d` into `out`, feeding the input in 64 KiB steps
-/// from the member's start as formats.py does.
+/// from the member's start.
 fn gunzip_member(d: &[u8], out: &mut Vec<u8>) -> Member {
     let hdr = match gzip_header(d) {
         Ok(n) => n,

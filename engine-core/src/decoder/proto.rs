@@ -109,6 +109,10 @@ fn process_stats_counter(field: u32) -> Option<(&'static str, i128, bool)> {
 /// sys_stats fields imported as counters (the rest only bound the trace).
 const SYS_STATS_IMPORTED: [u32; 6] = [11, 10, 17, 15, 16, 9];
 
+/// The warning of a trace whose packet framing is cut short.
+pub const TRUNCATED_WARNING: &str =
+    "trace is truncated: imported the intact packets before the cut";
+
 /// Splits a serialized Trace into TracePacket payloads; returns (packets,
 /// truncated). Stops at the first malformed framing.
 pub fn split_packets(data: &[u8]) -> (Vec<&[u8]>, bool) {
@@ -206,9 +210,7 @@ impl<'s> ProtoDecoder<'s> {
         }
         if truncated {
             self.sink.partial = true;
-            self.sink
-                .warnings
-                .push("trace is truncated: imported the intact packets before the cut".into());
+            self.sink.warnings.push(TRUNCATED_WARNING.into());
         }
         for (&num, &n) in &self.skipped {
             if let Some(name) = packet_data_field_name(num) {

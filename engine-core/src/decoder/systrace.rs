@@ -1,20 +1,55 @@
 //! Legacy systrace (HTML) and ftrace / atrace text -> [`Sink`].
 //!
-//! A port of `engines/embedded/text.py` (its docstring has the details), which
-//! mirrors trace_processor's systrace reader: `systrace_trace_parser.cc` (the
-//! outer state machine: `TRACE:\n` / `cpus=` preamble, HTML trace-data blocks,
-//! PROCESS DUMP blocks, nothing after the first ftrace block),
-//! `systrace_line_tokenizer.cc` (one ftrace line) and
-//! `systrace_line_parser.cc` (the handled events and their fields). The
-//! decoder only fills the sink: sched_switch / sched_waking, generic ftrace
+//! Mirrors trace_processor's systrace reader (google/perfetto, HEAD ec5d16b
+//! era):
+//!
+//! * `src/trace_processor/importers/systrace/systrace_trace_parser.cc` --
+//!   the outer state machine: strip everything up to atrace's `TRACE:\n`
+//!   marker (first 64 bytes) and a trace-cmd `cpus=<n>` first line; a buffer
+//!   starting with `<` is HTML: only `<script class="trace-data"
+//!   type="application/text">` blocks are read, ftrace lines only after the
+//!   `# ... TASK-PID` header, up to the first `</script>` after it, and
+//!   **nothing after that block** (a later PROCESS DUMP is never read).
+//!   `PROCESS DUMP` (long `ps` format) / `USER PID TID CMD` (short) blocks
+//!   met before it feed process/thread association. Lines are split on `\n`
+//!   only; a final line without `\n` is never parsed. Lines starting with
+//!   `#` and empty lines are skipped; lines that do not tokenize count the
+//!   stat `systrace_parse_failure`.
+//! * `systrace_line_tokenizer.cc` -- the newest (non-regex) tokenizer: anchor
+//!   on the first `[<digits>]` (the CPU), walk back over an optional
+//!   `(tgid)` / `(-----)` to `-<pid>` and the task name (trimmed; it may
+//!   hold spaces and dashes), walk forward to the first `<digits>.<digits>:`
+//!   (the timestamp; the irq-flags column may be absent), then the event name
+//!   up to `:`; the rest (trimmed) is the args string. `ts` is
+//!   `int64(strtod(ts) * 1e9)` -- truncation, so `538.064659` becomes
+//!   `538064658999`; mirrored exactly with f64.
+//! * `systrace_line_parser.cc` -- per line: GetOrCreateThread(pid) and name it
+//!   with the task at ftrace priority unless the task is `<...>`; when the
+//!   TGID column holds a number, `UpdateThread(pid, tgid)`. Args are split on
+//!   spaces; `k=v` tokens (split on `=` skipping empties: `a=b=c` ->
+//!   `a: c`), bare tokens under key `name`; the first occurrence of a key
+//!   wins. Handled events: sched_switch, print/tracing_mark_write/`0`,
+//!   sched_waking, cpu_frequency, cpu_frequency_limits, cpu_idle, binder_*,
+//!   clock_set_rate, clock_enable/clock_disable, workqueue_execute_start/end,
+//!   thermal_temperature, cdev_update, sched_blocked_reason, rss_stat. Every
+//!   other event (sched_wakeup, sched_wakeup_new, task_newtask, task_rename,
+//!   sched_process_free/exit, devfreq_frequency, clk_set_rate, ...) is ignored
+//!   by trace_processor's text reader and is ignored here (one warning).
+//!   A handled event whose fields do not parse is dropped without a stat.
+//! * `src/trace_processor/types/task_state.cc` -- `prev_state` letters go
+//!   through `TaskState::FromSystrace(...).ToRawStateOnlyForSystraceConversions()`:
+//!   an int in the **4.4 kernel layout** (`prev_state_to_raw`). Systrace has
+//!   no kernel version, so the replay decodes it with its 4.4 default and the
+//!   same end_state strings come out (`S`, `R+`, `DK`, `I`...).
+//!
+//! The decoder only fills the sink: sched_switch / sched_waking, generic ftrace
 //! events under the proto field names (print's `buf` goes to the shared atrace
 //! tracker), and three packet kinds the replay applies to the process tracker:
 //! `ThreadName` (task column), `ThreadTgid` (TGID column) and `SystraceDump`.
 //!
-//! Works on bytes: every rule is ASCII, so the Python decoder's str positions
-//! and these byte positions cut the same text. Strings are converted at the
-//! end as Python's clean-up does: invalid UTF-8 becomes U+FFFD, except in
-//! print buffers, where it is dropped (CheckAsciiAndRemoveInvalidUTF8).
+//! Works on bytes: every rule is ASCII. Strings are converted at the end:
+//! invalid UTF-8 becomes U+FFFD, except in print buffers, where it is dropped
+//! (CheckAsciiAndRemoveInvalidUTF8).
 
 use std::collections::{HashMap, HashSet};
 
@@ -548,7 +583,7 @@ fn other_event(event: &'static str, args: &[u8]) -> Option<Fields> {
 }
 
 /// binder_* text fields -> BinderTracker inputs under proto field names
-/// (text.py `_binder`).
+/// (as trace_processor's systrace_line_parser.cc reads them).
 fn binder(event: &str, a: &Args<'_>) -> Option<Fields> {
     match event {
         "binder_transaction" => {

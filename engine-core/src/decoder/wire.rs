@@ -138,7 +138,7 @@ pub fn push_varints(v: Value<'_>, out: &mut Vec<u64>) -> Result<(), WireError> {
     Ok(())
 }
 
-/// Bytes as text the way the Python importer decodes them: UTF-8 with
+/// Bytes as text: UTF-8 with
 /// invalid sequences dropped (Python's ``errors="ignore"``).
 pub fn text(b: &[u8]) -> String {
     match std::str::from_utf8(b) {

@@ -141,11 +141,14 @@ class TraceProcessorEngine(Engine):
         self._shell: subprocess.Popen | None = None
 
     def load(self, path: str | Path) -> LoadInfo:
-        from artscope.engines.embedded.formats import read_trace_bytes
+        from artscope.engines.embedded import core
+        from artscope.engines.embedded.formats import read_file
 
         # Validate the input the same way as the embedded engine, so bad input
-        # gets the same one-line error whichever engine is used.
-        tb = read_trace_bytes(path)
+        # gets the same one-line error whichever engine is used; the core also
+        # flags a truncated protobuf trace, which trace_processor imports
+        # silently.
+        checked = core.inspect(read_file(path), str(path))
         binary = resolve_binary(self.tp_bin)
         from perfetto.trace_processor import TraceProcessor
 
@@ -157,19 +160,8 @@ class TraceProcessorEngine(Engine):
             raise TraceError(f"trace_processor could not load {path}: "
                              f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
                              ) from None
-        warnings = list(tb.warnings)
-        partial = tb.partial
-        if tb.kind == "proto":
-            # trace_processor imports a truncated trace silently; say so, as the
-            # embedded engine does.
-            from artscope.engines.embedded.proto import split_packets
-
-            if split_packets(tb.data)[1]:
-                partial = True
-                warnings.append(
-                    "trace is truncated: imported the intact packets before the cut")
-        self.info = LoadInfo(engine=self.name, path=str(path), partial=partial,
-                             warnings=warnings)
+        self.info = LoadInfo(engine=self.name, path=str(path), partial=checked.partial,
+                             warnings=checked.warnings)
         return self.info
 
     def query(self, sql: str) -> pl.DataFrame:

@@ -1,46 +1,46 @@
-"""The compiled engine core (engine-core/, a Rust extension ``artscope._core``).
+"""The compiled engine core (engine-core/, a Rust extension ``artscope._core``):
+the embedded engine's importer.
 
-It decodes Perfetto protobuf traces and replays them with the same
-trace_processor import semantics as the Python importer in this package,
-producing the same tables. They stay in Rust as columns, served to the core's
+It unwraps containers (gzip, zip, ctrace), decodes Perfetto protobuf and
+systrace HTML / text, and replays them with trace_processor's import
+semantics into tables. They stay in Rust as columns, served to the core's
 own SQLite as virtual tables (trace_processor's design); queries run there
 and their results cross into Python as Arrow buffers per column
-(``CoreStore``). ``import_proto`` still gives the tables as one serialized
-SQLite database (``sqlite3.Connection.deserialize``): the identity checks
-compare it with the Python importer's.
-
-When the extension is built (by ``pip install``, or in place by
-``python3 tools/build_core.py``), the embedded engine imports protobuf traces with it;
-``ARTSCOPE_CORE=0`` switches back to the Python importer, which stays the
-reference: ``tools/compare_core.py`` and tests/test_core_identity.py check
-that both give identical tables (see engine-core/README.md).
+(``CoreStore``). ``import_proto`` / ``import_trace`` give the same tables as
+one serialized SQLite database (``sqlite3.Connection.deserialize``), which
+tests use as an oracle for the virtual tables. The extension is always built
+by ``pip install`` (maturin), or in place by ``python3 tools/build_core.py``.
 """
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from typing import Any, NamedTuple, Sequence
 
 import polars as pl
 import pyarrow as pa
 
+from artscope import _core  # type: ignore[attr-defined]
 from artscope.errors import TraceError
 
-try:  # the extension is optional until it is the default
-    from artscope import _core  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - depends on the build
-    _core = None
+
+class Inspection(NamedTuple):
+    """What a trace file is, checked without importing it."""
+
+    kind: str  # "proto" | "systrace"
+    partial: bool
+    warnings: list[str]
 
 
-def available() -> bool:
-    """Whether the compiled core is importable."""
-    return _core is not None
-
-
-def enabled() -> bool:
-    """Whether the embedded engine imports protobuf traces with the core."""
-    return _core is not None and os.environ.get("ARTSCOPE_CORE", "1") != "0"
+def inspect(data: bytes, path: str = "") -> Inspection:
+    """Unwrap containers, detect the kind and check a protobuf trace's packet
+    framing, with the same one-line errors (TraceError naming ``path``) and
+    warnings as an import; for engines that import the file themselves."""
+    try:
+        kind, partial, warnings = _core.inspect(data, path)
+    except _core.CoreError as e:  # the core's messages name the input
+        raise TraceError(str(e)) from None
+    return Inspection(kind, partial, list(warnings))
 
 
 def _trace_config_text(imported: Any) -> str | None:
@@ -82,7 +82,7 @@ def import_trace(data: bytes, path: str = "",
                  ingest_ftrace_in_raw: bool = True) -> CoreImport:
     """Import a trace file's bytes of any kind the embedded engine reads
     (gzip / zip / ctrace containers around Perfetto protobuf or systrace HTML
-    / text, detected from the content, as formats.py does) into a connection
+    / text, detected from the content) into a connection
     holding every table, view and index; TraceError naming ``path`` for bad
     input. Systrace never fills ftrace_event (as trace_processor's text
     reader)."""
@@ -113,8 +113,6 @@ def open_trace(data: bytes, path: str = "",
 
 
 def _import_proto(data: bytes, path: str, ingest_ftrace_in_raw: bool) -> Any:
-    if _core is None:
-        raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
     try:
         return _core.import_proto(data, ingest_ftrace_in_raw)
     except _core.CoreError as e:
@@ -122,8 +120,6 @@ def _import_proto(data: bytes, path: str, ingest_ftrace_in_raw: bool) -> Any:
 
 
 def _import_trace(data: bytes, path: str, ingest_ftrace_in_raw: bool) -> Any:
-    if _core is None:
-        raise RuntimeError("artscope's compiled core is not built (python3 tools/build_core.py)")
     try:
         return _core.import_trace(data, path, ingest_ftrace_in_raw)
     except _core.CoreError as e:  # the core's messages name the input
@@ -175,10 +171,9 @@ def _series(name: str, spec: tuple[Any, ...]) -> pl.Series:
 
 
 class CoreStore:
-    """The embedded engine's store when the core serves the tables: the same
-    surface as ``store.Store`` (frame / execute_script / create_table /
-    close), with queries run in the core's SQLite. SQL errors are
-    ``sqlite3.OperationalError`` with SQLite's message, as before."""
+    """The embedded engine's store: frame / execute_script / create_table /
+    close, with queries run in the core's SQLite over its virtual tables. SQL
+    errors are ``sqlite3.OperationalError`` with SQLite's message."""
 
     def __init__(self, session: Any) -> None:
         self.session = session
@@ -194,9 +189,16 @@ class CoreStore:
         return pl.DataFrame([_series(n, c) for n, c in zip(names, columns)])
 
     def execute_script(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
-        """Run one or more statements; the last one's columns and rows."""
-        df = self.frame(sql)
-        return list(df.columns), df.rows()
+        """Run one or more statements; the last one's columns and rows, each
+        value of SQLite's own type (a column mixing types keeps them, where
+        :meth:`frame` must make it one type)."""
+        from artscope.engines.base import unique_column_names
+        names, columns = self.session.execute(sql)
+        if not names:
+            return [], []
+        values = [list(spec[2]) if spec[0] == "object" else _series(name, spec).to_list()
+                  for name, spec in zip(names, columns)]
+        return unique_column_names(list(names)), list(zip(*values))
 
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:
