@@ -11,13 +11,10 @@ from pathlib import Path
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from artscope.engines.embedded import EmbeddedEngine, core
+from artscope.engines.embedded import EmbeddedEngine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import compare_tp  # noqa: E402
-
-pytestmark = pytest.mark.skipif(not core.available(),
-                                reason="compiled core not built (python3 tools/build_core.py)")
 
 APP, APP_MAIN = 200, 201            # the client process and its calling thread
 SERVER, SERVER_BINDER = 300, 301    # the service and its binder thread

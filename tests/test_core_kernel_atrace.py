@@ -2,8 +2,7 @@
 `zero` and `dpu_tracing_mark_write` ftrace events (Pixel / Exynos kernels:
 DM_CALL, acpm_ipc_send_data, exynos_cpufreq_target, ...). The compiled core
 turns them into thread slices and process counters as trace_processor's
-SystraceParser does; the retired Python importer does not (see
-tools/compare_core.py's Python-parity mode)."""
+SystraceParser does (the Python importer it was ported from did not)."""
 
 from __future__ import annotations
 
@@ -13,13 +12,10 @@ from pathlib import Path
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from artscope.engines.embedded import EmbeddedEngine, core
+from artscope.engines.embedded import EmbeddedEngine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import compare_tp  # noqa: E402
-
-pytestmark = pytest.mark.skipif(not core.available(),
-                                reason="compiled core not built (python3 tools/build_core.py)")
 
 KWORKER = 101   # the emitting kernel thread (common pid)
 TGID = 100      # the tgid the kernel macro puts in the payload

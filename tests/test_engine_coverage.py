@@ -11,12 +11,10 @@ import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 from artscope.engines import load_trace
-from artscope.engines.embedded import EmbeddedEngine, core
+from artscope.engines.embedded import EmbeddedEngine
 from artscope.engines.embedded.coverage import SkippedDataWarning
 from artscope.errors import ArtscopeError, QueryError
 
-needs_core = pytest.mark.skipif(not core.available(),
-                                reason="compiled core not built (python3 tools/build_core.py)")
 
 
 @pytest.fixture
@@ -75,7 +73,6 @@ def _trace_with_skipped_data() -> bytes:
     return trace.SerializeToString()
 
 
-@needs_core
 def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
     path = tmp_path / "skipped.pftrace"
     path.write_bytes(_trace_with_skipped_data())
@@ -103,7 +100,6 @@ def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
         eng.close()
 
 
-@needs_core
 def test_metric_queries_do_not_use_up_the_warning(tmp_path, monkeypatch):
     """artscope's own queries (metrics) read only what is imported: they stay
     quiet and the user's first query still hears it."""

@@ -83,6 +83,10 @@ def oracle_rows(events: list[tuple]) -> list[tuple]:
     thread_state_tracker.cc one event at a time."""
     rows: list[list[Any]] = []
     last: dict[int, int] = {}
+    # the last blocked row (any state but Running and R, R+ included) since
+    # the thread last ran: where a sched_blocked_reason's io_wait goes, also
+    # after a waking opened R (last_blocked_row)
+    last_blocked: dict[int, int] = {}
 
     def close(ts: int, tid: int) -> None:
         i = last.get(tid)
@@ -94,6 +98,10 @@ def oracle_rows(events: list[tuple]) -> list[tuple]:
         if tid == 0:
             return
         last[tid] = len(rows)
+        if state == "Running":
+            last_blocked.pop(tid, None)
+        elif state != "R":
+            last_blocked[tid] = len(rows)
         rows.append([ts, -1, cpu, tid, state, None, waker, irq])
 
     for ev in events:
@@ -126,8 +134,8 @@ def oracle_rows(events: list[tuple]) -> list[tuple]:
             open_(ts, new, "R", None, parent, 0)
         else:
             _, _, tid, io_wait = ev
-            i = last.get(tid)
-            if i is not None and rows[i][4] not in ("Running", "R", "R+"):
+            i = last_blocked.get(tid)
+            if i is not None:
                 rows[i][5] = io_wait
     return [tuple(r) for r in rows]
 
@@ -157,7 +165,7 @@ def test_only_wakings_new_tasks_and_blocked_reasons(tmp_path) -> None:
     # a waking opens R for an unseen thread, a second one is spurious (no
     # row); a new
     # task starts runnable, woken by its parent; blocked reasons on threads
-    # without a sleeping state (or the idle thread) change nothing.
+    # that were never blocked (or the idle thread) change nothing.
     events = [(1, 5, 3, 1), (1, 6, 3, 2), (3, 7, 3, 1),
               (2, 8, 104, 3), (3, 9, 0, 1), (1, 9, 0, 1)]
     assert check(tmp_path, events) == 2

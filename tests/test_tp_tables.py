@@ -15,8 +15,7 @@ gaps' aspects exactly: a new difference fails, and so does a listed gap that
 disappeared (remove it from the list - the list only shrinks honestly).
 
 The compiled core is the embedded engine here. Skipped, saying why, without a
-trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin) or without the
-built core.
+trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from pathlib import Path
 
 import pytest
 
-from artscope.engines.embedded import core
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tools"))
@@ -375,8 +373,6 @@ def tp_bin() -> str:
     path = compare_tp.find_tp_bin()
     if path is None:
         pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
-    if not core.enabled():
-        pytest.skip("compiled core not built or disabled (python3 tools/build_core.py)")
     return path
 
 

@@ -99,9 +99,6 @@ class TraceInput:
 def served_tables(eng: Any) -> list[str]:
     """The public tables and views of the embedded engine (internal names,
     starting with '_', are not served)."""
-    # The Python importer (systrace input) builds ftrace_event / raw and
-    # thread_state the first time a query names them.
-    eng.query("SELECT 1 FROM ftrace_event, raw, thread_state LIMIT 0")
     df = eng.query("SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "
                    "AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '\\_%' ESCAPE '\\' "
                    "ORDER BY name")
@@ -398,5 +395,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    os.environ.pop("ARTSCOPE_CORE", None)
     sys.exit(main())

@@ -25,14 +25,6 @@ const KTHREADD_PID: i64 = 2;
 const DEDICATED_TABLE_EVENTS: [&str; 4] =
     ["sched_switch", "sched_waking", "cpu_frequency", "cpu_idle"];
 
-/// Python-parity mode (env ARTSCOPE_CORE_PYTHON_PARITY, set by
-/// tools/compare_core.py only): the importers the retired Python importer
-/// lacks (binder, dma_fence, kernel atrace) stay off, for every input kind,
-/// so the identity checks can compare ids.
-pub fn python_parity() -> bool {
-    std::env::var_os("ARTSCOPE_CORE_PYTHON_PARITY").is_some()
-}
-
 /// Everything the tables are made of.
 pub struct Imported {
     pub sink: Sink,
@@ -68,7 +60,6 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .clone()
             .unwrap_or_default()
             .to_lowercase(),
-        python_parity: python_parity(),
     };
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
@@ -310,8 +301,7 @@ fn ftrace_event(
     let ts = e.ts;
     match e.name {
         "print" => atrace::print(c, slots, ts, e.pid, e.str("buf").unwrap_or("")),
-        // the importers only the core has (off in Python-parity mode)
-        "zero" if !c.python_parity => atrace::zero(
+        "zero" => atrace::zero(
             c,
             slots,
             ts,
@@ -321,7 +311,7 @@ fn ftrace_event(
             e.int("pid").unwrap_or(0),
             e.int("value").unwrap_or(0),
         ),
-        "dma_fence_init" | "dma_fence_emit" | "dma_fence_signaled" if !c.python_parity => {
+        "dma_fence_init" | "dma_fence_emit" | "dma_fence_signaled" => {
             let what = match e.name {
                 "dma_fence_init" => FenceEvent::Init,
                 "dma_fence_emit" => FenceEvent::Emit,
@@ -336,15 +326,15 @@ fn ftrace_event(
                 e.int("seqno").unwrap_or(0),
             )
         }
-        "dma_fence_wait_start" if !c.python_parity => DrmTracker::wait_start(
+        "dma_fence_wait_start" => DrmTracker::wait_start(
             c,
             ts,
             e.pid,
             e.int("context").unwrap_or(0),
             e.int("seqno").unwrap_or(0),
         ),
-        "dma_fence_wait_end" if !c.python_parity => DrmTracker::wait_end(c, ts, e.pid),
-        "binder_transaction" if !c.python_parity => binder.transaction(
+        "dma_fence_wait_end" => DrmTracker::wait_end(c, ts, e.pid),
+        "binder_transaction" => binder.transaction(
             c,
             ts,
             Transaction {
@@ -361,16 +351,16 @@ fn ftrace_event(
                     .map_or_else(|| hex(e.int("code").unwrap_or(0)), str::to_owned),
             },
         ),
-        "binder_transaction_received" if !c.python_parity => {
+        "binder_transaction_received" => {
             binder.received(c, ts, e.pid, e.int("debug_id").unwrap_or(0))
         }
-        "binder_transaction_alloc_buf" if !c.python_parity => binder.alloc_buf(
+        "binder_transaction_alloc_buf" => binder.alloc_buf(
             c,
             e.pid,
             e.int("data_size").unwrap_or(0),
             e.int("offsets_size").unwrap_or(0),
         ),
-        "dpu_tracing_mark_write" if !c.python_parity => atrace::kernel_mark(
+        "dpu_tracing_mark_write" => atrace::kernel_mark(
             c,
             slots,
             ts,

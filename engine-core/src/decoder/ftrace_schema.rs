@@ -757,21 +757,6 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
     })
 }
 
-/// Events whose fields only the core reads (not the Python importer):
-/// left out in Python-parity mode (tools/compare_core.py).
-pub const CORE_ONLY_WITH_FIELDS: [&str; 10] = [
-    "binder_transaction",
-    "binder_transaction_alloc_buf",
-    "binder_transaction_received",
-    "dma_fence_emit",
-    "dma_fence_init",
-    "dma_fence_signaled",
-    "dma_fence_wait_end",
-    "dma_fence_wait_start",
-    "dpu_tracing_mark_write",
-    "zero",
-];
-
 /// Whether TracePacket field `number` is a member of its `data` oneof.
 pub fn is_packet_data_field(number: u32) -> bool {
     matches!(

@@ -13,7 +13,7 @@
 //! the public protos and is decoded from its field numbers.
 
 use super::ftrace_schema::{
-    event_name, generic_fields, is_packet_data_field, packet_data_field_name, CORE_ONLY_WITH_FIELDS,
+    event_name, generic_fields, is_packet_data_field, packet_data_field_name,
 };
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::events::*;
@@ -163,12 +163,6 @@ pub struct ProtoDecoder<'s> {
     keep_on_error: bool,
     /// TracePacket data kinds not imported: field number -> packets.
     skipped: std::collections::BTreeMap<u32, i64>,
-    /// Python-parity mode (env ARTSCOPE_CORE_PYTHON_PARITY, set by
-    /// tools/compare_core.py only): the fields of CORE_ONLY_WITH_FIELDS
-    /// events are not read and replay skips them, so the importers the
-    /// retired Python importer lacks (binder, dma_fence, kernel atrace) add
-    /// nothing and ids stay comparable.
-    python_parity: bool,
 }
 
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
@@ -189,7 +183,6 @@ impl<'s> ProtoDecoder<'s> {
             bad_packets: 0,
             keep_on_error: false,
             skipped: Default::default(),
-            python_parity: crate::replay::python_parity(),
         }
     }
 
@@ -603,9 +596,6 @@ impl<'s> ProtoDecoder<'s> {
             }
             _ => {
                 let fields = match generic_fields(name) {
-                    Some(_) if self.python_parity && CORE_ONLY_WITH_FIELDS.contains(&name) => {
-                        Vec::new()
-                    }
                     Some(specs) => generic_values(specs, &ev.parts)?,
                     None => Vec::new(),
                 };

@@ -29,7 +29,4 @@ pub struct Ctx {
     pub states: sched::EndStates,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
-    /// Python-parity mode: the importers only the core has stay off
-    /// (tools/compare_core.py; see decoder/proto.rs).
-    pub python_parity: bool,
 }
