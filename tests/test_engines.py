@@ -8,7 +8,9 @@ everywhere else.
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import sys
 import time
 from pathlib import Path
 
@@ -99,6 +101,45 @@ def test_trace_processor_loads_fixture_with_raw_ingestion():
                     "SELECT count(*) AS n FROM sched",
                     "SELECT count(*) AS n FROM slice"):
             assert eng.query(sql).rows() == emb.query(sql).rows(), sql
+
+
+@needs_tp
+@pytest.mark.skipif(not sys.platform.startswith("linux") or shutil.which("setpriv") is None,
+                    reason="no setpriv (util-linux) here: the shell cannot follow its parent")
+def test_shell_dies_with_a_killed_client():
+    """A client SIGKILLed mid-analysis (no close, no atexit) takes its
+    trace_processor_shell with it instead of leaving it running."""
+    import signal
+    import subprocess
+
+    child = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\n"
+         "from artscope.engines import load_trace\n"
+         f"eng = load_trace({str(FIX / 'pinned_clean.pftrace')!r}, engine='trace_processor')\n"
+         "print(eng._shell.pid, flush=True)\n"
+         "time.sleep(60)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        shell = int(child.stdout.readline())
+        os.kill(shell, 0)  # running
+        child.kill()
+        child.wait()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                os.kill(shell, 0)
+            except ProcessLookupError:
+                return
+            # reaped by init once killed; a zombie still answers kill(0)
+            with open(f"/proc/{shell}/stat") as f:
+                if f.read().split(") ")[1].startswith("Z"):
+                    return
+            time.sleep(0.05)
+        os.kill(shell, signal.SIGKILL)
+        pytest.fail("trace_processor_shell outlived its SIGKILLed client")
+    finally:
+        child.kill()
 
 
 def test_bounds_include_sys_stats_counters_not_imported():

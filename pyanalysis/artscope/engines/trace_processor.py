@@ -235,6 +235,7 @@ def _start_shell(binary: str, sql_packages: Sequence[str]) -> tuple[subprocess.P
     args = [binary, "-D", "--http-port", str(port)]
     for pkg in sql_packages:
         args += ["--add-sql-package", str(pkg)]
+    args = _dying_with_parent(args)
     # stderr goes to a file, not a pipe: a pipe nobody reads would stall the
     # shell once its buffer filled with log lines.
     stderr = tempfile.TemporaryFile()
@@ -258,6 +259,35 @@ def _start_shell(binary: str, sql_packages: Sequence[str]) -> tuple[subprocess.P
     _stop_shell(proc)
     raise EngineUnavailable(f"trace_processor_shell ({binary}) did not start within "
                             f"{LOAD_TIMEOUT_S} s")
+
+
+_PDEATHSIG: list[str] | None = None
+
+
+def _dying_with_parent(args: list[str]) -> list[str]:
+    """``args`` run so that the shell is killed when the process that started
+    it dies without closing it (a SIGKILLed client, a pool or Dask worker
+    terminated mid-task): atexit and __del__ never run then, and the shell,
+    in its own session, would outlive it holding the trace in memory.
+
+    On Linux, util-linux's ``setpriv --pdeathsig KILL`` sets the parent-death
+    signal and execs the shell (the pid stays the shell's). The kernel ties it
+    to the thread that started the shell: artscope opens and closes an engine
+    within one task on one thread. Elsewhere, or with a setpriv too old for
+    the option, the shell starts as before."""
+    global _PDEATHSIG
+    if _PDEATHSIG is None:
+        _PDEATHSIG = []
+        setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+        if setpriv:
+            probe = [setpriv, "--pdeathsig", "KILL", "--", sys.executable, "-c", ""]
+            try:
+                if subprocess.run(probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL, timeout=10).returncode == 0:
+                    _PDEATHSIG = probe[:4]
+            except (OSError, subprocess.SubprocessError):
+                pass
+    return _PDEATHSIG + args
 
 
 def _stop_shell(proc: subprocess.Popen) -> None:
