@@ -136,6 +136,10 @@ LOOKUPS = [
     "SELECT id FROM sched WHERE utid = NULL",
     "SELECT id FROM sched WHERE ts > NULL",
     "SELECT id FROM sched WHERE end_state = 0",
+    # ... and the rows still come in the order the scan promised SQLite
+    "SELECT id, state FROM thread_state WHERE state > 5 ORDER BY state, id",
+    "SELECT id, ts FROM slice WHERE name = 5 ORDER BY ts, id",
+    "SELECT id, ts FROM expected_frame_timeline_slice WHERE name = 5 ORDER BY ts, id",
     "SELECT id FROM thread_state WHERE cpu IS NULL ORDER BY id",
     # integer columns compared exactly (SQLite's own check omitted): numeric
     # text, other text, blobs, NULL and reals as operands, NULL column values

@@ -12,7 +12,7 @@ use rusqlite::{Batch, Connection};
 
 use crate::columns::{Builder, Table};
 use crate::replay::Imported;
-use crate::tables::{fill, schema, take_columns, trace_bounds, V, VIEWS};
+use crate::tables::{fill, schema, take_columns, trace_bounds, MOVED_TABLES, V, VIEWS};
 use crate::vtab::{Catalog, ColumnTab};
 
 /// One result column's values as they came from SQLite.
@@ -48,7 +48,7 @@ pub fn build_tables(
     // `fill` reads sched's columns (cpu rows, bounds): it goes first
     for (name, cols) in &schema {
         let t = std::time::Instant::now();
-        if matches!(*name, "sched" | "thread_state" | "ftrace_event") {
+        if MOVED_TABLES.contains(name) {
             out.push(None);
             continue;
         }
@@ -92,7 +92,6 @@ impl Session {
         for (name, sql) in VIEWS {
             conn.execute_batch(&format!("CREATE VIEW {name} AS {sql}"))?;
         }
-        conn.execute_batch("CREATE VIEW raw AS SELECT * FROM ftrace_event")?;
         let session = Session { conn, catalog };
         session.register_functions(bounds)?;
         Ok(session)

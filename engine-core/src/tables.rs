@@ -245,7 +245,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 8] = [
+pub const VIEWS: [(&str, &str); 9] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -254,16 +254,16 @@ pub const VIEWS: [(&str, &str); 8] = [
     ("cpu_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _cpu AS cpu FROM __track WHERE event_type = 'counter' AND _cpu IS NOT NULL"),
     ("process_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _upid AS upid FROM __track WHERE event_type = 'counter' AND _upid IS NOT NULL"),
     ("thread_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _utid AS utid FROM __track WHERE event_type = 'counter' AND _utid IS NOT NULL"),
+    ("raw", "SELECT * FROM ftrace_event"),
 ];
 
-const INDEXES: [&str; 7] = [
+const INDEXES: [&str; 6] = [
     "CREATE INDEX sched_utid ON sched(utid, ts)",
     "CREATE INDEX sched_cpu ON sched(cpu, ts)",
     "CREATE INDEX slice_track ON slice(track_id, ts)",
     "CREATE INDEX counter_track_ts ON counter(track_id, ts)",
     "CREATE INDEX args_set ON args(arg_set_id)",
     "CREATE INDEX thread_state_utid ON thread_state(utid, ts)",
-    "CREATE VIEW raw AS SELECT * FROM ftrace_event",
 ];
 
 const STAT_SEVERITY: [(&str, &str); 9] = [
@@ -414,6 +414,9 @@ pub fn build_db(tables: &[Table]) -> rusqlite::Result<Connection> {
     }
     Ok(conn)
 }
+
+/// The tables `take_columns` gives (every other one comes from `fill`).
+pub const MOVED_TABLES: [&str; 3] = ["sched", "thread_state", "ftrace_event"];
 
 /// The stored columns of the tables big enough to matter (one row per
 /// sched slice, thread state, ftrace event), moved out of the trackers

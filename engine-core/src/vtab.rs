@@ -16,6 +16,7 @@
 //! compare (text against a number, NULL, another collation) just widens the
 //! scan.
 
+use std::cell::Cell;
 use std::os::raw::c_int;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
@@ -33,7 +34,7 @@ use crate::tables::V;
 pub type Catalog = Arc<std::collections::HashMap<String, Arc<Table>>>;
 
 /// Work counters (filters, rows stepped, cells read) for
-/// ARTSCOPE_CORE_TIMINGS.
+/// ARTSCOPE_CORE_TIMINGS, added by each cursor when it closes.
 pub static FILTERS: AtomicU64 = AtomicU64::new(0);
 pub static STEPS: AtomicU64 = AtomicU64::new(0);
 pub static CELLS: AtomicU64 = AtomicU64::new(0);
@@ -331,6 +332,9 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             table: self.table.clone(),
             rows: Rows::Range(0, 0),
             pos: 0,
+            filters: 0,
+            steps: 0,
+            cells: Cell::new(0),
         })
     }
 }
@@ -379,6 +383,19 @@ pub struct ColumnCursor {
     table: Arc<Table>,
     rows: Rows,
     pos: usize,
+    /// work done, added to FILTERS / STEPS / CELLS when the cursor closes
+    /// (plain counts: no atomic operation per row or value read)
+    filters: u64,
+    steps: u64,
+    cells: Cell<u64>,
+}
+
+impl Drop for ColumnCursor {
+    fn drop(&mut self) {
+        FILTERS.fetch_add(self.filters, Relaxed);
+        STEPS.fetch_add(self.steps, Relaxed);
+        CELLS.fetch_add(self.cells.get(), Relaxed);
+    }
 }
 
 impl ColumnCursor {
@@ -452,32 +469,68 @@ fn narrow<'a>(
     (lo, hi)
 }
 
-/// The rows matching an exact plan (integer columns; SQLite does not
-/// re-check them): equality and bounds compared as SQLite compares an
-/// integer column with each operand, NULL column values excluded.
-fn exact_rows(t: &Arc<Table>, plan: &Plan, vals: &[ValueRef<'_>]) -> Rows {
-    let none = Rows::Range(0, 0);
-    let n = t.n;
-    let mut argi = 0;
-    let eq = if plan.eq != NONE {
-        argi = 1;
-        match operand(vals[0]) {
-            Operand::Number(k) => Some(k),
-            _ => return none,
-        }
-    } else {
-        None
+/// What a plan's constraint values select, before any lookup.
+enum Lookup<'a> {
+    /// no row can match
+    Nothing,
+    /// the equality value (if the plan has one) and the range bounds, led
+    /// by `b'n'` (NULL never satisfies a range constraint)
+    Keys(Option<V<'a>>, Vec<(u8, V<'a>)>),
+    /// an equality value the lookup cannot compare: every row (SQLite
+    /// checks them), in the order the plan promised
+    Everything,
+}
+
+/// The constraint values `vals` (argv order: equality first) as keys.
+/// An exact plan (integer columns, SQLite's check omitted) compares each
+/// operand as SQLite compares it with an integer column; any other plan
+/// drops the values it cannot compare, returning a superset.
+fn lookup<'a>(t: &Table, plan: &Plan, vals: &[ValueRef<'a>]) -> Lookup<'a> {
+    let (eq_val, range_vals) = match plan.eq {
+        NONE => (None, vals),
+        _ => (vals.first().copied(), vals.get(1..).unwrap_or(&[])),
     };
-    let mut bounds: Vec<(u8, V<'static>)> = vec![(b'n', V::Null)];
-    for (&op, v) in plan.ops.iter().zip(&vals[argi..]) {
-        match (operand(*v), op) {
-            (Operand::Null, _) => return none,
-            (Operand::Number(k), _) => bounds.push((op, k)),
-            // every number is below it: `<` / `<=` hold, `>` / `>=` never
-            (Operand::AboveNumbers, b'g' | b'G') => return none,
-            (Operand::AboveNumbers, _) => {}
+    let mut bounds: Vec<(u8, V<'a>)> = vec![(b'n', V::Null)];
+    if plan.exact {
+        let eq = match eq_val.map(operand) {
+            None => None,
+            Some(Operand::Number(k)) => Some(k),
+            Some(_) => return Lookup::Nothing,
+        };
+        for (&op, v) in plan.ops.iter().zip(range_vals) {
+            match (operand(*v), op) {
+                (Operand::Null, _) => return Lookup::Nothing,
+                (Operand::Number(k), _) => bounds.push((op, k)),
+                // every number is below it: `<` / `<=` hold, `>` / `>=` never
+                (Operand::AboveNumbers, b'g' | b'G') => return Lookup::Nothing,
+                (Operand::AboveNumbers, _) => {}
+            }
         }
+        return Lookup::Keys(eq, bounds);
     }
+    let is_text =
+        |col: i32| col >= 0 && matches!(t.cols[col as usize].data, crate::columns::Data::Text(_));
+    let eq = match eq_val {
+        None => None,
+        Some(v) => match key(v).filter(|k| same_class(is_text(plan.eq), k)) {
+            Some(k) => Some(k),
+            None => return Lookup::Everything,
+        },
+    };
+    bounds.extend(
+        plan.ops
+            .iter()
+            .zip(range_vals)
+            .filter_map(|(&op, v)| key(*v).map(|k| (op, k)))
+            .filter(|(_, k)| same_class(is_text(plan.range), k)),
+    );
+    Lookup::Keys(eq, bounds)
+}
+
+/// The rows of `plan` for an equality key and range bounds, in the order
+/// `best_index` promised: row order, or the index's (value, ts, row).
+fn rows_for(t: &Arc<Table>, plan: &Plan, eq: Option<V<'_>>, bounds: &[(u8, V<'_>)]) -> Rows {
+    let n = t.n;
     let row_col = |col: i32| col == ROWID || (col >= 0 && t.row_alias[col as usize]);
     if let Some(k) = eq {
         if row_col(plan.eq) {
@@ -486,7 +539,7 @@ fn exact_rows(t: &Arc<Table>, plan: &Plan, vals: &[ValueRef<'_>]) -> Rows {
                 V::Real(r) if r.fract() == 0.0 && r >= 0.0 && (r as usize) < n => {
                     Rows::Range(r as usize, r as usize + 1)
                 }
-                _ => none,
+                _ => Rows::Range(0, 0),
             };
         }
         let col = plan.eq as usize;
@@ -497,7 +550,7 @@ fn exact_rows(t: &Arc<Table>, plan: &Plan, vals: &[ValueRef<'_>]) -> Rows {
         let (lo, hi) = match plan.range {
             r if r >= 0 => {
                 let r = r as usize;
-                narrow(lo, hi, &bounds, |i| t.get(r, ix.perm[i] as usize))
+                narrow(lo, hi, bounds, |i| t.get(r, ix.perm[i] as usize))
             }
             _ => (lo, hi),
         };
@@ -506,20 +559,28 @@ fn exact_rows(t: &Arc<Table>, plan: &Plan, vals: &[ValueRef<'_>]) -> Rows {
     match plan.range {
         NONE => Rows::Range(0, n),
         r if row_col(r) => {
-            let (lo, hi) = narrow(0, n, &bounds[1..], |i| V::Int(i as i64));
+            let (lo, hi) = narrow(0, n, bounds, |i| V::Int(i as i64));
             Rows::Range(lo, hi)
         }
         r if t.sorted[r as usize] => {
             let r = r as usize;
-            let (lo, hi) = narrow(0, n, &bounds[1..], |i| t.get(r, i));
+            let (lo, hi) = narrow(0, n, bounds, |i| t.get(r, i));
             Rows::Range(lo, hi)
         }
         r => {
             let r = r as usize;
             let ix = t.index(r);
-            let (lo, hi) = narrow(0, n, &bounds, |i| t.get(r, ix.perm[i] as usize));
+            let (lo, hi) = narrow(0, n, bounds, |i| t.get(r, ix.perm[i] as usize));
             Rows::Perm(ix, lo, hi)
         }
+    }
+}
+
+/// Every row in the order an equality plan promised, (ts, row).
+fn everything(t: &Arc<Table>, plan: &Plan) -> Rows {
+    match t.ts_col {
+        Some(ts) if plan.eq != NONE && !t.sorted[ts] => Rows::Perm(t.index(ts), 0, t.n),
+        _ => Rows::Range(0, t.n),
     }
 }
 
@@ -530,91 +591,24 @@ unsafe impl VTabCursor for ColumnCursor {
         idx_str: Option<&str>,
         args: &Values<'_>,
     ) -> rusqlite::Result<()> {
-        FILTERS.fetch_add(1, Relaxed);
+        self.filters += 1;
         let t = self.table.clone();
-        let n = t.n;
         self.pos = 0;
-        self.rows = Rows::Range(0, n);
+        self.rows = Rows::Range(0, t.n);
         let Some(plan) = idx_str.and_then(Plan::decode) else {
             return Ok(());
         };
         let vals: Vec<ValueRef<'_>> = args.iter().collect();
-        if plan.exact {
-            self.rows = exact_rows(&t, &plan, &vals);
-            return Ok(());
-        }
-        let mut argi = 0;
-        let eq_key = if plan.eq != NONE {
-            argi += 1;
-            key(vals[0])
-        } else {
-            None
+        self.rows = match lookup(&t, &plan, &vals) {
+            Lookup::Nothing => Rows::Range(0, 0),
+            Lookup::Keys(eq, bounds) => rows_for(&t, &plan, eq, &bounds),
+            Lookup::Everything => everything(&t, &plan),
         };
-        let is_text = |col: i32| {
-            col >= 0 && matches!(t.cols[col as usize].data, crate::columns::Data::Text(_))
-        };
-        let bounds: Vec<(u8, V<'_>)> = plan
-            .ops
-            .iter()
-            .zip(&vals[argi..])
-            .filter_map(|(&op, v)| key(*v).map(|k| (op, k)))
-            .filter(|(_, k)| same_class(is_text(plan.range), k))
-            .collect();
-        let row_col = |col: i32| col == ROWID || (col >= 0 && t.row_alias[col as usize]);
-        if plan.eq != NONE {
-            let Some(k) = eq_key.filter(|k| same_class(is_text(plan.eq), k)) else {
-                return Ok(()); // not comparable here: SQLite filters a scan
-            };
-            if row_col(plan.eq) {
-                let row = match k {
-                    V::Int(i) => Some(i),
-                    V::Real(r) if r.fract() == 0.0 => Some(r as i64),
-                    _ => None,
-                };
-                self.rows = match row {
-                    Some(r) if r >= 0 && (r as usize) < n => {
-                        Rows::Range(r as usize, r as usize + 1)
-                    }
-                    _ => Rows::Range(0, 0),
-                };
-                return Ok(());
-            }
-            let col = plan.eq as usize;
-            let ix = t.index(col);
-            let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| {
-                t.get(col, ix.perm[i] as usize)
-            });
-            let (lo, hi) = match plan.range {
-                r if r >= 0 && Some(r as usize) == t.ts_col => {
-                    let ts = r as usize;
-                    narrow(lo, hi, &bounds, |i| t.get(ts, ix.perm[i] as usize))
-                }
-                _ => (lo, hi),
-            };
-            self.rows = Rows::Perm(ix, lo, hi);
-            return Ok(());
-        }
-        if plan.range == NONE || bounds.is_empty() {
-            return Ok(());
-        }
-        if row_col(plan.range) {
-            let (lo, hi) = narrow(0, n, &bounds, |i| V::Int(i as i64));
-            self.rows = Rows::Range(lo, hi);
-        } else if t.sorted[plan.range as usize] {
-            let col = plan.range as usize;
-            let (lo, hi) = narrow(0, n, &bounds, |i| t.get(col, i));
-            self.rows = Rows::Range(lo, hi);
-        } else {
-            let col = plan.range as usize;
-            let ix = t.index(col);
-            let (lo, hi) = narrow(0, n, &bounds, |i| t.get(col, ix.perm[i] as usize));
-            self.rows = Rows::Perm(ix, lo, hi);
-        }
         Ok(())
     }
 
     fn next(&mut self) -> rusqlite::Result<()> {
-        STEPS.fetch_add(1, Relaxed);
+        self.steps += 1;
         self.pos += 1;
         // index order jumps across the table: fetch a row a few steps ahead
         if let Rows::Perm(ix, s, e) = &self.rows {
@@ -634,7 +628,7 @@ unsafe impl VTabCursor for ColumnCursor {
     }
 
     fn column(&self, ctx: &mut Context, i: c_int) -> rusqlite::Result<()> {
-        CELLS.fetch_add(1, Relaxed);
+        self.cells.set(self.cells.get() + 1);
         let v = self.table.get(i as usize, self.row());
         ctx.set_result(&v)
     }
