@@ -301,16 +301,7 @@ fn ftrace_event(
     let ts = e.ts;
     match e.name {
         "print" => atrace::print(c, slots, ts, e.pid, e.str("buf").unwrap_or("")),
-        "zero" => atrace::zero(
-            c,
-            slots,
-            ts,
-            e.pid,
-            e.int("flag").unwrap_or(0),
-            e.str("name").unwrap_or(""),
-            e.int("pid").unwrap_or(0),
-            e.int("value").unwrap_or(0),
-        ),
+        "zero" => atrace::zero(c, slots, e),
         "dma_fence_init" | "dma_fence_emit" | "dma_fence_signaled" => {
             let what = match e.name {
                 "dma_fence_init" => FenceEvent::Init,
@@ -360,16 +351,7 @@ fn ftrace_event(
             e.int("data_size").unwrap_or(0),
             e.int("offsets_size").unwrap_or(0),
         ),
-        "dpu_tracing_mark_write" => atrace::kernel_mark(
-            c,
-            slots,
-            ts,
-            e.pid,
-            e.int("type").unwrap_or(0),
-            e.str("name").unwrap_or(""),
-            e.int("pid").unwrap_or(0),
-            e.int("value").unwrap_or(0),
-        ),
+        "dpu_tracing_mark_write" => atrace::kernel_mark(c, slots, e),
         "cpu_frequency" => counters::cpu_frequency(c, ts, e),
         "cpu_frequency_limits" => counters::cpu_frequency_limits(c, ts, e),
         "cpu_idle" => counters::cpu_idle(c, ts, e),

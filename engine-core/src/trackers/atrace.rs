@@ -8,6 +8,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
 use crate::decoder::atrace::{parse_print, Parsed, TracePoint};
+use crate::events::FtraceEv;
 
 /// Async S/F slot assignment: (upid, name) -> cookie per slot.
 #[derive(Default)]
@@ -48,16 +49,8 @@ pub fn print(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, buf: &str) 
 /// A kernel atrace point of a `zero` event (msm-google kernels' atrace
 /// macros: flag bit 0 begin, bit 1 end, bit 2 int64 counter), as
 /// SystraceParser::ParseZeroEvent.
-pub fn zero(
-    c: &mut Ctx,
-    slots: &mut AsyncSlots,
-    ts: i64,
-    pid: i64,
-    flag: i128,
-    name: &str,
-    tgid: i128,
-    value: i128,
-) {
+pub fn zero(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+    let flag = e.int("flag").unwrap_or(0);
     let phase = if flag & 1 != 0 {
         'B'
     } else if flag & 2 != 0 {
@@ -68,50 +61,36 @@ pub fn zero(
         c.stats.add("systrace_parse_failure", 1, None);
         return;
     };
-    kernel_point(c, slots, ts, pid, phase, name, tgid, value);
+    kernel_point(c, slots, e, phase);
 }
 
 /// A kernel tracing_mark_write event (`dpu_tracing_mark_write`: type is the
 /// phase character B/E/C/I), as SystraceParser::ParseKernelTracingMarkWrite.
-pub fn kernel_mark(
-    c: &mut Ctx,
-    slots: &mut AsyncSlots,
-    ts: i64,
-    pid: i64,
-    type_: i128,
-    name: &str,
-    tgid: i128,
-    value: i128,
-) {
-    let phase = u8::try_from(type_).map(char::from).unwrap_or('\0');
+pub fn kernel_mark(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+    let phase = u8::try_from(e.int("type").unwrap_or(0))
+        .map(char::from)
+        .unwrap_or('\0');
     if !matches!(phase, 'B' | 'E' | 'C' | 'I') {
         c.stats.add("systrace_parse_failure", 1, None);
         return;
     }
-    kernel_point(c, slots, ts, pid, phase, name, tgid, value);
+    kernel_point(c, slots, e, phase);
 }
 
-fn kernel_point(
-    c: &mut Ctx,
-    slots: &mut AsyncSlots,
-    ts: i64,
-    pid: i64,
-    phase: char,
-    name: &str,
-    tgid: i128,
-    value: i128,
-) {
+/// The atrace point of a kernel event (`zero`, `dpu_tracing_mark_write`):
+/// its `name`, `pid` (the tgid) and `value` fields, with `phase`.
+fn kernel_point(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv, phase: char) {
     // (the counter's utid arg is the emitting thread, as trace_processor
     // v58 records it)
     let tp = TracePoint {
         phase,
-        tgid,
-        name: name.into(),
-        value,
+        tgid: e.int("pid").unwrap_or(0),
+        name: e.str("name").unwrap_or("").into(),
+        value: e.int("value").unwrap_or(0),
         cookie: 0,
         track: String::new(),
     };
-    point(c, slots, ts, pid, tp);
+    point(c, slots, e.ts, e.pid, tp);
 }
 
 fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint) {
