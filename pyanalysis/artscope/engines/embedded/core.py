@@ -15,7 +15,7 @@ by ``pip install`` (maturin), or in place by ``python3 tools/build_core.py``.
 from __future__ import annotations
 
 import sqlite3
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import polars as pl
 import pyarrow as pa
@@ -98,13 +98,6 @@ class CoreSession(NamedTuple):
     packets: int
 
 
-def open_proto(data: bytes, path: str = "",
-               ingest_ftrace_in_raw: bool = True) -> CoreSession:
-    """Import Perfetto protobuf ``data`` into a core session (virtual tables
-    over the core's columns); TraceError naming ``path`` for bad input."""
-    return _to_session(_import_proto(data, path, ingest_ftrace_in_raw), path)
-
-
 def open_trace(data: bytes, path: str = "",
                ingest_ftrace_in_raw: bool = True) -> CoreSession:
     """As :func:`import_trace`, into a core session (virtual tables over the
@@ -126,13 +119,20 @@ def _import_trace(data: bytes, path: str, ingest_ftrace_in_raw: bool) -> Any:
         raise TraceError(str(e)) from None
 
 
-def _to_connection(imported: Any, path: str) -> CoreImport:
+def _spend(imported: Any, path: str,
+           build: Callable[[str | None], Any]) -> tuple[Any, bool, list[str], int]:
+    """The import's flags, then its tables from ``build`` (its ``to_sqlite``
+    or ``open_session``, which use the import up); TraceError naming ``path``."""
     try:
         config = _trace_config_text(imported)
         partial, warnings, packets = imported.partial, list(imported.warnings), imported.packets
-        blob = imported.to_sqlite(config)  # spends the import
+        return build(config), partial, warnings, packets
     except _core.CoreError as e:
         raise TraceError(f"{e}: {path}") from None
+
+
+def _to_connection(imported: Any, path: str) -> CoreImport:
+    blob, partial, warnings, packets = _spend(imported, path, imported.to_sqlite)
     out = CoreImport(sqlite3.connect(":memory:", check_same_thread=False),
                      partial, warnings, packets)
     out.conn.deserialize(blob)
@@ -140,12 +140,7 @@ def _to_connection(imported: Any, path: str) -> CoreImport:
 
 
 def _to_session(imported: Any, path: str) -> CoreSession:
-    try:
-        config = _trace_config_text(imported)
-        partial, warnings, packets = imported.partial, list(imported.warnings), imported.packets
-        session = imported.open_session(config)
-    except _core.CoreError as e:
-        raise TraceError(f"{e}: {path}") from None
+    session, partial, warnings, packets = _spend(imported, path, imported.open_session)
     return CoreSession(CoreStore(session), partial, warnings, packets)
 
 
