@@ -94,21 +94,12 @@ impl Stored {
 
     /// text given per row, interned
     pub fn interned(values: &[&str]) -> Stored {
-        let mut ids: HashMap<&str, u32> = HashMap::default();
-        let mut dict = Vec::new();
-        let v = values
-            .iter()
-            .map(|s| {
-                *ids.entry(s).or_insert_with(|| {
-                    dict.push((*s).into());
-                    dict.len() as u32 - 1
-                })
-            })
-            .collect();
+        let mut dict = Dict::default();
+        let ids = values.iter().map(|s| dict.id(s)).collect();
         Stored {
-            data: Data::Text(v),
+            data: Data::Text(ids),
             nulls: Vec::new(),
-            dict,
+            dict: dict.strings,
         }
     }
 
@@ -380,18 +371,36 @@ fn counting_sort(key: &[i64]) -> Option<(Vec<u32>, usize)> {
     Some((perm, distinct))
 }
 
+/// A text column's dictionary: each distinct string once, ids in order of
+/// first appearance.
+#[derive(Default)]
+struct Dict {
+    strings: Vec<Box<str>>,
+    ids: HashMap<Box<str>, u32>,
+}
+
+impl Dict {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.strings.len() as u32;
+        self.strings.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+}
+
 /// Collects one column's values with its declared type's affinity.
-struct ColBuilder<'v> {
+struct ColBuilder {
     affinity: u8, // b'I' integer, b'R' real, b'T' text
     data: Data,
     nulls: Vec<bool>,
     rows: usize,
-    dict: Vec<Box<str>>,
-    ids: HashMap<&'v str, u32>,
-    owned_ids: HashMap<String, u32>,
+    dict: Dict,
 }
 
-impl<'v> ColBuilder<'v> {
+impl ColBuilder {
     fn new(decl: &str) -> Self {
         let affinity = match decl {
             "INTEGER" => b'I',
@@ -407,30 +416,8 @@ impl<'v> ColBuilder<'v> {
             },
             nulls: Vec::new(),
             rows: 0,
-            dict: Vec::new(),
-            ids: HashMap::default(),
-            owned_ids: HashMap::default(),
+            dict: Dict::default(),
         }
-    }
-
-    fn intern(&mut self, s: &'v str) -> u32 {
-        if let Some(&id) = self.ids.get(s) {
-            return id;
-        }
-        let id = self.dict.len() as u32;
-        self.dict.push(s.into());
-        self.ids.insert(s, id);
-        id
-    }
-
-    fn intern_owned(&mut self, s: String) -> u32 {
-        if let Some(&id) = self.owned_ids.get(&s) {
-            return id;
-        }
-        let id = self.dict.len() as u32;
-        self.dict.push(s.as_str().into());
-        self.owned_ids.insert(s, id);
-        id
     }
 
     fn make_mixed(&mut self) {
@@ -482,14 +469,17 @@ impl<'v> ColBuilder<'v> {
     /// lossless reals into integers; REAL turns integers into reals; TEXT
     /// turns integers into their decimal text. Anything else keeps its own
     /// type (the column becomes mixed).
-    fn push(&mut self, v: V<'v>) {
+    fn push(&mut self, v: V<'_>) {
         let v = match (self.affinity, v) {
             (b'I', V::Real(r)) if r.fract() == 0.0 && r.abs() < 9.2e18 => V::Int(r as i64),
             (b'R', V::Int(i)) => V::Real(i as f64),
             (b'T', V::Int(i)) => {
-                let id = self.intern_owned(i.to_string());
-                self.push_text(id);
-                return;
+                let id = self.dict.id(&i.to_string());
+                return self.push_text(id);
+            }
+            (_, V::Text(s)) => {
+                let id = self.dict.id(s);
+                return self.push_text(id);
             }
             (_, v) => v,
         };
@@ -511,27 +501,9 @@ impl<'v> ColBuilder<'v> {
                 self.mark_null(true);
             }
             (Data::Text(d), V::Null) => d.push(NULL_TEXT),
-            (Data::Text(_), V::Text(s)) => {
-                let id = self.intern(s);
-                self.push_text(id);
-                return;
-            }
-            (Data::Mixed(d), v) => {
-                let cell = match v {
-                    V::Null => Cell::Null,
-                    V::Int(i) => Cell::Int(i),
-                    V::Real(r) => Cell::Real(r),
-                    V::Text(s) => {
-                        let id = self.intern(s);
-                        if let Data::Mixed(d) = &mut self.data {
-                            d.push(Cell::Text(id));
-                        }
-                        self.rows += 1;
-                        return;
-                    }
-                };
-                d.push(cell);
-            }
+            (Data::Mixed(d), V::Null) => d.push(Cell::Null),
+            (Data::Mixed(d), V::Int(i)) => d.push(Cell::Int(i)),
+            (Data::Mixed(d), V::Real(r)) => d.push(Cell::Real(r)),
             (_, v) => {
                 self.make_mixed();
                 return self.push(v);
@@ -556,12 +528,12 @@ impl<'v> ColBuilder<'v> {
 }
 
 /// A table's rows as they come from `tables::fill`.
-pub struct Builder<'v> {
+pub struct Builder {
     schema: Vec<Col>,
-    stored: Vec<ColBuilder<'v>>,
+    stored: Vec<ColBuilder>,
 }
 
-impl<'v> Builder<'v> {
+impl Builder {
     pub fn new(schema: &[Col]) -> Self {
         Builder {
             schema: schema.to_vec(),
@@ -580,7 +552,7 @@ impl<'v> Builder<'v> {
             .map(|b| Stored {
                 data: b.data,
                 nulls: b.nulls,
-                dict: b.dict,
+                dict: b.dict.strings,
             })
             .collect();
         Table::new(name, &self.schema, stored)
@@ -658,7 +630,7 @@ impl Table {
     }
 }
 
-impl<'v> RowSink<'v> for Builder<'v> {
+impl<'v> RowSink<'v> for Builder {
     #[inline]
     fn row(&mut self, vals: &[V<'v>]) -> rusqlite::Result<()> {
         for (b, v) in self.stored.iter_mut().zip(vals) {
