@@ -27,9 +27,84 @@ pub enum Cell {
     Text(u32),
 }
 
+/// A column's integers at the narrowest width that holds all of them: most
+/// integer columns (cpus, utids, states, prios, arg set ids) fit in 8 to 32
+/// bits, and at millions of rows the width is most of the engine's memory.
+pub enum Ints {
+    I8(Vec<i8>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+}
+
+/// `$body` with `$v` bound to the vector of whichever width `$ints` holds.
+macro_rules! each_width {
+    ($ints:expr, $v:ident => $body:expr) => {
+        match $ints {
+            Ints::I8($v) => $body,
+            Ints::I16($v) => $body,
+            Ints::I32($v) => $body,
+            Ints::I64($v) => $body,
+        }
+    };
+}
+
+impl Ints {
+    #[inline]
+    #[allow(clippy::unnecessary_cast)] // a no-op for the I64 arm only
+    pub fn get(&self, row: usize) -> i64 {
+        each_width!(self, v => v[row] as i64)
+    }
+
+    fn len(&self) -> usize {
+        each_width!(self, v => v.len())
+    }
+
+    #[inline]
+    #[allow(clippy::unnecessary_cast)] // a no-op for the I8 arm only
+    fn ptr(&self, row: usize) -> *const i8 {
+        each_width!(self, v => v.as_ptr().wrapping_add(row) as *const i8)
+    }
+
+    fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        (0..self.len()).map(|r| self.get(r))
+    }
+
+    /// `values` at the narrowest width holding their range.
+    pub fn narrow<T: Copy + Into<i64>>(values: Vec<T>) -> Ints {
+        let (lo, hi) = values.iter().fold((0i64, 0i64), |(lo, hi), &x| {
+            let x = x.into();
+            (lo.min(x), hi.max(x))
+        });
+        let fits = |min: i64, max: i64| lo >= min && hi <= max;
+        if fits(i8::MIN as i64, i8::MAX as i64) {
+            Ints::I8(values.into_iter().map(|x| x.into() as i8).collect())
+        } else if fits(i16::MIN as i64, i16::MAX as i64) {
+            Ints::I16(values.into_iter().map(|x| x.into() as i16).collect())
+        } else if fits(i32::MIN as i64, i32::MAX as i64) {
+            Ints::I32(values.into_iter().map(|x| x.into() as i32).collect())
+        } else {
+            Ints::I64(values.into_iter().map(Into::into).collect())
+        }
+    }
+
+    /// 64-bit `values`, narrowed when their range allows (kept as they
+    /// are, without a copy, when it does not).
+    pub fn from_i64(values: Vec<i64>) -> Ints {
+        let wide = values
+            .iter()
+            .any(|&x| x < i32::MIN as i64 || x > i32::MAX as i64);
+        if wide {
+            Ints::I64(values)
+        } else {
+            Ints::narrow(values)
+        }
+    }
+}
+
 pub enum Data {
     /// integers; `nulls` marks the NULLs
-    Int(Vec<i64>),
+    Int(Ints),
     Real(Vec<f64>),
     /// ids into the column's dictionary (`NULL_TEXT` for NULL)
     Text(Vec<u32>),
@@ -62,6 +137,15 @@ pub struct Stored {
 
 impl Stored {
     pub fn int(v: Vec<i64>) -> Stored {
+        Stored::ints(Ints::from_i64(v))
+    }
+
+    /// integers of any width (narrowed to their range)
+    pub fn narrow<T: Copy + Into<i64>>(v: Vec<T>) -> Stored {
+        Stored::ints(Ints::narrow(v))
+    }
+
+    fn ints(v: Ints) -> Stored {
         Stored {
             data: Data::Int(v),
             nulls: Vec::new(),
@@ -70,14 +154,14 @@ impl Stored {
     }
 
     /// integers with a NULL flag per row
-    pub fn int_nulls(v: Vec<i64>, nulls: Vec<bool>) -> Stored {
+    pub fn int_nulls<T: Copy + Into<i64>>(v: Vec<T>, nulls: Vec<bool>) -> Stored {
         let nulls = if nulls.iter().any(|&n| n) {
             nulls
         } else {
             Vec::new()
         };
         Stored {
-            data: Data::Int(v),
+            data: Data::Int(Ints::narrow(v)),
             nulls,
             dict: Vec::new(),
         }
@@ -150,7 +234,7 @@ impl Column {
                 if !self.nulls.is_empty() && self.nulls[row] {
                     V::Null
                 } else {
-                    V::Int(v[row])
+                    V::Int(v.get(row))
                 }
             }
             Data::Real(v) => {
@@ -269,7 +353,7 @@ impl Table {
                 .collect()
         };
         match &c.data {
-            Data::Int(v) => keyed(v.len(), &|r| v[r]),
+            Data::Int(v) => keyed(v.len(), &|r| v.get(r)),
             Data::Real(v) => keyed(v.len(), &|r| {
                 let b = v[r].to_bits() as i64;
                 if b < 0 {
@@ -319,7 +403,7 @@ impl Table {
         #[cfg(target_arch = "x86_64")]
         for c in &self.cols {
             let p: *const i8 = match &c.data {
-                Data::Int(v) => v.as_ptr().wrapping_add(row) as *const i8,
+                Data::Int(v) => v.ptr(row),
                 Data::Real(v) => v.as_ptr().wrapping_add(row) as *const i8,
                 Data::Text(v) => v.as_ptr().wrapping_add(row) as *const i8,
                 _ => continue,
@@ -391,10 +475,19 @@ impl Dict {
     }
 }
 
+/// A column's values as they are collected (integers at full width until
+/// the table is built).
+enum Building {
+    Int(Vec<i64>),
+    Real(Vec<f64>),
+    Text(Vec<u32>),
+    Mixed(Vec<Cell>),
+}
+
 /// Collects one column's values with its declared type's affinity.
 struct ColBuilder {
     affinity: u8, // b'I' integer, b'R' real, b'T' text
-    data: Data,
+    data: Building,
     nulls: Vec<bool>,
     rows: usize,
     dict: Dict,
@@ -410,9 +503,9 @@ impl ColBuilder {
         ColBuilder {
             affinity,
             data: match affinity {
-                b'I' => Data::Int(Vec::new()),
-                b'R' => Data::Real(Vec::new()),
-                _ => Data::Text(Vec::new()),
+                b'I' => Building::Int(Vec::new()),
+                b'R' => Building::Real(Vec::new()),
+                _ => Building::Text(Vec::new()),
             },
             nulls: Vec::new(),
             rows: 0,
@@ -434,10 +527,11 @@ impl ColBuilder {
                 })
                 .collect()
         }
-        let cells: Vec<Cell> = match std::mem::replace(&mut self.data, Data::Null) {
-            Data::Int(v) => cells(v, &self.nulls, Cell::Int),
-            Data::Real(v) => cells(v, &self.nulls, Cell::Real),
-            Data::Text(v) => v
+        let cells: Vec<Cell> = match std::mem::replace(&mut self.data, Building::Mixed(Vec::new()))
+        {
+            Building::Int(v) => cells(v, &self.nulls, Cell::Int),
+            Building::Real(v) => cells(v, &self.nulls, Cell::Real),
+            Building::Text(v) => v
                 .into_iter()
                 .map(|id| {
                     if id == NULL_TEXT {
@@ -447,11 +541,10 @@ impl ColBuilder {
                     }
                 })
                 .collect(),
-            Data::Mixed(v) => v,
-            _ => Vec::new(),
+            Building::Mixed(v) => v,
         };
         self.nulls = Vec::new();
-        self.data = Data::Mixed(cells);
+        self.data = Building::Mixed(cells);
     }
 
     /// Records whether the value just pushed (row `self.rows`) is NULL; the
@@ -484,26 +577,26 @@ impl ColBuilder {
             (_, v) => v,
         };
         match (&mut self.data, v) {
-            (Data::Int(d), V::Int(i)) => {
+            (Building::Int(d), V::Int(i)) => {
                 d.push(i);
                 self.mark_null(false);
             }
-            (Data::Int(d), V::Null) => {
+            (Building::Int(d), V::Null) => {
                 d.push(0);
                 self.mark_null(true);
             }
-            (Data::Real(d), V::Real(r)) => {
+            (Building::Real(d), V::Real(r)) => {
                 d.push(r);
                 self.mark_null(false);
             }
-            (Data::Real(d), V::Null) => {
+            (Building::Real(d), V::Null) => {
                 d.push(0.0);
                 self.mark_null(true);
             }
-            (Data::Text(d), V::Null) => d.push(NULL_TEXT),
-            (Data::Mixed(d), V::Null) => d.push(Cell::Null),
-            (Data::Mixed(d), V::Int(i)) => d.push(Cell::Int(i)),
-            (Data::Mixed(d), V::Real(r)) => d.push(Cell::Real(r)),
+            (Building::Text(d), V::Null) => d.push(NULL_TEXT),
+            (Building::Mixed(d), V::Null) => d.push(Cell::Null),
+            (Building::Mixed(d), V::Int(i)) => d.push(Cell::Int(i)),
+            (Building::Mixed(d), V::Real(r)) => d.push(Cell::Real(r)),
             (_, v) => {
                 self.make_mixed();
                 return self.push(v);
@@ -514,11 +607,11 @@ impl ColBuilder {
 
     fn push_text(&mut self, id: u32) {
         match &mut self.data {
-            Data::Text(d) => d.push(id),
-            Data::Mixed(d) => d.push(Cell::Text(id)),
+            Building::Text(d) => d.push(id),
+            Building::Mixed(d) => d.push(Cell::Text(id)),
             _ => {
                 self.make_mixed();
-                if let Data::Mixed(d) = &mut self.data {
+                if let Building::Mixed(d) = &mut self.data {
                     d.push(Cell::Text(id));
                 }
             }
@@ -550,7 +643,12 @@ impl Builder {
             .stored
             .into_iter()
             .map(|b| Stored {
-                data: b.data,
+                data: match b.data {
+                    Building::Int(v) => Data::Int(Ints::from_i64(v)),
+                    Building::Real(v) => Data::Real(v),
+                    Building::Text(v) => Data::Text(v),
+                    Building::Mixed(v) => Data::Mixed(v),
+                },
                 nulls: b.nulls,
                 dict: b.dict.strings,
             })
@@ -604,7 +702,7 @@ impl Table {
             .iter()
             .map(|c| match &c.data {
                 Data::Int(v) if c.nulls.is_empty() => {
-                    v.iter().enumerate().all(|(i, &x)| x == i as i64)
+                    v.iter().enumerate().all(|(i, x)| x == i as i64)
                 }
                 Data::RowNumber => true,
                 _ => false,
@@ -613,7 +711,9 @@ impl Table {
         let sorted = cols
             .iter()
             .map(|c| match &c.data {
-                Data::Int(v) if c.nulls.is_empty() => v.windows(2).all(|w| w[0] <= w[1]),
+                Data::Int(v) if c.nulls.is_empty() => {
+                    each_width!(v, v => v.windows(2).all(|w| w[0] <= w[1]))
+                }
                 Data::RowNumber => true,
                 _ => false,
             })

@@ -49,6 +49,9 @@ pub enum FieldVal {
     Real(f64),
 }
 
+/// A sched_switch as decoders give it and the replay reads it. The sink
+/// stores it smaller (`StoredSwitch` / `CompactSwitch`): switches are most
+/// of a trace's events, all held until the replay ends (the import's peak).
 #[derive(Debug, Clone)]
 pub struct Switch {
     pub ts: i64,
@@ -61,6 +64,30 @@ pub struct Switch {
     pub next_pid: i64,
     pub next_comm: StrId,
     pub next_prio: i64,
+}
+
+/// A stored sched_switch; its ts is in `Sink::order`.
+#[derive(Debug, Clone)]
+pub struct StoredSwitch {
+    pub prev_pid: i64,
+    pub prev_state: i64,
+    pub next_pid: i64,
+    pub cpu: i64,
+    pub prev_comm: StrId,
+    pub next_comm: StrId,
+    pub next_prio: i32,
+    pub compact: bool,
+}
+
+/// A compact_sched switch (prev_pid / prev_comm are inferred, not stored;
+/// cpu, pid and prio in the ranges compact_sched's fields have).
+#[derive(Debug, Clone)]
+pub struct CompactSwitch {
+    pub prev_state: i64,
+    pub cpu: u32,
+    pub next_pid: i32,
+    pub next_comm: StrId,
+    pub next_prio: i32,
 }
 
 #[derive(Debug, Clone)]
@@ -224,6 +251,7 @@ pub struct Packet {
 #[derive(Debug, Clone, Copy)]
 pub enum EvRef {
     Switch(u32),
+    CompactSwitch(u32),
     Waking(u32),
     Ftrace(u32),
     Packet(u32),
@@ -277,7 +305,8 @@ impl Stats {
 #[derive(Default)]
 pub struct Sink {
     pub strings: Strings,
-    pub switches: Vec<Switch>,
+    pub switches: Vec<StoredSwitch>,
+    pub compact_switches: Vec<CompactSwitch>,
     pub wakings: Vec<Waking>,
     pub ftrace: Vec<FtraceEv>,
     pub packets: Vec<Packet>,
@@ -327,9 +356,75 @@ impl Sink {
 
 impl Sink {
     pub fn push_switch(&mut self, s: Switch) {
+        let compact = match (
+            s.compact && s.prev_pid == 0 && s.prev_comm == 0,
+            u32::try_from(s.cpu),
+            i32::try_from(s.next_pid),
+            i32::try_from(s.next_prio),
+        ) {
+            (true, Ok(cpu), Ok(next_pid), Ok(next_prio)) => Some(CompactSwitch {
+                prev_state: s.prev_state,
+                cpu,
+                next_pid,
+                next_comm: s.next_comm,
+                next_prio,
+            }),
+            _ => None,
+        };
+        if let Some(c) = compact {
+            let at = EvRef::CompactSwitch(self.compact_switches.len() as u32);
+            self.order.push((s.ts, at));
+            self.compact_switches.push(c);
+            return;
+        }
         self.order
             .push((s.ts, EvRef::Switch(self.switches.len() as u32)));
-        self.switches.push(s);
+        self.switches.push(StoredSwitch {
+            prev_pid: s.prev_pid,
+            prev_state: s.prev_state,
+            next_pid: s.next_pid,
+            cpu: s.cpu,
+            prev_comm: s.prev_comm,
+            next_comm: s.next_comm,
+            // an int32 field in every format; wider values are clamped
+            next_prio: s.next_prio.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            compact: s.compact,
+        });
+    }
+
+    /// The switch `at` refers to (`EvRef::Switch` / `CompactSwitch`), at `ts`.
+    pub fn switch(&self, ts: i64, at: EvRef) -> Option<Switch> {
+        Some(match at {
+            EvRef::Switch(i) => {
+                let s = &self.switches[i as usize];
+                Switch {
+                    ts,
+                    cpu: s.cpu,
+                    compact: s.compact,
+                    prev_pid: s.prev_pid,
+                    prev_comm: s.prev_comm,
+                    prev_state: s.prev_state,
+                    next_pid: s.next_pid,
+                    next_comm: s.next_comm,
+                    next_prio: s.next_prio as i64,
+                }
+            }
+            EvRef::CompactSwitch(i) => {
+                let s = &self.compact_switches[i as usize];
+                Switch {
+                    ts,
+                    cpu: s.cpu as i64,
+                    compact: true,
+                    prev_pid: 0,
+                    prev_comm: 0,
+                    prev_state: s.prev_state,
+                    next_pid: s.next_pid as i64,
+                    next_comm: s.next_comm,
+                    next_prio: s.next_prio as i64,
+                }
+            }
+            _ => return None,
+        })
     }
 
     pub fn push_waking(&mut self, w: Waking) {

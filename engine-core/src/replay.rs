@@ -73,9 +73,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         .max()
         .unwrap_or(0);
 
+    probe_rss("decoded");
     let mut order = std::mem::take(&mut sink.order);
     let events = order.len();
     order.sort_by_key(|e| e.0); // stable: arrival order breaks ties
+    probe_rss("sorted");
     if let Some(cut) = hard_cut {
         // ftrace events before tracing_started are discarded outright
         order.retain(|(ts, r)| matches!(r, EvRef::Packet(_)) || *ts >= cut);
@@ -84,8 +86,20 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let names: Vec<Name> = (0..)
         .map_while(|i| sink.strings.try_get(i).map(|s| Some(Rc::<str>::from(s))))
         .collect();
+    // The big tables' final sizes are known within bounds: reserving them
+    // costs no memory until rows are written (untouched pages), and saves
+    // the reallocations that would copy them while the events are still
+    // held (the import's peak).
     let mut sched = SchedTracker::default();
+    let switches = sink.switches.len() + sink.compact_switches.len();
+    sched.table.reserve(switches);
+    ctx.thread_state
+        .table
+        .reserve(2 * switches + sink.wakings.len() + sink.ftrace.len());
     let mut raw = RawTable::default();
+    if raw_on {
+        raw.reserve(events);
+    }
     let mut frames = FrameTimelineTracker::default();
     let mut slots = AsyncSlots::default();
     let mut drm = DrmTracker::default();
@@ -102,10 +116,12 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut last_utid: rustc_hash::FxHashMap<i64, u32> = Default::default();
     let mut skipped_compact = 0i64;
 
-    for &(_, r) in &order {
+    for &(ts, r) in &order {
         match r {
-            EvRef::Switch(i) => {
-                let s = &sink.switches[i as usize];
+            EvRef::Switch(_) | EvRef::CompactSwitch(_) => {
+                let Some(s) = sink.switch(ts, r) else {
+                    continue;
+                };
                 cpus_seen.insert(s.cpu);
                 let pt = &mut ctx.pt;
                 if s.ts < soft_cut {
@@ -267,16 +283,19 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     }
     sched.finish(&mut ctx.stats);
     binder.finish(&mut ctx);
+    probe_rss("replayed");
     // the tables need none of the events any more (peak RSS)
     drop(order);
     for v in [
         &mut sink.switches as &mut dyn Clear,
+        &mut sink.compact_switches,
         &mut sink.wakings,
         &mut sink.ftrace,
         &mut sink.packets,
     ] {
         v.clear_free();
     }
+    probe_rss("freed");
     Imported {
         sink,
         ctx,
@@ -392,7 +411,7 @@ fn ftrace_event(
             let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
             note_other(ts);
             c.thread_state
-                .blocked_reason(utid, e.int("io_wait").unwrap_or(0) as i64);
+                .blocked_reason(utid, e.int("io_wait").unwrap_or(0) != 0);
         }
         "sys_enter" => atrace::sys_enter(c, ts, e.pid, e.int("id").unwrap_or(-1)),
         "sys_exit" => atrace::sys_exit(c, ts, e.pid, e.int("id").unwrap_or(-1)),
@@ -473,5 +492,20 @@ trait Clear {
 impl<T> Clear for Vec<T> {
     fn clear_free(&mut self) {
         *self = Vec::new();
+    }
+}
+
+/// With ARTSCOPE_CORE_TIMINGS set, prints the resident and peak memory at
+/// a stage of the import (where the peak is: bench/README).
+pub fn probe_rss(tag: &str) {
+    if std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some() {
+        let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        let f = |k: &str| {
+            s.lines()
+                .find(|l| l.starts_with(k))
+                .unwrap_or("")
+                .to_string()
+        };
+        eprintln!("core: rss {tag}: {} {}", f("VmRSS"), f("VmHWM"));
     }
 }

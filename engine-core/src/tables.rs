@@ -439,7 +439,12 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
     };
     let u32_ids = |v: Vec<u32>| {
         let nulls: Vec<bool> = v.iter().map(|&u| u == u32::MAX).collect();
-        Stored::int_nulls(v.into_iter().map(|u| u as i64).collect(), nulls)
+        Stored::int_nulls(
+            v.into_iter()
+                .map(|u| if u == u32::MAX { 0 } else { u })
+                .collect(),
+            nulls,
+        )
     };
     Some(match table {
         "sched" => {
@@ -448,42 +453,41 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 Stored::row_number(),
                 Stored::int(t.ts),
                 Stored::int(t.dur),
-                Stored::int(t.cpu),
-                Stored::int(t.utid.into_iter().map(|u| u as i64).collect()),
+                Stored::narrow(t.cpu),
+                Stored::narrow(t.utid),
                 Stored::text(state_ids(t.end_state, &imp.ctx.states.names), names),
-                Stored::int(t.prio),
+                Stored::narrow(t.prio),
             ]
         }
         "thread_state" => {
             let t = std::mem::take(&mut imp.ctx.thread_state.table);
             let cpu_nulls = t.cpu.iter().map(|&c| c < 0).collect();
-            let io_nulls = t.io_wait.iter().map(|v| v.is_none()).collect();
-            let irq_nulls = t.irq_zero.iter().map(|&z| !z).collect();
+            let io_nulls = t.io_wait.iter().map(|&v| v < 0).collect();
+            let irq_nulls: Vec<bool> = t.irq_zero.iter().map(|&z| !z).collect();
             vec![
                 Stored::row_number(),
                 Stored::int(t.ts),
                 Stored::int(t.dur),
                 Stored::int_nulls(t.cpu, cpu_nulls),
-                Stored::int(t.utid.into_iter().map(|u| u as i64).collect()),
+                Stored::narrow(t.utid),
                 Stored::text(state_ids(t.state, &imp.ctx.states.names), names),
-                Stored::int_nulls(t.io_wait.iter().map(|v| v.unwrap_or(0)).collect(), io_nulls),
+                Stored::int_nulls(t.io_wait.iter().map(|&v| v.max(0)).collect(), io_nulls),
                 u32_ids(t.waker),
-                Stored::int_nulls(vec![0; t.irq_zero.len()], irq_nulls),
+                Stored::int_nulls(vec![0i8; irq_nulls.len()], irq_nulls),
             ]
         }
         "ftrace_event" => {
             let r = std::mem::take(&mut imp.raw);
-            let arg_nulls = r.arg_set.iter().map(|v| v.is_none()).collect();
             vec![
                 Stored::row_number(),
                 Stored::int(r.ts),
-                Stored::interned(&r.name),
-                Stored::int(r.cpu),
-                u32_ids(r.utid),
-                Stored::int_nulls(
-                    r.arg_set.iter().map(|v| v.unwrap_or(0)).collect(),
-                    arg_nulls,
+                Stored::text(
+                    r.name.into_iter().map(u32::from).collect(),
+                    r.names.iter().map(|&n| n.into()).collect(),
                 ),
+                Stored::narrow(r.cpu),
+                u32_ids(r.utid),
+                u32_ids(r.arg_set),
                 Stored::null(),
             ]
         }
@@ -504,7 +508,7 @@ pub fn fill<'v>(
         "cpu" => {
             let info = sink.cpu_info.as_deref().unwrap_or(&[]);
             let mut cpus = imp.cpus_seen.clone();
-            cpus.extend(imp.sched.table.cpu.iter().copied());
+            cpus.extend(imp.sched.table.cpu.iter().map(|&c| c as i64));
             cpus.extend(0..info.len() as i64);
             let caps: Vec<Option<i64>> = info.iter().map(|c| c.capacity).collect();
             let cluster: Vec<i64> = if !info.is_empty() && caps.iter().all(|c| c.is_some()) {

@@ -224,7 +224,7 @@ impl<'s> ProtoDecoder<'s> {
         packets.len() as i64 - self.bad_packets
     }
 
-    fn mark(&self) -> [usize; 10] {
+    fn mark(&self) -> [usize; 11] {
         let s = &*self.sink;
         [
             s.order.len(),
@@ -237,13 +237,15 @@ impl<'s> ProtoDecoder<'s> {
             s.packages.len(),
             self.max_ts as usize,
             s.trace_configs.len(),
+            s.compact_switches.len(),
         ]
     }
 
-    fn rollback(&mut self, m: [usize; 10]) {
+    fn rollback(&mut self, m: [usize; 11]) {
         let s = &mut *self.sink;
         s.order.truncate(m[0]);
         s.switches.truncate(m[1]);
+        s.compact_switches.truncate(m[10]);
         s.wakings.truncate(m[2]);
         s.ftrace.truncate(m[3]);
         s.packets.truncate(m[4]);

@@ -134,11 +134,22 @@ impl EndStates {
 pub struct SchedTable {
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
-    pub cpu: Vec<i64>,
+    pub cpu: Vec<u32>,
     pub utid: Vec<u32>,
     /// end_state id (EndStates), u16::MAX = NULL
     pub end_state: Vec<u16>,
-    pub prio: Vec<i64>,
+    pub prio: Vec<i32>,
+}
+
+impl SchedTable {
+    pub fn reserve(&mut self, n: usize) {
+        self.ts.reserve_exact(n);
+        self.dur.reserve_exact(n);
+        self.cpu.reserve_exact(n);
+        self.utid.reserve_exact(n);
+        self.end_state.reserve_exact(n);
+        self.prio.reserve_exact(n);
+    }
 }
 
 pub const NO_STATE: u16 = u16::MAX;
@@ -179,10 +190,11 @@ impl SchedTracker {
         let row = t.ts.len();
         t.ts.push(ts);
         t.dur.push(-1);
-        t.cpu.push(cpu);
+        // cpu: a uint32 field; prio: an int32 field (as trace_processor reads them)
+        t.cpu.push(cpu as u32);
         t.utid.push(next_utid);
         t.end_state.push(NO_STATE);
-        t.prio.push(next_prio);
+        t.prio.push(next_prio as i32);
         self.pending.insert(cpu, (row, next_pid));
     }
 
@@ -199,14 +211,28 @@ pub struct ThreadStateTable {
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
     /// -1 = NULL
-    pub cpu: Vec<i64>,
+    pub cpu: Vec<i32>,
     pub utid: Vec<u32>,
     pub state: Vec<u16>,
-    pub io_wait: Vec<Option<i64>>,
+    /// 0 / 1, -1 = NULL (trace_processor keeps it as a bool)
+    pub io_wait: Vec<i8>,
     /// u32::MAX = NULL
     pub waker: Vec<u32>,
     /// irq_context: 0 for rows opened by wakings / new tasks, else NULL
     pub irq_zero: Vec<bool>,
+}
+
+impl ThreadStateTable {
+    pub fn reserve(&mut self, n: usize) {
+        self.ts.reserve_exact(n);
+        self.dur.reserve_exact(n);
+        self.cpu.reserve_exact(n);
+        self.utid.reserve_exact(n);
+        self.state.reserve_exact(n);
+        self.io_wait.reserve_exact(n);
+        self.waker.reserve_exact(n);
+        self.irq_zero.reserve_exact(n);
+    }
 }
 
 /// Every event is an action on one utid (utid 0 has no rows): a switch is
@@ -253,10 +279,10 @@ impl ThreadStateTracker {
         let row = t.ts.len() as u32;
         t.ts.push(ts);
         t.dur.push(-1);
-        t.cpu.push(cpu);
+        t.cpu.push(cpu as i32);
         t.utid.push(utid);
         t.state.push(state);
-        t.io_wait.push(None);
+        t.io_wait.push(-1);
         t.waker.push(waker);
         t.irq_zero.push(irq_zero);
         let u = utid as usize;
@@ -325,12 +351,12 @@ impl ThreadStateTracker {
         self.r_plus = id;
     }
 
-    pub fn blocked_reason(&mut self, utid: u32, io_wait: i64) {
+    pub fn blocked_reason(&mut self, utid: u32, io_wait: bool) {
         if utid == 0 {
             return;
         }
         match self.last_blocked.get(utid as usize) {
-            Some(&r) if r != NONE => self.table.io_wait[r as usize] = Some(io_wait),
+            Some(&r) if r != NONE => self.table.io_wait[r as usize] = io_wait as i8,
             _ => {}
         }
     }

@@ -1,6 +1,6 @@
 """The embedded engine: artscope's own offline importer, the compiled core.
 
-file --formats.read_file--> bytes --core (engine-core/: containers, decoding,
+file (or bytes) --core (engine-core/: reading, containers, decoding,
 replay, tables)--> virtual tables in the core's SQLite --> Arrow --> polars
 """
 
@@ -30,19 +30,24 @@ class EmbeddedEngine(Engine):
         self._said_skipped = False
 
     def load(self, path: str | Path) -> LoadInfo:
-        from artscope.engines.embedded.formats import read_file
+        from artscope.engines.embedded import core
+        from artscope.engines.embedded.formats import check_file
 
-        return self.load_bytes(read_file(path), str(path))
+        # the core reads the file: it frees the bytes once decoded
+        check_file(path)
+        return self._adopt(core.open_file(str(path), self.ingest_ftrace_in_raw), str(path))
 
     def load_bytes(self, data: bytes, path: str = "<memory>") -> LoadInfo:
         """Import a trace file's ``data`` (any kind :meth:`load` reads);
         ``path`` names it in errors and in the LoadInfo."""
         from artscope.engines.embedded import core
 
-        self._said_skipped = False
+        return self._adopt(core.open_trace(data, path, self.ingest_ftrace_in_raw), path)
+
+    def _adopt(self, imported: Any, path: str) -> LoadInfo:
         # The compiled core, for every input kind (containers, protobuf,
         # systrace): built and queried in Rust.
-        imported = core.open_trace(data, path, self.ingest_ftrace_in_raw)
+        self._said_skipped = False
         self.store = imported.store
         self.info = LoadInfo(engine=self.name, path=path,
                              partial=imported.partial, warnings=imported.warnings)

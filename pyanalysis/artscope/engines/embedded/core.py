@@ -105,6 +105,16 @@ def open_trace(data: bytes, path: str = "",
     return _to_session(_import_trace(data, path, ingest_ftrace_in_raw), path)
 
 
+def open_file(path: str, ingest_ftrace_in_raw: bool = True) -> CoreSession:
+    """As :func:`open_trace` for the file at ``path``, read by the core
+    itself: its bytes are freed as soon as they are decoded (peak memory)."""
+    try:
+        imported = _core.import_file(path, ingest_ftrace_in_raw)
+    except _core.CoreError as e:  # the core's messages name the input
+        raise TraceError(str(e)) from None
+    return _to_session(imported, path)
+
+
 def _import_proto(data: bytes, path: str, ingest_ftrace_in_raw: bool) -> Any:
     try:
         return _core.import_proto(data, ingest_ftrace_in_raw)

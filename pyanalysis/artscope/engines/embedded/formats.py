@@ -11,20 +11,31 @@ from pathlib import Path
 from artscope.errors import TraceError
 
 
-def read_file(path: str | os.PathLike[str]) -> bytes:
-    """``path``'s bytes; TraceError when it is missing, a directory,
-    unreadable or empty."""
+def check_file(path: str | os.PathLike[str]) -> Path:
+    """``path`` as a Path; TraceError when it is missing, a directory or
+    empty (what reading it would find, said before reading it)."""
     p = Path(path)
     try:
         if not p.exists():
             raise TraceError(f"no such file: {p}")
         if p.is_dir():
             raise TraceError(f"is a directory, not a trace file: {p}")
-        data = p.read_bytes()
-    except TraceError:
-        raise
+        empty = p.stat().st_size == 0
     except OSError as e:
         raise TraceError(f"cannot read {p}: {e.strerror or e}") from None
-    if not data:
+    if empty:
+        raise TraceError(f"empty file: {p}")
+    return p
+
+
+def read_file(path: str | os.PathLike[str]) -> bytes:
+    """``path``'s bytes; TraceError when it is missing, a directory,
+    unreadable or empty."""
+    p = check_file(path)
+    try:
+        data = p.read_bytes()
+    except OSError as e:
+        raise TraceError(f"cannot read {p}: {e.strerror or e}") from None
+    if not data:  # a file that is not a regular one (a pipe) may read empty
         raise TraceError(f"empty file: {p}")
     return data
