@@ -16,6 +16,8 @@ from pathlib import Path
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 CLONE_THREAD = 0x00010000
+CLONE_VFORK = 0x00004000
+CLONE_VM = 0x00000100
 
 _PREV_STATE = {"R": 0, "S": 1, "D": 2, "U": 2}
 
@@ -127,6 +129,50 @@ class Trace:
         r = self._event(ts, unblock_pid).sched_blocked_reason
         r.pid = pid
         r.io_wait = io_wait
+
+    def add_atrace_begin(self, ts: int, tid: int, pid: int, buf: str) -> None:
+        self.add_print(ts, tid, f"B|{pid}|{buf}")
+
+    def add_atrace_end(self, ts: int, tid: int, pid: int) -> None:
+        self.add_print(ts, tid, f"E|{pid}")
+
+    def add_rss_stat(self, ts: int, tid: int, member: int, size: int,
+                     mm_id: int | None = None, curr: int | None = None) -> None:
+        r = self._event(ts, tid).rss_stat
+        r.member = member
+        r.size = size
+        if mm_id is not None:
+            r.mm_id = mm_id
+        if curr is not None:
+            r.curr = int(curr)
+
+    def add_oom_score_update(self, ts: int, oom_score_adj: int, pid: int) -> None:
+        o = self._event(ts, pid).oom_score_adj_update
+        o.comm = self.proc_map[pid]
+        o.oom_score_adj = oom_score_adj
+        o.pid = pid
+
+    def add_sys_enter(self, ts: int, tid: int, id: int) -> None:
+        self._event(ts, tid).sys_enter.id = id
+
+    def add_sys_exit(self, ts: int, tid: int, id: int, ret: int) -> None:
+        e = self._event(ts, tid).sys_exit
+        e.id = id
+        e.ret = ret
+
+    def add_kmalloc(self, ts: int, tid: int, bytes_alloc: int, bytes_req: int,
+                    call_site: int, gfp_flags: int, ptr: int) -> None:
+        k = self._event(ts, tid).kmalloc
+        k.bytes_alloc = bytes_alloc
+        k.bytes_req = bytes_req
+        k.call_site = call_site
+        k.gfp_flags = gfp_flags
+        k.ptr = ptr
+
+    def add_kfree(self, ts: int, tid: int, call_site: int, ptr: int) -> None:
+        k = self._event(ts, tid).kfree
+        k.call_site = call_site
+        k.ptr = ptr
 
     # -- frame timeline (TracePacket field 76, encoded by hand) ----------------
 

@@ -23,10 +23,18 @@ CASES = discover()
 
 
 def test_cases_present() -> None:
-    assert len(CASES) >= 40
+    assert len(CASES) >= 180
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def _on_embedded(case):
+    """A case the embedded engine is known to fail is a strict xfail there
+    (with the reason from its embedded_fails.txt): it turns red once fixed."""
+    marks = ([pytest.mark.xfail(strict=True, reason=case.embedded_fails)]
+             if case.embedded_fails else [])
+    return pytest.param(case, marks=marks, id=case.id)
+
+
+@pytest.mark.parametrize("case", [_on_embedded(c) for c in CASES])
 def test_diff_test(case) -> None:
     actual, expected = run_case(case)
     assert actual == expected

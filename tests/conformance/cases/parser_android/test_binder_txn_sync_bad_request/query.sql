@@ -1,0 +1,4 @@
+SELECT
+  dur
+FROM slice
+ORDER BY dur;

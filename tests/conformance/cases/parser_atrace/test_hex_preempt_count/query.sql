@@ -1,0 +1,3 @@
+SELECT ts, name
+FROM slice
+WHERE name = 'hex_preempt';

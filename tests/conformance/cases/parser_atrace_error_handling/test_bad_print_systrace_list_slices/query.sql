@@ -1,0 +1,2 @@
+SELECT ts, dur, name
+FROM slice;

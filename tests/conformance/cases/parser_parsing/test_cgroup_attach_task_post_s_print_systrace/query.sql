@@ -1,0 +1,2 @@
+SELECT to_ftrace(id)
+FROM ftrace_event;

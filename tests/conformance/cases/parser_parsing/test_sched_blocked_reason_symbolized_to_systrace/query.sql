@@ -1,0 +1,2 @@
+SELECT to_ftrace(id) AS line
+FROM ftrace_event;

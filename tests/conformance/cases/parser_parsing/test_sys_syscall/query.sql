@@ -1,0 +1,3 @@
+SELECT ts, dur, name
+FROM slices
+LIMIT 10;

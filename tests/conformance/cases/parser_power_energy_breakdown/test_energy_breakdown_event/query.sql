@@ -1,0 +1,4 @@
+SELECT ts, value
+FROM counter
+JOIN track ON counter.track_id = track.id
+ORDER BY ts;

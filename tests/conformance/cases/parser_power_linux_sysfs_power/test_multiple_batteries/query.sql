@@ -1,0 +1,1 @@
+SELECT name, value FROM counters WHERE name like "batt.%" ORDER BY name

@@ -1,0 +1,3 @@
+SELECT value
+FROM counters
+WHERE name = "batt.power_mw"

@@ -1,0 +1,4 @@
+SELECT ts, value
+FROM counters
+WHERE name GLOB "power.*"
+LIMIT 20;

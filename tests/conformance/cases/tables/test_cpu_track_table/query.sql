@@ -1,0 +1,3 @@
+SELECT cpu
+FROM cpu_track
+ORDER BY cpu;

@@ -1,0 +1,3 @@
+SELECT name, machine_id, trace_id
+FROM stats
+WHERE name = 'parse_trace_duration_ns';

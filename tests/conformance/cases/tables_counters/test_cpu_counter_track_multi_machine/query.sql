@@ -1,0 +1,2 @@
+SELECT id, name, machine_id, cpu
+FROM cpu_counter_track;

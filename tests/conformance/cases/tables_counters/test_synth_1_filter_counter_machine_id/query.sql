@@ -1,0 +1,4 @@
+SELECT COUNT(*)
+FROM counter
+WHERE
+  track_id = 0;

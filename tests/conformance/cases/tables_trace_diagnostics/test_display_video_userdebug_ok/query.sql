@@ -1,0 +1,1 @@
+SELECT count(*) AS n FROM __intrinsic_trace_diagnostics;

@@ -1,0 +1,1 @@
+SELECT key FROM __intrinsic_trace_diagnostics;
