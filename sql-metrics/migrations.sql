@@ -26,11 +26,12 @@ sched_bound AS MATERIALIZED (
   FROM sched s
   WHERE s.utid IN (SELECT utid FROM artscope_target_thread)
 ),
--- Every CPU a target thread ran on, the candidates for both ends of a move.
+-- The candidates for both ends of a move: every CPU of the trace (the cpu
+-- table holds each CPU with sched data; a CPU no target thread ran on has
+-- no moves and is dropped by the HAVING below). Read from cpu, not from the
+-- target threads' sched rows: that would be one more pass over all of them.
 target_cpu AS MATERIALIZED (
-  SELECT DISTINCT s.cpu
-  FROM sched s
-  WHERE s.utid IN (SELECT utid FROM artscope_target_thread)
+  SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL
 ),
 -- Per run and thread, the CPUs of its slices overlapping W, in (ts, id)
 -- order. An open slice (dur -1) ends at the next slice on its CPU, else at

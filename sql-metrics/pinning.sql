@@ -6,15 +6,17 @@
 -- W) is reported separately and excluded from everything else.
 --
 -- Shape (trace_processor's tables have no indexes of ours, and SQLite's
--- sorter over every sched row of the app was most of this file's time): per
--- run, scalar subqueries read the target threads' sched slices by ts range
--- (trace_processor binary-searches its sorted ts column) and group them by
--- (utid, cpu), an order sched can deliver itself; each run's groups come
--- back packed as one JSON array and are unpacked with json_each. Slices
--- wholly inside W after the grace period ("interior": nearly all of them)
--- count their whole dur and need no clipping; only the few others (before
--- or in the grace period, running past W's end, or open) are clipped one by
--- one. The allowed set and the thread's identity are applied to the groups.
+-- sorter over every sched row of the app was most of this file's time):
+-- slices wholly inside W after the grace period ("interior": nearly all of
+-- them) count their whole dur and need no clipping. Per run and target
+-- thread, one scalar subquery reads them by `utid =` and a ts range and
+-- groups them by cpu: the embedded engine serves those rows already grouped
+-- (its (utid, cpu, ts) index: no sorter), trace_processor filters its
+-- sorted ts range. Only the few other slices (before or in the grace
+-- period, running past W's end, or open) are clipped one by one, per run.
+-- Each subquery's groups come back packed as one JSON array and are
+-- unpacked with json_each. The allowed set and the thread's identity are
+-- applied to the groups.
 --
 -- Output columns (one row per run, utid, cpu the thread ran on in W):
 --   run, utid, tid, thread_name, role
@@ -46,22 +48,27 @@ sched_bound AS MATERIALIZED (
 -- [grace_end_ts, end_ts), dur > 0, ending by end_ts): all their time is in W
 -- and after the grace period, so cpu_ns = post_ns = dur, grace_ns = 0 and
 -- each is one post-grace slice.
--- Materialized: both packed columns are read below, each run once.
-per_run AS MATERIALIZED (
+interior AS MATERIALIZED (
   SELECT r.run,
-    (SELECT json_group_array(json_array(utid, cpu, cpu_ns, 0, cpu_ns,
+    (SELECT json_group_array(json_array(t.utid, cpu, cpu_ns, 0, cpu_ns,
                                         post_slices, first_post_ts, last_post_end_ts))
      FROM (
-       SELECT s.utid, s.cpu,
+       SELECT s.cpu,
          sum(s.dur) AS cpu_ns,
          count(*) AS post_slices,
          min(s.ts) AS first_post_ts,
          max(s.ts + s.dur) AS last_post_end_ts
        FROM sched s
-       WHERE s.utid IN (SELECT utid FROM target)
+       WHERE s.utid = t.utid
          AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
          AND s.dur > 0 AND s.ts + s.dur <= r.end_ts
-       GROUP BY s.utid, s.cpu)) AS interior,
+       GROUP BY s.cpu)) AS packed
+  FROM artscope_run r
+  CROSS JOIN (SELECT DISTINCT utid FROM target) t
+),
+-- The other slices, per run, clipped one by one.
+boundary AS MATERIALIZED (
+  SELECT r.run,
     (SELECT json_group_array(json_array(utid, cpu, cpu_ns, grace_ns, post_ns,
                                         post_slices, first_post_ts, last_post_end_ts))
      FROM (
@@ -104,13 +111,13 @@ per_run AS MATERIALIZED (
                AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
                AND s.dur <= 0) s) s
          WHERE s.end_ts > r.start_ts)
-       GROUP BY utid, cpu)) AS boundary
+       GROUP BY utid, cpu)) AS packed
   FROM artscope_run r CROSS JOIN sched_bound b
 ),
 packed_group AS (
-  SELECT p.run, g.value FROM per_run p, json_each(p.interior) g
+  SELECT p.run, g.value FROM interior p, json_each(p.packed) g
   UNION ALL
-  SELECT p.run, g.value FROM per_run p, json_each(p.boundary) g
+  SELECT p.run, g.value FROM boundary p, json_each(p.packed) g
 ),
 per_cpu AS (
   SELECT run,

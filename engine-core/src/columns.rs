@@ -223,6 +223,8 @@ pub struct Table {
     /// per column: integers, no NULL, non-decreasing in row order
     pub sorted: Vec<bool>,
     indexes: Mutex<HashMap<usize, Arc<Index>>>,
+    /// (col, then): rows ordered by (col, then, ts, row), built on first use
+    grouped: Mutex<HashMap<(usize, usize), Arc<Index>>>,
 }
 
 impl Column {
@@ -334,9 +336,53 @@ impl Table {
         ix
     }
 
+    /// The rows ordered by (`col`, `then`, ts, row), built on first use from
+    /// `col`'s index: what a lookup by `col` grouped by `then` reads, so
+    /// SQLite needs no sorter for `WHERE col = ? GROUP BY then`.
+    pub fn grouped_index(&self, col: usize, then: usize) -> Arc<Index> {
+        let base = self.index(col);
+        let mut guard = self.grouped.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(ix) = guard.get(&(col, then)) {
+            return ix.clone();
+        }
+        let (key, then_key) = (self.sort_keys(col), self.sort_keys(then));
+        let (lo, hi) = then_key
+            .iter()
+            .fold((i64::MAX, i64::MIN), |(a, b), &k| (a.min(k), b.max(k)));
+        let span = hi.saturating_sub(lo).saturating_add(1).max(1);
+        // (col, then) as one integer, when it fits
+        let composite =
+            |r: usize| -> Option<i64> { key[r].checked_mul(span)?.checked_add(then_key[r] - lo) };
+        let ts_in_row_order = match self.ts_col {
+            Some(t) => t == col || t == then || self.sorted[t],
+            None => true,
+        };
+        // row order is (ts, row) order: one stable counting sort by the
+        // composite key when it is dense
+        let counted = if ts_in_row_order {
+            let keys: Option<Vec<i64>> = (0..self.n).map(composite).collect();
+            keys.and_then(|k| counting_sort(&k)).map(|(perm, _)| perm)
+        } else {
+            None
+        };
+        let perm = counted.unwrap_or_else(|| {
+            // a stable sort of the (col, ts, row) order by (col, then)
+            let mut perm = base.perm.clone();
+            perm.sort_by_key(|&r| (key[r as usize], then_key[r as usize]));
+            perm
+        });
+        let ix = Arc::new(Index {
+            perm,
+            distinct: base.distinct,
+        });
+        guard.insert((col, then), ix.clone());
+        ix
+    }
+
     /// Per row, an integer ordered as the column's values (NULL lowest):
     /// integers as they are, reals by their ordered bit pattern, text by its
     /// rank in the column's sorted dictionary.
+    #[allow(clippy::useless_conversion)] // i64::from is a no-op in each_width!'s I64 arm
     fn sort_keys(&self, col: usize) -> Vec<i64> {
         let c = &self.cols[col];
         let null_key = i64::MIN;
@@ -353,6 +399,10 @@ impl Table {
                 .collect()
         };
         match &c.data {
+            // the common case in one tight loop per width
+            Data::Int(v) if c.nulls.is_empty() => {
+                each_width!(v, v => v.iter().map(|&x| i64::from(x).max(i64::MIN + 1)).collect())
+            }
             Data::Int(v) => keyed(v.len(), &|r| v.get(r)),
             Data::Real(v) => keyed(v.len(), &|r| {
                 let b = v[r].to_bits() as i64;
@@ -726,6 +776,7 @@ impl Table {
             row_alias,
             sorted,
             indexes: Mutex::new(HashMap::default()),
+            grouped: Mutex::new(HashMap::default()),
         }
     }
 }

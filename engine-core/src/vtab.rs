@@ -58,6 +58,9 @@ pub struct ColumnTab {
 struct Plan {
     eq: i32,
     range: i32,
+    /// grouped: rows of the equality ordered by this column, then ts
+    /// (`Table::grouped_index`); the range (on ts) is then checked per row
+    then: i32,
     ops: Vec<u8>,
     /// every used constraint is on an integer column and applied exactly
     /// (SQLite was told to omit its own check)
@@ -67,14 +70,18 @@ struct Plan {
 impl Plan {
     fn encode(&self) -> String {
         let ops = String::from_utf8_lossy(&self.ops);
-        format!("{} {} {} {ops}", self.eq, self.range, self.exact as u8)
+        format!(
+            "{} {} {} {} {ops}",
+            self.eq, self.range, self.then, self.exact as u8
+        )
     }
 
     fn decode(s: &str) -> Option<Plan> {
-        let mut it = s.splitn(4, ' ');
+        let mut it = s.splitn(5, ' ');
         Some(Plan {
             eq: it.next()?.parse().ok()?,
             range: it.next()?.parse().ok()?,
+            then: it.next()?.parse().ok()?,
             exact: it.next()? == "1",
             ops: it.next().unwrap_or("").as_bytes().to_vec(),
         })
@@ -143,6 +150,27 @@ impl ColumnTab {
                     self.table.cols[col as usize].data,
                     crate::columns::Data::Int(_) | crate::columns::Data::RowNumber
                 ))
+    }
+}
+
+impl ColumnTab {
+    /// The column an equality plan's rows can be ordered by for ORDER BY /
+    /// GROUP BY `wanted` (then ts, then row): an integer column other than
+    /// ts, when the plan is exact (its ts bounds are numbers, checked per
+    /// row).
+    fn grouping(&self, plan: &Plan, wanted: &[(i32, bool)], unique: bool) -> Option<i32> {
+        if unique || plan.eq == NONE || plan.eq == ROWID || !plan.exact {
+            return None;
+        }
+        let ts = self.table.ts_col.map_or(NONE, |t| t as i32);
+        let then = wanted.iter().map(|w| w.0).find(|&c| c != plan.eq)?;
+        let fits = then >= 0
+            && then != ts
+            && !self.is_row(then)
+            && self.integer(then)
+            && (plan.range == NONE || plan.range == ts);
+        let order = [then, ts, ROWID];
+        (fits && order_satisfies(&order, wanted, |c| self.is_row(c), plan.eq)).then_some(then)
     }
 }
 
@@ -236,6 +264,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
         let mut plan = Plan {
             eq: eq.map_or(NONE, |e| e.1),
             range: range_col,
+            then: NONE,
             ops: Vec::new(),
             exact,
         };
@@ -321,6 +350,11 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
                 .any(|order| order_satisfies(order, &wanted, |c| self.is_row(c), plan.eq))
         {
             info.set_order_by_consumed(true);
+        } else if let Some(then) = self.grouping(&plan, &wanted, unique) {
+            // `WHERE col = ? GROUP BY other`: the equality's rows come
+            // grouped from a (col, other, ts) index, with no sorter
+            plan.then = then;
+            info.set_order_by_consumed(true);
         }
         info.set_idx_str(&plan.encode());
         Ok(())
@@ -332,6 +366,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             table: self.table.clone(),
             rows: Rows::Range(0, 0),
             pos: 0,
+            window: None,
             filters: 0,
             steps: 0,
             cells: Cell::new(0),
@@ -383,6 +418,9 @@ pub struct ColumnCursor {
     table: Arc<Table>,
     rows: Rows,
     pos: usize,
+    /// a grouped plan's ts bounds, checked per row: (ts column, lowest,
+    /// highest), inclusive
+    window: Option<(usize, i64, i64)>,
     /// work done, added to FILTERS / STEPS / CELLS when the cursor closes
     /// (plain counts: no atomic operation per row or value read)
     filters: u64,
@@ -404,6 +442,19 @@ impl ColumnCursor {
         match &self.rows {
             Rows::Range(s, _) => s + self.pos,
             Rows::Perm(ix, s, _) => ix.perm[s + self.pos] as usize,
+        }
+    }
+
+    /// Moves past rows whose ts is outside a grouped plan's bounds.
+    fn skip_outside_window(&mut self) {
+        let Some((col, lo, hi)) = self.window else {
+            return;
+        };
+        while self.pos < self.len() {
+            match self.table.get(col, self.row()) {
+                V::Int(ts) if ts >= lo && ts <= hi => return,
+                _ => self.pos += 1,
+            }
         }
     }
 
@@ -467,6 +518,29 @@ fn narrow<'a>(
         }
     }
     (lo, hi)
+}
+
+/// Exact range bounds (numbers, see `lookup`) on an integer column as the
+/// inclusive interval of integers satisfying all of them; None when no
+/// integer does.
+fn window(bounds: &[(u8, V<'_>)]) -> Option<(i64, i64)> {
+    let (mut lo, mut hi) = (i64::MIN as i128, i64::MAX as i128);
+    for &(op, k) in bounds {
+        // `as` saturates: reals beyond i128 (or infinite) stay beyond i64
+        let (floor, ceil) = match k {
+            V::Int(i) => (i as i128, i as i128),
+            V::Real(r) => (r.floor() as i128, r.ceil() as i128),
+            _ => continue,
+        };
+        match op {
+            b'g' => lo = lo.max(floor.saturating_add(1)),
+            b'G' => lo = lo.max(ceil),
+            b'l' => hi = hi.min(ceil.saturating_sub(1)),
+            b'L' => hi = hi.min(floor),
+            _ => {}
+        }
+    }
+    (lo <= hi).then_some((lo as i64, hi as i64))
 }
 
 /// What a plan's constraint values select, before any lookup.
@@ -543,12 +617,16 @@ fn rows_for(t: &Arc<Table>, plan: &Plan, eq: Option<V<'_>>, bounds: &[(u8, V<'_>
             };
         }
         let col = plan.eq as usize;
-        let ix = t.index(col);
+        let ix = match plan.then {
+            NONE => t.index(col),
+            then => t.grouped_index(col, then as usize),
+        };
         let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], |i| {
             t.get(col, ix.perm[i] as usize)
         });
         let (lo, hi) = match plan.range {
-            r if r >= 0 => {
+            // grouped: ts is not the secondary order; checked per row
+            r if r >= 0 && plan.then == NONE => {
                 let r = r as usize;
                 narrow(lo, hi, bounds, |i| t.get(r, ix.perm[i] as usize))
             }
@@ -599,17 +677,29 @@ unsafe impl VTabCursor for ColumnCursor {
             return Ok(());
         };
         let vals: Vec<ValueRef<'_>> = args.iter().collect();
+        self.window = None;
         self.rows = match lookup(&t, &plan, &vals) {
             Lookup::Nothing => Rows::Range(0, 0),
-            Lookup::Keys(eq, bounds) => rows_for(&t, &plan, eq, &bounds),
+            Lookup::Keys(eq, bounds) => {
+                match (plan.then != NONE && plan.range >= 0, window(&bounds)) {
+                    (false, _) => rows_for(&t, &plan, eq, &bounds),
+                    (true, None) => Rows::Range(0, 0),
+                    (true, Some((lo, hi))) => {
+                        self.window = Some((plan.range as usize, lo, hi));
+                        rows_for(&t, &plan, eq, &bounds)
+                    }
+                }
+            }
             Lookup::Everything => everything(&t, &plan),
         };
+        self.skip_outside_window();
         Ok(())
     }
 
     fn next(&mut self) -> rusqlite::Result<()> {
         self.steps += 1;
         self.pos += 1;
+        self.skip_outside_window();
         // index order jumps across the table: fetch a row a few steps ahead
         if let Rows::Perm(ix, s, e) = &self.rows {
             if let Some(&ahead) = ix
