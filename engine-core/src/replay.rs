@@ -16,7 +16,7 @@ use crate::trackers::raw::RawTable;
 use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
 use crate::trackers::slices::SliceTracker;
 use crate::trackers::tracks::{ArgVal, Args, Tracks};
-use crate::trackers::Ctx;
+use crate::trackers::{Ctx, PerCpu};
 
 const CLONE_THREAD: i128 = 0x10000;
 const KTHREADD_PID: i64 = 2;
@@ -104,7 +104,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut slots = AsyncSlots::default();
     let mut drm = DrmTracker::default();
     let mut binder = BinderTracker::default();
-    let mut cpus_seen = BTreeSet::new();
+    let mut cpus_seen = CpuSet::default();
     let mut ts_other: Option<(i64, i64)> = None;
     let mut note_other = |ts: i64| {
         ts_other = Some(match ts_other {
@@ -113,7 +113,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         });
     };
     // per-CPU last running utid (compact_sched infers prev from it)
-    let mut last_utid: rustc_hash::FxHashMap<i64, u32> = Default::default();
+    let mut last_utid: PerCpu<u32> = PerCpu::default();
     let mut skipped_compact = 0i64;
 
     for &(ts, r) in &order {
@@ -177,7 +177,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 let pt = &mut ctx.pt;
                 let (waker, wakee);
                 if w.compact {
-                    let Some(&k) = last_utid.get(&w.cpu) else {
+                    let Some(&k) = last_utid.get(w.cpu) else {
                         continue;
                     };
                     waker = Some(k);
@@ -304,7 +304,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         frames,
         raw_on,
         events,
-        cpus_seen,
+        cpus_seen: cpus_seen.into_set(),
         ts_other_first_last: ts_other,
     }
 }
@@ -507,5 +507,36 @@ pub fn probe_rss(tag: &str) {
                 .to_string()
         };
         eprintln!("core: rss {tag}: {} {}", f("VmRSS"), f("VmHWM"));
+    }
+}
+
+/// The cpus events were seen on: a flag per small cpu number (one insert
+/// per event: a BTreeSet's showed in profiles), a set for any other.
+#[derive(Default)]
+struct CpuSet {
+    small: Vec<bool>,
+    other: BTreeSet<i64>,
+}
+
+impl CpuSet {
+    #[inline]
+    fn insert(&mut self, cpu: i64) {
+        match usize::try_from(cpu) {
+            Ok(c) if c < 4096 => {
+                if c >= self.small.len() {
+                    self.small.resize(c + 1, false);
+                }
+                self.small[c] = true;
+            }
+            _ => {
+                self.other.insert(cpu);
+            }
+        }
+    }
+
+    fn into_set(self) -> BTreeSet<i64> {
+        let mut set = self.other;
+        set.extend((0..self.small.len() as i64).filter(|&c| self.small[c as usize]));
+        set
     }
 }

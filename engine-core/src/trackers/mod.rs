@@ -30,3 +30,45 @@ pub struct Ctx {
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
 }
+
+/// A value per cpu: a slot per small cpu number (several lookups per
+/// sched event: a hash map's showed in profiles), a map for any other.
+pub struct PerCpu<T> {
+    small: Vec<Option<T>>,
+    other: rustc_hash::FxHashMap<i64, T>,
+}
+
+impl<T> Default for PerCpu<T> {
+    fn default() -> Self {
+        PerCpu {
+            small: Vec::new(),
+            other: Default::default(),
+        }
+    }
+}
+
+impl<T> PerCpu<T> {
+    const SMALL: usize = 4096;
+
+    #[inline]
+    pub fn get(&self, cpu: i64) -> Option<&T> {
+        match usize::try_from(cpu) {
+            Ok(c) if c < Self::SMALL => self.small.get(c).and_then(Option::as_ref),
+            _ => self.other.get(&cpu),
+        }
+    }
+
+    /// Sets `cpu`'s value, returning the one it replaces.
+    #[inline]
+    pub fn insert(&mut self, cpu: i64, value: T) -> Option<T> {
+        match usize::try_from(cpu) {
+            Ok(c) if c < Self::SMALL => {
+                if c >= self.small.len() {
+                    self.small.resize_with(c + 1, || None);
+                }
+                self.small[c].replace(value)
+            }
+            _ => self.other.insert(cpu, value),
+        }
+    }
+}

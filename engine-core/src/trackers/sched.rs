@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use crate::events::Stats;
+use crate::trackers::PerCpu;
 
 /// major.minor from utsname; trace_processor assumes 4.4 when unknown.
 pub fn kernel_version(sysname: Option<&str>, release: Option<&str>) -> (u32, u32) {
@@ -161,7 +162,7 @@ pub const NO_STATE: u16 = u16::MAX;
 #[derive(Default)]
 pub struct SchedTracker {
     pub table: SchedTable,
-    pending: HashMap<i64, (usize, i64)>, // cpu -> (row, next_pid)
+    pending: PerCpu<(usize, i64)>, // cpu -> (row, next_pid)
     mismatched: i64,
 }
 
@@ -179,7 +180,7 @@ impl SchedTracker {
         next_prio: i64,
     ) {
         let t = &mut self.table;
-        if let Some(&(row, pid)) = self.pending.get(&cpu) {
+        if let Some(&(row, pid)) = self.pending.get(cpu) {
             if compact || prev_pid == pid {
                 t.dur[row] = ts - t.ts[row];
                 t.end_state[row] = prev_state;
