@@ -38,8 +38,14 @@ target AS MATERIALIZED (
 ),
 -- The longest target sched slice: a slice overlapping W starts after
 -- start_ts - max_dur, a lower ts bound for the scan below.
+-- In the same pass, the open (dur -1) and empty (dur 0) target slices, few,
+-- packed as JSON [utid, cpu, ts, dur] for the per-run clipping below (a
+-- second pass over every target slice just to find them cost as much as
+-- this one).
 sched_bound AS MATERIALIZED (
-  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur
+  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur,
+    json_group_array(json_array(s.utid, s.cpu, s.ts, s.dur))
+      FILTER (WHERE s.dur <= 0) AS open_or_empty
   FROM sched s
   WHERE s.utid IN (SELECT utid FROM target)
 ),
@@ -106,10 +112,9 @@ boundary AS MATERIALIZED (
                AND s.ts > r.end_ts - b.max_dur
                AND s.dur != -1 AND s.ts + s.dur > r.end_ts
              UNION ALL
-             SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
-             WHERE s.utid IN (SELECT utid FROM target)
-               AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-               AND s.dur <= 0) s) s
+             SELECT o.value ->> 0, o.value ->> 1, o.value ->> 2, o.value ->> 3
+             FROM json_each(b.open_or_empty) o
+             WHERE o.value ->> 2 >= r.grace_end_ts AND o.value ->> 2 < r.end_ts) s) s
          WHERE s.end_ts > r.start_ts)
        GROUP BY utid, cpu)) AS packed
   FROM artscope_run r CROSS JOIN sched_bound b
