@@ -23,7 +23,12 @@ trace and the table is compared with trace_processor's
   ``thread.utid``, ``process.upid``), ``thread_state.waker_id`` (a
   thread_state row id) and ``args.arg_set_id`` (a set's id; sets are
   compared through the columns that reference them);
-* numbers compare by value (an integral REAL equals the INTEGER).
+* numbers compare by value (an integral REAL equals the INTEGER);
+* ``stats``: the embedded engine's own rows (``artscope_*``: packet kinds it
+  skipped, corrupt packets; trace_processor has no such stats) are left out,
+  and the values of the stats about trace_processor's own run, not the trace
+  (RUN_STATS: its parse timings and its clock-conversion cache's misses) are
+  compared as present, not by value.
 
 A table differs in "aspects": ``rows`` when the row counts differ, else the
 names of the columns whose sorted values differ (``row pairing`` when every
@@ -66,6 +71,11 @@ DROPPED = {
     ("args", "arg_set_id"): "the set's own id; compared via the referencing columns",
     ("args", "id"): "row id",
 }
+#: stats that measure the engine's run, not the trace: compared as present.
+RUN_STATS = frozenset({"guess_trace_type_duration_ns", "parse_trace_duration_ns",
+                       "clock_sync_cache_miss"})
+#: stats only the embedded engine keeps (its own prefix): left out.
+OWN_STATS_PREFIX = "artscope_"
 THREAD_REFS = frozenset({"utid", "waker_utid"})
 PROCESS_REFS = frozenset({"upid", "parent_upid"})
 ARG_SET_REFS = frozenset({"arg_set_id", "dimension_arg_set_id", "source_arg_set_id"})
@@ -180,6 +190,10 @@ class Resolver:
     def rows(self, table: str, cols: list[str],
              rows: list[tuple[Any, ...]]) -> tuple[list[str], list[tuple[Any, ...]]]:
         """The compared columns and the rows with ids replaced."""
+        if table == "stats":
+            ni, vi = cols.index("name"), cols.index("value")
+            rows = [r[:vi] + (("run stat",) if r[ni] in RUN_STATS else (r[vi],)) + r[vi + 1:]
+                    for r in rows if not str(r[ni]).startswith(OWN_STATS_PREFIX)]
         keep = [(i, c, f) for i, c in enumerate(cols)
                 if (f := self.column(table, c)) is not None]
         out_cols = [c for _, c, _ in keep]

@@ -321,8 +321,14 @@ pub struct Sink {
     pub cpu_info: Option<Vec<CpuInfo>>,
     pub tracing_started_ts: Option<i64>,
     pub preserve_ftrace_buffer: bool,
-    /// cpu -> previous_bundle_end_timestamp of its first bundle (file order).
-    pub first_bundle_end_ts: Vec<(i64, i64)>,
+    /// cpu -> previous_bundle_end_timestamp (or last_read_event_timestamp)
+    /// of its first bundle (file order), when the bundle has one.
+    pub first_bundle_end_ts: Vec<(i64, Option<i64>)>,
+    /// The metadata table's keys (see `crate::metadata`).
+    pub metadata: crate::metadata::Metadata,
+    /// The UUID a TraceUuid packet recorded (trace_uuid wins over the trace
+    /// config's and the file hash).
+    pub recorded_uuid: Option<String>,
     /// Every recorded TraceConfig's bytes, in file order (rendered as text by
     /// the caller, which also rejects the ones that do not parse).
     pub trace_configs: Vec<Vec<u8>>,

@@ -11,9 +11,12 @@
 pub mod columns;
 pub mod decoder;
 pub mod events;
+pub mod metadata;
 pub mod replay;
 pub mod session;
+pub mod stats_table;
 pub mod tables;
+pub mod tp_stats;
 pub mod trackers;
 pub mod vtab;
 
@@ -386,6 +389,52 @@ impl Session {
     }
 }
 
+/// The metadata trace_processor records about the file itself: its UUID (a
+/// TraceUuid packet's, else the trace config's, else the hash of the file's
+/// first bytes as read, containers included), the config's
+/// unique_session_name, the trace's type and the size of the trace inside
+/// its containers.
+fn file_metadata(sink: &mut events::Sink, file: &[u8], kind: &str, payload_size: usize) {
+    let configs = sink
+        .trace_configs
+        .iter()
+        .map(|c| decoder::proto::config_identity(c));
+    let mut config_uuid = None;
+    let mut session_name = None;
+    for (uuid, name) in configs {
+        config_uuid = config_uuid.or(uuid);
+        session_name = name.or(session_name);
+    }
+    let uuid = sink
+        .recorded_uuid
+        .clone()
+        .or(config_uuid.map(|(msb, lsb)| metadata::uuid_string(msb, lsb)))
+        .unwrap_or_else(|| metadata::hashed_uuid(file));
+    let md = &mut sink.metadata;
+    md.set_str("trace_uuid", uuid);
+    if let Some(name) = session_name {
+        md.set_str("unique_session_name", name);
+    }
+    md.set_str("trace_type", kind);
+    if kind == "systrace" {
+        // text traces' timestamps are CLOCK_MONOTONIC (BuiltinClock 3)
+        md.set_int("trace_time_clock_id", 3);
+    }
+    md.set_int("trace_size_bytes", payload_size as i64);
+    decoder::proto::config_stats(sink);
+}
+
+fn nanos(d: std::time::Duration) -> i64 {
+    d.as_nanos().min(i64::MAX as u128) as i64
+}
+
+/// trace_processor's timing of the whole parse, measured on ours.
+fn parse_duration(imp: &mut replay::Imported, parsed: std::time::Duration) {
+    imp.ctx
+        .stats
+        .set("parse_trace_duration_ns", nanos(parsed), None);
+}
+
 /// Decodes Perfetto protobuf bytes and replays them into tables.
 /// Raises CoreError when no packet parses.
 #[pyfunction]
@@ -397,12 +446,16 @@ fn import_proto(
 ) -> PyResult<ImportedTrace> {
     let (imp, packets) = py.allow_threads(|| {
         guarded("importing", || {
+            let started = std::time::Instant::now();
             let mut sink = events::Sink::default();
             let packets = decoder::proto::decode_proto(data, &mut sink);
             if packets == 0 {
                 return Err("not a Perfetto or systrace trace".into());
             }
-            Ok((replay::replay(sink, ingest_ftrace_in_raw), packets))
+            file_metadata(&mut sink, data, "proto", data.len());
+            let mut imp = replay::replay(sink, ingest_ftrace_in_raw);
+            parse_duration(&mut imp, started.elapsed());
+            Ok((imp, packets))
         })
     })?;
     Ok(ImportedTrace {
@@ -427,8 +480,11 @@ fn import_trace(
     let what = format!("importing {name}");
     let (imp, packets) = py.allow_threads(|| {
         guarded(&what, || {
+            let started = std::time::Instant::now();
             let (sink, packets, raw) = decode_any(data, name, ingest_ftrace_in_raw)?;
-            Ok((replay::replay(sink, raw), packets))
+            let mut imp = replay::replay(sink, raw);
+            parse_duration(&mut imp, started.elapsed());
+            Ok((imp, packets))
         })
     })?;
     Ok(ImportedTrace {
@@ -455,9 +511,12 @@ fn import_file(py: Python<'_>, path: &str, ingest_ftrace_in_raw: bool) -> PyResu
             if data.is_empty() {
                 return Err(format!("empty file: {path}"));
             }
+            let started = std::time::Instant::now();
             let (sink, packets, raw) = decode_any(&data, path, ingest_ftrace_in_raw)?;
             drop(data);
-            Ok((replay::replay(sink, raw), packets))
+            let mut imp = replay::replay(sink, raw);
+            parse_duration(&mut imp, started.elapsed());
+            Ok((imp, packets))
         })
     })?;
     Ok(ImportedTrace {
@@ -474,7 +533,10 @@ fn decode_any(
     ingest_ftrace_in_raw: bool,
 ) -> Result<(events::Sink, i64, bool), String> {
     use decoder::container::{self, Kind};
+    let started = std::time::Instant::now();
     let u = container::unwrap(data, name)?;
+    let guessed = started.elapsed();
+    let payload_size = u.data.len();
     let (mut sink, packets, raw) = if u.kind == Kind::Systrace {
         let (sink, lines) = decoder::systrace::decode_systrace(&u.data);
         if sink.order.is_empty() {
@@ -492,6 +554,15 @@ fn decode_any(
     drop(u.data);
     sink.warnings.splice(0..0, u.warnings);
     sink.partial |= u.partial;
+    let kind = if u.kind == Kind::Systrace {
+        "systrace"
+    } else {
+        "proto"
+    };
+    file_metadata(&mut sink, data, kind, payload_size);
+    // trace_processor's timing of its format detection (here: unwrapping)
+    sink.stats
+        .set("guess_trace_type_duration_ns", nanos(guessed), None);
     Ok((sink, packets, raw))
 }
 

@@ -69,7 +69,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let soft_cut = sink
         .first_bundle_end_ts
         .iter()
-        .map(|x| x.1)
+        .filter_map(|x| x.1)
         .max()
         .unwrap_or(0);
 
@@ -80,7 +80,13 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     probe_rss("sorted");
     if let Some(cut) = hard_cut {
         // ftrace events before tracing_started are discarded outright
+        let before = order.len();
         order.retain(|(ts, r)| matches!(r, EvRef::Packet(_)) || *ts >= cut);
+        let dropped = (before - order.len()) as i64;
+        if dropped > 0 {
+            ctx.stats
+                .add("ftrace_packet_before_tracing_start", dropped, None);
+        }
     }
 
     let names: Vec<Name> = (0..)

@@ -223,6 +223,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             "stats",
             vec![
                 c("name", T),
+                c("key", I),
                 c("idx", I),
                 c("severity", T),
                 c("source", T),
@@ -264,18 +265,6 @@ const INDEXES: [&str; 6] = [
     "CREATE INDEX counter_track_ts ON counter(track_id, ts)",
     "CREATE INDEX args_set ON args(arg_set_id)",
     "CREATE INDEX thread_state_utid ON thread_state(utid, ts)",
-];
-
-const STAT_SEVERITY: [(&str, &str); 9] = [
-    ("ftrace_cpu_has_data_loss", "data_loss"),
-    ("traced_buf_trace_writer_packet_loss", "data_loss"),
-    ("traced_buf_patches_failed", "data_loss"),
-    ("traced_buf_abi_violations", "data_loss"),
-    ("artscope_corrupt_packets", "data_loss"),
-    ("misplaced_end_event", "data_loss"),
-    ("mismatched_sched_switch_tids", "error"),
-    ("systrace_parse_failure", "error"),
-    ("compact_sched_has_parse_errors", "error"),
 ];
 
 /// A value to bind (borrowed strings, no per-row allocation).
@@ -716,46 +705,46 @@ pub fn fill<'v>(
             }
         }
         "stats" => {
-            let mut entries: Vec<&((String, Option<i64>), i64)> =
-                ctx.stats.entries.iter().collect();
-            // (name, idx or -1): Python's truthiness maps idx 0 to -1 too
-            entries.sort_by(|a, b| {
-                let ka = (&a.0 .0, a.0 .1.filter(|&x| x != 0).unwrap_or(-1));
-                let kb = (&b.0 .0, b.0 .1.filter(|&x| x != 0).unwrap_or(-1));
-                ka.cmp(&kb)
-            });
-            for ((name, idx), value) in entries {
-                let sev = STAT_SEVERITY
-                    .iter()
-                    .find(|(n, _)| n == name)
-                    .map_or("info", |x| x.1);
+            for r in crate::stats_table::rows(&ctx.stats) {
                 ins.row(&[
-                    V::Text(name),
-                    oi(*idx),
-                    V::Text(sev),
-                    V::Text("trace"),
-                    V::Int(*value),
-                    V::Null,
+                    V::Text(r.name),
+                    oi(r.key),
+                    oi(r.idx),
+                    V::Text(r.severity),
+                    V::Text(r.source),
+                    V::Int(r.value),
+                    V::Text(r.description),
                 ])?;
             }
         }
         "metadata" => {
-            let single = V::Text("single");
-            if let Some(cfg) = config {
-                ins.row(&[V::Text("trace_config_pbtxt"), single, V::Null, V::Text(cfg)])?;
-            }
-            for (key, v) in [
-                ("system_name", &sink.utsname_sysname),
-                ("system_release", &sink.kernel_release),
-                ("system_machine", &sink.utsname_machine),
-                ("system_version", &sink.utsname_version),
-            ] {
-                if let Some(s) = v.as_deref().filter(|s| !s.is_empty()) {
-                    ins.row(&[V::Text(key), single, V::Null, V::Text(s)])?;
-                }
-            }
-            if let Some(tz) = sink.timezone_off_mins {
-                ins.row(&[V::Text("timezone_off_mins"), single, V::Int(tz), V::Null])?;
+            use crate::metadata::MetaVal;
+            // the trace config goes where trace_processor records it: after
+            // the system info, before the file's size
+            let rows = &sink.metadata.rows;
+            let at = rows
+                .iter()
+                .position(|r| r.0 == "trace_size_bytes")
+                .unwrap_or(rows.len());
+            let recorded = |(key, multi, v): &'v (&'static str, bool, MetaVal)| match v {
+                MetaVal::Int(i) => (*key, *multi, V::Int(*i), V::Null),
+                // an empty string is NULL (trace_processor's null string id)
+                MetaVal::Str(s) => (
+                    *key,
+                    *multi,
+                    V::Null,
+                    ot(Some(s.as_str()).filter(|s| !s.is_empty())),
+                ),
+            };
+            let config_row = config.map(|cfg| ("trace_config_pbtxt", false, V::Null, V::Text(cfg)));
+            let all = rows[..at]
+                .iter()
+                .map(recorded)
+                .chain(config_row)
+                .chain(rows[at..].iter().map(recorded));
+            for (key, multi, int, text) in all {
+                let key_type = V::Text(if multi { "multi" } else { "single" });
+                ins.row(&[V::Text(key), key_type, int, text])?;
             }
         }
         "trace_bounds" => {
@@ -826,7 +815,10 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     if !bo.is_empty() {
         extend(*bo.iter().min().unwrap(), *bo.iter().max().unwrap());
     }
-    let (lo, mut hi) = b.unwrap_or((0, 0));
+    // no timestamped data: (0, 0), as trace_processor
+    let Some((lo, mut hi)) = b else {
+        return (0, 0);
+    };
     if lo == hi {
         hi = lo + 1;
     }

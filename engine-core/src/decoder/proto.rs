@@ -163,6 +163,10 @@ pub struct ProtoDecoder<'s> {
     keep_on_error: bool,
     /// TracePacket data kinds not imported: field number -> packets.
     skipped: std::collections::BTreeMap<u32, i64>,
+    /// The current packet's trusted_packet_sequence_id (0: none).
+    seq_id: u32,
+    /// Sequences whose ftrace setup errors were counted (once each).
+    setup_error_seqs: std::collections::BTreeSet<u32>,
 }
 
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
@@ -183,6 +187,8 @@ impl<'s> ProtoDecoder<'s> {
             bad_packets: 0,
             keep_on_error: false,
             skipped: Default::default(),
+            seq_id: 0,
+            setup_error_seqs: Default::default(),
         }
     }
 
@@ -258,12 +264,17 @@ impl<'s> ProtoDecoder<'s> {
 
     fn packet(&mut self, raw: &[u8]) -> R<()> {
         let mut ts: Option<i64> = None;
+        self.seq_id = 0;
         let mut data = OneofRun::new();
         for f in Fields::new(raw) {
             let (num, v) = f?;
             if num == 8 {
                 if let Some(x) = varint(v) {
                     ts = Some(x as i64);
+                }
+            } else if num == 10 {
+                if let Some(x) = varint(v) {
+                    self.seq_id = x as u32;
                 }
             } else if is_packet_data_field(num) {
                 if let Some(b) = bytes(v) {
@@ -303,6 +314,14 @@ impl<'s> ProtoDecoder<'s> {
             Some(47) => self.packages_list(&parts),
             Some(34) => self.ftrace_stats(&parts),
             Some(35) => self.trace_stats(&parts),
+            Some(6) => self.clock_snapshot(&parts),
+            Some(89) => self.trace_uuid(&parts),
+            Some(78) => {
+                // stored base64-encoded, as trace_processor does
+                let ui = crate::metadata::base64(&parts.concat());
+                self.sink.metadata.set_str("ui_state", ui);
+                Ok(())
+            }
             Some(n) => {
                 if !BOOKKEEPING_KINDS.contains(&n) {
                     *self.skipped.entry(n).or_insert(0) += 1;
@@ -388,8 +407,16 @@ impl<'s> ProtoDecoder<'s> {
         }
         let sink = &mut *self.sink;
         if !sink.first_bundle_end_ts.iter().any(|(c, _)| *c == cpu) {
-            let v = prev_end.or(last_read).unwrap_or(0);
+            let v = prev_end.or(last_read);
             sink.first_bundle_end_ts.push((cpu, v));
+            // trace_processor's ftrace_latest_data_start_ns: the latest
+            // first-bundle start over the cpus (when the bundle has one)
+            if let Some(v) = v {
+                let key = "ftrace_latest_data_start_ns";
+                if sink.metadata.get_int(key).map_or(true, |cur| v > cur) {
+                    sink.metadata.set_int(key, v);
+                }
+            }
         }
         if lost {
             sink.stats.set("ftrace_cpu_has_data_loss", 1, Some(cpu));
@@ -765,6 +792,20 @@ impl<'s> ProtoDecoder<'s> {
 
     fn system_info(&mut self, parts: &[&[u8]]) -> R<()> {
         let mut uts: Option<(String, Option<String>, String, String)> = None;
+        // SystemInfo's string fields trace_processor records as metadata
+        const STRINGS: [(u32, &str); 9] = [
+            (2, "android_build_fingerprint"),
+            (14, "android_device_manufacturer"),
+            (4, "tracing_service_version"),
+            (9, "android_soc_model"),
+            (13, "android_guest_soc_model"),
+            (10, "android_hardware_revision"),
+            (11, "android_storage_model"),
+            (12, "android_ram_model"),
+            (15, "android_serial_console"),
+        ];
+        let mut strings: Vec<(&'static str, String)> = Vec::new();
+        let (mut sdk, mut ram, mut tz) = (None, None, None);
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
@@ -780,36 +821,169 @@ impl<'s> ProtoDecoder<'s> {
                             }
                         }
                     }
-                    (7, Value::Varint(x)) => self.sink.timezone_off_mins = Some(i32v(x)),
+                    (7, Value::Varint(x)) => tz = Some(i32v(x)),
+                    (5, Value::Varint(x)) => sdk = Some(x as i64),
+                    (16, Value::Varint(x)) => ram = Some(x as i64),
+                    (n, Value::Bytes(s)) => {
+                        if let Some((_, key)) = STRINGS.iter().find(|k| k.0 == n) {
+                            strings.retain(|(k, _)| k != key);
+                            strings.push((key, text(s)));
+                        }
+                    }
                     _ => {}
                 }
             }
         }
+        let sink = &mut *self.sink;
         if let Some((sysname, version, release, machine)) = uts {
-            self.sink.utsname_sysname = Some(sysname);
-            self.sink.kernel_release = Some(release);
-            self.sink.utsname_machine = Some(machine);
-            if version.is_some() {
-                self.sink.utsname_version = version;
+            // all four, empty ones too (NULL in the table, as trace_processor)
+            for (key, v) in [
+                ("system_name", &sysname),
+                ("system_version", version.as_ref().unwrap_or(&String::new())),
+                ("system_release", &release),
+                ("system_machine", &machine),
+            ] {
+                sink.metadata.set_str(key, v.as_str());
             }
+            sink.utsname_sysname = Some(sysname);
+            sink.kernel_release = Some(release);
+            sink.utsname_machine = Some(machine);
+            if version.is_some() {
+                sink.utsname_version = version;
+            }
+        }
+        if let Some(tz) = tz {
+            sink.timezone_off_mins = Some(tz);
+            sink.metadata.set_int("timezone_off_mins", tz);
+        }
+        // in trace_processor's order: the fingerprint (and the incremental
+        // build parsed from it), then the sdk version (recorded, else parsed
+        // from the fingerprint), then the other strings
+        let fingerprint = strings
+            .iter()
+            .find(|(k, _)| *k == "android_build_fingerprint")
+            .map(|(_, v)| v.clone());
+        let parts_of_fp = fingerprint
+            .as_deref()
+            .and_then(crate::metadata::fingerprint_parts);
+        for (key, v) in &strings {
+            if *key == "android_build_fingerprint" {
+                sink.metadata.set_str(key, v.as_str());
+                if let Some((_, incremental)) = &parts_of_fp {
+                    sink.metadata
+                        .set_str("android_incremental_build", incremental.as_str());
+                }
+            }
+        }
+        if let Some(sdk) = sdk.or(parts_of_fp.and_then(|p| p.0)) {
+            sink.metadata.set_int("android_sdk_version", sdk);
+        }
+        for (key, v) in &strings {
+            if *key != "android_build_fingerprint" {
+                sink.metadata.set_str(key, v.as_str());
+            }
+        }
+        if let Some(ram) = ram {
+            sink.metadata.set_int("system_ram_bytes", ram);
+            let gb = (ram as f64 / 1e9).round() as i64;
+            sink.metadata.set_int("system_ram_gb", gb);
         }
         Ok(())
     }
 
     fn service_event(&mut self, ts: i64, parts: &[&[u8]]) -> R<()> {
         let mut started = false;
+        let mut flags = [false; 12];
         for p in parts {
             for f in Fields::new(p) {
                 if let (num, Value::Varint(x)) = f? {
                     // event_type oneof: the last member wins
                     if matches!(num, 1..=11) {
                         started = num == 2 && x != 0;
+                        flags = [false; 12];
+                        flags[num as usize] = x != 0;
                     }
                 }
             }
         }
         if started {
             self.sink.tracing_started_ts = Some(ts);
+        }
+        // TracingServiceEvent: tracing_started = 2, tracing_disabled = 5,
+        // all_data_sources_started = 1, all_data_sources_flushed = 3
+        let md = &mut self.sink.metadata;
+        if flags[2] {
+            md.set_int("tracing_started_ns", ts);
+        }
+        if flags[5] {
+            md.set_int("tracing_disabled_ns", ts);
+        }
+        if flags[1] {
+            md.set_int("all_data_source_started_ns", ts);
+        }
+        if flags[3] {
+            md.append(
+                "all_data_source_flushed_ns",
+                crate::metadata::MetaVal::Int(ts),
+            );
+        }
+        Ok(())
+    }
+
+    /// ClockSnapshot: trace_processor's trace_time_clock_id, the clock the
+    /// trace's timestamps are in (primary_trace_clock, else BOOTTIME when the
+    /// snapshot has BOOTTIME but no TRACE_FILE clock). Set once: trace
+    /// processor does not change it after the first timestamp conversion.
+    fn clock_snapshot(&mut self, parts: &[&[u8]]) -> R<()> {
+        const BOOTTIME: i64 = 6;
+        const TRACE_FILE: i64 = 99;
+        let (mut primary, mut clocks) = (0i64, Vec::new());
+        for p in parts {
+            for f in Fields::new(p) {
+                match f? {
+                    (2, Value::Varint(x)) => primary = x as i64,
+                    (1, Value::Bytes(b)) => {
+                        let mut id = 0i64;
+                        for f in Fields::new(b) {
+                            if let (1, Value::Varint(x)) = f? {
+                                id = x as u32 as i64;
+                            }
+                        }
+                        clocks.push(id);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let clock = if primary != 0 {
+            Some(primary)
+        } else if clocks.contains(&BOOTTIME) && !clocks.contains(&TRACE_FILE) {
+            Some(BOOTTIME)
+        } else {
+            None
+        };
+        let md = &mut self.sink.metadata;
+        if let (Some(c), None) = (clock, md.get("trace_time_clock_id")) {
+            md.set_int("trace_time_clock_id", c);
+        }
+        Ok(())
+    }
+
+    /// TraceUuid: the trace's UUID (a non-zero one wins over the trace
+    /// config's and the hash of the file's first bytes).
+    fn trace_uuid(&mut self, parts: &[&[u8]]) -> R<()> {
+        let (mut msb, mut lsb) = (0i64, 0i64);
+        for p in parts {
+            for f in Fields::new(p) {
+                match f? {
+                    (1, Value::Varint(x)) => msb = x as i64,
+                    (2, Value::Varint(x)) => lsb = x as i64,
+                    _ => {}
+                }
+            }
+        }
+        if msb != 0 || lsb != 0 {
+            self.sink.recorded_uuid = Some(crate::metadata::uuid_string(msb, lsb));
         }
         Ok(())
     }
@@ -837,80 +1011,196 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
+    /// FtraceStats (trace_processor's FtraceParser::ParseFtraceStats): the
+    /// per-cpu ring-buffer counters at the start / end of the trace as
+    /// indexed stats `ftrace_cpu_<counter>_{begin,end}` (+ `_delta` at the
+    /// end when the start was recorded), kprobe hits / misses, and at the
+    /// start the setup errors (once per packet sequence).
     fn ftrace_stats(&mut self, parts: &[&[u8]]) -> R<()> {
         let mut phase = 0u64;
-        let mut cpu_stats: Vec<(i64, [i64; 3])> = Vec::new();
-        let mut preserve = false;
+        // cpu, [entries, overrun, commit_overrun, bytes, dropped_events,
+        // read_events, now_ts], oldest_event_ts
+        let mut cpu_stats: Vec<(i64, [i64; 7], f64)> = Vec::new();
+        let (mut preserve, mut setup_errors) = (false, 0i64);
+        let mut kprobe = [0i64; 2];
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
                     (1, Value::Varint(x)) => phase = x,
                     (2, Value::Bytes(b)) => {
-                        let (mut cpu, mut vals) = (0i64, [0i64; 3]);
+                        let (mut cpu, mut vals, mut oldest) = (0i64, [0i64; 7], 0f64);
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Varint(x)) => cpu = x as i64,
-                                (3, Value::Varint(x)) => vals[0] = x as i64,
-                                (4, Value::Varint(x)) => vals[1] = x as i64,
-                                (8, Value::Varint(x)) => vals[2] = x as i64,
+                                (1, Value::Varint(x)) => cpu = x as u32 as i64,
+                                (n @ (2..=5 | 8 | 9), Value::Varint(x)) => {
+                                    let slot = match n {
+                                        8 => 4,
+                                        9 => 5,
+                                        n => n as usize - 2,
+                                    };
+                                    vals[slot] = x as i64;
+                                }
+                                (6, Value::Fixed64(x)) => oldest = f64::from_bits(x),
+                                (7, Value::Fixed64(x)) => {
+                                    vals[6] = (f64::from_bits(x) * 1e9) as i64
+                                }
                                 _ => {}
                             }
                         }
-                        cpu_stats.push((cpu, vals));
+                        cpu_stats.push((cpu, vals, oldest));
                     }
+                    (5 | 13, Value::Bytes(b)) if !b.is_empty() => setup_errors += 1,
+                    (6 | 7, Value::Bytes(_)) => setup_errors += 1,
                     (8, Value::Varint(x)) => preserve = x != 0,
+                    (10, Value::Bytes(b)) => {
+                        for f in Fields::new(b) {
+                            if let (n @ 1..=2, Value::Varint(x)) = f? {
+                                kprobe[n as usize - 1] = x as i64;
+                            }
+                        }
+                    }
                     _ => {}
                 }
             }
         }
+        // FtraceStats.Phase: START_OF_TRACE = 1, END_OF_TRACE = 2
+        let phase = match phase {
+            1 => "begin",
+            2 => "end",
+            _ => return Ok(()), // trace_processor ignores other phases
+        };
         let sink = &mut *self.sink;
-        if preserve {
+        if preserve && phase == "begin" {
             sink.preserve_ftrace_buffer = true;
         }
-        // FtraceStats.Phase: START_OF_TRACE = 1
-        let phase = if phase == 1 { "begin" } else { "end" };
-        const NAMES: [&str; 3] = ["overrun", "commit_overrun", "dropped_events"];
-        for (cpu, vals) in cpu_stats {
+        const NAMES: [&str; 7] = [
+            "entries",
+            "overrun",
+            "commit_overrun",
+            "bytes",
+            "dropped_events",
+            "read_events",
+            "now_ts",
+        ];
+        let st = &mut sink.stats;
+        for (cpu, vals, oldest) in cpu_stats {
             for (name, v) in NAMES.iter().zip(vals) {
-                sink.stats
-                    .set(&format!("ftrace_cpu_{name}_{phase}"), v, Some(cpu));
+                st.set(&format!("ftrace_cpu_{name}_{phase}"), v, Some(cpu));
             }
             if phase == "end" {
-                for (name, v) in NAMES.iter().zip(vals) {
-                    let begin = sink
-                        .stats
-                        .get(&format!("ftrace_cpu_{name}_begin"), Some(cpu))
-                        .unwrap_or(0);
-                    sink.stats
-                        .set(&format!("ftrace_cpu_{name}_delta"), v - begin, Some(cpu));
+                for (name, v) in NAMES[..6].iter().zip(vals) {
+                    if let Some(begin) = st.get(&format!("ftrace_cpu_{name}_begin"), Some(cpu)) {
+                        st.set(&format!("ftrace_cpu_{name}_delta"), v - begin, Some(cpu));
+                    }
                 }
             }
+            // seconds as a double; a value past i64 saturates (as trace_processor)
+            let oldest = (oldest * 1e9).min(i64::MAX as f64) as i64;
+            st.set(
+                &format!("ftrace_cpu_oldest_event_ts_{phase}"),
+                oldest,
+                Some(cpu),
+            );
+        }
+        for (i, name) in ["hits", "misses"].iter().enumerate() {
+            st.set(&format!("ftrace_kprobe_{name}_{phase}"), kprobe[i], None);
+            if phase == "end" {
+                let begin = st
+                    .get(&format!("ftrace_kprobe_{name}_begin"), None)
+                    .unwrap_or(0);
+                if begin != 0 {
+                    st.set(
+                        &format!("ftrace_kprobe_{name}_delta"),
+                        kprobe[i] - begin,
+                        None,
+                    );
+                }
+            }
+        }
+        if phase == "begin" && setup_errors > 0 && self.setup_error_seqs.insert(self.seq_id) {
+            st.add("ftrace_setup_errors", setup_errors, None);
         }
         Ok(())
     }
 
+    /// TraceStats (trace_processor's ProtoTraceReader::ParseTraceStats): the
+    /// tracing service's counters and per-buffer `traced_buf_*` stats. (Its
+    /// per-writer loss counters need packet-sequence state the decoder does
+    /// not keep; they are not filled.)
     fn trace_stats(&mut self, parts: &[&[u8]]) -> R<()> {
-        let (mut chunks, mut patches) = (0i64, 0i64);
-        let mut bufs: Vec<[i64; 6]> = Vec::new();
+        // TraceStats field -> single stat
+        const SINGLE: [(u32, &str); 11] = [
+            (2, "traced_producers_connected"),
+            (3, "traced_producers_seen"),
+            (4, "traced_data_sources_registered"),
+            (5, "traced_data_sources_seen"),
+            (6, "traced_tracing_sessions"),
+            (7, "traced_total_buffers"),
+            (8, "traced_chunks_discarded"),
+            (9, "traced_patches_discarded"),
+            (12, "traced_flushes_requested"),
+            (13, "traced_flushes_succeeded"),
+            (14, "traced_flushes_failed"),
+        ];
+        // FilterStats field -> stat
+        const FILTER: [(u32, &str); 5] = [
+            (4, "filter_errors"),
+            (2, "filter_input_bytes"),
+            (1, "filter_input_packets"),
+            (3, "filter_output_bytes"),
+            (5, "filter_time_taken_ns"),
+        ];
+        // BufferStats field -> traced_buf_<name>, in trace_processor's order
+        const BUF: [(u32, &str); 20] = [
+            (12, "buffer_size"),
+            (1, "bytes_written"),
+            (13, "bytes_overwritten"),
+            (14, "bytes_read"),
+            (15, "padding_bytes_written"),
+            (16, "padding_bytes_cleared"),
+            (2, "chunks_written"),
+            (10, "chunks_rewritten"),
+            (3, "chunks_overwritten"),
+            (18, "chunks_discarded"),
+            (17, "chunks_read"),
+            (20, "chunks_relocated"),
+            (11, "chunks_committed_out_of_order"),
+            (4, "write_wrap_count"),
+            (5, "patches_succeeded"),
+            (6, "patches_failed"),
+            (7, "readaheads_succeeded"),
+            (8, "readaheads_failed"),
+            (9, "abi_violations"),
+            (19, "trace_writer_packet_loss"),
+        ];
+        let mut single = [0i64; 15];
+        let mut filter: Option<([i64; 6], Vec<i64>)> = None;
+        let mut outcome = 0u64;
+        let mut bufs: Vec<[i64; 21]> = Vec::new();
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
-                    (8, Value::Varint(x)) => chunks = x as i64,
-                    (9, Value::Varint(x)) => patches = x as i64,
-                    (1, Value::Bytes(b)) => {
-                        let mut vals = [0i64; 6];
+                    (n @ 2..=14, Value::Varint(x)) => single[n as usize] = x as i64,
+                    (15, Value::Varint(x)) => outcome = x,
+                    (11, Value::Bytes(b)) => {
+                        let (vals, per_buf) = filter.get_or_insert_with(Default::default);
                         for f in Fields::new(b) {
-                            if let (n, Value::Varint(x)) = f? {
-                                let slot = match n {
-                                    18 => 0,
-                                    3 => 1,
-                                    6 => 2,
-                                    9 => 3,
-                                    19 => 4,
-                                    13 => 5,
-                                    _ => continue,
-                                };
-                                vals[slot] = x as i64;
+                            match f? {
+                                (n @ 1..=5, Value::Varint(x)) => vals[n as usize] = x as i64,
+                                (20, v) => {
+                                    let mut xs = Vec::new();
+                                    push_varints(v, &mut xs)?;
+                                    per_buf.extend(xs.into_iter().map(|x| x as i64));
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                    (1, Value::Bytes(b)) => {
+                        let mut vals = [0i64; 21];
+                        for f in Fields::new(b) {
+                            if let (n @ 1..=20, Value::Varint(x)) = f? {
+                                vals[n as usize] = x as i64;
                             }
                         }
                         bufs.push(vals);
@@ -920,22 +1210,121 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         let st = &mut self.sink.stats;
-        st.set("traced_chunks_discarded", chunks, None);
-        st.set("traced_patches_discarded", patches, None);
-        const NAMES: [&str; 6] = [
-            "chunks_discarded",
-            "chunks_overwritten",
-            "patches_failed",
-            "abi_violations",
-            "trace_writer_packet_loss",
-            "bytes_overwritten",
-        ];
+        for (field, name) in SINGLE {
+            st.set(name, single[field as usize], None);
+        }
+        if let Some((vals, per_buf)) = filter {
+            for (field, name) in FILTER {
+                st.set(name, vals[field as usize], None);
+            }
+            for (i, v) in per_buf.into_iter().enumerate() {
+                st.set("traced_buf_bytes_filtered_out", v, Some(i as i64));
+            }
+        }
+        // FinalFlushOutcome: SUCCEEDED = 1, FAILED = 2
+        match outcome {
+            1 => st.add("traced_final_flush_succeeded", 1, None),
+            2 => st.add("traced_final_flush_failed", 1, None),
+            _ => {}
+        }
         for (i, vals) in bufs.iter().enumerate() {
-            for (name, v) in NAMES.iter().zip(vals) {
-                st.set(&format!("traced_buf_{name}"), *v, Some(i as i64));
+            for (field, name) in BUF {
+                st.set(
+                    &format!("traced_buf_{name}"),
+                    vals[field as usize],
+                    Some(i as i64),
+                );
             }
         }
         Ok(())
+    }
+}
+
+/// A TraceConfig's identity as trace_processor records it: its non-zero
+/// (trace_uuid_msb, trace_uuid_lsb) and its unique_session_name.
+pub fn config_identity(cfg: &[u8]) -> (Option<(i64, i64)>, Option<String>) {
+    let (mut msb, mut lsb, mut name) = (0i64, 0i64, None);
+    for f in Fields::new(cfg) {
+        match f {
+            Ok((27, Value::Varint(x))) => msb = x as i64,
+            Ok((28, Value::Varint(x))) => lsb = x as i64,
+            Ok((22, Value::Bytes(s))) => name = Some(text(s)),
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    let uuid = (msb != 0 || lsb != 0).then_some((msb, lsb));
+    (uuid, name)
+}
+
+/// The stats trace_processor derives from the trace config (ProtoTraceReader):
+/// `config_write_into_file_discard` per DISCARD buffer of each config written
+/// into a file; at the end, for the last config written into a file,
+/// `long_trace_mode_bytes_overwritten` per buffer that overwrote data (unless
+/// the write period is a day or more: a ring-buffer intent) and
+/// `config_write_into_file_no_flush` when it has no flush period and the
+/// tracing service predates v54 (or is unknown).
+pub fn config_stats(sink: &mut Sink) {
+    const DAY_MS: u64 = 24 * 60 * 60 * 1000;
+    let mut last: Option<(bool, u64, u64, usize)> = None;
+    for cfg in &sink.trace_configs {
+        let (mut into_file, mut period, mut flush) = (false, 0u64, 0u64);
+        let mut policies = Vec::new();
+        for f in Fields::new(cfg) {
+            match f {
+                Ok((8, Value::Varint(x))) => into_file = x != 0,
+                Ok((9, Value::Varint(x))) => period = x as u32 as u64,
+                Ok((13, Value::Varint(x))) => flush = x as u32 as u64,
+                Ok((1, Value::Bytes(b))) => {
+                    let mut policy = 0u64;
+                    for f in Fields::new(b).flatten() {
+                        if let (4, Value::Varint(x)) = f {
+                            policy = x;
+                        }
+                    }
+                    policies.push(policy);
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        if into_file {
+            for (i, p) in policies.iter().enumerate() {
+                if *p == 2 {
+                    sink.stats
+                        .add("config_write_into_file_discard", 1, Some(i as i64));
+                }
+            }
+        }
+        last = Some((into_file, period, flush, policies.len()));
+    }
+    let Some((true, period, flush, n_buffers)) = last else {
+        return;
+    };
+    if period < DAY_MS {
+        for i in 0..n_buffers as i64 {
+            let over = sink.stats.get("traced_buf_bytes_overwritten", Some(i));
+            if let Some(v) = over.filter(|v| *v > 0) {
+                sink.stats
+                    .set("long_trace_mode_bytes_overwritten", v, Some(i));
+            }
+        }
+    }
+    if flush == 0 {
+        let major = match sink.metadata.get("tracing_service_version") {
+            Some(crate::metadata::MetaVal::Str(v)) => v
+                .strip_prefix("Perfetto v")
+                .and_then(|m| {
+                    m.split(['.', '-'])
+                        .next()
+                        .filter(|_| m.contains(['.', '-']))
+                })
+                .and_then(|m| m.parse::<u32>().ok()),
+            _ => None,
+        };
+        if major.map_or(true, |m| m < 54) {
+            sink.stats.add("config_write_into_file_no_flush", 1, None);
+        }
     }
 }
 

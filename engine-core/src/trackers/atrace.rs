@@ -146,7 +146,8 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
             ];
             if tp.phase == 'S' {
                 if list.contains(&Some(tp.cookie)) {
-                    c.stats.add("atrace_unnestable_begin_ignored", 1, None);
+                    c.stats
+                        .add("artscope_atrace_unnestable_begin_ignored", 1, None);
                     return;
                 }
                 let slot = match list.iter().position(|s| s.is_none()) {

@@ -55,11 +55,58 @@ def _trace_config_text(imported: Any) -> str | None:
     text, bad = None, 0
     for raw in imported.trace_configs():
         try:
-            text = text_format.MessageToString(pb.TraceConfig.FromString(raw))
-        except DecodeError:
+            pb.TraceConfig.FromString(raw)
+            # trace_processor prints the top-level fields in the order they
+            # were written, without a final newline (text_format: in field
+            # number order, with one): each run of one field is printed alone
+            text = "".join(text_format.MessageToString(pb.TraceConfig.FromString(part))
+                           for part in _field_runs(raw)).rstrip("\n")
+        except (DecodeError, ValueError):
             bad += 1
     imported.reject_packets(bad)
     return text
+
+
+def _varint(buf: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(buf):
+            raise ValueError("truncated varint")
+        b = buf[pos]
+        value |= (b & 0x7F) << shift
+        pos += 1
+        shift += 7
+        if not b & 0x80:
+            return value, pos
+
+
+def _field_runs(raw: bytes) -> list[bytes]:
+    """``raw`` (a parsed message's bytes) cut into runs of consecutive
+    occurrences of one top-level field, in wire order."""
+    runs: list[bytes] = []
+    pos, run_start, run_field = 0, 0, None
+    while pos < len(raw):
+        start = pos
+        key, pos = _varint(raw, pos)
+        field, wire = key >> 3, key & 7
+        if wire == 0:
+            _, pos = _varint(raw, pos)
+        elif wire == 1:
+            pos += 8
+        elif wire == 2:
+            n, pos = _varint(raw, pos)
+            pos += n
+        elif wire == 5:
+            pos += 4
+        else:
+            raise ValueError(f"wire type {wire}")
+        if field != run_field:
+            if run_field is not None:
+                runs.append(raw[run_start:start])
+            run_start, run_field = start, field
+    if run_field is not None:
+        runs.append(raw[run_start:])
+    return runs
 
 
 class CoreImport(NamedTuple):
