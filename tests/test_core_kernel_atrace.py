@@ -92,3 +92,59 @@ def test_same_tables_as_trace_processor(tmp_path):
     path.write_bytes(_trace())
     tables = ("slice", "thread_track", "counter", "process_counter_track", "thread", "process")
     assert compare_tp.differing_tables(path, tables, tp_bin) == {}
+
+
+def _variants_trace() -> bytes:
+    """mali / samsung tracing_mark_write (the other kernel atrace events,
+    ported in the diff tests only for mdss, sde and g2d)."""
+    trace = pb.Trace()
+    tree = trace.packet.add().process_tree
+    tree.processes.add(pid=TGID, ppid=2, cmdline=["gpu-drv"])
+    tree.threads.add(tid=KWORKER, tgid=TGID)
+    bundle = trace.packet.add().ftrace_events
+    bundle.cpu = 0
+
+    def mali(ts, phase, name, value=0):
+        ev = bundle.event.add(timestamp=ts, pid=KWORKER).mali_tracing_mark_write
+        ev.type, ev.name, ev.pid, ev.value = ord(phase), name, TGID, value
+
+    def samsung(ts, phase, name, value=0):
+        ev = bundle.event.add(timestamp=ts, pid=KWORKER).samsung_tracing_mark_write
+        ev.trace_type, ev.trace_name, ev.pid, ev.value = ord(phase), name, TGID, value
+
+    mali(1_000, "B", "gpu_job")
+    samsung(1_100, "C", "gpu_queue", value=3)
+    mali(1_400, "E", "")
+    mali(1_500, "X", "bogus")        # not a phase: a parse failure
+    samsung(1_600, "C", "gpu_queue", value=1)
+    return trace.SerializeToString()
+
+
+def test_mali_and_samsung_tracing_mark_write(tmp_path):
+    path = tmp_path / "variants.pftrace"
+    path.write_bytes(_variants_trace())
+    e = EmbeddedEngine()
+    e.load(path)
+    try:
+        slices = e.query("SELECT ts, dur, name FROM slice").rows()
+        counters = e.query("SELECT c.ts, c.value, t.name FROM counter c "
+                           "JOIN process_counter_track t ON c.track_id = t.id "
+                           "ORDER BY c.ts").rows()
+        failures = e.query("SELECT value FROM stats "
+                           "WHERE name = 'systrace_parse_failure'").rows()
+    finally:
+        e.close()
+    assert slices == [(1_000, 400, "gpu_job")]
+    assert counters == [(1_100, 3.0, "gpu_queue"), (1_600, 1.0, "gpu_queue")]
+    assert failures == [(1,)]
+
+
+@pytest.mark.tp
+def test_variants_same_tables_as_trace_processor(tmp_path):
+    tp_bin = compare_tp.find_tp_bin()
+    if tp_bin is None:
+        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+    path = tmp_path / "variants.pftrace"
+    path.write_bytes(_variants_trace())
+    tables = ("slice", "thread_track", "counter", "process_counter_track")
+    assert compare_tp.differing_tables(path, tables, tp_bin) == {}

@@ -653,12 +653,25 @@ def test_proto_and_systrace_give_identical_tables(tmp_path, what):
     assert a.to_dicts() == b.to_dicts()
 
 
-def test_systrace_has_no_raw_ftrace_rows(tmp_path):
+def test_systrace_raw_ftrace_rows_are_its_sched_switches(tmp_path):
+    """As trace_processor's text reader: one ftrace_event row per
+    sched_switch line (on the prev thread; flags 0 though the lines say
+    d..3), none for the other events (prints, wakings, cpu_frequency)."""
     from artscope.engines import load_trace
 
     _write_text(tmp_path / "s.txt")
     with load_trace(tmp_path / "s.txt", engine="embedded") as et:
-        assert et.query("SELECT count(*) AS n FROM ftrace_event")["n"][0] == 0
+        rows = et.query("SELECT f.ts, f.name, f.cpu, t.tid, f.common_flags "
+                        "FROM ftrace_event f JOIN thread t USING (utid) "
+                        "ORDER BY f.ts").rows()
+    assert rows == [
+        (1_000_010_000, "sched_switch", 0, 0, 0),
+        (1_000_060_000, "sched_switch", 1, 0, 0),
+        (1_000_110_000, "sched_switch", 0, MAIN, 0),
+        (1_000_130_000, "sched_switch", 1, RT, 0),
+        (1_000_140_000, "sched_switch", 0, 0, 0),
+        (1_000_150_000, "sched_switch", 0, MAIN, 0),
+    ]
 
 
 def test_proto_and_systrace_give_identical_metrics(tmp_path):

@@ -60,17 +60,16 @@ STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
                 "compact_sched_*_skipped, cpu_info_unknown_cpu_features, "
                 "interned_data_tokenizer_errors, process_tracker_parent_pid_changed, "
                 "rss_stat_unknown_thread_for_mm_id")
-FTRACE_FLAGS = "ftrace_event.common_flags: trace_processor stores each event's flags, the embedded engine NULL"
 FTRACE_ARGS = ("ftrace_event.arg_set_id: trace_processor keeps the args of every ftrace "
                "event (sched_switch, sched_waking, cpu_frequency, ...); the embedded engine "
                "only of those it keeps args for (print, clock_set_rate, task_newtask, ...)")
-FTRACE_NAMES = ("events missing from the embedded engine's ftrace schema (mali_*, "
-                "gpu_power_state, sysgraph*) are named 'generic'")
-FTRACE_ROWS = ("ftrace_event rows: none for systrace input (issue 18 item 1), and compact "
-               "sched_switch before tracing_started is dropped, not kept")
+FTRACE_ROWS = ("ftrace_event rows: compact sched_switch before tracing_started is "
+               "dropped, not kept")
 ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, Present "
         "Delay, Vsync Resynced Jitter), cpu features / arm ids, ugpu, process_stats and "
-        "unsigned ftrace / binder fields typed 'uint'; the embedded engine has fewer")
+        "unsigned ftrace / binder fields typed 'uint'; the embedded engine has fewer. "
+        "And trace_processor shares one arg set between rows with identical args, "
+        "the embedded engine does not always")
 ARGS_UINT = "unsigned ftrace fields: value_type 'uint' in trace_processor, 'int' in the embedded engine"
 ARGS_ASYNC_COOKIE = ("atrace async (S/F) slices: trace_processor v58 records "
                      "legacy_unnestable_* args where the embedded engine keeps the print buf")
@@ -128,6 +127,7 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
     }),
     Gap("args", ['rows'], ARGS, {
+        "conformance/parser_parsing/test_kernel_tmw_counter_process_counter_and_track",
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
         "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
         "conformance/parser_android/test_binder_txn_oneway_good",
@@ -168,6 +168,8 @@ KNOWN_GAPS: list[Gap] = [
         "shared/trappy-surfaceflinger.html",
     }),
     Gap("args", ['value_type'], ARGS_UINT, {
+        "conformance/parser_parsing/test_slice_mdss_tracing_mark_write",
+        "conformance/parser_process_tracking/test_slice_with_pid_sde_tracing_mark_write",
         "conformance/parser_android/test_binder_txn_sync_good",
         "conformance/parser_process_tracking/test_process_parent_pid_process_parent_pid_tracking_1",
         "conformance/parser_process_tracking/test_process_parent_pid_process_parent_pid_tracking_2",
@@ -238,6 +240,9 @@ KNOWN_GAPS: list[Gap] = [
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("ftrace_event", ['arg_set_id'], FTRACE_ARGS, {
+        "shared/trappy-surfaceflinger.html",
+        "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
+        "conformance/parser_process_tracking/test_unknown_thread_name_tracking",
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
         "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
         "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
@@ -265,50 +270,8 @@ KNOWN_GAPS: list[Gap] = [
         "fixtures/truncated.pftrace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
-    Gap("ftrace_event", ['common_flags'], FTRACE_FLAGS, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-        "conformance/parser_atrace/test_process_track_slices_android_async_slice",
-        "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
-        "conformance/parser_parsing/test_kernel_dpu_tmw_counter_process_counter_and_track",
-        "conformance/parser_process_tracking/test_process_parent_pid_process_parent_pid_tracking_1",
-        "conformance/parser_process_tracking/test_process_parent_pid_process_parent_pid_tracking_2",
-        "conformance/parser_process_tracking/test_process_reparent_and_reuse",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_1",
-        "conformance/parser_process_tracking/test_process_tracking_reused_thread_print",
-        "conformance/parser_sched/test_cpu_frequency_limits",
-        "conformance/tables_counters/test_counters_group_by_freq_counters_group_by_freq",
-        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
-        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
-        "conformance/parser_atrace_error_handling/test_bad_print_textproto_list_slices",
-        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
-        "conformance/parser_ftrace_crop/test_crop_atrace_slice",
-        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
-        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
-        "conformance/parser_parsing/test_task_newtask_swapper_by_init",
-        "conformance/parser_parsing/test_task_newtask_waker_utid",
-        "conformance/parser_process_tracking/test_process_tracking",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
-        "conformance/parser_smoke/test_synth_1_smoke",
-        "conformance/stdlib_android/test_android_dvfs_counter_residency",
-        "conformance/stdlib_android/test_android_dvfs_counter_stats",
-        "conformance/stdlib_android/test_android_dvfs_counters",
-        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
-        "conformance/tables/test_thread_main_thread",
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
-        *ALL_FIXTURES,
-        "shared/nia-sidky.perfetto-trace",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("ftrace_event", ['name'], FTRACE_NAMES, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
     Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
-        "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
-        "conformance/parser_process_tracking/test_unknown_thread_name_tracking",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
-        "shared/trappy-surfaceflinger.html",
     }),
     Gap("package_list", ['rows'], PACKAGES_DUPLICATED, {
         "shared/nia-sidky.perfetto-trace",

@@ -248,7 +248,7 @@ pub struct Packet {
 }
 
 /// Which event an arrival-ordered entry is (index into its vector).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum EvRef {
     Switch(u32),
     CompactSwitch(u32),
@@ -339,6 +339,12 @@ pub struct Sink {
     pub partial: bool,
     /// Packets that did not parse.
     pub bad_packets: i64,
+    /// ftrace events' non-zero common_flags (rare: producers mostly leave
+    /// the field out, which reads as 0), by event.
+    pub common_flags: HashMap<EvRef, u32>,
+    /// ftrace_event holds sched_switch rows only, as trace_processor's
+    /// systrace reader fills it (set by that decoder when raw is on).
+    pub raw_sched_switch_only: bool,
 }
 
 impl Sink {
@@ -431,6 +437,13 @@ impl Sink {
             }
             _ => return None,
         })
+    }
+
+    /// Records the common_flags of the event pushed last.
+    pub fn flag_last(&mut self, flags: u32) {
+        if let Some(&(_, r)) = self.order.last() {
+            self.common_flags.insert(r, flags);
+        }
     }
 
     pub fn push_waking(&mut self, w: Waking) {

@@ -466,9 +466,9 @@ fn import_proto(
 
 /// Imports any trace the embedded engine reads: containers (gzip, zip,
 /// ctrace) unwrapped, then Perfetto protobuf or systrace HTML / text, detected
-/// from the content. Errors (CoreError) are one line naming `name`. Systrace
-/// has no raw ftrace ingestion (as trace_processor's text reader); its
-/// `packets` count is the ftrace lines read.
+/// from the content. Errors (CoreError) are one line naming `name`. Systrace's
+/// raw ftrace ingestion keeps sched_switch rows only (as trace_processor's
+/// text reader); its `packets` count is the ftrace lines read.
 #[pyfunction]
 #[pyo3(signature = (data, name="", ingest_ftrace_in_raw=true))]
 fn import_trace(
@@ -538,10 +538,13 @@ fn decode_any(
     let guessed = started.elapsed();
     let payload_size = u.data.len();
     let (mut sink, packets, raw) = if u.kind == Kind::Systrace {
-        let (sink, lines) = decoder::systrace::decode_systrace(&u.data);
+        let (mut sink, lines) = decoder::systrace::decode_systrace(&u.data);
         if sink.order.is_empty() {
             return Err(format!("no trace events found in systrace file: {name}"));
         }
+        // trace_processor's text reader keeps sched_switch in ftrace_event
+        // (and no other event): raw ingestion for the rest stays off.
+        sink.raw_sched_switch_only = ingest_ftrace_in_raw;
         (sink, lines as i64, false)
     } else {
         let mut sink = events::Sink::default();

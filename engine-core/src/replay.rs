@@ -105,6 +105,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut raw = RawTable::default();
     if raw_on {
         raw.reserve(events);
+    } else if sink.raw_sched_switch_only {
+        raw.reserve(sink.switches.len());
     }
     let mut frames = FrameTimelineTracker::default();
     let mut slots = AsyncSlots::default();
@@ -122,7 +124,12 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut last_utid: PerCpu<u32> = PerCpu::default();
     let mut skipped_compact = 0i64;
 
+    // systrace: sched_switch rows only (trace_processor's text reader)
+    let raw_switch = raw_on || sink.raw_sched_switch_only;
     for &(ts, r) in &order {
+        if !sink.common_flags.is_empty() {
+            raw.next_flags = sink.common_flags.get(&r).copied().unwrap_or(0);
+        }
         match r {
             EvRef::Switch(_) | EvRef::CompactSwitch(_) => {
                 let Some(s) = sink.switch(ts, r) else {
@@ -139,7 +146,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             PRIO_FTRACE,
                         );
                         last_utid.insert(s.cpu, u);
-                    } else if raw_on {
+                    } else if raw_switch {
                         let u = pt.get_or_create_thread(s.prev_pid);
                         raw.push(s.ts, "sched_switch", s.cpu, Some(u), None, false);
                     }
@@ -171,7 +178,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     next_utid,
                     s.next_prio,
                 );
-                if raw_on {
+                if raw_switch {
                     raw.push(s.ts, "sched_switch", s.cpu, Some(prev_utid), None, true);
                 }
                 ctx.thread_state.switch_out(prev_utid, s.ts, state);
@@ -377,6 +384,11 @@ fn ftrace_event(
             e.int("offsets_size").unwrap_or(0),
         ),
         "dpu_tracing_mark_write" => atrace::kernel_mark(c, slots, e),
+        "tracing_mark_write"
+        | "sde_tracing_mark_write"
+        | "g2d_tracing_mark_write"
+        | "samsung_tracing_mark_write"
+        | "mali_tracing_mark_write" => atrace::kernel_mark_variant(c, slots, e),
         "cpu_frequency" => counters::cpu_frequency(c, ts, e),
         "cpu_frequency_limits" => counters::cpu_frequency_limits(c, ts, e),
         "cpu_idle" => counters::cpu_idle(c, ts, e),

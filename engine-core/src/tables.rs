@@ -7,6 +7,7 @@ use rusqlite::{Connection, Statement};
 
 use crate::columns::{Stored, Table, NULL_TEXT};
 use crate::replay::Imported;
+use crate::trackers::raw::FlagsColumn;
 use crate::trackers::sched::NO_STATE;
 
 /// Table definitions: (name, [(column, type, generated expression)]).
@@ -467,6 +468,10 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
         }
         "ftrace_event" => {
             let r = std::mem::take(&mut imp.raw);
+            let flags = match r.flags_column() {
+                FlagsColumn::Narrow(v) => Stored::narrow(v),
+                FlagsColumn::Wide(v) => Stored::narrow(v),
+            };
             vec![
                 Stored::row_number(),
                 Stored::int(r.ts),
@@ -477,7 +482,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 Stored::narrow(r.cpu),
                 u32_ids(r.utid),
                 u32_ids(r.arg_set),
-                Stored::null(),
+                flags,
             ]
         }
         _ => return None,

@@ -696,8 +696,27 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
             (5, "type", U32, false),
             (6, "value", I32, false),
         ],
+        "g2d_tracing_mark_write" => &[
+            (1, "pid", I32, false),
+            (4, "name", Str, false),
+            (5, "type", U32, false),
+            (6, "value", I32, false),
+        ],
         "gpu_frequency" => &[(1, "gpu_id", U32, false), (2, "state", U32, false)],
+        "mali_tracing_mark_write" => &[
+            (1, "name", Str, false),
+            (2, "pid", I32, false),
+            (3, "type", U32, false),
+            (4, "value", I32, false),
+        ],
         "print" => &[(1, "ip", U64, false), (2, "buf", Str, false)],
+        "samsung_tracing_mark_write" => &[
+            (1, "pid", I32, false),
+            (2, "trace_name", Str, false),
+            (3, "trace_begin", U32, false),
+            (4, "trace_type", U32, false),
+            (5, "value", I32, false),
+        ],
         "sched_blocked_reason" => &[
             (1, "pid", I32, false),
             (2, "caller", U64, false),
@@ -728,6 +747,13 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
             (4, "success", I32, false),
             (5, "target_cpu", I32, false),
         ],
+        "sde_tracing_mark_write" => &[
+            (1, "pid", I32, false),
+            (2, "trace_name", Str, false),
+            (3, "trace_type", U32, false),
+            (4, "value", I32, false),
+            (5, "trace_begin", U32, false),
+        ],
         "suspend_resume" => &[
             (1, "action", Str, false),
             (2, "val", I32, false),
@@ -746,6 +772,11 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
             (2, "oldcomm", Str, false),
             (3, "newcomm", Str, false),
             (4, "oom_score_adj", I32, false),
+        ],
+        "tracing_mark_write" => &[
+            (1, "pid", I32, false),
+            (2, "trace_name", Str, false),
+            (3, "trace_begin", U32, false),
         ],
         "zero" => &[
             (1, "flag", I32, false),

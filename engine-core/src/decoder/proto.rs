@@ -452,7 +452,7 @@ impl<'s> ProtoDecoder<'s> {
             .iter()
             .map(|b| sink.strings.intern(&text(b)))
             .collect();
-        let [sw_ts, sw_state, sw_pid, sw_prio, _, sw_comm, wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm, _] =
+        let [sw_ts, sw_state, sw_pid, sw_prio, _, sw_comm, wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm, wk_flags] =
             &cols;
         let n = [
             sw_ts.len(),
@@ -525,6 +525,10 @@ impl<'s> ProtoDecoder<'s> {
                     wakee_pid: i32v(wk_pid[i]),
                     comm: intern[wk_comm[i] as u32 as usize],
                 });
+                // waking_common_flags, where the producer wrote them
+                if let Some(&f) = wk_flags.get(i).filter(|&&f| f != 0) {
+                    sink.flag_last(f as u32);
+                }
             }
             if ts > self.max_ts {
                 self.max_ts = ts;
@@ -550,6 +554,8 @@ impl<'s> ProtoDecoder<'s> {
                         pid = u32v(x);
                     }
                 }
+                // common_flags: trace_processor keeps ftrace_event.common_flags
+                // 0 for these events (only compact wakings carry flags)
                 5 => {}
                 _ => {
                     if event_name(num).is_some() {
@@ -621,6 +627,17 @@ impl<'s> ProtoDecoder<'s> {
                     pid: Some(pid),
                     wakee_pid: wpid,
                     comm,
+                });
+            }
+            "generic" => {
+                // an event the producer had no proto for: named by itself
+                let (name, fields) = legacy_generic(&ev.parts)?;
+                sink.push_ftrace(FtraceEv {
+                    ts,
+                    cpu,
+                    pid,
+                    name,
+                    fields,
                 });
             }
             _ => {
@@ -1405,6 +1422,62 @@ fn stats_process(b: &[u8]) -> R<StatsProcess> {
 }
 
 /// The present fields of a generic event, in field-number order.
+/// A GenericFtraceEvent (FtraceEvent.generic: an event the producer had no
+/// proto for) as trace_processor's ParseLegacyGenericFtrace reads it: named
+/// by its `event_name`, its fields (int, uint or string values) as args in
+/// order.
+fn legacy_generic(parts: &[&[u8]]) -> R<(&'static str, Vec<(&'static str, FieldVal)>)> {
+    let mut name: &[u8] = b"";
+    let mut fields = Vec::new();
+    for p in parts {
+        for f in Fields::new(p) {
+            match f? {
+                (1, Value::Bytes(b)) => name = b,
+                (2, Value::Bytes(b)) => {
+                    let mut key: &[u8] = b"";
+                    let mut val = None;
+                    for g in Fields::new(b) {
+                        match g? {
+                            (1, Value::Bytes(k)) => key = k,
+                            (3, Value::Bytes(s)) => val = Some(FieldVal::Str(text(s))),
+                            (4, Value::Varint(x)) => val = Some(FieldVal::Int(x as i64 as i128)),
+                            (5, Value::Varint(x)) => val = Some(FieldVal::Int(x as i64 as i128)),
+                            _ => {}
+                        }
+                    }
+                    if let Some(v) = val {
+                        fields.push((static_name(&text(key), "field"), v));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok((static_name(&text(name), "generic"), fields))
+}
+
+/// A name only known at run time (legacy generic ftrace events' names and
+/// field names) as `&'static str`, as the event and field names of the
+/// protos are: each distinct one is leaked once per process (a few dozen in
+/// practice). Past 4096 distinct names, further ones read as `fallback`.
+fn static_name(s: &str, fallback: &'static str) -> &'static str {
+    use std::sync::{Mutex, OnceLock};
+    static NAMES: OnceLock<Mutex<rustc_hash::FxHashSet<&'static str>>> = OnceLock::new();
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(&n) = names.get(s) {
+        return n;
+    }
+    if names.len() >= 4096 {
+        return fallback;
+    }
+    let n: &'static str = Box::leak(s.to_owned().into_boxed_str());
+    names.insert(n);
+    n
+}
+
 fn generic_values(
     specs: &'static [super::ftrace_schema::FieldSpec],
     parts: &[&[u8]],

@@ -77,6 +77,47 @@ pub fn kernel_mark(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
     kernel_point(c, slots, e, phase);
 }
 
+/// The other kernel tracing_mark_write events, as FtraceParser's
+/// Parse{Mdss,Sde,G2d,Samsung,Mali}TracingMarkWrite then
+/// SystraceParser::ParseKernelTracingMarkWrite: the phase is the
+/// `type` / `trace_type` character (B/E/C/I), or B/E from `trace_begin`
+/// where the event has no type (mdss's `tracing_mark_write`, and sde's when
+/// it is 0); the name is `name` or `trace_name`, the tgid `pid`.
+pub fn kernel_mark_variant(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+    let kind = e.int("type").or_else(|| e.int("trace_type"));
+    let begin = e.int("trace_begin");
+    let valid = match e.name {
+        "tracing_mark_write" => begin.is_some(),
+        "sde_tracing_mark_write" => kind.is_some() || begin.is_some(),
+        "samsung_tracing_mark_write" => kind.is_some(),
+        _ => kind.unwrap_or(0) != 0, // g2d, mali
+    };
+    // samsung's event has no begin flag: type 0 reads as an end
+    let begin = e.name != "samsung_tracing_mark_write" && begin.unwrap_or(0) != 0;
+    let phase = match u8::try_from(kind.unwrap_or(0)).map(char::from) {
+        Ok('\0') => Some(if begin { 'B' } else { 'E' }),
+        Ok(p @ ('B' | 'E' | 'C' | 'I')) => Some(p),
+        _ => None,
+    };
+    let (true, Some(phase)) = (valid, phase) else {
+        c.stats.add("systrace_parse_failure", 1, None);
+        return;
+    };
+    let tp = TracePoint {
+        phase,
+        tgid: e.int("pid").unwrap_or(0),
+        name: e
+            .str("name")
+            .or_else(|| e.str("trace_name"))
+            .unwrap_or("")
+            .into(),
+        value: e.int("value").unwrap_or(0),
+        cookie: 0,
+        track: String::new(),
+    };
+    point(c, slots, e.ts, e.pid, tp);
+}
+
 /// The atrace point of a kernel event (`zero`, `dpu_tracing_mark_write`):
 /// its `name`, `pid` (the tgid) and `value` fields, with `phase`.
 fn kernel_point(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv, phase: char) {

@@ -18,6 +18,12 @@ pub struct RawTable {
     /// first / last ts of the rows that are not sched_switch rows of sched
     /// (trace bounds, as the reference computes them)
     pub other_first_last: Option<(i64, i64)>,
+    /// (row, common_flags) of the rows whose flags are not 0: sparse, as
+    /// they are rare (the column is built from it, 1 byte a row when all
+    /// fit)
+    pub flags: Vec<(u32, u32)>,
+    /// the common_flags of the next row pushed (set by the replay)
+    pub next_flags: u32,
 }
 
 impl RawTable {
@@ -50,6 +56,10 @@ impl RawTable {
                 self.names.len() - 1
             }
         };
+        if self.next_flags != 0 {
+            self.flags.push((self.name.len() as u32, self.next_flags));
+            self.next_flags = 0;
+        }
         self.name.push(id as u16);
         self.cpu.push(cpu as u32);
         self.utid.push(utid.unwrap_or(u32::MAX));
@@ -60,6 +70,31 @@ impl RawTable {
                 None => (ts, ts),
                 Some((a, _)) => (a, ts),
             });
+        }
+    }
+}
+
+/// The common_flags column: 0 where the event had none.
+pub enum FlagsColumn {
+    Narrow(Vec<u8>),
+    Wide(Vec<u32>),
+}
+
+impl RawTable {
+    pub fn flags_column(&self) -> FlagsColumn {
+        let rows = self.ts.len();
+        if self.flags.iter().all(|&(_, f)| f <= u8::MAX as u32) {
+            let mut v = vec![0u8; rows];
+            for &(r, f) in &self.flags {
+                v[r as usize] = f as u8;
+            }
+            FlagsColumn::Narrow(v)
+        } else {
+            let mut v = vec![0u32; rows];
+            for &(r, f) in &self.flags {
+                v[r as usize] = f;
+            }
+            FlagsColumn::Wide(v)
         }
     }
 }
