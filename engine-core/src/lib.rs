@@ -502,6 +502,7 @@ fn import_file(py: Python<'_>, path: &str, ingest_ftrace_in_raw: bool) -> PyResu
     let what = format!("importing {path}");
     let (imp, packets) = py.allow_threads(|| {
         guarded(&what, || {
+            replay::probe_rss("start");
             let data = std::fs::read(path).map_err(|e| {
                 // strerror's words, as Python's OSError gives them
                 let e = e.to_string();
