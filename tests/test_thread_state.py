@@ -161,6 +161,33 @@ def test_random_streams(tmp_path, seed: int) -> None:
     check(tmp_path, random_events(seed, rnd_size(seed)))
 
 
+@pytest.mark.parametrize("seed", (101, 102))
+def test_long_streams_keep_arrival_order_on_ties(tmp_path, seed: int) -> None:
+    # past the replay's radix-sort threshold (4096 events): equal timestamps
+    # must still replay in arrival order
+    check(tmp_path, random_events(seed, 20_000))
+
+
+def test_streams_written_out_of_order_across_cpus(tmp_path) -> None:
+    # ftrace writes each CPU's events in bundles: written bundle by bundle
+    # (64 events of one CPU at a time), the events are out of ts order across
+    # CPUs and the replay's sort must restore it (distinct timestamps: the
+    # order is then unambiguous)
+    events = [(ev[0], 10 * (i + 1), *ev[2:])
+              for i, ev in enumerate(random_events(103, 20_000))]
+    cpu = [ev[2] if ev[0] == 0 else 0 for ev in events]
+    order = sorted(range(len(events)), key=lambda i: (i // 256, cpu[i]))
+    assert order != sorted(order)
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(encode([events[i] for i in order]))
+    with load_trace(path, engine="embedded") as eng:
+        got = eng.query(
+            "SELECT s.ts, s.dur, s.cpu, t.tid, s.state, s.io_wait, w.tid AS waker, "
+            "s.irq_context FROM thread_state s JOIN thread t USING (utid) "
+            "LEFT JOIN thread w ON w.utid = s.waker_utid ORDER BY s.ts, s.id").rows()
+    assert got == sorted(oracle_rows(events), key=lambda r: r[0])
+
+
 def test_only_wakings_new_tasks_and_blocked_reasons(tmp_path) -> None:
     # a waking opens R for an unseen thread, a second one is spurious (no
     # row); a new
