@@ -61,8 +61,12 @@ pub fn build_tables(
     }
     for ((name, cols), slot) in schema.iter().zip(out.iter_mut()) {
         if slot.is_none() {
+            let t = std::time::Instant::now();
             let stored = take_columns(&mut imp, name).expect("a moved table");
             *slot = Some(Table::new(name, cols, stored));
+            if timings {
+                eprintln!("core: columns {name} {:.3} s", t.elapsed().as_secs_f64());
+            }
         }
     }
     Ok(out.into_iter().flatten().collect())

@@ -502,7 +502,18 @@ pub fn fill<'v>(
         "cpu" => {
             let info = sink.cpu_info.as_deref().unwrap_or(&[]);
             let mut cpus = imp.cpus_seen.clone();
-            cpus.extend(imp.sched.table.cpu.iter().map(|&c| c as i64));
+            // sched's cpus (millions of rows): flags for small numbers, not
+            // a set insert per row
+            let mut small = vec![false; 4096];
+            for &c in &imp.sched.table.cpu {
+                match small.get_mut(c as usize) {
+                    Some(flag) => *flag = true,
+                    None => {
+                        cpus.insert(c as i64);
+                    }
+                }
+            }
+            cpus.extend((0..small.len()).filter(|&c| small[c]).map(|c| c as i64));
             cpus.extend(0..info.len() as i64);
             let caps: Vec<Option<i64>> = info.iter().map(|c| c.capacity).collect();
             let cluster: Vec<i64> = if !info.is_empty() && caps.iter().all(|c| c.is_some()) {
