@@ -35,6 +35,12 @@ pub struct ProcessTracker {
     pub p_cmdline: Vec<Option<String>>,
     tids: HashMap<i64, Vec<u32>>,
     pids: HashMap<i64, u32>,
+    /// per pid, every upid ever given it (pid reuse)
+    upids_of_pid: HashMap<i64, Vec<u32>>,
+    /// per upid: `pids` maps its pid to another process (is_alive's test,
+    /// kept here: is_alive runs for every event, a hash lookup there showed
+    /// in profiles)
+    p_shadowed: Vec<bool>,
     pending_assocs: Vec<(u32, u32)>,
     pending_parent: Vec<(u32, u32)>,
     pub errors: i64,
@@ -57,7 +63,9 @@ impl ProcessTracker {
         pt.p_uid.push(None);
         pt.p_cmdline.push(None);
         pt.tids.insert(0, vec![0]);
-        pt.pids.insert(0, 0);
+        pt.p_shadowed.push(false);
+        pt.upids_of_pid.insert(0, vec![0]);
+        pt.map_pid(0, 0);
         pt
     }
 
@@ -88,9 +96,23 @@ impl ProcessTracker {
         if self.p_end[upid as usize].is_some() {
             return false;
         }
-        match self.pids.get(&self.p_pid[upid as usize]) {
-            None => true,
-            Some(&cur) => cur == upid,
+        !self.p_shadowed[upid as usize]
+    }
+
+    /// `pids` maps `pid` to `upid`: the other processes of that pid are
+    /// shadowed.
+    fn map_pid(&mut self, pid: i64, upid: u32) {
+        self.pids.insert(pid, upid);
+        for &u in self.upids_of_pid.get(&pid).map_or(&[][..], |v| v) {
+            self.p_shadowed[u as usize] = u != upid;
+        }
+    }
+
+    /// `pids` no longer maps `pid`: none of its processes is shadowed.
+    fn unmap_pid(&mut self, pid: i64) {
+        self.pids.remove(&pid);
+        for &u in self.upids_of_pid.get(&pid).map_or(&[][..], |v| v) {
+            self.p_shadowed[u as usize] = false;
         }
     }
 
@@ -170,7 +192,7 @@ impl ProcessTracker {
             if self.p_pid[upid as usize] == tid {
                 self.p_end[upid as usize] = Some(ts);
                 if self.pids.get(&tid) == Some(&upid) {
-                    self.pids.remove(&tid);
+                    self.unmap_pid(tid);
                 }
             }
         }
@@ -197,7 +219,9 @@ impl ProcessTracker {
         self.p_parent.push(None);
         self.p_uid.push(None);
         self.p_cmdline.push(None);
-        self.pids.insert(pid, upid);
+        self.p_shadowed.push(false);
+        self.upids_of_pid.entry(pid).or_default().push(upid);
+        self.map_pid(pid, upid);
         self.update_thread(pid, pid);
         upid
     }
@@ -210,7 +234,7 @@ impl ProcessTracker {
         name: &Name,
         prio: u8,
     ) -> u32 {
-        self.pids.remove(&pid);
+        self.unmap_pid(pid);
         let main = self.start_new_thread(ts, pid);
         let upid = self.get_or_create_process(pid);
         if ts.is_some() {
