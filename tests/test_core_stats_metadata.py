@@ -185,3 +185,75 @@ def test_trace_without_uuid_or_timestamps(tmp_path):
         assert eng.query("SELECT start_ts, end_ts FROM trace_bounds").rows() == [(0, 0)]
     finally:
         eng.close()
+
+
+def _android_trace() -> bytes:
+    """CpuInfo (cpu 0 with an ARM identifier and feature bits mte + an
+    unknown bit 2), one cpu_frequency event read on cpu 3 for cpu 5, a
+    packages list naming one package twice, triggers out of file order and
+    trace attributes in the config and in a later packet."""
+    t = pb.Trace()
+    p = t.packet.add()
+    c0 = p.cpu_info.cpus.add(processor="A55")
+    c0.arm_identifier.implementer = 0x41
+    c0.arm_identifier.architecture = 8
+    c0.arm_identifier.variant = 1
+    c0.arm_identifier.part = 0xD05
+    c0.arm_identifier.revision = 0
+    c0.features = 0b101
+    p.cpu_info.cpus.add(processor="A55")
+    p = t.packet.add()
+    p.trace_config.trace_attributes.attribute.add(key="build", string_value="b1")
+    p.trace_config.trace_attributes.attribute.add(key="variant", string_value="arm64")
+    p = t.packet.add()
+    p.trace_attributes.attribute.add(key="variant", string_value="x86")
+    p.trace_attributes.attribute.add(key="runs", long_value=3)
+    p = t.packet.add()
+    bundle = p.ftrace_events
+    bundle.cpu = 3
+    ev = bundle.event.add(timestamp=1_000, pid=0)
+    ev.cpu_frequency.state = 1_000_000
+    ev.cpu_frequency.cpu_id = 5
+    p = t.packet.add()
+    p.packages_list.packages.add(name="com.a", uid=10001, version_code=1)
+    p.packages_list.packages.add(name="com.b", uid=10002)
+    p = t.packet.add()
+    p.packages_list.packages.add(name="com.a", uid=10001, version_code=2)
+    p.packages_list.read_error = True
+    for ts, name in ((3_000, "late"), (2_000, "early")):
+        p = t.packet.add(timestamp=ts)
+        p.trigger.trigger_name = name
+    return t.SerializeToString()
+
+
+@pytest.mark.filterwarnings("ignore::artscope.engines.embedded.coverage.SkippedDataWarning")
+def test_cpu_rows_args_packages_triggers_and_attributes(tmp_path):
+    eng = _open(tmp_path, _android_trace())
+    try:
+        # cpu rows: CpuInfo's cpus, the cpu an ftrace event was read on and
+        # the cpu a counter track is for
+        cpus = eng.query("SELECT cpu, processor, arg_set_id FROM cpu ORDER BY cpu").rows()
+        assert [c[:2] for c in cpus] == [(0, "A55"), (1, "A55"), (3, None), (5, None)]
+        assert [c[2] is None for c in cpus] == [False, True, True, True]
+        args = eng.query(f"SELECT key, int_value, value_type FROM args "
+                         f"WHERE arg_set_id = {cpus[0][2]} ORDER BY key").rows()
+        assert args == [("arm_cpu_architecture", 8, "uint"),
+                        ("arm_cpu_implementer", 0x41, "uint"),
+                        ("arm_cpu_part", 0xD05, "uint"),
+                        ("arm_cpu_revision", 0, "uint"),
+                        ("arm_cpu_variant", 1, "uint"),
+                        ("cpu_features.mte", 1, "bool"),
+                        ("cpu_features.raw_bitmap", 5, "uint")]
+        assert _stat(eng, "cpu_info_unknown_cpu_features") == [1]
+        # each package once, as first listed
+        assert eng.query("SELECT package_name, version_code FROM package_list "
+                         "ORDER BY package_name").rows() == [("com.a", 1), ("com.b", 0)]
+        assert _stat(eng, "packages_list_has_read_errors") == [1]
+        md = dict((n, i if i is not None else s) for n, i, s in eng.query(
+            "SELECT name, int_value, str_value FROM metadata").rows())
+        assert md["trace_trigger"] == "early"  # the first in time
+        assert {k: v for k, v in md.items() if k.startswith("trace_attribute.")} == {
+            "trace_attribute.build": "b1", "trace_attribute.variant": "x86",
+            "trace_attribute.runs": 3}
+    finally:
+        eng.close()

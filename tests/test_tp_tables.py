@@ -57,7 +57,7 @@ class Gap:
 STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
                 "misplaced_end_event (a slice still open at the end), "
                 "frame_timeline_event_parser_errors / _unpaired_end_event, "
-                "compact_sched_*_skipped, cpu_info_unknown_cpu_features, "
+                "compact_sched_*_skipped, "
                 "interned_data_tokenizer_errors, process_tracker_parent_pid_changed, "
                 "rss_stat_unknown_thread_for_mm_id")
 FTRACE_ARGS = ("ftrace_event.arg_set_id: trace_processor keeps the args of every ftrace "
@@ -66,7 +66,7 @@ FTRACE_ARGS = ("ftrace_event.arg_set_id: trace_processor keeps the args of every
 FTRACE_ROWS = ("ftrace_event rows: compact sched_switch before tracing_started is "
                "dropped, not kept")
 ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, Present "
-        "Delay, Vsync Resynced Jitter), cpu features / arm ids, ugpu, process_stats and "
+        "Delay, Vsync Resynced Jitter), ugpu, process_stats and "
         "unsigned ftrace / binder fields typed 'uint'; the embedded engine has fewer. "
         "And trace_processor shares one arg set between rows with identical args, "
         "the embedded engine does not always")
@@ -89,12 +89,6 @@ SYS_STATS_TRACKS = ("sys_stats / process_stats counter tracks named or typed dif
                     "cpuidle<cpu>.<state> names, gpu ugpu dimension, thermal_temperature_sys "
                     "type, process runtime track type / description")
 COUNTER_UNITS = "counter_track.unit: trace_processor v58 sets units on sys_stats tracks, the embedded engine NULL"
-CPU_ROWS = ("cpu rows: the embedded engine adds a cpu for every cpu a systrace header, "
-            "systrace line or sys_stats names; trace_processor only for those with "
-            "ftrace data, and also for cpus only cpu_frequency(_limits) events name")
-CPU_ARGS = "cpu.arg_set_id: trace_processor keeps CpuInfo's features / arm ids as args"
-PACKAGES_DUPLICATED = ("package_list: the embedded engine lists each package once per "
-                       "packages_list packet (850), trace_processor once (425)")
 CMDLINE = ("kernel threads' process.cmdline: the embedded engine keeps the process tree's "
            "cmdline (e.g. 'kworker/1:0-sock_diag_events'), trace_processor v58 differs")
 PROCESS_TRACKS = ("process tracks: atrace async slices for a named track (N/G/H) and "
@@ -111,6 +105,10 @@ MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' Tra
 BOUNDS_BLOCKED_REASON = ("trace_bounds.end_ts: a systrace sched_blocked_reason line extends the "
                          "embedded engine's bounds; trace_processor's text reader gives it no "
                          "timestamped row")
+TRIGGER_SLICES = ("trigger / clone_snapshot_trigger packets: trace_processor adds a slice "
+                  "per trigger on a 'Trace Triggers' track (with producer args); the "
+                  "embedded engine records only trace_trigger metadata (stats count them "
+                  "as artscope_skipped_*)")
 BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started) and SYSTRACE_IRQ_FLAGS"
 
 KNOWN_GAPS: list[Gap] = [
@@ -145,7 +143,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
-        "conformance/parser_parsing/test_cpu",
         "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "conformance/parser_parsing/test_task_newtask_swapper_by_init",
@@ -207,26 +204,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_parsing_sys_stats/test_gpufreq",
         "conformance/parser_parsing_sys_stats/test_thermal_zones",
     }),
-    Gap("cpu", ['arg_set_id'], CPU_ARGS, {
-        "conformance/parser_parsing/test_cpu",
-    }),
-    Gap("cpu", ['cpu', 'ucpu'], CPU_ROWS, {
-        "conformance/parser_sched/test_cpu_frequency_limits_from_systrace",
-    }),
-    Gap("cpu", ['rows'], CPU_ROWS, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/parser_android/test_binder_txn_oneway_good",
-        "conformance/parser_android/test_binder_txn_sync_good",
-        "conformance/parser_atrace/test_hex_preempt_count",
-        "conformance/parser_atrace_error_handling/test_bad_print_systrace_list_slices",
-        "conformance/parser_sched/test_cpu_frequency_limits",
-        "conformance/tables_counters/test_counters_group_by_freq_counters_group_by_freq",
-        "conformance/parser_atrace/test_cpus_header_removal",
-        "conformance/parser_atrace/test_cpus_header_with_digits_only",
-        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
-        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
-    }),
     Gap("cpu_counter_track", ['name', 'unit'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
     }),
@@ -273,9 +250,6 @@ KNOWN_GAPS: list[Gap] = [
     Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
-    Gap("package_list", ['rows'], PACKAGES_DUPLICATED, {
-        "shared/nia-sidky.perfetto-trace",
-    }),
     Gap("process", ['cmdline'], CMDLINE, {
         "conformance/parser_process_tracking/test_cmdline_is_comm_for_kthreads",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
@@ -311,7 +285,6 @@ KNOWN_GAPS: list[Gap] = [
     Gap("stats", ['value'], STATS_VALUES, {
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
-        "conformance/parser_parsing/test_cpu",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "conformance/parser_process_tracking/test_process_reparent_and_reuse",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
@@ -375,7 +348,23 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
         "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
     }),
+    Gap("args", ['rows'], TRIGGER_SLICES, {
+        "conformance/parser_parsing/test_trigger_metadata_test_clone_snapshot_trigger_packet",
+        "conformance/parser_parsing/test_trigger_metadata_trigger_packet",
+        "conformance/parser_parsing/test_trigger_metadata_trigger_packet_and_clone_snapshot_packet",
+    }),
+    Gap("slice", ['rows'], TRIGGER_SLICES, {
+        "conformance/parser_parsing/test_trigger_metadata_test_clone_snapshot_trigger_packet",
+        "conformance/parser_parsing/test_trigger_metadata_trigger_packet",
+        "conformance/parser_parsing/test_trigger_metadata_trigger_packet_and_clone_snapshot_packet",
+    }),
+    Gap("track", ['rows'], TRIGGER_SLICES, {
+        "conformance/parser_parsing/test_trigger_metadata_test_clone_snapshot_trigger_packet",
+        "conformance/parser_parsing/test_trigger_metadata_trigger_packet",
+        "conformance/parser_parsing/test_trigger_metadata_trigger_packet_and_clone_snapshot_packet",
+    }),
     Gap("cpu", ['machine_id'], MULTI_MACHINE, {
+        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
         "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
     }),
     Gap("cpu_counter_track", ['machine_id'], MULTI_MACHINE, {

@@ -262,6 +262,10 @@ pub struct CpuInfo {
     pub processor: Option<String>,
     pub capacity: Option<i64>,
     pub frequencies: Vec<i64>,
+    /// bitmap of perfetto's CpuInfo feature allowlist (bit 0 = mte, ...)
+    pub features: u64,
+    /// ARM implementer, architecture, variant, part, revision
+    pub arm_identifier: Option<[u32; 5]>,
 }
 
 /// trace_processor-style stats: (name, idx) -> value, in insertion order.
@@ -329,6 +333,8 @@ pub struct Sink {
     /// The UUID a TraceUuid packet recorded (trace_uuid wins over the trace
     /// config's and the file hash).
     pub recorded_uuid: Option<String>,
+    /// Trigger packets: (ts, a clone_snapshot_trigger, trigger name).
+    pub triggers: Vec<(i64, bool, String)>,
     /// Every recorded TraceConfig's bytes, in file order (rendered as text by
     /// the caller, which also rejects the ones that do not parse).
     pub trace_configs: Vec<Vec<u8>>,

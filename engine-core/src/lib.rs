@@ -421,6 +421,21 @@ fn file_metadata(sink: &mut events::Sink, file: &[u8], kind: &str, payload_size:
         md.set_int("trace_time_clock_id", 3);
     }
     md.set_int("trace_size_bytes", payload_size as i64);
+    // trace_trigger: in timestamp order, the first trigger, replaced by the
+    // first clone-snapshot trigger (whose time is a stat)
+    let mut triggers = std::mem::take(&mut sink.triggers);
+    triggers.sort_by_key(|t| t.0);
+    let mut cloned = false;
+    for (i, (ts, clone, name)) in triggers.into_iter().enumerate() {
+        if clone && !cloned {
+            cloned = true;
+            sink.metadata.set_str("trace_trigger", name);
+            sink.stats
+                .set("traced_clone_trigger_timestamp_ns", ts, None);
+        } else if !clone && i == 0 {
+            sink.metadata.set_str("trace_trigger", name);
+        }
+    }
     decoder::proto::config_stats(sink);
 }
 

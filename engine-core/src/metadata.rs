@@ -15,29 +15,29 @@ pub enum MetaVal {
 #[derive(Debug, Default, Clone)]
 pub struct Metadata {
     /// (key, multi, value) in insertion order
-    pub rows: Vec<(&'static str, bool, MetaVal)>,
+    pub rows: Vec<(String, bool, MetaVal)>,
 }
 
 impl Metadata {
     /// Sets a single-valued key (replacing its value in place).
-    pub fn set(&mut self, key: &'static str, v: MetaVal) {
+    pub fn set(&mut self, key: &str, v: MetaVal) {
         match self.rows.iter_mut().find(|r| r.0 == key && !r.1) {
             Some(r) => r.2 = v,
-            None => self.rows.push((key, false, v)),
+            None => self.rows.push((key.to_owned(), false, v)),
         }
     }
 
-    pub fn set_int(&mut self, key: &'static str, v: i64) {
+    pub fn set_int(&mut self, key: &str, v: i64) {
         self.set(key, MetaVal::Int(v));
     }
 
-    pub fn set_str(&mut self, key: &'static str, v: impl Into<String>) {
+    pub fn set_str(&mut self, key: &str, v: impl Into<String>) {
         self.set(key, MetaVal::Str(v.into()));
     }
 
     /// Adds one more value of a multi key.
-    pub fn append(&mut self, key: &'static str, v: MetaVal) {
-        self.rows.push((key, true, v));
+    pub fn append(&mut self, key: &str, v: MetaVal) {
+        self.rows.push((key.to_owned(), true, v));
     }
 
     pub fn get(&self, key: &str) -> Option<&MetaVal> {

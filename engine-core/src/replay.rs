@@ -39,6 +39,8 @@ pub struct Imported {
     /// first / last ts of thread_state's non-switch events (wakings, new
     /// tasks, blocked reasons), for trace_bounds
     pub ts_other_first_last: Option<(i64, i64)>,
+    /// CpuInfo's cpus -> their args (cpu.arg_set_id)
+    pub cpu_arg_sets: Vec<Option<i64>>,
 }
 
 pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
@@ -186,7 +188,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             }
             EvRef::Waking(i) => {
                 let w = &sink.wakings[i as usize];
-                cpus_seen.insert(w.cpu);
+                if raw_on {
+                    cpus_seen.insert(w.cpu); // its raw row's cpu
+                }
                 let pt = &mut ctx.pt;
                 let (waker, wakee);
                 if w.compact {
@@ -217,7 +221,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             }
             EvRef::Ftrace(i) => {
                 let e = &sink.ftrace[i as usize];
-                cpus_seen.insert(e.cpu);
+                if raw_on {
+                    cpus_seen.insert(e.cpu); // its raw row's cpu
+                }
                 let utid = if raw_on || e.ts >= soft_cut {
                     Some(ctx.pt.get_or_create_thread(e.pid))
                 } else {
@@ -309,6 +315,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         v.clear_free();
     }
     probe_rss("freed");
+    let info = sink.cpu_info.as_deref().unwrap_or(&[]);
+    let cpu_arg_sets = crate::trackers::cpu::arg_sets(&mut ctx.args, info);
     Imported {
         sink,
         ctx,
@@ -319,6 +327,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         events,
         cpus_seen: cpus_seen.into_set(),
         ts_other_first_last: ts_other,
+        cpu_arg_sets,
     }
 }
 

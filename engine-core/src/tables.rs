@@ -501,6 +501,8 @@ pub fn fill<'v>(
     match table {
         "cpu" => {
             let info = sink.cpu_info.as_deref().unwrap_or(&[]);
+            // trace_processor's cpu rows: the cpus of sched and ftrace_event
+            // rows, of tracks with a cpu dimension and of CpuInfo
             let mut cpus = imp.cpus_seen.clone();
             // sched's cpus (millions of rows): flags for small numbers, not
             // a set insert per row
@@ -514,6 +516,7 @@ pub fn fill<'v>(
                 }
             }
             cpus.extend((0..small.len()).filter(|&c| small[c]).map(|c| c as i64));
+            cpus.extend(ctx.tracks.cpus.iter().copied());
             cpus.extend(0..info.len() as i64);
             let caps: Vec<Option<i64>> = info.iter().map(|c| c.capacity).collect();
             let cluster: Vec<i64> = if !info.is_empty() && caps.iter().all(|c| c.is_some()) {
@@ -553,7 +556,9 @@ pub fn fill<'v>(
                     ot(ci.and_then(|x| x.processor.as_deref())),
                     V::Null,
                     oi(ci.and_then(|x| x.capacity)),
-                    V::Null,
+                    oi(usize::try_from(c)
+                        .ok()
+                        .and_then(|i| imp.cpu_arg_sets.get(i).copied().flatten())),
                 ])?;
             }
         }
@@ -742,11 +747,11 @@ pub fn fill<'v>(
                 .iter()
                 .position(|r| r.0 == "trace_size_bytes")
                 .unwrap_or(rows.len());
-            let recorded = |(key, multi, v): &'v (&'static str, bool, MetaVal)| match v {
-                MetaVal::Int(i) => (*key, *multi, V::Int(*i), V::Null),
+            let recorded = |(key, multi, v): &'v (String, bool, MetaVal)| match v {
+                MetaVal::Int(i) => (key.as_str(), *multi, V::Int(*i), V::Null),
                 // an empty string is NULL (trace_processor's null string id)
                 MetaVal::Str(s) => (
-                    *key,
+                    key.as_str(),
                     *multi,
                     V::Null,
                     ot(Some(s.as_str()).filter(|s| !s.is_empty())),

@@ -17,6 +17,7 @@ use super::ftrace_schema::{
 };
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::events::*;
+use crate::metadata::MetaVal;
 
 /// How a generic ftrace field is typed (protobuf scalar types).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -308,7 +309,37 @@ impl<'s> ProtoDecoder<'s> {
             Some(45) => self.system_info(&parts),
             Some(69) => self.service_event(ts, &parts),
             Some(33) => {
-                self.sink.trace_configs.push(parts.concat());
+                let cfg = parts.concat();
+                // TraceConfig.trace_attributes (48)
+                for f in Fields::new(&cfg).flatten() {
+                    if let (48, Value::Bytes(b)) = f {
+                        self.trace_attributes(b)?;
+                    }
+                }
+                self.sink.trace_configs.push(cfg);
+                Ok(())
+            }
+            Some(126) => {
+                for p in &parts {
+                    self.trace_attributes(p)?;
+                }
+                Ok(())
+            }
+            Some(n @ (46 | 113)) => {
+                // Trigger / clone_snapshot_trigger: trace_trigger metadata
+                // and the trace bounds (their "Trace Triggers" slices are
+                // not imported: counted as skipped)
+                let mut name = String::new();
+                for p in &parts {
+                    for f in Fields::new(p) {
+                        if let (1, Value::Bytes(s)) = f? {
+                            name = text(s);
+                        }
+                    }
+                }
+                self.sink.triggers.push((ts, n == 113, name));
+                self.sink.bound_only_ts.push(ts); // its slice's time
+                *self.skipped.entry(n).or_insert(0) += 1;
                 Ok(())
             }
             Some(47) => self.packages_list(&parts),
@@ -788,6 +819,8 @@ impl<'s> ProtoDecoder<'s> {
                         processor: None,
                         capacity: None,
                         frequencies: Vec::new(),
+                        features: 0,
+                        arm_identifier: None,
                     };
                     let mut freqs = Vec::new();
                     for f in Fields::new(b) {
@@ -795,12 +828,34 @@ impl<'s> ProtoDecoder<'s> {
                             (1, Value::Bytes(s)) => c.processor = Some(text(s)),
                             (2, v) => push_varints(v, &mut freqs)?,
                             (3, Value::Varint(x)) => c.capacity = Some(u32v(x)),
+                            (5, Value::Varint(x)) => c.features = x,
+                            (4, Value::Bytes(id)) => {
+                                let mut ids = [0u32; 5];
+                                for f in Fields::new(id) {
+                                    if let (n @ 1..=5, Value::Varint(x)) = f? {
+                                        ids[n as usize - 1] = x as u32;
+                                    }
+                                }
+                                c.arm_identifier = Some(ids);
+                            }
                             _ => {}
                         }
                     }
                     c.frequencies = freqs.iter().map(|&x| u32v(x)).collect();
                     cpus.push(c);
                 }
+            }
+        }
+        if cpus.is_empty() {
+            // trace_processor ignores an empty CpuInfo, counting it
+            self.sink.stats.add("cpu_info_empty", 1, None);
+            return Ok(());
+        }
+        for c in &cpus {
+            if c.features >> crate::trackers::cpu::CPU_FEATURES.len() != 0 {
+                self.sink
+                    .stats
+                    .add("cpu_info_unknown_cpu_features", 1, None);
             }
         }
         self.sink.cpu_info = Some(cpus);
@@ -911,15 +966,37 @@ impl<'s> ProtoDecoder<'s> {
     fn service_event(&mut self, ts: i64, parts: &[&[u8]]) -> R<()> {
         let mut started = false;
         let mut flags = [false; 12];
+        let mut slow_starting: Vec<String> = Vec::new();
         for p in parts {
             for f in Fields::new(p) {
-                if let (num, Value::Varint(x)) = f? {
+                match f? {
                     // event_type oneof: the last member wins
-                    if matches!(num, 1..=11) {
+                    (num @ 1..=11, Value::Varint(x)) => {
                         started = num == 2 && x != 0;
                         flags = [false; 12];
                         flags[num as usize] = x != 0;
+                        slow_starting.clear();
                     }
+                    // slow_starting_data_sources: "<producer> <data source>"
+                    (7, Value::Bytes(b)) => {
+                        started = false;
+                        flags = [false; 12];
+                        slow_starting.clear();
+                        for f in Fields::new(b) {
+                            if let (1, Value::Bytes(ds)) = f? {
+                                let (mut producer, mut name) = (String::new(), String::new());
+                                for f in Fields::new(ds) {
+                                    match f? {
+                                        (1, Value::Bytes(s)) => producer = text(s),
+                                        (2, Value::Bytes(s)) => name = text(s),
+                                        _ => {}
+                                    }
+                                }
+                                slow_starting.push(format!("{producer} {name}"));
+                            }
+                        }
+                    }
+                    _ => {}
                 }
             }
         }
@@ -943,6 +1020,9 @@ impl<'s> ProtoDecoder<'s> {
                 "all_data_source_flushed_ns",
                 crate::metadata::MetaVal::Int(ts),
             );
+        }
+        for s in slow_starting {
+            md.append("slow_start_data_source", crate::metadata::MetaVal::Str(s));
         }
         Ok(())
     }
@@ -986,6 +1066,28 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
+    /// TraceAttributes: `trace_attribute.<key>` metadata (a later value of a
+    /// key replaces the earlier one).
+    fn trace_attributes(&mut self, buf: &[u8]) -> R<()> {
+        for f in Fields::new(buf) {
+            if let (1, Value::Bytes(attr)) = f? {
+                let (mut key, mut value) = (String::new(), None);
+                for f in Fields::new(attr) {
+                    match f? {
+                        (1, Value::Bytes(s)) => key = text(s),
+                        (2, Value::Varint(x)) => value = Some(MetaVal::Int(x as i64)),
+                        (3, Value::Bytes(s)) => value = Some(MetaVal::Str(text(s))),
+                        _ => {}
+                    }
+                }
+                if let Some(v) = value {
+                    self.sink.metadata.set(&format!("trace_attribute.{key}"), v);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// TraceUuid: the trace's UUID (a non-zero one wins over the trace
     /// config's and the hash of the file's first bytes).
     fn trace_uuid(&mut self, parts: &[&[u8]]) -> R<()> {
@@ -1005,26 +1107,40 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
+    /// PackagesList: one package_list row per package name (the first
+    /// seen wins; trace_processor skips names it already has) and the
+    /// list's parse / read error flags as stats.
     fn packages_list(&mut self, parts: &[&[u8]]) -> R<()> {
+        let (mut parse_error, mut read_error) = (0i64, 0i64);
         for p in parts {
             for f in Fields::new(p) {
-                if let (1, Value::Bytes(b)) = f? {
-                    let (mut name, mut uid, mut dbg, mut prof, mut ver) =
-                        (String::new(), 0, 0, 0, 0);
-                    for f in Fields::new(b) {
-                        match f? {
-                            (1, Value::Bytes(s)) => name = text(s),
-                            (2, Value::Varint(x)) => uid = x as i64,
-                            (3, Value::Varint(x)) => dbg = (x != 0) as i64,
-                            (4, Value::Varint(x)) => prof = (x != 0) as i64,
-                            (5, Value::Varint(x)) => ver = x as i64,
-                            _ => {}
+                match f? {
+                    (1, Value::Bytes(b)) => {
+                        let (mut name, mut uid, mut dbg, mut prof, mut ver) =
+                            (String::new(), 0, 0, 0, 0);
+                        for f in Fields::new(b) {
+                            match f? {
+                                (1, Value::Bytes(s)) => name = text(s),
+                                (2, Value::Varint(x)) => uid = x as i64,
+                                (3, Value::Varint(x)) => dbg = (x != 0) as i64,
+                                (4, Value::Varint(x)) => prof = (x != 0) as i64,
+                                (5, Value::Varint(x)) => ver = x as i64,
+                                _ => {}
+                            }
+                        }
+                        if !self.sink.packages.iter().any(|p| p.0 == name) {
+                            self.sink.packages.push((name, uid, dbg, prof, ver));
                         }
                     }
-                    self.sink.packages.push((name, uid, dbg, prof, ver));
+                    (2, Value::Varint(x)) => parse_error = (x != 0) as i64,
+                    (3, Value::Varint(x)) => read_error = (x != 0) as i64,
+                    _ => {}
                 }
             }
         }
+        let st = &mut self.sink.stats;
+        st.set("packages_list_has_parse_errors", parse_error, None);
+        st.set("packages_list_has_read_errors", read_error, None);
         Ok(())
     }
 
@@ -1040,6 +1156,7 @@ impl<'s> ProtoDecoder<'s> {
         let mut cpu_stats: Vec<(i64, [i64; 7], f64)> = Vec::new();
         let (mut preserve, mut setup_errors) = (false, 0i64);
         let mut kprobe = [0i64; 2];
+        let mut parse_errors: Vec<u64> = Vec::new();
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
@@ -1069,6 +1186,7 @@ impl<'s> ProtoDecoder<'s> {
                     (5 | 13, Value::Bytes(b)) if !b.is_empty() => setup_errors += 1,
                     (6 | 7, Value::Bytes(_)) => setup_errors += 1,
                     (8, Value::Varint(x)) => preserve = x != 0,
+                    (9, v) => push_varints(v, &mut parse_errors)?,
                     (10, Value::Bytes(b)) => {
                         for f in Fields::new(b) {
                             if let (n @ 1..=2, Value::Varint(x)) = f? {
@@ -1133,6 +1251,17 @@ impl<'s> ProtoDecoder<'s> {
                     );
                 }
             }
+        }
+        // FtraceParseStatus FTRACE_STATUS_ABI_ZERO_DATA_LENGTH (12): zero-padded
+        // pages, counted and tolerated (trace_processor refuses a trace with
+        // any other ring-buffer ABI error; the embedded engine reads it)
+        let zero_length = parse_errors.iter().filter(|&&e| e == 12).count() as i64;
+        if zero_length > 0 {
+            st.add(
+                "ftrace_abi_errors_skipped_zero_data_length",
+                zero_length,
+                None,
+            );
         }
         if phase == "begin" && setup_errors > 0 && self.setup_error_seqs.insert(self.seq_id) {
             st.add("ftrace_setup_errors", setup_errors, None);

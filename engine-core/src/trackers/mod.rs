@@ -5,6 +5,7 @@
 pub mod atrace;
 pub mod binder;
 pub mod counters;
+pub mod cpu;
 pub mod drm;
 pub mod frame_timeline;
 pub mod process;

@@ -6,6 +6,9 @@ use rustc_hash::FxHashMap as HashMap;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ArgVal {
     Int(i128),
+    /// an unsigned value (value_type 'uint', as trace_processor's
+    /// Variadic::UnsignedInteger)
+    Uint(u64),
     Real(f64),
     Str(String),
     Bool(bool),
@@ -46,6 +49,15 @@ impl Args {
                     real_value: None,
                     value_type: "bool",
                     display_value: if *b { "true" } else { "false" }.into(),
+                },
+                ArgVal::Uint(u) => ArgRow {
+                    set_id,
+                    key,
+                    int_value: Some(*u as i64),
+                    string_value: None,
+                    real_value: None,
+                    value_type: "uint",
+                    display_value: u.to_string(),
                 },
                 ArgVal::Int(i) if *i > i64::MAX as i128 => ArgRow {
                     // uint64 args keep their int64 bit pattern (Variadic::UnsignedInteger)
@@ -114,6 +126,9 @@ pub struct TrackRow {
 pub struct Tracks {
     pub rows: Vec<TrackRow>,
     by_key: HashMap<(&'static str, Dims, Option<String>, u32), u32>,
+    /// The cpus named by a track's `cpu` dimension (trace_processor's
+    /// MarkCpuValid: each gets a `cpu` row).
+    pub cpus: std::collections::BTreeSet<i64>,
 }
 
 /// Which table view a track belongs to (its `_utid` / `_upid` / `_cpu`).
@@ -146,6 +161,11 @@ impl Tracks {
             return id;
         }
         let id = self.rows.len() as u32;
+        for (k, v) in &key.1 {
+            if let ("cpu", Dim::Int(c)) = (*k, v) {
+                self.cpus.insert(*c);
+            }
+        }
         let dim_id = if key.1.is_empty() {
             None
         } else {
