@@ -15,7 +15,7 @@
 use super::ftrace_schema::{
     event_name, generic_fields, is_packet_data_field, packet_data_field_name,
 };
-use super::wire::{push_varints, text, Fields, Value, WireError};
+use super::wire::{push_varints, text, text_ref, Fields, Value, WireError};
 use crate::events::*;
 use crate::metadata::MetaVal;
 
@@ -65,24 +65,45 @@ fn bytes<'a>(v: Value<'a>) -> Option<&'a [u8]> {
 
 /// The payloads of a message's oneof member that protobuf keeps: the last
 /// member seen wins, and its occurrences since the last other member merge.
+/// One occurrence (nearly always) is kept without allocating: this runs for
+/// every ftrace event of a trace.
 struct OneofRun<'a> {
     field: Option<u32>,
-    parts: Vec<&'a [u8]>,
+    first: Option<&'a [u8]>,
+    /// every occurrence, once there is more than one
+    all: Vec<&'a [u8]>,
 }
 
 impl<'a> OneofRun<'a> {
     fn new() -> Self {
         OneofRun {
             field: None,
-            parts: Vec::new(),
+            first: None,
+            all: Vec::new(),
         }
     }
+
     fn see(&mut self, field: u32, b: &'a [u8]) {
         if self.field != Some(field) {
             self.field = Some(field);
-            self.parts.clear();
+            self.first = None;
+            self.all.clear();
         }
-        self.parts.push(b);
+        match self.first {
+            None if self.all.is_empty() => self.first = Some(b),
+            _ => {
+                self.all.extend(self.first.take());
+                self.all.push(b);
+            }
+        }
+    }
+
+    /// The member's occurrences, in order.
+    fn parts(&self) -> &[&'a [u8]] {
+        match &self.first {
+            Some(b) => std::slice::from_ref(b),
+            None => &self.all,
+        }
     }
 }
 
@@ -292,7 +313,8 @@ impl<'s> ProtoDecoder<'s> {
             }
             None => self.max_ts,
         };
-        let parts = std::mem::take(&mut data.parts);
+        // (one allocation per packet, as before; events are the hot path)
+        let parts = data.parts().to_vec();
         match data.field {
             None => self.frame_timeline_packet(ts, raw),
             Some(1) => {
@@ -481,7 +503,7 @@ impl<'s> ProtoDecoder<'s> {
         let sink = &mut *self.sink;
         let intern: Vec<StrId> = intern_raw
             .iter()
-            .map(|b| sink.strings.intern(&text(b)))
+            .map(|b| sink.strings.intern(&text_ref(b)))
             .collect();
         let [sw_ts, sw_state, sw_pid, sw_prio, _, sw_comm, wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm, wk_flags] =
             &cols;
@@ -597,7 +619,7 @@ impl<'s> ProtoDecoder<'s> {
                 }
             }
         }
-        for p in &ev.parts {
+        for p in ev.parts() {
             super::wire::validate(p)?;
         }
         if ts > self.max_ts {
@@ -610,7 +632,7 @@ impl<'s> ProtoDecoder<'s> {
             "sched_switch" => {
                 let (mut prev_comm, mut prev_pid, mut prev_state) = (&b""[..], 0i64, 0i64);
                 let (mut next_comm, mut next_pid, mut next_prio) = (&b""[..], 0i64, 0i64);
-                for p in &ev.parts {
+                for p in ev.parts() {
                     for f in Fields::new(p) {
                         let (n, v) = f?;
                         match (n, v) {
@@ -624,8 +646,8 @@ impl<'s> ProtoDecoder<'s> {
                         }
                     }
                 }
-                let prev_comm = sink.strings.intern(&text(prev_comm));
-                let next_comm = sink.strings.intern(&text(next_comm));
+                let prev_comm = sink.strings.intern(&text_ref(prev_comm));
+                let next_comm = sink.strings.intern(&text_ref(next_comm));
                 sink.push_switch(Switch {
                     ts,
                     cpu,
@@ -640,7 +662,7 @@ impl<'s> ProtoDecoder<'s> {
             }
             "sched_waking" => {
                 let (mut comm, mut wpid) = (&b""[..], 0i64);
-                for p in &ev.parts {
+                for p in ev.parts() {
                     for f in Fields::new(p) {
                         let (n, v) = f?;
                         match (n, v) {
@@ -650,7 +672,7 @@ impl<'s> ProtoDecoder<'s> {
                         }
                     }
                 }
-                let comm = sink.strings.intern(&text(comm));
+                let comm = sink.strings.intern(&text_ref(comm));
                 sink.push_waking(Waking {
                     ts,
                     cpu,
@@ -662,7 +684,7 @@ impl<'s> ProtoDecoder<'s> {
             }
             "generic" => {
                 // an event the producer had no proto for: named by itself
-                let (name, fields) = legacy_generic(&ev.parts)?;
+                let (name, fields) = legacy_generic(ev.parts())?;
                 sink.push_ftrace(FtraceEv {
                     ts,
                     cpu,
@@ -673,7 +695,7 @@ impl<'s> ProtoDecoder<'s> {
             }
             _ => {
                 let fields = match generic_fields(name) {
-                    Some(specs) => generic_values(specs, &ev.parts)?,
+                    Some(specs) => generic_values(specs, ev.parts())?,
                     None => Vec::new(),
                 };
                 sink.push_ftrace(FtraceEv {

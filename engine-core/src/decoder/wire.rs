@@ -29,6 +29,13 @@ impl<'a> Value<'a> {
 
 #[inline]
 pub fn read_varint(buf: &[u8], pos: &mut usize) -> Result<u64, WireError> {
+    // one byte: most keys and small values
+    if let Some(&b) = buf.get(*pos) {
+        if b & 0x80 == 0 {
+            *pos += 1;
+            return Ok(b as u64);
+        }
+    }
     let mut result: u64 = 0;
     let mut shift = 0u32;
     loop {
@@ -140,6 +147,15 @@ pub fn push_varints(v: Value<'_>, out: &mut Vec<u64>) -> Result<(), WireError> {
 
 /// Bytes as text: UTF-8 with
 /// invalid sequences dropped (Python's ``errors="ignore"``).
+/// `b` as text without a copy when it is valid UTF-8 (the common case: comms
+/// are interned once per event, millions of times), else as `text` repairs it.
+pub fn text_ref(b: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(b) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => std::borrow::Cow::Owned(text(b)),
+    }
+}
+
 pub fn text(b: &[u8]) -> String {
     match std::str::from_utf8(b) {
         Ok(s) => s.to_owned(),
