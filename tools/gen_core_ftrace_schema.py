@@ -25,7 +25,8 @@ GENERIC_WITH_FIELDS = sorted({
     "dma_fence_emit", "dma_fence_init", "dma_fence_signaled", "dma_fence_wait_end",
     "dma_fence_wait_start", "dpu_tracing_mark_write", "zero",
     "tracing_mark_write", "sde_tracing_mark_write", "g2d_tracing_mark_write",
-    "samsung_tracing_mark_write", "mali_tracing_mark_write",
+    "samsung_tracing_mark_write", "mali_tracing_mark_write", "sched_cpu_util_cfs",
+    "thermal_exynos_acpm_bulk", "thermal_exynos_acpm_high_overhead",
 })
 
 # protobuf descriptor type numbers -> the decoder's FieldKind

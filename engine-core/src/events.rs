@@ -239,6 +239,8 @@ pub enum PacketData {
         processes: Vec<(i64, i64, String)>,
         threads: Vec<(i64, i64, String)>,
     },
+    /// AndroidSystemProperty: (name, value) pairs.
+    SystemProperty(Vec<(String, String)>),
 }
 
 #[derive(Debug, Clone)]

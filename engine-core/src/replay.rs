@@ -274,6 +274,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     }
                     PacketData::SysStats(d) => counters::sys_stats(&mut ctx, p.ts, d),
                     PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
+                    PacketData::SystemProperty(values) => {
+                        atrace::system_property(&mut ctx, p.ts, values)
+                    }
                     PacketData::ThreadName { tid, name } => match name {
                         None => {
                             ctx.pt.get_or_create_thread(*tid);
@@ -401,6 +404,10 @@ fn ftrace_event(
         "cpu_frequency" => counters::cpu_frequency(c, ts, e),
         "cpu_frequency_limits" => counters::cpu_frequency_limits(c, ts, e),
         "cpu_idle" => counters::cpu_idle(c, ts, e),
+        "sched_cpu_util_cfs" => counters::sched_cpu_util_cfs(c, ts, e),
+        "thermal_exynos_acpm_bulk" | "thermal_exynos_acpm_high_overhead" => {
+            counters::thermal_exynos_acpm(c, ts, e)
+        }
         "devfreq_frequency" => counters::devfreq(c, ts, e),
         "clock_set_rate" => counters::clock_set_rate(c, ts, e),
         "clk_set_rate" => counters::clk_set_rate(c, ts, e),

@@ -365,6 +365,7 @@ impl<'s> ProtoDecoder<'s> {
                 Ok(())
             }
             Some(47) => self.packages_list(&parts),
+            Some(86) => self.system_property(ts, &parts),
             Some(34) => self.ftrace_stats(&parts),
             Some(35) => self.trace_stats(&parts),
             Some(6) => self.clock_snapshot(&parts),
@@ -382,6 +383,43 @@ impl<'s> ProtoDecoder<'s> {
                 Ok(())
             }
         }
+    }
+
+    /// AndroidSystemProperty: the boot-profiling properties go to metadata
+    /// here, the others are replayed (atrace::system_property).
+    fn system_property(&mut self, ts: i64, parts: &[&[u8]]) -> R<()> {
+        let mut values = Vec::new();
+        for p in parts {
+            for f in Fields::new(p) {
+                if let (1, Value::Bytes(b)) = f? {
+                    let (mut name, mut value) = (String::new(), String::new());
+                    for g in Fields::new(b) {
+                        match g? {
+                            (1, Value::Bytes(s)) => name = text(s),
+                            (2, Value::Bytes(s)) => value = text(s),
+                            _ => {}
+                        }
+                    }
+                    let key = match name.as_str() {
+                        "debug.tracing.profile_boot_classpath" => {
+                            Some("android_profile_boot_classpath")
+                        }
+                        "debug.tracing.profile_system_server" => {
+                            Some("android_profile_system_server")
+                        }
+                        _ => None,
+                    };
+                    match (key, value.parse::<i32>()) {
+                        (Some(k), Ok(v)) => self.sink.metadata.set_int(k, v as i64),
+                        (Some(_), Err(_)) => {}
+                        (None, _) => values.push((name, value)),
+                    }
+                }
+            }
+        }
+        self.sink
+            .push_packet(ts, PacketData::SystemProperty(values));
+        Ok(())
     }
 
     fn frame_timeline_packet(&mut self, ts: i64, raw: &[u8]) -> R<()> {

@@ -160,6 +160,14 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                 c.slices.end(&mut c.stats, track, ts);
             }
         }
+        'C' if tp.name == "ScreenState" => {
+            let track = screen_state_track(c);
+            c.counters.push(ts, track, tp.value as f64, None);
+        }
+        'C' if tp.name.starts_with("battery_stats.") => {
+            let track = battery_stats_track(c, &tp.name);
+            c.counters.push(ts, track, tp.value as f64, None);
+        }
         'C' => {
             let upid = c.pt.get_or_create_process(tgid);
             let track = c.tracks.intern(
@@ -230,6 +238,10 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                 c.slices.end(&mut c.stats, track, ts);
             }
         }
+        'N' if tp.track == "DeviceStateChanged" => {
+            let track = device_state_track(c);
+            c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None);
+        }
         'N' | 'G' | 'H' => {
             let upid = c.pt.get_or_create_process(tgid);
             let track = c.tracks.intern(
@@ -253,6 +265,95 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
             }
         }
         _ => {}
+    }
+}
+
+/// Android's global state tracks, fed by atrace (SystraceParser promotes
+/// `ScreenState`, `battery_stats.*` counters and `DeviceStateChanged`
+/// instants to them) and by system properties (AndroidProbesParser).
+fn screen_state_track(c: &mut Ctx) -> u32 {
+    let owner = Default::default();
+    c.tracks.intern(
+        &mut c.args,
+        "screen_state",
+        Some("ScreenState"),
+        "counter",
+        vec![],
+        owner,
+        0,
+    )
+}
+
+fn battery_stats_track(c: &mut Ctx, name: &str) -> u32 {
+    let dims = vec![("counter_key", Dim::Str(name.into()))];
+    let owner = Default::default();
+    c.tracks.intern(
+        &mut c.args,
+        "battery_stats",
+        Some(name),
+        "counter",
+        dims,
+        owner,
+        0,
+    )
+}
+
+fn device_state_track(c: &mut Ctx) -> u32 {
+    let owner = Default::default();
+    let name = Some("DeviceStateChanged");
+    c.tracks.intern(
+        &mut c.args,
+        "android_device_state",
+        name,
+        "slice",
+        vec![],
+        owner,
+        0,
+    )
+}
+
+/// An AndroidSystemProperty packet's values, as AndroidProbesParser reads
+/// them: the device state as an instant, the screen state, battery_stats.*,
+/// mcc / mnc / desktop_mode_visible_tasks, battery_status and plug_type as
+/// counters (integer values only).
+pub fn system_property(c: &mut Ctx, ts: i64, values: &[(String, String)]) {
+    for (name, value) in values {
+        if name == "debug.tracing.device_state" {
+            let track = device_state_track(c);
+            c.slices
+                .begin(&mut c.stats, track, ts, value.as_str().into(), 0, None);
+            continue;
+        }
+        let Ok(state) = value.trim().parse::<i32>() else {
+            continue;
+        };
+        let short = name.strip_prefix("debug.tracing.").unwrap_or(name);
+        let track = if name == "debug.tracing.screen_state" {
+            screen_state_track(c)
+        } else if short.starts_with("battery_stats.") && name.starts_with("debug.tracing.") {
+            battery_stats_track(c, short)
+        } else {
+            let label = match name.as_str() {
+                "debug.tracing.mcc"
+                | "debug.tracing.mnc"
+                | "debug.tracing.desktop_mode_visible_tasks" => short,
+                "debug.tracing.battery_status" => "BatteryStatus",
+                "debug.tracing.plug_type" => "PlugType",
+                _ => continue,
+            };
+            let dims = vec![("sysprop_name", Dim::Str(name.clone()))];
+            let owner = Default::default();
+            c.tracks.intern(
+                &mut c.args,
+                "sysprop_counter",
+                Some(label),
+                "counter",
+                dims,
+                owner,
+                0,
+            )
+        };
+        c.counters.push(ts, track, state as f64, None);
     }
 }
 

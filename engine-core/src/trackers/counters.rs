@@ -1,7 +1,7 @@
 //! Counter rows on typed counter tracks: cpufreq / limits / idle, devfreq,
 //! clocks, sys_stats and process_stats counters.
 
-use super::tracks::{Dim, Owner};
+use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
 use crate::events::{FtraceEv, StatsProcess, SysStatsData};
 
@@ -88,6 +88,75 @@ pub fn cpu_frequency_limits(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     }
     if let Some(v) = e.num("min_freq") {
         counter_num(c, ts, tmin, v);
+    }
+}
+
+/// Exynos ACPM thermal zones by tz_id (ThermalTracker's kAcpmThermalZones).
+const ACPM_ZONES: [&str; 7] = ["BIG", "MID", "LITTLE", "GPU", "ISP", "TPU", "AUR"];
+
+/// thermal_exynos_acpm_bulk / _high_overhead: a zone's temperature and its
+/// cooling device state, each counter with the zone id as arg
+/// (ThermalTracker). The bulk event is stamped with its own `timestamp`
+/// field (ACPM batches them), the other with the event's.
+pub fn thermal_exynos_acpm(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let tz_id = e.int("tz_id").unwrap_or(0);
+    let Some(&zone) = usize::try_from(tz_id).ok().and_then(|i| ACPM_ZONES.get(i)) else {
+        c.stats
+            .add("ftrace_thermal_exynos_acpm_unknown_tz_id", 1, None);
+        return;
+    };
+    let ts = match e.name {
+        "thermal_exynos_acpm_bulk" => e.int("timestamp").unwrap_or(0) as i64,
+        _ => ts,
+    };
+    for (kind, name, field) in [
+        (
+            "acpm_thermal_temperature",
+            format!("{zone} Temperature"),
+            "current_temp",
+        ),
+        (
+            "acpm_cooling_device_counter",
+            format!("Tj-{zone} Cooling Device"),
+            "cdev_state",
+        ),
+    ] {
+        let t = c.tracks.intern(
+            &mut c.args,
+            kind,
+            Some(&name),
+            "counter",
+            vec![("thermal_zone", Dim::Str(zone.into()))],
+            Owner::default(),
+            0,
+        );
+        let set = c
+            .args
+            .add_set(&[("thermal_zone_id", Some(ArgVal::Int(tz_id)))]);
+        c.counters
+            .push(ts, t, e.num(field).unwrap_or(0.0), Some(set));
+    }
+}
+
+/// sched_cpu_util_cfs: the cpu's utilization, capacity and runnable count
+/// as three cpu counters (FtraceParser::ParseSchedCpuUtilCfs).
+pub fn sched_cpu_util_cfs(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let cpu = e.int("cpu").unwrap_or(0) as i64;
+    for (kind, label, field) in [
+        ("cpu_utilization", "Util", "cpu_util"),
+        ("cpu_capacity", "Cap", "capacity"),
+        ("cpu_nr_running", "Nr Running", "nr_running"),
+    ] {
+        let t = c.tracks.intern(
+            &mut c.args,
+            kind,
+            Some(&format!("Cpu {cpu} {label}")),
+            "counter",
+            vec![("cpu", Dim::Int(cpu))],
+            cpu_owner(cpu),
+            0,
+        );
+        counter_num(c, ts, t, e.num(field).unwrap_or(0.0));
     }
 }
 

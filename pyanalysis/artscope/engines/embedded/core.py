@@ -240,17 +240,21 @@ class CoreStore:
         names = unique_column_names(list(names))
         return pl.DataFrame([_series(n, c) for n, c in zip(names, columns)])
 
-    def execute_script(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    def execute_script(self, sql: str, unique_names: bool = True
+                       ) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run one or more statements; the last one's columns and rows, each
         value of SQLite's own type (a column mixing types keeps them, where
-        :meth:`frame` must make it one type)."""
+        :meth:`frame` must make it one type). Repeated column names are
+        suffixed as :meth:`frame` does unless ``unique_names`` is False (the
+        names exactly as SQL gives them)."""
         from artscope.engines.base import unique_column_names
         names, columns = self.session.execute(sql)
         if not names:
             return [], []
         values = [list(spec[2]) if spec[0] == "object" else _series(name, spec).to_list()
                   for name, spec in zip(names, columns)]
-        return unique_column_names(list(names)), list(zip(*values))
+        names = unique_column_names(list(names)) if unique_names else list(names)
+        return names, list(zip(*values))
 
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:

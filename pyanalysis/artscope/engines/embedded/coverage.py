@@ -64,7 +64,6 @@ WOULD_FILL: dict[str, str] = {
     "initial_display_state": "counter (ScreenState)",
     "memory_tracker_snapshot": "memory_snapshot, memory_snapshot_node",
     "statsd_atom": "slice, counter, args (statsd atoms)",
-    "android_system_property": "metadata, counter",
     "kernel_wakelock_data": "counter, slice (kernel wakelocks)",
     "cpu_per_uid_data": "counter (CPU time per uid)",
     "inode_file_map": "inode / file tables",
