@@ -89,8 +89,6 @@ SYS_STATS_TRACKS = ("sys_stats / process_stats counter tracks named or typed dif
                     "cpuidle<cpu>.<state> names, gpu ugpu dimension, thermal_temperature_sys "
                     "type, process runtime track type / description")
 COUNTER_UNITS = "counter_track.unit: trace_processor v58 sets units on sys_stats tracks, the embedded engine NULL"
-CMDLINE = ("kernel threads' process.cmdline: the embedded engine keeps the process tree's "
-           "cmdline (e.g. 'kworker/1:0-sock_diag_events'), trace_processor v58 differs")
 PROCESS_TRACKS = ("process tracks: atrace async slices for a named track (N/G/H) and "
                   "frame timeline layers get other process tracks in trace_processor")
 THREAD_TRACKS = "thread tracks trace_processor creates for threads with only ftrace/binder events"
@@ -251,10 +249,6 @@ KNOWN_GAPS: list[Gap] = [
     }),
     Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
-    }),
-    Gap("process", ['cmdline'], CMDLINE, {
-        "conformance/parser_process_tracking/test_cmdline_is_comm_for_kthreads",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("process_counter_track", ['description', 'type'], SYS_STATS_TRACKS, {
         "conformance/parser_process_tracking/test_process_stats_process_runtime",

@@ -160,6 +160,8 @@ pub struct TreeProcess {
     pub uid: Option<i64>,
     pub start_ts: Option<i64>,
     pub cmdline_is_comm: bool,
+    /// Linux 6.4+: procfs says whether it is a kernel thread
+    pub is_kthread: Option<bool>,
 }
 
 #[derive(Debug, Clone)]
@@ -241,6 +243,8 @@ pub enum PacketData {
     },
     /// AndroidSystemProperty: (name, value) pairs.
     SystemProperty(Vec<(String, String)>),
+    /// InitialDisplayState.display_state (the screen state at trace start).
+    InitialDisplayState(i64),
 }
 
 #[derive(Debug, Clone)]

@@ -267,7 +267,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 let p = &sink.packets[i as usize];
                 match &p.data {
                     PacketData::ProcessTree { processes, threads } => {
-                        process_tree(&mut ctx.pt, processes, threads)
+                        process_tree(&mut ctx.pt, &mut ctx.args, processes, threads)
                     }
                     PacketData::ProcessStats(procs) => {
                         counters::process_stats(&mut ctx, p.ts, procs)
@@ -276,6 +276,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
                     PacketData::SystemProperty(values) => {
                         atrace::system_property(&mut ctx, p.ts, values)
+                    }
+                    PacketData::InitialDisplayState(state) => {
+                        atrace::screen_state(&mut ctx, p.ts, *state)
                     }
                     PacketData::ThreadName { tid, name } => match name {
                         None => {
@@ -453,26 +456,50 @@ fn ftrace_event(
     }
 }
 
-fn process_tree(pt: &mut ProcessTracker, processes: &[TreeProcess], threads: &[TreeThread]) {
+/// A kworker's comm without the workqueue it last ran
+/// ("kworker/45:2-mm_percpu_wq" -> "kworker/45:2"), as trace_processor
+/// names kernel workers (the suffix is transient).
+fn truncate_kworker(name: &str) -> &str {
+    match name.strip_prefix("kworker/") {
+        Some(rest) => match rest.find(['+', '-']) {
+            Some(i) => &name[..8 + i],
+            None => name,
+        },
+        None => name,
+    }
+}
+
+fn process_tree(
+    pt: &mut ProcessTracker,
+    args: &mut Args,
+    processes: &[TreeProcess],
+    threads: &[TreeThread],
+) {
+    let mut kthreads = Vec::new();
     for p in processes {
         if p.cmdline.is_empty() {
             continue;
         }
         let cmd = &p.cmdline;
-        let mut argv0: String = cmd[0].clone();
-        if cmd.len() == 1 {
-            argv0 = argv0.split(' ').next().unwrap_or("").to_owned();
-        }
-        if p.ppid == Some(KTHREADD_PID) && argv0.starts_with("kworker/") {
-            if let Some(i) = argv0["kworker/".len()..].find(['+', '-']) {
-                argv0.truncate("kworker/".len() + i);
+        let mut argv0: &str = &cmd[0];
+        // a kworker's cmdline is its truncated name too
+        let mut joined = None;
+        if p.ppid == Some(KTHREADD_PID) {
+            kthreads.push(p.pid);
+            let truncated = truncate_kworker(argv0);
+            if truncated.len() != argv0.len() {
+                argv0 = truncated;
+                joined = Some(truncated.to_owned());
             }
         }
+        if cmd.len() == 1 {
+            argv0 = argv0.split(' ').next().unwrap_or("");
+        }
+        let joined = joined.unwrap_or_else(|| cmd.join(" "));
         let pupid = p.ppid.map(|pp| pt.get_or_create_process(pp));
         let upid = pt.get_or_create_process(p.pid) as usize;
-        let name: Name = Some(Rc::from(argv0.as_str()));
-        pt.p_name[upid] = name.clone();
-        pt.p_cmdline[upid] = Some(cmd.join(" "));
+        let name: Name = Some(Rc::from(argv0));
+        pt.p_name[upid] = name;
         if pupid.is_some() && pt.p_parent[upid].is_none() {
             pt.p_parent[upid] = pupid;
         }
@@ -483,14 +510,25 @@ fn process_tree(pt: &mut ProcessTracker, processes: &[TreeProcess], threads: &[T
             pt.p_start[upid] = p.start_ts;
         }
         if p.cmdline_is_comm {
+            // the thread is named by the (joined) cmdline, as trace_processor
             let main = pt.update_thread(p.pid, p.pid);
-            pt.set_thread_name(main, &name, PRIO_PROCESS_TREE);
+            pt.set_thread_name(main, &Some(Rc::from(joined.as_str())), PRIO_PROCESS_TREE);
+        }
+        pt.p_cmdline[upid] = Some(joined);
+        if let Some(k) = p.is_kthread {
+            let set = args.add_set(&[("is_kthread", Some(ArgVal::Bool(k)))]);
+            pt.p_args.insert(upid as u32, set);
         }
     }
     for t in threads {
         let utid = pt.update_thread(t.tid, t.tgid);
         if let Some(n) = &t.name {
-            pt.set_thread_name(utid, &Some(Rc::from(n.as_str())), PRIO_PROCESS_TREE);
+            let n = if t.tid == t.tgid && kthreads.contains(&t.tid) {
+                truncate_kworker(n)
+            } else {
+                n
+            };
+            pt.set_thread_name(utid, &Some(Rc::from(n)), PRIO_PROCESS_TREE);
         }
     }
 }

@@ -608,7 +608,7 @@ pub fn fill<'v>(
                     oi(uid.map(|x| x.rem_euclid(100000))),
                     oi(uid.map(|x| x.div_euclid(100000))),
                     ot(pt.p_cmdline[u].as_deref()),
-                    V::Null,
+                    oi(pt.p_args.get(&(u as u32)).copied()),
                     V::Null,
                 ])?;
             }

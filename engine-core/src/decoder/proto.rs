@@ -366,6 +366,19 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(47) => self.packages_list(&parts),
             Some(86) => self.system_property(ts, &parts),
+            Some(70) => {
+                let mut state = 0;
+                for p in &parts {
+                    for f in Fields::new(p) {
+                        if let (1, Value::Varint(x)) = f? {
+                            state = i32v(x);
+                        }
+                    }
+                }
+                let data = PacketData::InitialDisplayState(state);
+                self.sink.push_packet(ts, data);
+                Ok(())
+            }
             Some(34) => self.ftrace_stats(&parts),
             Some(35) => self.trace_stats(&parts),
             Some(6) => self.clock_snapshot(&parts),
@@ -1542,6 +1555,7 @@ fn tree_process(b: &[u8]) -> R<TreeProcess> {
         uid: None,
         start_ts: None,
         cmdline_is_comm: false,
+        is_kthread: None,
     };
     for f in Fields::new(b) {
         match f? {
@@ -1551,6 +1565,7 @@ fn tree_process(b: &[u8]) -> R<TreeProcess> {
             (5, Value::Varint(x)) => p.uid = Some(i32v(x)),
             (7, Value::Varint(x)) => p.start_ts = Some(x as i64),
             (9, Value::Varint(x)) => p.cmdline_is_comm = x != 0,
+            (8, Value::Varint(x)) => p.is_kthread = Some(x != 0),
             _ => {}
         }
     }

@@ -312,6 +312,12 @@ fn device_state_track(c: &mut Ctx) -> u32 {
     )
 }
 
+/// InitialDisplayState: the screen state at the trace's start.
+pub fn screen_state(c: &mut Ctx, ts: i64, state: i64) {
+    let track = screen_state_track(c);
+    c.counters.push(ts, track, state as f64, None);
+}
+
 /// An AndroidSystemProperty packet's values, as AndroidProbesParser reads
 /// them: the device state as an instant, the screen state, battery_stats.*,
 /// mcc / mnc / desktop_mode_visible_tasks, battery_status and plug_type as

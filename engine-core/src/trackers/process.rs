@@ -33,6 +33,8 @@ pub struct ProcessTracker {
     pub p_parent: Vec<Option<u32>>,
     pub p_uid: Vec<Option<i64>>,
     pub p_cmdline: Vec<Option<String>>,
+    /// upid -> its args' set (process args: is_kthread), where it has one
+    pub p_args: HashMap<u32, i64>,
     tids: HashMap<i64, Vec<u32>>,
     pids: HashMap<i64, u32>,
     /// per pid, every upid ever given it (pid reuse)

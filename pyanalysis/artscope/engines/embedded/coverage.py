@@ -61,7 +61,6 @@ WOULD_FILL: dict[str, str] = {
     "power_rails": "counter (power.rails.*)",
     "entity_state_residency": "counter (entity state residency)",
     "android_energy_estimation_breakdown": "counter (energy estimation)",
-    "initial_display_state": "counter (ScreenState)",
     "memory_tracker_snapshot": "memory_snapshot, memory_snapshot_node",
     "statsd_atom": "slice, counter, args (statsd atoms)",
     "kernel_wakelock_data": "counter, slice (kernel wakelocks)",
