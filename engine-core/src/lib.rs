@@ -459,23 +459,14 @@ fn import_proto(
     data: &[u8],
     ingest_ftrace_in_raw: bool,
 ) -> PyResult<ImportedTrace> {
-    let (imp, packets) = py.allow_threads(|| {
-        guarded("importing", || {
-            let started = std::time::Instant::now();
-            let mut sink = events::Sink::default();
-            let packets = decoder::proto::decode_proto(data, &mut sink);
-            if packets == 0 {
-                return Err("not a Perfetto or systrace trace".into());
-            }
-            file_metadata(&mut sink, data, "proto", data.len());
-            let mut imp = replay::replay(sink, ingest_ftrace_in_raw);
-            parse_duration(&mut imp, started.elapsed());
-            Ok((imp, packets))
-        })
-    })?;
-    Ok(ImportedTrace {
-        imported: Some(imp),
-        packets,
+    run_import(py, "importing", || {
+        let mut sink = events::Sink::default();
+        let packets = decoder::proto::decode_proto(data, &mut sink);
+        if packets == 0 {
+            return Err("not a Perfetto or systrace trace".into());
+        }
+        file_metadata(&mut sink, data, "proto", data.len());
+        Ok((sink, packets, ingest_ftrace_in_raw))
     })
 }
 
@@ -492,19 +483,8 @@ fn import_trace(
     name: &str,
     ingest_ftrace_in_raw: bool,
 ) -> PyResult<ImportedTrace> {
-    let what = format!("importing {name}");
-    let (imp, packets) = py.allow_threads(|| {
-        guarded(&what, || {
-            let started = std::time::Instant::now();
-            let (sink, packets, raw) = decode_any(data, name, ingest_ftrace_in_raw)?;
-            let mut imp = replay::replay(sink, raw);
-            parse_duration(&mut imp, started.elapsed());
-            Ok((imp, packets))
-        })
-    })?;
-    Ok(ImportedTrace {
-        imported: Some(imp),
-        packets,
+    run_import(py, &format!("importing {name}"), || {
+        decode_any(data, name, ingest_ftrace_in_raw)
     })
 }
 
@@ -514,22 +494,33 @@ fn import_trace(
 #[pyfunction]
 #[pyo3(signature = (path, ingest_ftrace_in_raw=true))]
 fn import_file(py: Python<'_>, path: &str, ingest_ftrace_in_raw: bool) -> PyResult<ImportedTrace> {
-    let what = format!("importing {path}");
+    run_import(py, &format!("importing {path}"), || {
+        replay::probe_rss("start");
+        let data = std::fs::read(path).map_err(|e| {
+            // strerror's words, as Python's OSError gives them
+            let e = e.to_string();
+            let e = e.split(" (os error").next().unwrap_or_default();
+            format!("cannot read {path}: {e}")
+        })?;
+        if data.is_empty() {
+            return Err(format!("empty file: {path}"));
+        }
+        decode_any(&data, path, ingest_ftrace_in_raw)
+        // `data` is dropped here, before the replay
+    })
+}
+
+/// Decodes with `decode` (-> sink, packets, raw ftrace ingestion on), then
+/// replays, without the GIL and with panics turned into CoreError.
+fn run_import(
+    py: Python<'_>,
+    what: &str,
+    decode: impl FnOnce() -> Result<(events::Sink, i64, bool), String> + Send,
+) -> PyResult<ImportedTrace> {
     let (imp, packets) = py.allow_threads(|| {
-        guarded(&what, || {
-            replay::probe_rss("start");
-            let data = std::fs::read(path).map_err(|e| {
-                // strerror's words, as Python's OSError gives them
-                let e = e.to_string();
-                let e = e.split(" (os error").next().unwrap_or_default();
-                format!("cannot read {path}: {e}")
-            })?;
-            if data.is_empty() {
-                return Err(format!("empty file: {path}"));
-            }
+        guarded(what, || {
             let started = std::time::Instant::now();
-            let (sink, packets, raw) = decode_any(&data, path, ingest_ftrace_in_raw)?;
-            drop(data);
+            let (sink, packets, raw) = decode()?;
             let mut imp = replay::replay(sink, raw);
             parse_duration(&mut imp, started.elapsed());
             Ok((imp, packets))
