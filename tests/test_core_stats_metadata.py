@@ -190,8 +190,9 @@ def test_trace_without_uuid_or_timestamps(tmp_path):
 def _android_trace() -> bytes:
     """CpuInfo (cpu 0 with an ARM identifier and feature bits mte + an
     unknown bit 2), one cpu_frequency event read on cpu 3 for cpu 5, a
-    packages list naming one package twice, triggers out of file order and
-    trace attributes in the config and in a later packet."""
+    packages list naming one package twice, triggers out of file order (no
+    producer: no args) and trace attributes in the config and in a later
+    packet."""
     t = pb.Trace()
     p = t.packet.add()
     c0 = p.cpu_info.cpus.add(processor="A55")
@@ -226,7 +227,6 @@ def _android_trace() -> bytes:
     return t.SerializeToString()
 
 
-@pytest.mark.filterwarnings("ignore::artscope.engines.embedded.coverage.SkippedDataWarning")
 def test_cpu_rows_args_packages_triggers_and_attributes(tmp_path):
     eng = _open(tmp_path, _android_trace())
     try:
@@ -252,6 +252,11 @@ def test_cpu_rows_args_packages_triggers_and_attributes(tmp_path):
         md = dict((n, i if i is not None else s) for n, i, s in eng.query(
             "SELECT name, int_value, str_value FROM metadata").rows())
         assert md["trace_trigger"] == "early"  # the first in time
+        # each trigger: an instant on the trace's "Trace Triggers" track
+        assert eng.query("SELECT s.ts, s.dur, s.name, t.name, t.type FROM slice s "
+                         "JOIN track t ON t.id = s.track_id ORDER BY s.ts").rows() == [
+            (2_000, 0, "early", "Trace Triggers", "triggers"),
+            (3_000, 0, "late", "Trace Triggers", "triggers")]
         assert {k: v for k, v in md.items() if k.startswith("trace_attribute.")} == {
             "trace_attribute.build": "b1", "trace_attribute.variant": "x86",
             "trace_attribute.runs": 3}

@@ -103,10 +103,6 @@ MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' Tra
 BOUNDS_BLOCKED_REASON = ("trace_bounds.end_ts: a systrace sched_blocked_reason line extends the "
                          "embedded engine's bounds; trace_processor's text reader gives it no "
                          "timestamped row")
-TRIGGER_SLICES = ("trigger / clone_snapshot_trigger packets: trace_processor adds a slice "
-                  "per trigger on a 'Trace Triggers' track (with producer args); the "
-                  "embedded engine records only trace_trigger metadata (stats count them "
-                  "as artscope_skipped_*)")
 BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started) and SYSTRACE_IRQ_FLAGS"
 
 KNOWN_GAPS: list[Gap] = [
@@ -343,21 +339,6 @@ KNOWN_GAPS: list[Gap] = [
     Gap("counter_track", ['machine_id'], MULTI_MACHINE, {
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
         "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-    }),
-    Gap("args", ['rows'], TRIGGER_SLICES, {
-        "conformance/parser_parsing/test_trigger_metadata_test_clone_snapshot_trigger_packet",
-        "conformance/parser_parsing/test_trigger_metadata_trigger_packet",
-        "conformance/parser_parsing/test_trigger_metadata_trigger_packet_and_clone_snapshot_packet",
-    }),
-    Gap("slice", ['rows'], TRIGGER_SLICES, {
-        "conformance/parser_parsing/test_trigger_metadata_test_clone_snapshot_trigger_packet",
-        "conformance/parser_parsing/test_trigger_metadata_trigger_packet",
-        "conformance/parser_parsing/test_trigger_metadata_trigger_packet_and_clone_snapshot_packet",
-    }),
-    Gap("track", ['rows'], TRIGGER_SLICES, {
-        "conformance/parser_parsing/test_trigger_metadata_test_clone_snapshot_trigger_packet",
-        "conformance/parser_parsing/test_trigger_metadata_trigger_packet",
-        "conformance/parser_parsing/test_trigger_metadata_trigger_packet_and_clone_snapshot_packet",
     }),
     Gap("cpu", ['machine_id'], MULTI_MACHINE, {
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",

@@ -245,6 +245,9 @@ pub enum PacketData {
     SystemProperty(Vec<(String, String)>),
     /// InitialDisplayState.display_state (the screen state at trace start).
     InitialDisplayState(i64),
+    /// A Trigger / clone_snapshot_trigger packet: a slice on the trace's
+    /// "Trace Triggers" track.
+    Trigger(crate::trackers::triggers::Trigger),
 }
 
 #[derive(Debug, Clone)]

@@ -298,6 +298,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     PacketData::SystraceDump { processes, threads } => {
                         systrace_dump(&mut ctx.pt, processes, threads)
                     }
+                    PacketData::Trigger(t) => crate::trackers::triggers::slice(&mut ctx, p.ts, t),
                 }
             }
         }

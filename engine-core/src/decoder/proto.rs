@@ -348,20 +348,21 @@ impl<'s> ProtoDecoder<'s> {
                 Ok(())
             }
             Some(n @ (46 | 113)) => {
-                // Trigger / clone_snapshot_trigger: trace_trigger metadata
-                // and the trace bounds (their "Trace Triggers" slices are
-                // not imported: counted as skipped)
-                let mut name = String::new();
+                // Trigger / clone_snapshot_trigger: a slice on the "Trace
+                // Triggers" track and the trace_trigger metadata
+                let mut t = crate::trackers::triggers::Trigger::default();
                 for p in &parts {
                     for f in Fields::new(p) {
-                        if let (1, Value::Bytes(s)) = f? {
-                            name = text(s);
+                        match f? {
+                            (1, Value::Bytes(s)) => t.name = text(s),
+                            (2, Value::Bytes(s)) => t.producer = text(s),
+                            (3, Value::Varint(x)) => t.producer_uid = Some(i32v(x)),
+                            _ => {}
                         }
                     }
                 }
-                self.sink.triggers.push((ts, n == 113, name));
-                self.sink.bound_only_ts.push(ts); // its slice's time
-                *self.skipped.entry(n).or_insert(0) += 1;
+                self.sink.triggers.push((ts, n == 113, t.name.clone()));
+                self.sink.push_packet(ts, PacketData::Trigger(t));
                 Ok(())
             }
             Some(47) => self.packages_list(&parts),

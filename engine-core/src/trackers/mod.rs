@@ -13,6 +13,7 @@ pub mod raw;
 pub mod sched;
 pub mod slices;
 pub mod tracks;
+pub mod triggers;
 
 use crate::events::Stats;
 use process::ProcessTracker;

@@ -66,7 +66,6 @@ WOULD_FILL: dict[str, str] = {
     "kernel_wakelock_data": "counter, slice (kernel wakelocks)",
     "cpu_per_uid_data": "counter (CPU time per uid)",
     "inode_file_map": "inode / file tables",
-    "trigger": "slice (triggers)",
     "chrome_metadata": "metadata",
     "chrome_benchmark_metadata": "metadata",
     "compressed_packets": "every table (the packets inside are not decompressed)",
