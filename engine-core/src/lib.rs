@@ -495,7 +495,7 @@ fn import_trace(
 #[pyo3(signature = (path, ingest_ftrace_in_raw=true))]
 fn import_file(py: Python<'_>, path: &str, ingest_ftrace_in_raw: bool) -> PyResult<ImportedTrace> {
     run_import(py, &format!("importing {path}"), || {
-        replay::probe_rss("start");
+        replay::probe_stage("start");
         let data = std::fs::read(path).map_err(|e| {
             // strerror's words, as Python's OSError gives them
             let e = e.to_string();

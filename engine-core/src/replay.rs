@@ -16,7 +16,7 @@ use crate::trackers::raw::RawTable;
 use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
 use crate::trackers::slices::SliceTracker;
 use crate::trackers::tracks::{ArgVal, Args, Tracks};
-use crate::trackers::{Ctx, PerCpu};
+use crate::trackers::{CpuSet, Ctx, PerCpu};
 
 const CLONE_THREAD: i128 = 0x10000;
 const KTHREADD_PID: i64 = 2;
@@ -75,11 +75,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         .max()
         .unwrap_or(0);
 
-    probe_rss("decoded");
+    probe_stage("decoded");
     let mut order = std::mem::take(&mut sink.order);
     let events = order.len();
     sort_by_ts(&mut order); // stable: arrival order breaks ties
-    probe_rss("sorted");
+    probe_stage("sorted");
     if let Some(cut) = hard_cut {
         // ftrace events before tracing_started are discarded outright
         let before = order.len();
@@ -309,7 +309,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     }
     sched.finish(&mut ctx.stats);
     binder.finish(&mut ctx);
-    probe_rss("replayed");
+    probe_stage("replayed");
     // the tables need none of the events any more (peak RSS)
     drop(order);
     for v in [
@@ -321,7 +321,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     ] {
         v.clear_free();
     }
-    probe_rss("freed");
+    probe_stage("freed");
     let info = sink.cpu_info.as_deref().unwrap_or(&[]);
     let cpu_arg_sets = crate::trackers::cpu::arg_sets(&mut ctx.args, info);
     Imported {
@@ -571,7 +571,7 @@ impl<T> Clear for Vec<T> {
 /// With ARTSCOPE_CORE_TIMINGS set, prints the thread's CPU time and the
 /// resident and peak memory at a stage of the import (where the time and
 /// the peak are: bench/README).
-pub fn probe_rss(tag: &str) {
+pub fn probe_stage(tag: &str) {
     if std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_none() {
         return;
     }
@@ -601,37 +601,6 @@ pub fn probe_rss(tag: &str) {
         field("VmRSS:"),
         field("VmHWM:")
     );
-}
-
-/// The cpus events were seen on: a flag per small cpu number (one insert
-/// per event: a BTreeSet's showed in profiles), a set for any other.
-#[derive(Default)]
-struct CpuSet {
-    small: Vec<bool>,
-    other: BTreeSet<i64>,
-}
-
-impl CpuSet {
-    #[inline]
-    fn insert(&mut self, cpu: i64) {
-        match usize::try_from(cpu) {
-            Ok(c) if c < 4096 => {
-                if c >= self.small.len() {
-                    self.small.resize(c + 1, false);
-                }
-                self.small[c] = true;
-            }
-            _ => {
-                self.other.insert(cpu);
-            }
-        }
-    }
-
-    fn into_set(self) -> BTreeSet<i64> {
-        let mut set = self.other;
-        set.extend((0..self.small.len() as i64).filter(|&c| self.small[c as usize]));
-        set
-    }
 }
 
 /// Sorts events by ts, stably (arrival order breaks ties, as

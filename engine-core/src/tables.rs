@@ -9,6 +9,7 @@ use crate::columns::{Stored, Table, NULL_TEXT};
 use crate::replay::Imported;
 use crate::trackers::raw::FlagsColumn;
 use crate::trackers::sched::NO_STATE;
+use crate::trackers::CpuSet;
 
 /// Table definitions: (name, [(column, type, generated expression)]).
 pub type Col = (&'static str, &'static str, Option<&'static str>);
@@ -504,18 +505,12 @@ pub fn fill<'v>(
             // trace_processor's cpu rows: the cpus of sched and ftrace_event
             // rows, of tracks with a cpu dimension and of CpuInfo
             let mut cpus = imp.cpus_seen.clone();
-            // sched's cpus (millions of rows): flags for small numbers, not
-            // a set insert per row
-            let mut small = vec![false; 4096];
+            // sched's cpus (millions of rows)
+            let mut sched_cpus = CpuSet::default();
             for &c in &imp.sched.table.cpu {
-                match small.get_mut(c as usize) {
-                    Some(flag) => *flag = true,
-                    None => {
-                        cpus.insert(c as i64);
-                    }
-                }
+                sched_cpus.insert(c as i64);
             }
-            cpus.extend((0..small.len()).filter(|&c| small[c]).map(|c| c as i64));
+            cpus.extend(sched_cpus.into_set());
             cpus.extend(ctx.tracks.cpus.iter().copied());
             cpus.extend(0..info.len() as i64);
             let caps: Vec<Option<i64>> = info.iter().map(|c| c.capacity).collect();

@@ -680,16 +680,17 @@ unsafe impl VTabCursor for ColumnCursor {
         self.window = None;
         self.rows = match lookup(&t, &plan, &vals) {
             Lookup::Nothing => Rows::Range(0, 0),
-            Lookup::Keys(eq, bounds) => {
-                match (plan.then != NONE && plan.range >= 0, window(&bounds)) {
-                    (false, _) => rows_for(&t, &plan, eq, &bounds),
-                    (true, None) => Rows::Range(0, 0),
-                    (true, Some((lo, hi))) => {
+            // grouped: the ts bounds are checked per row
+            Lookup::Keys(eq, bounds) if plan.then != NONE && plan.range >= 0 => {
+                match window(&bounds) {
+                    None => Rows::Range(0, 0),
+                    Some((lo, hi)) => {
                         self.window = Some((plan.range as usize, lo, hi));
                         rows_for(&t, &plan, eq, &bounds)
                     }
                 }
             }
+            Lookup::Keys(eq, bounds) => rows_for(&t, &plan, eq, &bounds),
             Lookup::Everything => everything(&t, &plan),
         };
         self.skip_outside_window();

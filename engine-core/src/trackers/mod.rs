@@ -15,6 +15,8 @@ pub mod slices;
 pub mod tracks;
 pub mod triggers;
 
+use std::collections::BTreeSet;
+
 use crate::events::Stats;
 use process::ProcessTracker;
 use tracks::{Args, Tracks};
@@ -49,13 +51,15 @@ impl<T> Default for PerCpu<T> {
     }
 }
 
-impl<T> PerCpu<T> {
-    const SMALL: usize = 4096;
+/// Cpu numbers below this are kept in a slot each (`PerCpu`, `CpuSet`);
+/// any other (corrupt or exotic input) in a map.
+const SMALL_CPUS: usize = 4096;
 
+impl<T> PerCpu<T> {
     #[inline]
     pub fn get(&self, cpu: i64) -> Option<&T> {
         match usize::try_from(cpu) {
-            Ok(c) if c < Self::SMALL => self.small.get(c).and_then(Option::as_ref),
+            Ok(c) if c < SMALL_CPUS => self.small.get(c).and_then(Option::as_ref),
             _ => self.other.get(&cpu),
         }
     }
@@ -64,7 +68,7 @@ impl<T> PerCpu<T> {
     #[inline]
     pub fn insert(&mut self, cpu: i64, value: T) -> Option<T> {
         match usize::try_from(cpu) {
-            Ok(c) if c < Self::SMALL => {
+            Ok(c) if c < SMALL_CPUS => {
                 if c >= self.small.len() {
                     self.small.resize_with(c + 1, || None);
                 }
@@ -72,5 +76,36 @@ impl<T> PerCpu<T> {
             }
             _ => self.other.insert(cpu, value),
         }
+    }
+}
+
+/// A set of cpu numbers: a flag per small one (an insert per event or row:
+/// a BTreeSet's showed in profiles), a set for any other.
+#[derive(Default)]
+pub struct CpuSet {
+    small: Vec<bool>,
+    other: BTreeSet<i64>,
+}
+
+impl CpuSet {
+    #[inline]
+    pub fn insert(&mut self, cpu: i64) {
+        match usize::try_from(cpu) {
+            Ok(c) if c < SMALL_CPUS => {
+                if c >= self.small.len() {
+                    self.small.resize(c + 1, false);
+                }
+                self.small[c] = true;
+            }
+            _ => {
+                self.other.insert(cpu);
+            }
+        }
+    }
+
+    pub fn into_set(self) -> BTreeSet<i64> {
+        let mut set = self.other;
+        set.extend((0..self.small.len() as i64).filter(|&c| self.small[c as usize]));
+        set
     }
 }
