@@ -208,6 +208,24 @@ LOOKUPS = [
     "SELECT t.utid, (SELECT group_concat(cpu || ':' || n) FROM (SELECT cpu, count(*) AS n "
     "FROM sched s WHERE s.utid = t.utid AND s.ts < {late} GROUP BY cpu)) FROM thread t "
     "ORDER BY t.utid",
+    # descending: every ORDER BY term DESC reads the scan order in reverse
+    # (index ranges, grouped plans with their per-row ts window, row order);
+    # mixed directions are sorted by SQLite
+    "SELECT id, ts FROM sched WHERE cpu = 1 AND ts < {late} ORDER BY ts DESC, id DESC LIMIT 3",
+    "SELECT id, ts, dur FROM sched WHERE utid = 3 AND ts <= {mid} ORDER BY ts DESC, id DESC "
+    "LIMIT 1",
+    "SELECT id, ts FROM sched WHERE utid = 3 ORDER BY ts DESC, id DESC",
+    "SELECT id FROM sched WHERE ts < {late} ORDER BY ts DESC, id DESC LIMIT 4",
+    "SELECT id FROM sched WHERE id < 20 ORDER BY id DESC",
+    "SELECT id, ts FROM counter WHERE ts >= {mid} ORDER BY ts DESC, id DESC",
+    "SELECT id, cpu, ts FROM sched WHERE utid = 3 ORDER BY cpu DESC, ts DESC, id DESC",
+    "SELECT id, cpu, ts FROM sched WHERE utid = 3 AND ts > {mid} "
+    "ORDER BY cpu DESC, ts DESC, id DESC",
+    "SELECT cpu, count(*) FROM sched WHERE utid = 3 GROUP BY cpu ORDER BY cpu DESC",
+    "SELECT id, ts FROM sched WHERE utid = 3 ORDER BY ts DESC, id",
+    "SELECT id FROM sched WHERE utid = 3 AND ts < 'abc' ORDER BY ts DESC, id DESC",
+    "SELECT c.cpu, (SELECT s.id FROM sched s WHERE s.cpu = c.cpu AND s.ts < {mid} "
+    "ORDER BY s.ts DESC, s.id DESC LIMIT 1) FROM cpu c ORDER BY c.cpu",
     # prelude functions
     "SELECT trace_start() <= min(ts) FROM sched",
     "SELECT a.arg_set_id, a.key, extract_arg(a.arg_set_id, a.key) AS v FROM args a ORDER BY a.id",
@@ -234,6 +252,9 @@ def test_grouped_lookups_need_no_sorter():
 
     grouped = plan("SELECT cpu, count(*) FROM sched WHERE utid = 3 AND ts > 5 GROUP BY cpu")
     assert "VIRTUAL TABLE" in grouped and "TEMP B-TREE" not in grouped, grouped
+    # the latest slice before a time on a CPU: one seek, read in reverse
+    latest = plan("SELECT id FROM sched WHERE cpu = 1 AND ts < 5 ORDER BY ts DESC, id DESC LIMIT 1")
+    assert "VIRTUAL TABLE" in latest and "TEMP B-TREE" not in latest, latest
     # a text column and an IN list (SQLite then never lets a table consume
     # the order) still sort
     for sql in ("SELECT state, count(*) FROM thread_state WHERE utid = 3 GROUP BY state",

@@ -65,24 +65,27 @@ struct Plan {
     /// every used constraint is on an integer column and applied exactly
     /// (SQLite was told to omit its own check)
     exact: bool,
+    /// the rows are read in reverse (ORDER BY ... DESC, every term)
+    desc: bool,
 }
 
 impl Plan {
     fn encode(&self) -> String {
         let ops = String::from_utf8_lossy(&self.ops);
         format!(
-            "{} {} {} {} {ops}",
-            self.eq, self.range, self.then, self.exact as u8
+            "{} {} {} {} {} {ops}",
+            self.eq, self.range, self.then, self.exact as u8, self.desc as u8
         )
     }
 
     fn decode(s: &str) -> Option<Plan> {
-        let mut it = s.splitn(5, ' ');
+        let mut it = s.splitn(6, ' ');
         Some(Plan {
             eq: it.next()?.parse().ok()?,
             range: it.next()?.parse().ok()?,
             then: it.next()?.parse().ok()?,
             exact: it.next()? == "1",
+            desc: it.next()? == "1",
             ops: it.next().unwrap_or("").as_bytes().to_vec(),
         })
     }
@@ -158,12 +161,12 @@ impl ColumnTab {
     /// GROUP BY `wanted` (then ts, then row): an integer column other than
     /// ts, when the plan is exact (its ts bounds are numbers, checked per
     /// row).
-    fn grouping(&self, plan: &Plan, wanted: &[(i32, bool)], unique: bool) -> Option<i32> {
+    fn grouping(&self, plan: &Plan, wanted: &[i32], unique: bool) -> Option<i32> {
         if unique || plan.eq == NONE || plan.eq == ROWID || !plan.exact {
             return None;
         }
         let ts = self.table.ts_col.map_or(NONE, |t| t as i32);
-        let then = wanted.iter().map(|w| w.0).find(|&c| c != plan.eq)?;
+        let then = wanted.iter().copied().find(|&c| c != plan.eq)?;
         let fits = then >= 0
             && then != ts
             && !self.is_row(then)
@@ -267,6 +270,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             then: NONE,
             ops: Vec::new(),
             exact,
+            desc: false,
         };
         let mut argv = 0;
         if let Some((i, _, _)) = eq {
@@ -340,20 +344,24 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             );
             o
         };
-        let wanted: Vec<(i32, bool)> = info
-            .order_bys()
-            .map(|o| (o.column(), o.is_order_by_desc()))
-            .collect();
-        if !wanted.is_empty()
-            && orders
-                .iter()
-                .any(|order| order_satisfies(order, &wanted, |c| self.is_row(c), plan.eq))
+        let wanted: Vec<i32> = info.order_bys().map(|o| o.column()).collect();
+        // every term ascending, or every term descending (the rows are then
+        // read in reverse: `WHERE cpu = ? AND ts < ? ORDER BY ts DESC LIMIT
+        // 1` is one seek); mixed directions are left to SQLite's sorter
+        let desc = info.order_bys().all(|o| o.is_order_by_desc());
+        let one_direction = desc || info.order_bys().all(|o| !o.is_order_by_desc());
+        if wanted.is_empty() || !one_direction {
+        } else if orders
+            .iter()
+            .any(|order| order_satisfies(order, &wanted, |c| self.is_row(c), plan.eq))
         {
+            plan.desc = desc;
             info.set_order_by_consumed(true);
         } else if let Some(then) = self.grouping(&plan, &wanted, unique) {
             // `WHERE col = ? GROUP BY other`: the equality's rows come
             // grouped from a (col, other, ts) index, with no sorter
             plan.then = then;
+            plan.desc = desc;
             info.set_order_by_consumed(true);
         }
         info.set_idx_str(&plan.encode());
@@ -366,6 +374,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             table: self.table.clone(),
             rows: Rows::Range(0, 0),
             pos: 0,
+            desc: false,
             window: None,
             filters: 0,
             steps: 0,
@@ -375,19 +384,12 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
 }
 
 /// Whether output ordered by `order` (columns; ROWID = row order, which
-/// every row-number column shares) satisfies ORDER BY `wanted` (all
-/// ascending). The equality column is constant and may appear anywhere.
-fn order_satisfies(
-    order: &[i32],
-    wanted: &[(i32, bool)],
-    is_row: impl Fn(i32) -> bool,
-    eq: i32,
-) -> bool {
+/// every row-number column shares) satisfies ORDER BY `wanted` (in one
+/// direction: read in reverse, the same order serves every term DESC). The
+/// equality column is constant and may appear anywhere.
+fn order_satisfies(order: &[i32], wanted: &[i32], is_row: impl Fn(i32) -> bool, eq: i32) -> bool {
     let mut k = 0;
-    for &(col, desc) in wanted {
-        if desc {
-            return false;
-        }
+    for &col in wanted {
         if col == eq {
             continue;
         }
@@ -418,6 +420,8 @@ pub struct ColumnCursor {
     table: Arc<Table>,
     rows: Rows,
     pos: usize,
+    /// the rows are read from the last one back (a DESC plan)
+    desc: bool,
     /// a grouped plan's ts bounds, checked per row: (ts column, lowest,
     /// highest), inclusive
     window: Option<(usize, i64, i64)>,
@@ -439,9 +443,16 @@ impl Drop for ColumnCursor {
 impl ColumnCursor {
     #[inline]
     fn row(&self) -> usize {
+        self.row_at(self.pos)
+    }
+
+    /// The row read at position `pos` (< len) of the cursor's rows.
+    #[inline]
+    fn row_at(&self, pos: usize) -> usize {
+        let i = if self.desc { self.len() - 1 - pos } else { pos };
         match &self.rows {
-            Rows::Range(s, _) => s + self.pos,
-            Rows::Perm(ix, s, _) => ix.perm[s + self.pos] as usize,
+            Rows::Range(s, _) => s + i,
+            Rows::Perm(ix, s, _) => ix.perm[s + i] as usize,
         }
     }
 
@@ -672,12 +683,14 @@ unsafe impl VTabCursor for ColumnCursor {
         self.filters += 1;
         let t = self.table.clone();
         self.pos = 0;
+        self.desc = false;
         self.rows = Rows::Range(0, t.n);
         let Some(plan) = idx_str.and_then(Plan::decode) else {
             return Ok(());
         };
         let vals: Vec<ValueRef<'_>> = args.iter().collect();
         self.window = None;
+        self.desc = plan.desc;
         self.rows = match lookup(&t, &plan, &vals) {
             Lookup::Nothing => Rows::Range(0, 0),
             // grouped: the ts bounds are checked per row
@@ -702,14 +715,9 @@ unsafe impl VTabCursor for ColumnCursor {
         self.pos += 1;
         self.skip_outside_window();
         // index order jumps across the table: fetch a row a few steps ahead
-        if let Rows::Perm(ix, s, e) = &self.rows {
-            if let Some(&ahead) = ix
-                .perm
-                .get(s + self.pos + PREFETCH_AHEAD)
-                .filter(|_| s + self.pos + PREFETCH_AHEAD < *e)
-            {
-                self.table.prefetch(ahead as usize);
-            }
+        let ahead = self.pos + PREFETCH_AHEAD;
+        if matches!(self.rows, Rows::Perm(..)) && ahead < self.len() {
+            self.table.prefetch(self.row_at(ahead));
         }
         Ok(())
     }
