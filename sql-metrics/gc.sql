@@ -10,9 +10,10 @@
 -- Shape (why it is fast on trace_processor, whose tables have no indexes of
 -- ours): sched is never joined by time range. Every sum over sched is a
 -- scalar subquery per (run, thread) or per GC whose constraints are a
--- thread and a ts range (utid =, ts <, ts >), which trace_processor answers
+-- thread and a ts range (utid =, ts <, ts >=), which trace_processor answers
 -- from its sorted ts column and the embedded engine from its (utid, ts)
--- index; no sort over sched rows is needed.
+-- index; no sort over sched rows is needed. Slices starting before W that
+-- reach into it come from one seek per CPU (see sched_before_run).
 --
 -- Output columns:
 --   run               run id
@@ -31,30 +32,48 @@ target AS MATERIALIZED (
 ),
 -- Sched slices with their end (an open slice, dur -1, ends at the next slice
 -- on its CPU, else at trace_end()). Not materialized and not filtered here:
--- it is inlined into each subquery below, whose `utid =` and ts bounds then
--- reach sched (an IN filter here would keep them from it).
+-- it is inlined into each subquery below, whose `utid =` / `id =` and ts
+-- bounds then reach sched (an IN filter here would keep them from it).
 sched_end AS NOT MATERIALIZED (
-  SELECT s.utid, s.ts,
+  SELECT s.id, s.utid, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
       (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM sched s
 ),
--- The longest target sched slice: a slice overlapping [a, b) starts after
--- a - max_dur, which gives every range lookup a lower ts bound.
-sched_bound AS MATERIALIZED (
-  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur
-  FROM sched s
-  WHERE s.utid IN (SELECT utid FROM target)
+-- Per run and CPU, the last sched slice starting before W. A CPU's slices
+-- follow one another (each ends where the next on its CPU starts), so it is
+-- the only slice of that CPU that can start before W and reach into it.
+-- One seek per CPU: first within 100 ms before W (on trace_processor a short
+-- ts range to filter), else anywhere before.
+sched_before_run AS MATERIALIZED (
+  SELECT r.run, r.start_ts, r.end_ts, coalesce(
+    (SELECT s.id FROM sched s
+     WHERE s.cpu = c.cpu AND s.ts < r.start_ts AND s.ts >= r.start_ts - 100000000
+     ORDER BY s.ts DESC, s.id DESC LIMIT 1),
+    (SELECT s.id FROM sched s
+     WHERE s.cpu = c.cpu AND s.ts < r.start_ts - 100000000
+     ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
+  FROM artscope_run r
+  CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
 ),
+-- Target slices starting before W and overlapping it, clipped to W.
+straddling_cpu AS MATERIALIZED (
+  SELECT b.run, s.utid, min(s.end_ts, b.end_ts) - b.start_ts AS cpu_ns
+  FROM sched_before_run b
+  JOIN sched_end s ON s.id = b.id
+  WHERE s.utid IN (SELECT utid FROM target) AND s.end_ts > b.start_ts
+),
+-- CPU time per run and target thread: its slices starting in W (end_ts >=
+-- ts >= start_ts, clipped at W's end) plus those reaching in from before.
 thread_cpu AS MATERIALIZED (
   SELECT r.run, t.utid, t.is_worker, t.is_daemon,
-    (SELECT sum(min(s.end_ts, r.end_ts) - max(s.ts, r.start_ts))
-     FROM sched_end s
-     WHERE s.utid = t.utid
-       AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur
-       AND s.end_ts > r.start_ts) AS cpu_ns
-  FROM artscope_run r CROSS JOIN target t CROSS JOIN sched_bound b
+    coalesce((SELECT sum(min(s.end_ts, r.end_ts) - s.ts)
+              FROM sched_end s
+              WHERE s.utid = t.utid AND s.ts >= r.start_ts AND s.ts < r.end_ts), 0)
+    + coalesce((SELECT sum(x.cpu_ns) FROM straddling_cpu x
+                WHERE x.run = r.run AND x.utid = t.utid), 0) AS cpu_ns
+  FROM artscope_run r CROSS JOIN target t
 ),
 cpu_per_run AS (
   SELECT run,
@@ -69,28 +88,38 @@ target_track AS MATERIALIZED (
   FROM thread_track tt
   WHERE tt.utid IN (SELECT utid FROM target)
 ),
-gc_slice AS (
-  SELECT s.ts, s.dur, s.name, tk.utid,
-    lead(s.name) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_name,
-    lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur,
-    lead(s.ts) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_ts
+-- GC slices: depth-0 slices of target threads whose name GLOBs a pattern,
+-- extended by a directly following depth-0 CompactionPhase on the same
+-- track (the next slice in (ts, id) order: one seek per GC).
+gc AS (
+  SELECT tk.utid, s.ts,
+    s.ts + iif(s.dur = -1, trace_end() - s.ts, s.dur)
+      + coalesce((
+          SELECT iif(n.name = 'CompactionPhase', iif(n.dur = -1, trace_end() - n.ts, n.dur), 0)
+          FROM slice n
+          WHERE n.track_id = s.track_id AND n.depth = 0
+            AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
+          ORDER BY n.ts, n.id
+          LIMIT 1), 0) AS end_ts
   FROM slice s
   JOIN target_track tk USING (track_id)
   -- the IN (beside the join) lets the slice table filter by track itself
   WHERE s.depth = 0 AND s.track_id IN (SELECT track_id FROM target_track)
-),
-gc AS (
-  SELECT utid, ts,
-    ts + iif(dur = -1, trace_end() - ts, dur)
-       + iif(next_name = 'CompactionPhase', iif(next_dur = -1, trace_end() - next_ts, next_dur), 0) AS end_ts
-  FROM gc_slice
-  WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE gc_slice.name GLOB p.pattern)
+    AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
 ),
 gc_in_run AS MATERIALIZED (
   SELECT r.run, gc.utid, gc.ts, max(gc.ts, r.start_ts) AS c_start,
     min(gc.end_ts, r.end_ts) AS c_end,
     (gc.ts >= r.start_ts) AS starts_in_run
   FROM gc JOIN artscope_run r ON gc.ts < r.end_ts AND gc.end_ts > r.start_ts
+),
+-- The longest sched slice of a thread that ran a GC: a slice overlapping
+-- [a, b) starts after a - max_dur, a lower ts bound for the lookups below
+-- (a pass over those threads' slices only).
+gc_thread_bound AS MATERIALIZED (
+  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur
+  FROM sched s
+  WHERE s.utid IN (SELECT DISTINCT utid FROM gc_in_run)
 ),
 -- CPU of each GC's own thread inside the GC (∩ W); dedicated workers are
 -- already counted whole.
@@ -103,7 +132,7 @@ cpu_in_own_gc AS (
            AND s.end_ts > g.c_start)) AS ns
   FROM gc_in_run g
   JOIN target t ON t.utid = g.utid AND NOT t.is_worker
-  CROSS JOIN sched_bound b
+  CROSS JOIN gc_thread_bound b
   GROUP BY g.run
 ),
 gc_ordered AS (

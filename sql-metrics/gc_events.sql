@@ -22,23 +22,25 @@
 --   runnable_ns   time it was runnable (thread_state R / R+) inside
 --                 [ts, ts + dur) ∩ W
 WITH
-gc_thread_slice AS (
-  SELECT s.id, s.ts, s.dur, s.name, s.track_id, tt.utid,
-    lead(s.name) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_name,
-    lead(s.dur) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_dur,
-    lead(s.ts) OVER (PARTITION BY s.track_id ORDER BY s.ts, s.id) AS next_ts
+-- GC slices: depth-0 slices of target threads whose name GLOBs a pattern,
+-- each extended by a directly following depth-0 CompactionPhase on the same
+-- track (the next slice in (ts, id) order: one seek per GC, no window over
+-- every slice of the app).
+gc AS (
+  SELECT s.id AS gc_id, s.ts, s.name, tt.utid,
+    iif(s.dur = -1, trace_end() - s.ts, s.dur)
+      + coalesce((
+          SELECT iif(n.name = 'CompactionPhase', iif(n.dur = -1, trace_end() - n.ts, n.dur), 0)
+          FROM slice n
+          WHERE n.track_id = s.track_id AND n.depth = 0
+            AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
+          ORDER BY n.ts, n.id
+          LIMIT 1), 0) AS dur
   FROM slice s
   JOIN thread_track tt ON tt.id = s.track_id
   JOIN artscope_target_thread t ON t.utid = tt.utid
   WHERE s.depth = 0
-),
-gc AS (
-  SELECT id AS gc_id, ts, name, utid,
-    iif(dur = -1, trace_end() - ts, dur)
-      + iif(next_name = 'CompactionPhase',
-            iif(next_dur = -1, trace_end() - next_ts, next_dur), 0) AS dur
-  FROM gc_thread_slice
-  WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE gc_thread_slice.name GLOB p.pattern)
+    AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
 ),
 gc_in_run AS MATERIALIZED (
   SELECT r.run, r.start_ts AS w_start, r.end_ts AS w_end, gc.*,
@@ -62,10 +64,10 @@ sched_end AS NOT MATERIALIZED (
 bound AS MATERIALIZED (
   SELECT
     (SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0)
-     FROM sched s WHERE s.utid IN (SELECT utid FROM gc_in_run)) AS sched_max_dur,
+     FROM sched s WHERE s.utid IN (SELECT DISTINCT utid FROM gc_in_run)) AS sched_max_dur,
     (SELECT coalesce(max(iif(st.dur = -1, trace_end() - st.ts, st.dur)), 0)
      FROM thread_state st
-     WHERE st.utid IN (SELECT utid FROM gc_in_run) AND st.state IN ('R', 'R+')) AS runnable_max_dur
+     WHERE st.utid IN (SELECT DISTINCT utid FROM gc_in_run) AND st.state IN ('R', 'R+')) AS runnable_max_dur
 ),
 gc_cost AS MATERIALIZED (
   SELECT g.run, g.gc_id,

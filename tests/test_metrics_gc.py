@@ -147,6 +147,20 @@ def test_gc_count_and_wall(windowed):
     assert g["gc_wall_ns"] == 82_000_000
 
 
+def test_slice_starting_long_before_the_window_still_counts(gc_trace):
+    # W = [360, 400). On CPU 7 the last slice starting before W is W1's open
+    # run [250, -> trace end 400), 110 ms before W: found by the seek that
+    # looks further back than the first 100 ms. On CPU 6 the last one, pool
+    # [350, 360), ends where W starts: no time in W.
+    (r,) = MT.analyze(gc_trace, window="+360ms:+400ms")
+    g = r["gc"]
+    assert g["app_cpu_ns"] == ms(40)      # W1 [360, 400)
+    # W1 is inside G4 [290, open -> 400) all that time; G4 starts before W
+    assert g["gc_cpu_ns"] == ms(40)
+    assert g["gc_count"] == 0
+    assert g["gc_wall_ns"] == ms(40)
+
+
 def test_gc_by_type_first_match_wins(windowed):
     bt = windowed[0]["gc"]["by_type"]
     # "Alloc young ..." is alloc (Alloc tested before young); "NativeAlloc ..." is
