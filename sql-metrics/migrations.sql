@@ -5,8 +5,10 @@
 --
 -- Shape (no window over every slice of the app, no range join, no sort of
 -- sched rows): per run and thread, one scalar subquery reads the thread's
--- slices in W by `utid =` and a ts range (trace_processor binary-searches its
--- sorted ts column; the embedded engine uses its (utid, ts) index) and spells
+-- slices starting in W by `utid =` and a ts range (trace_processor
+-- binary-searches its sorted ts column; the embedded engine uses its
+-- (utid, ts) index); the slices reaching in from before W come from one seek
+-- per CPU (see sched_before_run). The path spells
 -- the CPUs they ran on, in order, as a string, one character per slice:
 -- char(48 + cpu). A move from CPU a to CPU b is then an occurrence of the
 -- two characters "ab" in that string; for a != b occurrences cannot overlap,
@@ -19,12 +21,32 @@
 --   migrations   number of consecutive slice pairs moving from_cpu -> to_cpu
 --   threads      distinct threads that made that move
 WITH
--- The longest target sched slice: a slice overlapping W starts after
--- start_ts - max_dur, a lower ts bound for the lookups below.
-sched_bound AS MATERIALIZED (
-  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur
-  FROM sched s
+-- Per run and CPU, the last sched slice starting before W. A CPU's slices
+-- follow one another (each ends where the next on its CPU starts), so it is
+-- the only slice of that CPU that can start before W and reach into it.
+-- One seek per CPU: first within 100 ms before W (on trace_processor a short
+-- ts range to filter), else anywhere before.
+sched_before_run AS MATERIALIZED (
+  SELECT r.run, r.start_ts, coalesce(
+    (SELECT s.id FROM sched s
+     WHERE s.cpu = c.cpu AND s.ts < r.start_ts AND s.ts >= r.start_ts - 100000000
+     ORDER BY s.ts DESC, s.id DESC LIMIT 1),
+    (SELECT s.id FROM sched s
+     WHERE s.cpu = c.cpu AND s.ts < r.start_ts - 100000000
+     ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
+  FROM artscope_run r
+  CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
+),
+-- Target slices starting before W and reaching into it (an open slice, dur
+-- -1, ends at the next slice on its CPU, else at trace_end()).
+straddling AS MATERIALIZED (
+  SELECT b.run, s.utid, s.ts, s.id, s.cpu
+  FROM sched_before_run b
+  JOIN sched s ON s.id = b.id
   WHERE s.utid IN (SELECT utid FROM artscope_target_thread)
+    AND CASE WHEN s.dur = -1 THEN coalesce(
+          (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+        ELSE s.ts + s.dur END > b.start_ts
 ),
 -- The candidates for both ends of a move: every CPU of the trace (the cpu
 -- table holds each CPU with sched data; a CPU no target thread ran on has
@@ -34,23 +56,30 @@ target_cpu AS MATERIALIZED (
   SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL
 ),
 -- Per run and thread, the CPUs of its slices overlapping W, in (ts, id)
--- order. An open slice (dur -1) ends at the next slice on its CPU, else at
--- trace_end().
+-- order: those reaching in from before W (all start before the others), then
+-- those starting in W. A slice starting at W's start overlaps W unless it
+-- ends there too.
 cpu_path AS MATERIALIZED (
   SELECT r.run, t.utid,
-    (SELECT group_concat(c, '')
-     FROM (
-       SELECT char(48 + s.cpu) AS c
-       FROM sched s
-       WHERE s.utid = t.utid
-         AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur
-         AND CASE WHEN s.dur = -1 THEN coalesce(
-               (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
-             ELSE s.ts + s.dur END > r.start_ts
-       ORDER BY s.ts, s.id)) AS path
+    nullif(
+      coalesce((SELECT group_concat(c, '')
+                FROM (SELECT char(48 + x.cpu) AS c FROM straddling x
+                      WHERE x.run = r.run AND x.utid = t.utid
+                      ORDER BY x.ts, x.id)), '')
+      || coalesce((SELECT group_concat(c, '')
+                   FROM (
+                     SELECT char(48 + s.cpu) AS c
+                     FROM sched s
+                     WHERE s.utid = t.utid
+                       AND s.ts >= r.start_ts AND s.ts < r.end_ts
+                       AND (s.ts > r.start_ts OR CASE WHEN s.dur = -1 THEN coalesce(
+                             (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+                             trace_end())
+                           ELSE s.ts + s.dur END > r.start_ts)
+                     ORDER BY s.ts, s.id)), ''),
+      '') AS path
   FROM artscope_run r
   CROSS JOIN (SELECT DISTINCT utid FROM artscope_target_thread) t
-  CROSS JOIN sched_bound b
 ),
 thread_move AS (
   SELECT p.run, p.utid, a.cpu AS from_cpu, z.cpu AS to_cpu,

@@ -12,11 +12,15 @@
 -- thread, one scalar subquery reads them by `utid =` and a ts range and
 -- groups them by cpu: the embedded engine serves those rows already grouped
 -- (its (utid, cpu, ts) index: no sorter), trace_processor filters its
--- sorted ts range. Only the few other slices (before or in the grace
--- period, running past W's end, or open) are clipped one by one, per run.
--- Each subquery's groups come back packed as one JSON array and are
--- unpacked with json_each. The allowed set and the thread's identity are
--- applied to the groups.
+-- sorted ts range. Only the few other slices (reaching in from before W,
+-- starting in the grace period, running past W's end, open or empty) are
+-- clipped one by one, per run. A CPU's slices follow one another (each ends
+-- where the next on its CPU starts), so the slices crossing W's start or end
+-- are, per CPU, the last one starting before that edge: one seek each, not a
+-- pass over every target slice. Each subquery's
+-- groups come back packed as one JSON array and are unpacked with
+-- json_each. The allowed set and the thread's identity are applied to the
+-- groups.
 --
 -- Output columns (one row per run, utid, cpu the thread ran on in W):
 --   run, utid, tid, thread_name, role
@@ -36,18 +40,30 @@ target AS MATERIALIZED (
   JOIN thread th USING (utid)
   LEFT JOIN process p USING (upid)
 ),
--- The longest target sched slice: a slice overlapping W starts after
--- start_ts - max_dur, a lower ts bound for the scan below.
--- In the same pass, the open (dur -1) and empty (dur 0) target slices, few,
--- packed as JSON [utid, cpu, ts, dur] for the per-run clipping below (a
--- second pass over every target slice just to find them cost as much as
--- this one).
-sched_bound AS MATERIALIZED (
-  SELECT coalesce(max(iif(s.dur = -1, trace_end() - s.ts, s.dur)), 0) AS max_dur,
-    json_group_array(json_array(s.utid, s.cpu, s.ts, s.dur))
-      FILTER (WHERE s.dur <= 0) AS open_or_empty
+-- Per run, CPU and edge of W (its start, its end), the last sched slice
+-- starting before that edge: the only slice of that CPU that can cross it.
+-- One seek each: first within 100 ms before the edge (on trace_processor a
+-- short ts range to filter), else anywhere before.
+sched_before_edge AS MATERIALIZED (
+  SELECT e.run, e.at_end, coalesce(
+    (SELECT s.id FROM sched s
+     WHERE s.cpu = c.cpu AND s.ts < e.at AND s.ts >= e.at - 100000000
+     ORDER BY s.ts DESC, s.id DESC LIMIT 1),
+    (SELECT s.id FROM sched s
+     WHERE s.cpu = c.cpu AND s.ts < e.at - 100000000
+     ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
+  FROM (SELECT run, 0 AS at_end, start_ts AS at FROM artscope_run
+        UNION ALL
+        SELECT run, 1, end_ts FROM artscope_run) e
+  CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
+),
+-- The open (dur -1) and empty (dur 0) target slices, few, packed as JSON
+-- [utid, cpu, ts, dur] for the per-run clipping below: one lean pass over
+-- the target slices (the interior reads only slices with time).
+open_or_empty AS MATERIALIZED (
+  SELECT json_group_array(json_array(s.utid, s.cpu, s.ts, s.dur)) AS slices
   FROM sched s
-  WHERE s.utid IN (SELECT utid FROM target)
+  WHERE s.utid IN (SELECT utid FROM target) AND s.dur <= 0
 ),
 -- Per (run, thread, CPU), the off-mask quantities as if the CPU were not
 -- allowed; they are zeroed below for allowed CPUs. Interior slices (ts in
@@ -91,33 +107,38 @@ boundary AS MATERIALIZED (
            -- the part of the slice after the grace period starts here
            max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
          FROM (
-           -- Every other slice that may overlap W, in three disjoint sets:
-           -- starting before the grace period ends, running past W's end,
-           -- and open or empty (dur -1: it ends at the next slice on its
-           -- CPU, else at trace_end(); dur 0: no time, but its CPU still
-           -- gets a row).
+           -- Every other slice that may overlap W, in four disjoint sets:
+           -- reaching in from before W, starting in the grace period,
+           -- starting after it and running past W's end, and open or empty
+           -- (dur -1: it ends at the next slice on its CPU, else at
+           -- trace_end(); dur 0: no time, but its CPU still gets a row).
            SELECT s.utid, s.cpu, s.ts,
              CASE WHEN s.dur = -1 THEN coalesce(
                (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
              ELSE s.ts + s.dur END AS end_ts
            FROM (
-             SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
-             WHERE s.utid IN (SELECT utid FROM target)
-               AND s.ts > r.start_ts - b.max_dur
-               AND s.ts < r.grace_end_ts AND s.ts < r.end_ts
+             SELECT s.utid, s.cpu, s.ts, s.dur
+             FROM sched_before_edge b JOIN sched s ON s.id = b.id
+             WHERE b.run = r.run AND NOT b.at_end
+               AND s.utid IN (SELECT utid FROM target)
              UNION ALL
              SELECT s.utid, s.cpu, s.ts, s.dur FROM sched s
              WHERE s.utid IN (SELECT utid FROM target)
-               AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-               AND s.ts > r.end_ts - b.max_dur
+               AND s.ts >= r.start_ts AND s.ts < r.grace_end_ts AND s.ts < r.end_ts
+             UNION ALL
+             SELECT s.utid, s.cpu, s.ts, s.dur
+             FROM sched_before_edge b JOIN sched s ON s.id = b.id
+             WHERE b.run = r.run AND b.at_end
+               AND s.utid IN (SELECT utid FROM target)
+               AND s.ts >= r.grace_end_ts
                AND s.dur != -1 AND s.ts + s.dur > r.end_ts
              UNION ALL
              SELECT o.value ->> 0, o.value ->> 1, o.value ->> 2, o.value ->> 3
-             FROM json_each(b.open_or_empty) o
+             FROM open_or_empty oe, json_each(oe.slices) o
              WHERE o.value ->> 2 >= r.grace_end_ts AND o.value ->> 2 < r.end_ts) s) s
          WHERE s.end_ts > r.start_ts)
        GROUP BY utid, cpu)) AS packed
-  FROM artscope_run r CROSS JOIN sched_bound b
+  FROM artscope_run r
 ),
 packed_group AS (
   SELECT p.run, g.value FROM interior p, json_each(p.packed) g

@@ -25,7 +25,7 @@ from __future__ import annotations
 import pytest
 
 import metric_traces as MT
-from metric_traces import HTD, MAIN, POOL, W1, Process, Thread, run
+from metric_traces import HTD, MAIN, POOL, W1, Process, Thread, ms, run
 
 A0, A1, B0, C0, D0, KW80, KW81 = 2000, 2001, 2100, 2200, 2300, 80, 81
 OTHER_PROCS = [Process(2000, "com.other.a", uid=10200, ppid=700),
@@ -180,6 +180,37 @@ def test_pin_grace_splits_a_slice(pin_trace):
     assert p["threads_violating"] == 2
     assert p["first_violation_ts"] == MT.t(210)   # HTD's slice clipped to the grace end
     assert p["last_violation_end_ts"] == W[1]
+
+
+@pytest.fixture(scope="module")
+def long_before_trace(tmp_path_factory):
+    """main runs on CPU 6 [20, 250), then CPU 7 [250, 300); W1 on CPU 6
+    [250, 280), then CPU 7 [300, 390). W = [150, 400): main's first slice
+    starts 130 ms before W, found by the seek past the first 100 ms."""
+    runs = [run(6, 20, 250, MAIN), run(6, 250, 280, W1),
+            run(7, 250, 300, MAIN), run(7, 300, 390, W1)]
+    sch = MT.tiny("long_before", 400, threads=(MAIN, W1), runs=runs)
+    return MT.write(sch, tmp_path_factory.mktemp("long_before"))
+
+
+@pytest.mark.parametrize("grace_ms", [0, 20])
+def test_slice_reaching_in_from_long_before_the_window(long_before_trace, grace_ms):
+    (r,) = MT.analyze(long_before_trace, cpus="7", window="+150ms:+400ms",
+                      pin_grace_ns=grace_ms * 1_000_000)
+    p = r["pinning"]
+    # app CPU in W: main 100 (CPU 6, from 150) + 50; W1 30 + 90 = 270 ms
+    assert r["gc"]["app_cpu_ns"] == ms(270)
+    # off-mask (CPU 6): main [150, 250) and W1 [250, 280); the grace period
+    # [150, 150 + grace) takes main's first grace_ms
+    assert p["grace_off_mask_cpu_ns"] == ms(grace_ms)
+    assert p["off_mask_cpu_ns"] == ms(130 - grace_ms)
+    assert p["violation_slices"] == 2
+    assert p["first_violation_ts"] == MT.t(150 + grace_ms)
+    assert p["last_violation_end_ts"] == MT.t(280)
+    cpu = {(x["tid"], c) for x in p["threads"] for c in x["cpus"]}
+    assert cpu == {(MAIN, 6), (MAIN, 7), (W1, 6), (W1, 7)}
+    # main 6 -> 7, W1 6 -> 7
+    assert p["migrations"] == 2
 
 
 @pytest.mark.parametrize("word,cpus,off_mask_ms", [
