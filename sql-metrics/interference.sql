@@ -24,11 +24,15 @@ in_run AS (
   SELECT r.run, s.utid, min(s.end_ts, r.end_ts) - max(s.ts, r.start_ts) AS ns
   FROM other_sched s
   JOIN artscope_run r ON s.ts < r.end_ts AND s.end_ts > r.start_ts
+),
+-- summed per thread first: the thread and process lookups then run once per
+-- thread, not once per slice
+per_thread AS (
+  SELECT run, utid, sum(ns) AS cpu_ns FROM in_run GROUP BY run, utid
 )
 SELECT i.run, i.utid, th.tid, th.name AS thread_name, th.upid, p.pid,
-  p.name AS process_name, sum(i.ns) AS cpu_ns
-FROM in_run i
+  p.name AS process_name, i.cpu_ns
+FROM per_thread i
 JOIN thread th USING (utid)
 LEFT JOIN process p USING (upid)
-GROUP BY i.run, i.utid
-ORDER BY i.run, cpu_ns DESC, i.utid
+ORDER BY i.run, i.cpu_ns DESC, i.utid
