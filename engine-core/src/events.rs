@@ -186,6 +186,7 @@ pub struct SysStatsData {
     pub gpufreq_mhz: Vec<i128>,
     pub thermal_zone: Vec<(String, i128)>,
     pub cpuidle_state: Vec<(i64, String, i128)>,
+    pub disk_stat: Vec<crate::trackers::counters::DiskStat>,
 }
 
 /// A decoded FrameTimelineEvent (TracePacket field 76): `kind` is the
@@ -248,6 +249,9 @@ pub enum PacketData {
     /// A Trigger / clone_snapshot_trigger packet: a slice on the trace's
     /// "Trace Triggers" track.
     Trigger(crate::trackers::triggers::Trigger),
+    /// Battery, power rail, energy breakdown, entity residency and cpu per
+    /// uid data (trackers::power).
+    Power(crate::trackers::power::PowerEvent),
 }
 
 #[derive(Debug, Clone)]
@@ -360,6 +364,10 @@ pub struct Sink {
     /// ftrace_event holds sched_switch rows only, as trace_processor's
     /// systrace reader fills it (set by that decoder when raw is on).
     pub raw_sched_switch_only: bool,
+    /// Power rail / energy consumer / entity state descriptors, in file order.
+    pub power: crate::trackers::power::Descriptors,
+    /// (uid, cluster, total cpu ms) of CpuPerUidData (its track table).
+    pub cpu_per_uid_totals: Vec<(u32, u32, i64)>,
 }
 
 impl Sink {

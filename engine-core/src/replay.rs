@@ -11,6 +11,7 @@ use crate::trackers::binder::{hex, BinderTracker, Transaction};
 use crate::trackers::counters::{self, Counters};
 use crate::trackers::drm::{DrmTracker, FenceEvent};
 use crate::trackers::frame_timeline::FrameTimelineTracker;
+use crate::trackers::power;
 use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE};
 use crate::trackers::raw::RawTable;
 use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
@@ -57,12 +58,14 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         counters: Counters::default(),
         thread_state: ThreadStateTracker::new(),
         states: EndStates::new(version),
+        power: Default::default(),
         machine: sink
             .utsname_machine
             .clone()
             .unwrap_or_default()
             .to_lowercase(),
     };
+    power::PowerTracker::apply(&mut ctx, &sink.power);
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
     } else {
@@ -299,6 +302,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         systrace_dump(&mut ctx.pt, processes, threads)
                     }
                     PacketData::Trigger(t) => crate::trackers::triggers::slice(&mut ctx, p.ts, t),
+                    PacketData::Power(e) => power::event(&mut ctx, p.ts, e),
                 }
             }
         }
@@ -309,6 +313,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     }
     sched.finish(&mut ctx.stats);
     binder.finish(&mut ctx);
+    ctx.power.uid_tracks =
+        crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
     probe_stage("replayed");
     // the tables need none of the events any more (peak RSS)
     drop(order);
@@ -415,6 +421,9 @@ fn ftrace_event(
         "devfreq_frequency" => counters::devfreq(c, ts, e),
         "clock_set_rate" => counters::clock_set_rate(c, ts, e),
         "clk_set_rate" => counters::clk_set_rate(c, ts, e),
+        "wakeup_source_activate" => power::wakeup_source_activate(c, ts, e),
+        "wakeup_source_deactivate" => power::wakeup_source_deactivate(c, ts, e),
+        "suspend_resume" => power::suspend_resume(c, ts, e),
         "task_newtask" => {
             let new_tid = e.int("pid").unwrap_or(0) as i64;
             if new_tid == 0 {

@@ -243,12 +243,22 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         ("trace_bounds", vec![c("start_ts", I), c("end_ts", I)]),
+        (
+            "__intrinsic_android_cpu_per_uid_track",
+            vec![
+                c("id", I),
+                c("track_id", I),
+                c("uid", I),
+                c("cluster", I),
+                c("total_cpu_millis", I),
+            ],
+        ),
     ]
 }
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 9] = [
+pub const VIEWS: [(&str, &str); 10] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -258,6 +268,8 @@ pub const VIEWS: [(&str, &str); 9] = [
     ("process_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _upid AS upid FROM __track WHERE event_type = 'counter' AND _upid IS NOT NULL"),
     ("thread_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, NULL AS description, _utid AS utid FROM __track WHERE event_type = 'counter' AND _utid IS NOT NULL"),
     ("raw", "SELECT * FROM ftrace_event"),
+    // the legacy alias of `counter` with its track's name and unit (stdlib prelude)
+    ("counters", "SELECT v.*, t.name, t.unit FROM counter AS v JOIN counter_track AS t ON v.track_id = t.id ORDER BY ts"),
 ];
 
 const INDEXES: [&str; 6] = [
@@ -616,10 +628,10 @@ pub fn fill<'v>(
                     V::Text(r.type_),
                     V::Null,
                     oi(r.dimension_arg_set_id),
-                    V::Null,
+                    oi(r.source_arg_set_id),
                     V::Null,
                     V::Text(r.event_type),
-                    V::Null,
+                    ot(r.unit),
                     ou32(r.utid),
                     ou32(r.upid),
                     oi(r.cpu),
@@ -704,7 +716,18 @@ pub fn fill<'v>(
                     ot(a.string_value.as_deref()),
                     a.real_value.map_or(V::Null, V::Real),
                     V::Text(a.value_type),
-                    V::Text(&a.display_value),
+                    ot(a.display_value.as_deref()),
+                ])?;
+            }
+        }
+        "__intrinsic_android_cpu_per_uid_track" => {
+            for (i, &(track, uid, cluster, total)) in ctx.power.uid_tracks.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(track as i64),
+                    V::Int(uid as i64),
+                    V::Int(cluster as i64),
+                    V::Int(total),
                 ])?;
             }
         }

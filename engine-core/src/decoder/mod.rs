@@ -3,6 +3,7 @@
 pub mod atrace;
 pub mod container;
 pub mod ftrace_schema;
+pub mod power;
 pub mod proto;
 pub mod systrace;
 pub mod wire;

@@ -129,7 +129,7 @@ fn process_stats_counter(field: u32) -> Option<(&'static str, i128, bool)> {
 }
 
 /// sys_stats fields imported as counters (the rest only bound the trace).
-const SYS_STATS_IMPORTED: [u32; 6] = [11, 10, 17, 15, 16, 9];
+const SYS_STATS_IMPORTED: [u32; 7] = [11, 10, 17, 15, 16, 9, 13];
 
 /// The warning of a trace whose packet framing is cut short.
 pub const TRUNCATED_WARNING: &str =
@@ -189,6 +189,8 @@ pub struct ProtoDecoder<'s> {
     seq_id: u32,
     /// Sequences whose ftrace setup errors were counted (once each).
     setup_error_seqs: std::collections::BTreeSet<u32>,
+    /// CpuPerUidData's counters are derived at tokenization, in file order.
+    cpu_per_uid: crate::trackers::cpu_per_uid::Tokenizer,
 }
 
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
@@ -211,6 +213,7 @@ impl<'s> ProtoDecoder<'s> {
             skipped: Default::default(),
             seq_id: 0,
             setup_error_seqs: Default::default(),
+            cpu_per_uid: Default::default(),
         }
     }
 
@@ -229,6 +232,7 @@ impl<'s> ProtoDecoder<'s> {
                 self.bad_packets += 1;
             }
         }
+        self.sink.cpu_per_uid_totals = self.cpu_per_uid.totals();
         if truncated {
             self.sink.partial = true;
             self.sink.warnings.push(TRUNCATED_WARNING.into());
@@ -366,6 +370,14 @@ impl<'s> ProtoDecoder<'s> {
                 Ok(())
             }
             Some(47) => self.packages_list(&parts),
+            Some(38) => super::power::battery(self.sink, ts, &parts),
+            Some(40) => super::power::power_rails(self.sink, ts, &parts),
+            Some(77) => super::power::energy_breakdown(self.sink, ts, &parts),
+            Some(91) => super::power::entity_state_residency(self.sink, ts, &parts),
+            Some(119) => {
+                let seq = self.seq_id;
+                super::power::cpu_per_uid(self.sink, &mut self.cpu_per_uid, seq, ts, &parts)
+            }
             Some(86) => self.system_property(ts, &parts),
             Some(70) => {
                 let mut state = 0;
@@ -863,6 +875,24 @@ impl<'s> ProtoDecoder<'s> {
                             d.cpuidle_state.push((cpu, st, dur));
                         }
                     }
+                    (13, Value::Bytes(b)) => {
+                        let mut s = crate::trackers::counters::DiskStat::default();
+                        for f in Fields::new(b) {
+                            match f? {
+                                (1, Value::Bytes(n)) => s.device_name = text(n),
+                                (2, Value::Varint(x)) => s.read_sectors = x as i64,
+                                (3, Value::Varint(x)) => s.read_time_ms = x as i64,
+                                (4, Value::Varint(x)) => s.write_sectors = x as i64,
+                                (5, Value::Varint(x)) => s.write_time_ms = x as i64,
+                                (6, Value::Varint(x)) => s.discard_sectors = x as i64,
+                                (7, Value::Varint(x)) => s.discard_time_ms = x as i64,
+                                (8, Value::Varint(x)) => s.flush_count = x as i64,
+                                (9, Value::Varint(x)) => s.flush_time_ms = x as i64,
+                                _ => {}
+                            }
+                        }
+                        d.disk_stat.push(s);
+                    }
                     (_, Value::Bytes(b)) => super::wire::validate(b)?,
                     _ => {}
                 }
@@ -877,7 +907,8 @@ impl<'s> ProtoDecoder<'s> {
             && d.devfreq.is_empty()
             && d.gpufreq_mhz.is_empty()
             && d.thermal_zone.is_empty()
-            && d.cpuidle_state.is_empty())
+            && d.cpuidle_state.is_empty()
+            && d.disk_stat.is_empty())
         {
             self.sink.push_packet(ts, PacketData::SysStats(d));
         }

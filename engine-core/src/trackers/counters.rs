@@ -15,6 +15,22 @@ pub struct CounterRow {
 #[derive(Default)]
 pub struct Counters {
     pub rows: Vec<CounterRow>,
+    /// device -> its previous DiskStat (disk counters are differences)
+    disks: rustc_hash::FxHashMap<String, DiskStat>,
+}
+
+/// SysStats.DiskStat (/proc/diskstats: 512-byte sectors, ms).
+#[derive(Debug, Clone, Default)]
+pub struct DiskStat {
+    pub device_name: String,
+    pub read_sectors: i64,
+    pub read_time_ms: i64,
+    pub write_sectors: i64,
+    pub write_time_ms: i64,
+    pub discard_sectors: i64,
+    pub discard_time_ms: i64,
+    pub flush_count: i64,
+    pub flush_time_ms: i64,
 }
 
 impl Counters {
@@ -269,6 +285,81 @@ pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
             0,
         );
         counter(c, ts, t, *dur_us);
+    }
+    for d in &d.disk_stat {
+        disk_stat(c, ts, d);
+    }
+}
+
+/// SystemProbesParser::ParseDiskStats: from a device's second sample on,
+/// the MB read / written / discarded since the previous one, their
+/// throughput (MB/s over the time the disk spent on them; 0 when none),
+/// flushes and flush time, each on a `diskstat.[<device>].<counter>` track
+/// with its unit.
+fn disk_stat(c: &mut Ctx, ts: i64, d: &DiskStat) {
+    const SECTORS_PER_MB: f64 = 2048.0;
+    let Some(prev) = c.counters.disks.insert(d.device_name.clone(), d.clone()) else {
+        return;
+    };
+    let mb = |cur: i64, old: i64| cur.wrapping_sub(old) as f64 / SECTORS_PER_MB;
+    let throughput = |amount: f64, ms: i64| {
+        if ms == 0 {
+            0.0
+        } else {
+            amount * 1000.0 / ms as f64
+        }
+    };
+    let read = mb(d.read_sectors, prev.read_sectors);
+    let write = mb(d.write_sectors, prev.write_sectors);
+    let discard = mb(d.discard_sectors, prev.discard_sectors);
+    let values = [
+        ("read_amount", "MB", read),
+        (
+            "read_throughput",
+            "MB/s",
+            throughput(read, d.read_time_ms.wrapping_sub(prev.read_time_ms)),
+        ),
+        ("write_amount", "MB", write),
+        (
+            "write_throughput",
+            "MB/s",
+            throughput(write, d.write_time_ms.wrapping_sub(prev.write_time_ms)),
+        ),
+        ("discard_amount", "MB", discard),
+        (
+            "discard_throughput",
+            "MB/s",
+            throughput(
+                discard,
+                d.discard_time_ms.wrapping_sub(prev.discard_time_ms),
+            ),
+        ),
+        (
+            "flush_amount",
+            "count",
+            d.flush_count.wrapping_sub(prev.flush_count) as f64,
+        ),
+        (
+            "flush_time",
+            "ms",
+            d.flush_time_ms.wrapping_sub(prev.flush_time_ms) as f64,
+        ),
+    ];
+    for (counter, unit, value) in values {
+        let t = c.tracks.intern_with(
+            &mut c.args,
+            "diskstat",
+            Some(&format!("diskstat.[{}].{counter}", d.device_name)),
+            "counter",
+            vec![
+                ("device_name", Dim::Str(d.device_name.clone())),
+                ("counter_name", Dim::Str(counter.into())),
+            ],
+            Owner::default(),
+            Some(unit),
+            Vec::new,
+        );
+        counter_num(c, ts, t, value);
     }
 }
 

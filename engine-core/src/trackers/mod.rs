@@ -6,8 +6,10 @@ pub mod atrace;
 pub mod binder;
 pub mod counters;
 pub mod cpu;
+pub mod cpu_per_uid;
 pub mod drm;
 pub mod frame_timeline;
+pub mod power;
 pub mod process;
 pub mod raw;
 pub mod sched;
@@ -31,6 +33,7 @@ pub struct Ctx {
     pub counters: counters::Counters,
     pub thread_state: sched::ThreadStateTracker,
     pub states: sched::EndStates,
+    pub power: power::PowerTracker,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
 }

@@ -12,6 +12,9 @@ pub enum ArgVal {
     Real(f64),
     Str(String),
     Bool(bool),
+    /// a string arg without a value (trace_processor's null StringId: an
+    /// absent proto string field): value_type 'string', every value NULL
+    NullStr,
 }
 
 /// One args row: (arg_set_id, key, int_value, string_value, real_value,
@@ -23,16 +26,34 @@ pub struct ArgRow {
     pub string_value: Option<String>,
     pub real_value: Option<f64>,
     pub value_type: &'static str,
-    pub display_value: String,
+    pub display_value: Option<String>,
 }
 
 #[derive(Default)]
 pub struct Args {
     pub rows: Vec<ArgRow>,
     next_id: i64,
+    /// the sets added by `add_set_shared`, by content
+    shared: HashMap<String, i64>,
 }
 
 impl Args {
+    /// `add_set`, but a set equal to one added here before is not added
+    /// again: its id is returned (trace_processor stores identical arg sets
+    /// once; e.g. the `packet_ts` of every power rail sample of a packet).
+    pub fn add_set_shared<K: AsRef<str> + std::fmt::Debug>(
+        &mut self,
+        items: &[(K, Option<ArgVal>)],
+    ) -> i64 {
+        let key = format!("{items:?}");
+        if let Some(&id) = self.shared.get(&key) {
+            return id;
+        }
+        let id = self.add_set(items);
+        self.shared.insert(key, id);
+        id
+    }
+
     /// Adds one arg set (None values skipped) and returns its id.
     pub fn add_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
         let set_id = self.next_id;
@@ -48,7 +69,7 @@ impl Args {
                     string_value: None,
                     real_value: None,
                     value_type: "bool",
-                    display_value: if *b { "true" } else { "false" }.into(),
+                    display_value: Some(if *b { "true" } else { "false" }.into()),
                 },
                 ArgVal::Uint(u) => ArgRow {
                     set_id,
@@ -57,7 +78,7 @@ impl Args {
                     string_value: None,
                     real_value: None,
                     value_type: "uint",
-                    display_value: u.to_string(),
+                    display_value: Some(u.to_string()),
                 },
                 ArgVal::Int(i) if *i > i64::MAX as i128 => ArgRow {
                     // uint64 args keep their int64 bit pattern (Variadic::UnsignedInteger)
@@ -67,7 +88,7 @@ impl Args {
                     string_value: None,
                     real_value: None,
                     value_type: "uint",
-                    display_value: i.to_string(),
+                    display_value: Some(i.to_string()),
                 },
                 ArgVal::Int(i) => ArgRow {
                     set_id,
@@ -76,7 +97,7 @@ impl Args {
                     string_value: None,
                     real_value: None,
                     value_type: "int",
-                    display_value: i.to_string(),
+                    display_value: Some(i.to_string()),
                 },
                 ArgVal::Real(r) => ArgRow {
                     set_id,
@@ -85,7 +106,7 @@ impl Args {
                     string_value: None,
                     real_value: Some(*r),
                     value_type: "real",
-                    display_value: py_float_repr(*r),
+                    display_value: Some(py_float_repr(*r)),
                 },
                 ArgVal::Str(s) => ArgRow {
                     set_id,
@@ -94,7 +115,16 @@ impl Args {
                     string_value: Some(s.clone()),
                     real_value: None,
                     value_type: "string",
-                    display_value: s.clone(),
+                    display_value: Some(s.clone()),
+                },
+                ArgVal::NullStr => ArgRow {
+                    set_id,
+                    key,
+                    int_value: None,
+                    string_value: None,
+                    real_value: None,
+                    value_type: "string",
+                    display_value: None,
                 },
             };
             self.rows.push(row);
@@ -108,6 +138,8 @@ impl Args {
 pub enum Dim {
     Int(i64),
     Str(String),
+    /// an absent string (see `ArgVal::NullStr`)
+    NullStr,
 }
 
 pub type Dims = Vec<(&'static str, Dim)>;
@@ -120,6 +152,10 @@ pub struct TrackRow {
     pub utid: Option<u32>,
     pub upid: Option<u32>,
     pub cpu: Option<i64>,
+    /// counter_track.unit (a blueprint's static or dynamic unit)
+    pub unit: Option<&'static str>,
+    /// track.source_arg_set_id (args a blueprint attaches on creation)
+    pub source_arg_set_id: Option<i64>,
 }
 
 #[derive(Default)]
@@ -178,6 +214,7 @@ impl Tracks {
                         Some(match v {
                             Dim::Int(i) => ArgVal::Int(*i as i128),
                             Dim::Str(s) => ArgVal::Str(s.clone()),
+                            Dim::NullStr => ArgVal::NullStr,
                         }),
                     )
                 })
@@ -192,8 +229,38 @@ impl Tracks {
             utid: owner.utid,
             upid: owner.upid,
             cpu: owner.cpu,
+            unit: None,
+            source_arg_set_id: None,
         });
         self.by_key.insert(key, id);
+        id
+    }
+
+    /// `intern`, plus what trace_processor's blueprints set when they create
+    /// a track: its unit and its source args (`source_args` runs only when
+    /// the track is new, as TrackTracker's args callback).
+    #[allow(clippy::too_many_arguments)]
+    pub fn intern_with(
+        &mut self,
+        args: &mut Args,
+        type_: &'static str,
+        name: Option<&str>,
+        event_type: &'static str,
+        dims: Dims,
+        owner: Owner,
+        unit: Option<&'static str>,
+        source_args: impl FnOnce() -> Vec<(&'static str, Option<ArgVal>)>,
+    ) -> u32 {
+        let before = self.rows.len();
+        let id = self.intern(args, type_, name, event_type, dims, owner, 0);
+        if id as usize == before {
+            let items = source_args();
+            let row = &mut self.rows[id as usize];
+            row.unit = unit;
+            if !items.is_empty() {
+                row.source_arg_set_id = Some(args.add_set_shared(&items));
+            }
+        }
         id
     }
 

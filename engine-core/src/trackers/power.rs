@@ -1,0 +1,560 @@
+//! Power data as trace_processor imports it (importers/proto/
+//! android_probes_parser.cc, android_probes_module.cc and the wakeup_source
+//! ftrace events of ftrace_parser.cc): battery counters, power rails,
+//! energy estimation breakdown (global and per uid), entity state residency
+//! and wakelock slices.
+//!
+//! The descriptors (rail, energy consumer, entity state) are read when the
+//! file is tokenized, before any data is parsed: the decoder collects them in
+//! file order into [`Descriptors`] and [`PowerTracker::new`] applies them
+//! before the replay, as trace_processor's tokenizer does before its sorted
+//! parse.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::tracks::{ArgVal, Dim, Owner};
+use super::Ctx;
+use crate::events::FtraceEv;
+
+/// PowerRails.RailDescriptor
+#[derive(Debug, Clone)]
+pub struct RailDescriptor {
+    pub session_uuid: u64,
+    pub index: u32,
+    pub rail_name: Option<String>,
+    pub subsys_name: Option<String>,
+}
+
+/// AndroidEnergyConsumer (one with an energy_consumer_id)
+#[derive(Debug, Clone)]
+pub struct EnergyConsumer {
+    pub id: i32,
+    pub name: Option<String>,
+    pub type_: Option<String>,
+    pub ordinal: i32,
+}
+
+/// EntityStateResidency.PowerEntityState (one with both indexes)
+#[derive(Debug, Clone)]
+pub struct EntityState {
+    pub entity_index: i32,
+    pub state_index: i32,
+    pub entity_name: Option<String>,
+    pub state_name: Option<String>,
+}
+
+/// The descriptors of a trace, in file order.
+#[derive(Debug, Default)]
+pub struct Descriptors {
+    pub rails: Vec<RailDescriptor>,
+    pub consumers: Vec<EnergyConsumer>,
+    pub entity_states: Vec<EntityState>,
+}
+
+/// BatteryCounters: each field present or not.
+#[derive(Debug, Clone, Default)]
+pub struct Battery {
+    pub charge_counter_uah: Option<i64>,
+    pub capacity_percent: Option<f32>,
+    pub current_ua: Option<i64>,
+    pub current_avg_ua: Option<i64>,
+    pub name: Option<String>,
+    pub energy_counter_uwh: Option<i64>,
+    pub voltage_uv: Option<i64>,
+}
+
+/// AndroidEnergyEstimationBreakdown (a data packet, not a descriptor).
+#[derive(Debug, Clone, Default)]
+pub struct EnergyBreakdown {
+    pub consumer_id: Option<i32>,
+    pub energy_uws: Option<i64>,
+    /// per_uid_breakdown: (uid, energy_uws)
+    pub per_uid: Vec<(Option<i32>, Option<i64>)>,
+}
+
+/// EntityStateResidency.StateResidency
+#[derive(Debug, Clone)]
+pub struct Residency {
+    pub entity_index: i32,
+    pub state_index: i32,
+    pub total_time_in_state_ms: u64,
+}
+
+/// A power packet's data, replayed at its timestamp.
+#[derive(Debug, Clone)]
+pub enum PowerEvent {
+    Battery(Battery),
+    /// One PowerRails.EnergyData, at its own timestamp; `packet_ts` is its
+    /// packet's (the counter's `packet_ts` arg).
+    RailEnergy {
+        session_uuid: u64,
+        index: u32,
+        energy: u64,
+        packet_ts: i64,
+    },
+    EnergyBreakdown(EnergyBreakdown),
+    /// EntityStateResidency's residency entries; None when it has none.
+    EntityResidency(Option<Vec<Residency>>),
+    /// A counter of CpuPerUidData, computed when the file was tokenized.
+    CpuPerUid(super::cpu_per_uid::UidTrack, f64),
+}
+
+struct EntityDesc {
+    entity_name: Option<String>,
+    state_name: Option<String>,
+    overall_name: String,
+}
+
+#[derive(Default)]
+pub struct PowerTracker {
+    /// (session_uuid, rail index) -> track (the last descriptor wins)
+    rails: HashMap<(u64, u32), u32>,
+    /// energy_consumer_id -> consumer (the first descriptor wins)
+    consumers: HashMap<i32, EnergyConsumer>,
+    /// (entity index, state index) -> names (the first descriptor wins)
+    entity_states: HashMap<(i32, i32), EntityDesc>,
+    /// wakeup source name -> activations not yet deactivated
+    wakelocks: HashMap<String, u32>,
+    /// `__intrinsic_android_cpu_per_uid_track`: (track, uid, cluster,
+    /// total cpu ms), set when the replay ends
+    pub uid_tracks: Vec<(u32, u32, u32, i64)>,
+    /// suspend_resume slices' tracks (a track compressor: one lane per
+    /// action in flight)
+    suspend_lanes: Vec<Lane>,
+    suspend_state: SuspendState,
+    /// the open suspend_enter's slice name (its cookie)
+    suspend_enter_cookie: String,
+}
+
+/// A track compressor's lane: the cookie (slice name) it serves and how
+/// many of its slices are open.
+struct Lane {
+    cookie: String,
+    open: u32,
+}
+
+/// Where a suspend is (to close a suspend_enter left open by a failed
+/// suspend_prepare(): thaw_processes ends inside freeze_processes).
+#[derive(Default, Clone, Copy, PartialEq, Eq)]
+enum SuspendState {
+    #[default]
+    Initial,
+    Enter,
+    Freeze,
+}
+
+fn opt_str(s: &Option<String>) -> ArgVal {
+    match s {
+        Some(s) => ArgVal::Str(s.clone()),
+        None => ArgVal::NullStr,
+    }
+}
+
+fn opt_dim(s: &Option<String>) -> Dim {
+    match s {
+        Some(s) => Dim::Str(s.clone()),
+        None => Dim::NullStr,
+    }
+}
+
+/// The short name trace_processor gives a well-known rail (its raw name's
+/// suffix), shown as `power.rails.<name>`.
+fn friendly_rail_name(raw: &str) -> Option<&'static str> {
+    // checked in this order: the first suffix that matches wins
+    const SUFFIXES: [(&[&str], &str); 29] = [
+        (&["M_VDD_CPUCL0"], "cpu.little"),
+        (&["M_VDD_CPUCL0_M"], "cpu.little.mem"),
+        (&["M_VDD_CPUCL1"], "cpu.mid"),
+        (&["M_VDD_CPUCL1_M"], "cpu.mid.mem"),
+        (&["M_VDD_CPUCL2"], "cpu.big"),
+        (&["M_VDD_INT"], "system.fabric"),
+        (&["M_VDD_TPU"], "tpu"),
+        (&["VSYS_PWR_DISP", "VSYS_PWR_DISPLAY"], "display"),
+        (&["M_DISP"], "ldo.main.a.display"),
+        (&["VSYS_PWR_MODEM"], "modem"),
+        (&["M_VDD_MIF"], "memory.interface"),
+        (&["VSYS_PWR_WLAN_BT"], "wifi.bt"),
+        (&["VSYS_PWR_MMWAVE"], "mmwave"),
+        (&["S_VDD_AOC_RET"], "aoc.memory"),
+        (&["S_VDD_AOC"], "aoc.logic"),
+        (&["S_VDDQ_MEM"], "ddr.a"),
+        (&["S_VDD2L", "S_VDD2L_MEM"], "ddr.b"),
+        (&["S_VDD2H_MEM"], "ddr.c"),
+        (&["S_VDD_G3D"], "gpu"),
+        (&["S_VDD_G3D_L2"], "gpu.l2"),
+        (&["S_GNSS_CORE"], "gps"),
+        (&["VSYS_PWR_RFFE"], "radio.frontend"),
+        (&["VSYS_PWR_CAMERA"], "camera"),
+        (&["S_VDD_CAM"], "multimedia"),
+        (&["S_UDFPS"], "udfps"),
+        (&["S_PLL_MIPI_UFS"], "ufs"),
+        (&["M_LLDO1"], "ldo.main.a"),
+        (&["M_LLDO2"], "ldo.main.b"),
+        (&["S_LLDO1"], "ldo.sub"),
+    ];
+    SUFFIXES
+        .iter()
+        .find(|(ends, _)| ends.iter().any(|e| raw.ends_with(e)))
+        .map(|&(_, name)| name)
+}
+
+impl PowerTracker {
+    /// Applies the descriptors (AndroidProbesParser::ParseRailDescriptor's
+    /// tracks are created here, before any data, as at tokenization).
+    pub fn apply(c: &mut Ctx, d: &Descriptors) {
+        for r in &d.rails {
+            if r.index > 256 {
+                continue; // an excessively large index: skipped
+            }
+            let raw = r.rail_name.as_deref().unwrap_or("");
+            let name = match friendly_rail_name(raw) {
+                Some(f) => format!("power.rails.{f}"),
+                None => format!("power.{raw}_uws"),
+            };
+            let track = c.tracks.intern_with(
+                &mut c.args,
+                "power_rails",
+                Some(&name),
+                "counter",
+                vec![
+                    ("name", opt_dim(&r.rail_name)),
+                    ("session_uuid", Dim::Int(r.session_uuid as i64)),
+                ],
+                Owner::default(),
+                None,
+                || {
+                    vec![
+                        ("raw_name", Some(opt_str(&r.rail_name))),
+                        ("subsystem_name", Some(opt_str(&r.subsys_name))),
+                    ]
+                },
+            );
+            c.power.rails.insert((r.session_uuid, r.index), track);
+        }
+        for e in &d.consumers {
+            c.power.consumers.entry(e.id).or_insert_with(|| e.clone());
+        }
+        for s in &d.entity_states {
+            c.power
+                .entity_states
+                .entry((s.entity_index, s.state_index))
+                .or_insert_with(|| EntityDesc {
+                    entity_name: s.entity_name.clone(),
+                    state_name: s.state_name.clone(),
+                    overall_name: format!(
+                        "Entity residency: {} is {}",
+                        s.entity_name.as_deref().unwrap_or(""),
+                        s.state_name.as_deref().unwrap_or("")
+                    ),
+                });
+        }
+    }
+}
+
+pub fn event(c: &mut Ctx, ts: i64, e: &PowerEvent) {
+    match e {
+        PowerEvent::Battery(b) => battery(c, ts, b),
+        PowerEvent::RailEnergy {
+            session_uuid,
+            index,
+            energy,
+            packet_ts,
+        } => rail_energy(c, ts, *session_uuid, *index, *energy, *packet_ts),
+        PowerEvent::EnergyBreakdown(b) => energy_breakdown(c, ts, b),
+        PowerEvent::EntityResidency(r) => entity_residency(c, ts, r.as_deref()),
+        PowerEvent::CpuPerUid(track, value) => super::cpu_per_uid::counter(c, ts, *track, *value),
+    }
+}
+
+/// AndroidProbesParser::ParseBatteryCounters: one `battery_counter` track
+/// per (battery, counter); charge derived from energy / voltage and power
+/// from current * voltage when not given (int64 arithmetic, as the reference).
+fn battery(c: &mut Ctx, ts: i64, b: &Battery) {
+    let push = |c: &mut Ctx, counter: &'static str, value: Option<f64>| {
+        let name = match b.name.as_deref() {
+            Some(n) if !n.is_empty() => format!("batt.{n}.{counter}"),
+            _ => format!("batt.{counter}"),
+        };
+        let t = c.tracks.intern(
+            &mut c.args,
+            "battery_counter",
+            Some(&name),
+            "counter",
+            vec![
+                ("battery_name", opt_dim(&b.name)),
+                ("counter_name", Dim::Str(counter.into())),
+            ],
+            Owner::default(),
+            0,
+        );
+        if let Some(v) = value {
+            c.counters.push(ts, t, v, None);
+        }
+    };
+    if let Some(charge) = b.charge_counter_uah {
+        push(c, "charge_uah", Some(charge as f64));
+    } else if let (Some(energy), Some(voltage)) = (b.energy_counter_uwh, b.voltage_uv) {
+        // the track exists even when the voltage cannot divide
+        let charge = (voltage > 0).then(|| (energy.wrapping_mul(1_000_000) / voltage) as f64);
+        push(c, "charge_uah", charge);
+    }
+    if let Some(pct) = b.capacity_percent {
+        push(c, "capacity_pct", Some(pct as f64));
+    }
+    if let Some(cur) = b.current_ua {
+        push(c, "current_ua", Some(cur as f64));
+    }
+    if let Some(avg) = b.current_avg_ua {
+        push(c, "current.avg_ua", Some(avg as f64));
+    }
+    if let Some(v) = b.voltage_uv {
+        push(c, "voltage_uv", Some(v as f64));
+    }
+    if let (Some(cur), Some(v)) = (b.current_ua, b.voltage_uv) {
+        // discharging current is negative; power is reported positive
+        push(
+            c,
+            "power_mw",
+            Some(((cur.wrapping_mul(v) / 1_000_000_000) as f64).abs()),
+        );
+    }
+}
+
+/// AndroidProbesParser::ParsePowerRails: a counter on the rail's track with
+/// its packet's timestamp as the `packet_ts` arg.
+fn rail_energy(c: &mut Ctx, ts: i64, session: u64, index: u32, energy: u64, packet_ts: i64) {
+    let Some(&track) = c.power.rails.get(&(session, index)) else {
+        c.stats.add("power_rail_unknown_index", 1, None);
+        return;
+    };
+    let set = c
+        .args
+        .add_set_shared(&[("packet_ts", Some(ArgVal::Uint(packet_ts as u64)))]);
+    c.counters.push(ts, track, energy as f64, Some(set));
+}
+
+/// AndroidProbesParser::ParseEnergyBreakdown: the consumer's total on an
+/// `android_energy_estimation_breakdown` track, each uid's share on an
+/// `..._per_uid` track, both named after the consumer.
+fn energy_breakdown(c: &mut Ctx, ts: i64, b: &EnergyBreakdown) {
+    let (Some(id), Some(total)) = (b.consumer_id, b.energy_uws) else {
+        c.stats.add("energy_breakdown_missing_values", 1, None);
+        return;
+    };
+    let Some(consumer) = c.power.consumers.get(&id).cloned() else {
+        c.stats.add("energy_breakdown_missing_values", 1, None);
+        return;
+    };
+    let t = c.tracks.intern_with(
+        &mut c.args,
+        "android_energy_estimation_breakdown",
+        consumer.name.as_deref(),
+        "counter",
+        vec![("energy_consumer_id", Dim::Int(id as i64))],
+        Owner::default(),
+        None,
+        || {
+            vec![
+                ("consumer_type", Some(opt_str(&consumer.type_))),
+                ("ordinal", Some(ArgVal::Int(consumer.ordinal as i128))),
+            ]
+        },
+    );
+    c.counters.push(ts, t, total as f64, None);
+    for &(uid, energy) in &b.per_uid {
+        let (Some(uid), Some(energy)) = (uid, energy) else {
+            c.stats.add("energy_uid_breakdown_missing_values", 1, None);
+            continue;
+        };
+        let t = c.tracks.intern(
+            &mut c.args,
+            "android_energy_estimation_breakdown_per_uid",
+            consumer.name.as_deref(),
+            "counter",
+            vec![
+                ("energy_consumer_id", Dim::Int(id as i64)),
+                ("uid", Dim::Int(uid as u32 as i64)),
+            ],
+            Owner::default(),
+            0,
+        );
+        c.counters.push(ts, t, energy as f64, None);
+    }
+}
+
+/// AndroidProbesParser::ParseEntityStateResidency: the time in each state
+/// on an `entity_state` track per (entity, state). An entry without a
+/// descriptor stops the packet (counted), as the reference.
+fn entity_residency(c: &mut Ctx, ts: i64, r: Option<&[Residency]>) {
+    let Some(entries) = r else {
+        c.stats.add("entity_state_residency_invalid", 1, None);
+        return;
+    };
+    for e in entries {
+        let Some(d) = c.power.entity_states.get(&(e.entity_index, e.state_index)) else {
+            c.stats.add("entity_state_residency_lookup_failed", 1, None);
+            return;
+        };
+        let dims = vec![
+            ("entity_name", opt_dim(&d.entity_name)),
+            ("state_name", opt_dim(&d.state_name)),
+        ];
+        let name = d.overall_name.clone();
+        let t = c.tracks.intern(
+            &mut c.args,
+            "entity_state",
+            Some(&name),
+            "counter",
+            dims,
+            Owner::default(),
+            0,
+        );
+        c.counters
+            .push(ts, t, e.total_time_in_state_ms as f64, None);
+    }
+}
+
+/// `Wakelock(<name>)`, cut to 31 bytes as the reference's 32-byte buffer.
+fn wakelock_name(name: &str) -> String {
+    let mut s = format!("Wakelock({name})");
+    if s.len() > 31 {
+        let mut end = 31;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
+}
+
+fn wakelock_track(c: &mut Ctx, name: &str) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        "wakesource_wakelock",
+        Some(&wakelock_name(name)),
+        "slice",
+        vec![("wakelock_event", Dim::Str(name.to_owned()))],
+        Owner::default(),
+        0,
+    )
+}
+
+/// wakeup_source_activate: a `Wakelock(<name>)` slice opens on the source's
+/// track unless one is already open (activations are counted).
+pub fn wakeup_source_activate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let name = e.str("name").unwrap_or("");
+    let count = c.power.wakelocks.entry(name.to_owned()).or_insert(0);
+    *count += 1;
+    if *count > 1 {
+        return;
+    }
+    let t = wakelock_track(c, name);
+    c.slices
+        .begin(&mut c.stats, t, ts, wakelock_name(name), -1, None);
+}
+
+/// wakeup_source_deactivate: the slice ends with the last activation.
+pub fn wakeup_source_deactivate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let name = e.str("name").unwrap_or("");
+    let count = c.power.wakelocks.entry(name.to_owned()).or_insert(0);
+    let was = *count;
+    *count = was.saturating_sub(1);
+    if was != 1 {
+        return;
+    }
+    let t = wakelock_track(c, name);
+    c.slices.end(&mut c.stats, t, ts);
+}
+
+/// TrackCompressor::GetOrCreateTrackForCookie: the lane of `cookie`, else
+/// the first idle lane (adopted), else a new one; as a
+/// `Suspend/Resume Latency` track with its lane index as dimension.
+fn suspend_lane(c: &mut Ctx, cookie: &str) -> (usize, u32) {
+    let lanes = &mut c.power.suspend_lanes;
+    let idx = match lanes.iter().position(|l| l.cookie == cookie) {
+        Some(i) => i,
+        None => match lanes.iter().position(|l| l.open == 0) {
+            Some(i) => {
+                lanes[i].cookie = cookie.to_owned();
+                i
+            }
+            None => {
+                lanes.push(Lane {
+                    cookie: cookie.to_owned(),
+                    open: 0,
+                });
+                lanes.len() - 1
+            }
+        },
+    };
+    let track = c.tracks.intern(
+        &mut c.args,
+        "suspend_resume",
+        Some("Suspend/Resume Latency"),
+        "slice",
+        vec![("track_compressor_idx", Dim::Int(idx as i64))],
+        Owner::default(),
+        0,
+    );
+    (idx, track)
+}
+
+/// suspend_resume (FtraceParser::ParseSuspendResume): `<action>(<val>)`
+/// slices, begun and ended by the event's `start`, on compressed
+/// `Suspend/Resume Latency` tracks.
+pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let action = e.str("action").unwrap_or("");
+    // timekeeping_freeze's val is the cpu it ran on, not part of the action
+    let val = match action {
+        "timekeeping_freeze" => 0,
+        _ => e.int("val").unwrap_or(0) as i32,
+    };
+    let mut name = format!("{action}({val})");
+    if name.len() > 63 {
+        let mut end = 63;
+        while !name.is_char_boundary(end) {
+            end -= 1;
+        }
+        name.truncate(end);
+    }
+    if e.int("start").unwrap_or(0) == 0 {
+        let (idx, track) = suspend_lane(c, &name);
+        let lane = &mut c.power.suspend_lanes[idx];
+        lane.open = lane.open.saturating_sub(1);
+        c.slices.end(&mut c.stats, track, ts);
+        if action == "suspend_enter" {
+            c.power.suspend_state = SuspendState::Initial;
+        } else if action == "thaw_processes" && c.power.suspend_state == SuspendState::Freeze {
+            // suspend_prepare() failed: its suspend_enter never ends
+            let cookie = c.power.suspend_enter_cookie.clone();
+            let (idx, track) = suspend_lane(c, &cookie);
+            let lane = &mut c.power.suspend_lanes[idx];
+            lane.open = lane.open.saturating_sub(1);
+            c.slices.end(&mut c.stats, track, ts);
+            c.power.suspend_state = SuspendState::Initial;
+        }
+        return;
+    }
+    if action == "suspend_enter" {
+        c.power.suspend_state = SuspendState::Enter;
+        c.power.suspend_enter_cookie = name.clone();
+    } else if action == "freeze_processes" && c.power.suspend_state == SuspendState::Enter {
+        c.power.suspend_state = SuspendState::Freeze;
+    }
+    let (idx, track) = suspend_lane(c, &name);
+    c.power.suspend_lanes[idx].open += 1;
+    let utid = c.pt.get_or_create_thread(e.pid);
+    let set = c.args.add_set_shared(&[
+        ("utid", Some(ArgVal::Uint(utid as u64))),
+        (
+            "event_type",
+            Some(ArgVal::Str("Main Kernel Suspend Event".into())),
+        ),
+        ("cpu", Some(ArgVal::Uint(e.cpu as u64))),
+        // not a device PM callback: no device, driver or phase
+        ("device_name", Some(ArgVal::NullStr)),
+        ("driver_name", Some(ArgVal::NullStr)),
+        ("callback_phase", Some(ArgVal::NullStr)),
+    ]);
+    c.slices.begin(&mut c.stats, track, ts, name, -1, Some(set));
+}
