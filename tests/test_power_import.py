@@ -216,3 +216,26 @@ def test_wakelock_and_suspend_resume_slices(engine):
         (1_100, 300, "freeze_processes(0)", 1),
         (1_200, 100, "thaw_processes(0)", 2),
     ]
+
+
+def test_packet_in_a_custom_clock_is_converted_to_boottime(tmp_path):
+    t = pb.Trace()
+    p = t.packet.add(timestamp=1_000_000_000)
+    p.clock_snapshot.clocks.add(clock_id=6, timestamp=1_000_000_000)  # BOOTTIME
+    p.clock_snapshot.clocks.add(clock_id=128, timestamp=500)
+    p = t.packet.add(timestamp=600, timestamp_clock_id=128)
+    p.battery.capacity_percent = 50
+    p = t.packet.add(timestamp=2_000_000_000)  # already BOOTTIME
+    p.battery.capacity_percent = 40
+    path = tmp_path / "clock.pftrace"
+    path.write_bytes(t.SerializeToString())
+    eng = EmbeddedEngine()
+    eng.load(path)
+    try:
+        # 600 on clock 128 is 100 after the snapshot: 1_000_000_000 + 100
+        assert _counters(eng, "batt.*") == [
+            ("batt.capacity_pct", 1_000_000_100, 50.0),
+            ("batt.capacity_pct", 2_000_000_000, 40.0),
+        ]
+    finally:
+        eng.close()

@@ -1,6 +1,7 @@
 //! Trace bytes -> decoded events ([`crate::events::Sink`]).
 
 pub mod atrace;
+pub mod clocks;
 pub mod container;
 pub mod ftrace_schema;
 pub mod power;

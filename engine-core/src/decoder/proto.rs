@@ -191,6 +191,8 @@ pub struct ProtoDecoder<'s> {
     setup_error_seqs: std::collections::BTreeSet<u32>,
     /// CpuPerUidData's counters are derived at tokenization, in file order.
     cpu_per_uid: crate::trackers::cpu_per_uid::Tokenizer,
+    /// ClockSnapshots, to convert packets stamped in another clock.
+    clocks: super::clocks::ClockSync,
 }
 
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
@@ -214,6 +216,7 @@ impl<'s> ProtoDecoder<'s> {
             seq_id: 0,
             setup_error_seqs: Default::default(),
             cpu_per_uid: Default::default(),
+            clocks: Default::default(),
         }
     }
 
@@ -290,6 +293,7 @@ impl<'s> ProtoDecoder<'s> {
 
     fn packet(&mut self, raw: &[u8]) -> R<()> {
         let mut ts: Option<i64> = None;
+        let mut clock: Option<u32> = None;
         self.seq_id = 0;
         let mut data = OneofRun::new();
         for f in Fields::new(raw) {
@@ -297,6 +301,10 @@ impl<'s> ProtoDecoder<'s> {
             if num == 8 {
                 if let Some(x) = varint(v) {
                     ts = Some(x as i64);
+                }
+            } else if num == 58 {
+                if let Some(x) = varint(v) {
+                    clock = Some(x as u32);
                 }
             } else if num == 10 {
                 if let Some(x) = varint(v) {
@@ -307,6 +315,14 @@ impl<'s> ProtoDecoder<'s> {
                     data.see(num, b);
                 }
             }
+        }
+        // a timestamp in another clock, on a BOOTTIME trace: converted
+        let boottime_trace = matches!(
+            self.sink.metadata.get_int("trace_time_clock_id"),
+            None | Some(6)
+        );
+        if let (Some(t), Some(c), true) = (ts, clock, boottime_trace) {
+            ts = Some(self.clocks.to_boottime(self.seq_id, c, t).unwrap_or(t));
         }
         let ts = match ts {
             Some(t) => {
@@ -1139,24 +1155,28 @@ impl<'s> ProtoDecoder<'s> {
     fn clock_snapshot(&mut self, parts: &[&[u8]]) -> R<()> {
         const BOOTTIME: i64 = 6;
         const TRACE_FILE: i64 = 99;
-        let (mut primary, mut clocks) = (0i64, Vec::new());
+        let (mut primary, mut clocks, mut stamps) = (0i64, Vec::new(), Vec::new());
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
                     (2, Value::Varint(x)) => primary = x as i64,
                     (1, Value::Bytes(b)) => {
-                        let mut id = 0i64;
+                        let (mut id, mut at) = (0i64, 0i64);
                         for f in Fields::new(b) {
-                            if let (1, Value::Varint(x)) = f? {
-                                id = x as u32 as i64;
+                            match f? {
+                                (1, Value::Varint(x)) => id = x as u32 as i64,
+                                (2, Value::Varint(x)) => at = x as i64,
+                                _ => {}
                             }
                         }
                         clocks.push(id);
+                        stamps.push((id as u32, at));
                     }
                     _ => {}
                 }
             }
         }
+        self.clocks.snapshot(self.seq_id, &stamps);
         let clock = if primary != 0 {
             Some(primary)
         } else if clocks.contains(&BOOTTIME) && !clocks.contains(&TRACE_FILE) {

@@ -1,0 +1,59 @@
+//! Packet timestamps in another clock than BOOTTIME (TracePacket
+//! `timestamp_clock_id`, e.g. a producer's custom clock), converted to
+//! BOOTTIME through the ClockSnapshots seen so far, as trace_processor's
+//! ClockTracker does for a direct path: the snapshot holding both clocks
+//! whose source timestamp is the latest not after the packet's (else the
+//! first such snapshot), offset applied. Sequence-scoped clocks (ids 64 to
+//! 127) are looked up on the packet's sequence. Multi-hop paths, incremental
+//! clocks and unit multipliers are not supported: such a timestamp is kept
+//! as it is.
+
+const BOOTTIME: u32 = 6;
+
+/// A clock id as the snapshots key it: (sequence for sequence-scoped
+/// clocks else 0, clock id).
+fn key(seq: u32, clock: u32) -> (u32, u32) {
+    if (64..128).contains(&clock) {
+        (seq, clock)
+    } else {
+        (0, clock)
+    }
+}
+
+#[derive(Default)]
+pub struct ClockSync {
+    /// Each snapshot's (clock key, timestamp) pairs, in file order.
+    snapshots: Vec<Vec<((u32, u32), i64)>>,
+}
+
+impl ClockSync {
+    pub fn snapshot(&mut self, seq: u32, clocks: &[(u32, i64)]) {
+        self.snapshots
+            .push(clocks.iter().map(|&(c, ts)| (key(seq, c), ts)).collect());
+    }
+
+    /// `ts` of `clock` as BOOTTIME, when a snapshot relates the two.
+    pub fn to_boottime(&self, seq: u32, clock: u32, ts: i64) -> Option<i64> {
+        if clock == BOOTTIME {
+            return Some(ts);
+        }
+        let k = key(seq, clock);
+        let find = |s: &[((u32, u32), i64)], k: (u32, u32)| {
+            s.iter().find(|(c, _)| *c == k).map(|&(_, t)| t)
+        };
+        let pairs = self
+            .snapshots
+            .iter()
+            .filter_map(|s| Some((find(s, k)?, find(s, (0, BOOTTIME))?)));
+        let mut first = None;
+        let mut best: Option<(i64, i64)> = None;
+        for (src, dst) in pairs {
+            first.get_or_insert((src, dst));
+            if src <= ts && best.map_or(true, |(b, _)| src >= b) {
+                best = Some((src, dst));
+            }
+        }
+        let (src, dst) = best.or(first)?;
+        Some(dst.wrapping_add(ts.wrapping_sub(src)))
+    }
+}
