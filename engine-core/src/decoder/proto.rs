@@ -317,12 +317,11 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         // a timestamp in another clock, on a BOOTTIME trace: converted
-        let boottime_trace = matches!(
-            self.sink.metadata.get_int("trace_time_clock_id"),
-            None | Some(6)
-        );
-        if let (Some(t), Some(c), true) = (ts, clock, boottime_trace) {
-            ts = Some(self.clocks.to_boottime(self.seq_id, c, t).unwrap_or(t));
+        if let (Some(t), Some(c)) = (ts, clock) {
+            let trace_clock = self.sink.metadata.get_int("trace_time_clock_id");
+            if matches!(trace_clock, None | Some(6)) {
+                ts = Some(self.clocks.to_boottime(self.seq_id, c, t).unwrap_or(t));
+            }
         }
         let ts = match ts {
             Some(t) => {
