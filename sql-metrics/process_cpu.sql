@@ -8,9 +8,12 @@
 SELECT p.upid, p.pid, p.name,
   (SELECT m.name FROM thread m WHERE m.upid = p.upid AND m.tid = p.pid) AS main_thread_name,
   sum(s.dur) AS cpu_ns
-FROM sched s
-JOIN thread th USING (utid)
-JOIN process p USING (upid)
+-- CROSS JOIN fixes the loop order (SQLite keeps it): processes in upid
+-- order outermost, so GROUP BY p.upid needs no sorter over the sched rows;
+-- each thread's rows are an index lookup (utid =)
+FROM process p
+CROSS JOIN thread th ON th.upid = p.upid
+CROSS JOIN sched s ON s.utid = th.utid
 WHERE s.dur > 0 AND s.utid != 0
 GROUP BY p.upid
 ORDER BY cpu_ns DESC, p.name

@@ -226,6 +226,17 @@ LOOKUPS = [
     "SELECT id FROM sched WHERE utid = 3 AND ts < 'abc' ORDER BY ts DESC, id DESC",
     "SELECT c.cpu, (SELECT s.id FROM sched s WHERE s.cpu = c.cpu AND s.ts < {mid} "
     "ORDER BY s.ts DESC, s.id DESC LIMIT 1) FROM cpu c ORDER BY c.cpu",
+    # ordered scans: with no equality or cheap range, ORDER BY / GROUP BY an
+    # integer column reads its index whole (NULLs first; DESC in reverse); a
+    # range on another column is then SQLite's to check
+    "SELECT utid, count(*), sum(dur), min(ts) FROM sched GROUP BY utid",
+    "SELECT utid, sum(dur) FROM sched WHERE dur > 0 AND utid != 0 GROUP BY utid",
+    "SELECT id, utid, ts FROM sched ORDER BY utid, ts, id",
+    "SELECT id, utid, ts FROM sched ORDER BY utid DESC, ts DESC, id DESC",
+    "SELECT id, cpu FROM thread_state ORDER BY cpu, ts, id",
+    "SELECT cpu, count(*) FROM thread_state GROUP BY cpu ORDER BY cpu DESC",
+    "SELECT id, utid FROM sched WHERE ts > {mid} ORDER BY utid, id",
+    "SELECT name, count(*) FROM thread GROUP BY name ORDER BY name",
     # prelude functions
     "SELECT trace_start() <= min(ts) FROM sched",
     "SELECT a.arg_set_id, a.key, extract_arg(a.arg_set_id, a.key) AS v FROM args a ORDER BY a.id",
@@ -255,6 +266,9 @@ def test_grouped_lookups_need_no_sorter():
     # the latest slice before a time on a CPU: one seek, read in reverse
     latest = plan("SELECT id FROM sched WHERE cpu = 1 AND ts < 5 ORDER BY ts DESC, id DESC LIMIT 1")
     assert "VIRTUAL TABLE" in latest and "TEMP B-TREE" not in latest, latest
+    # every row grouped by an integer column: its index read whole
+    whole = plan("SELECT utid, sum(dur) FROM sched WHERE dur > 0 GROUP BY utid")
+    assert "VIRTUAL TABLE" in whole and "TEMP B-TREE" not in whole, whole
     # a text column and an IN list (SQLite then never lets a table consume
     # the order) still sort
     for sql in ("SELECT state, count(*) FROM thread_state WHERE utid = 3 GROUP BY state",

@@ -157,6 +157,14 @@ impl ColumnTab {
 }
 
 impl ColumnTab {
+    /// The order of `col`'s index read whole: (col, ts, row).
+    fn index_order(&self, col: i32) -> Vec<i32> {
+        match self.table.ts_col.map(|t| t as i32) {
+            Some(ts) if ts != col => vec![col, ts, ROWID],
+            _ => vec![col, ROWID],
+        }
+    }
+
     /// The column an equality plan's rows can be ordered by for ORDER BY /
     /// GROUP BY `wanted` (then ts, then row): an integer column other than
     /// ts, when the plan is exact (its ts bounds are numbers, checked per
@@ -244,8 +252,41 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             .min_by_key(|(_, col, _)| (!self.is_row(*col), *col))
             .copied();
         let unique = eq.is_some_and(|(_, col, _)| self.is_row(col));
+        let wanted: Vec<i32> = info.order_bys().map(|o| o.column()).collect();
+        // every term ascending, or every term descending (the rows are then
+        // read in reverse: `WHERE cpu = ? AND ts < ? ORDER BY ts DESC LIMIT
+        // 1` is one seek); mixed directions are left to SQLite's sorter
+        let desc = info.order_bys().all(|o| o.is_order_by_desc());
+        let one_direction = desc || info.order_bys().all(|o| !o.is_order_by_desc());
+        // Without an equality or a cheap range (row number, sorted column,
+        // ts), an ORDER BY / GROUP BY led by an integer column is served by
+        // reading that column's index whole (`GROUP BY utid` over every
+        // sched row: no sorter); a range on another column is then checked
+        // by SQLite.
+        let cheap_range = |c: i32| {
+            self.is_row(c)
+                || (c >= 0 && self.table.sorted[c as usize])
+                || Some(c as usize) == self.table.ts_col
+        };
+        let ordered_scan = match wanted.first() {
+            Some(&c)
+                if eq.is_none()
+                    && one_direction
+                    && c >= 0
+                    && !self.is_row(c)
+                    && self.integer(c)
+                    && self.usable(c)
+                    && !cons.iter().any(|&(_, col, op)| {
+                        op != b'=' && self.usable(col) && cheap_range(col)
+                    })
+                    && order_satisfies(&self.index_order(c), &wanted, |c| self.is_row(c), NONE) =>
+            {
+                Some(c)
+            }
+            _ => None,
+        };
         // the range column
-        let range_col = if unique {
+        let range_col = if unique || ordered_scan.is_some() {
             NONE
         } else if eq.is_some() {
             self.table.ts_col.map_or(NONE, |t| t as i32)
@@ -272,6 +313,9 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             exact,
             desc: false,
         };
+        if let Some(c) = ordered_scan {
+            plan.then = c;
+        }
         let mut argv = 0;
         if let Some((i, _, _)) = eq {
             argv += 1;
@@ -323,6 +367,8 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
         // sorted column's range; (value, ts, row) for an index
         let orders: Vec<Vec<i32>> = if unique {
             vec![Vec::new()]
+        } else if let Some(c) = ordered_scan {
+            vec![self.index_order(c)]
         } else if eq.is_some() {
             vec![self
                 .table
@@ -344,12 +390,6 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             );
             o
         };
-        let wanted: Vec<i32> = info.order_bys().map(|o| o.column()).collect();
-        // every term ascending, or every term descending (the rows are then
-        // read in reverse: `WHERE cpu = ? AND ts < ? ORDER BY ts DESC LIMIT
-        // 1` is one seek); mixed directions are left to SQLite's sorter
-        let desc = info.order_bys().all(|o| o.is_order_by_desc());
-        let one_direction = desc || info.order_bys().all(|o| !o.is_order_by_desc());
         if wanted.is_empty() || !one_direction {
         } else if orders
             .iter()
@@ -644,6 +684,10 @@ fn rows_for(t: &Arc<Table>, plan: &Plan, eq: Option<V<'_>>, bounds: &[(u8, V<'_>
             _ => (lo, hi),
         };
         return Rows::Perm(ix, lo, hi);
+    }
+    if plan.then >= 0 {
+        // an ordered scan: the column's index read whole
+        return Rows::Perm(t.index(plan.then as usize), 0, n);
     }
     match plan.range {
         NONE => Rows::Range(0, n),
