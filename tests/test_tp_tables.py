@@ -70,29 +70,18 @@ ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, 
         "unsigned ftrace / binder fields typed 'uint'; the embedded engine has fewer. "
         "And trace_processor shares one arg set between rows with identical args, "
         "the embedded engine does not always")
-ARGS_UINT = "unsigned ftrace fields: value_type 'uint' in trace_processor, 'int' in the embedded engine"
+ARGS_UINT = "power rail args: value_type 'uint' in trace_processor, 'int' in the embedded engine"
 ARGS_ASYNC_COOKIE = ("atrace async (S/F) slices: trace_processor v58 records "
-                     "legacy_unnestable_* args where the embedded engine keeps the print buf")
-FRAMES_V58 = ("frame timeline: trace_processor v58 adds a track_compressor_idx dimension "
-              "to Expected/Actual Timeline tracks, fills jank_score (0) / "
-              "jank_tag_experimental ('Unspecified') and more args")
-FRAMES_NESTING = ("overlapping frame timeline slices: trace_processor v58 spreads them over "
-                  "compressed tracks (depth 0) where the embedded engine nests them")
-SLICE_TRACKS_ARGS = ("slices on frame timeline / async tracks point to tracks whose "
-                     "dimensions differ (track_compressor_idx, see FRAMES_V58) and carry "
-                     "fewer args")
-API32_COUNTERS = ("counters and their tracks trace_processor creates that the embedded engine "
-                  "does not (process memory from process_stats incl. thread fallbacks, "
-                  "more ftrace counters)")
-API32_THREADS = "3,447 threads vs 3,438: tid reuse / process tree merges differ"
-SYS_STATS_TRACKS = ("sys_stats / process_stats counter tracks named or typed differently: "
-                    "cpuidle<cpu>.<state> names, gpu ugpu dimension, thermal_temperature_sys "
-                    "type, process runtime track type / description")
+                     "legacy_unnestable_* args where the embedded engine keeps the print buf, and "
+                     "shares arg sets the embedded engine does not")
+FRAMES_V58 = ("frame timeline slices: trace_processor v58 gives them more args (Jank "
+              "Metadata, Present Delay, Vsync Resynced Jitter, the experimental present / "
+              "jank types) than the embedded engine")
+SLICE_TRACKS_ARGS = ("slices on frame timeline / async tracks carry fewer args (see FRAMES_V58, "
+                     "ARGS_ASYNC_COOKIE)")
+SYS_STATS_TRACKS = ("sys_stats counter tracks named or typed differently: "
+                    "cpuidle<cpu>.<state> names, thermal_temperature_sys type")
 COUNTER_UNITS = "counter_track.unit: trace_processor v58 sets units on sys_stats tracks, the embedded engine NULL"
-PROCESS_TRACKS = ("process tracks: atrace async slices for a named track (N/G/H) and "
-                  "frame timeline layers get other process tracks in trace_processor")
-THREAD_TRACKS = "thread tracks trace_processor creates for threads with only ftrace/binder events"
-TRACK_ROWS = "tracks: the union of API32_COUNTERS, PROCESS_TRACKS and THREAD_TRACKS"
 BLOCKED_FUNCTION = ("thread_state.blocked_function from systrace sched_blocked_reason "
                     "is not imported")
 SYSTRACE_IRQ_FLAGS = ("systrace lines without a gap after the irq flags: the timestamp is "
@@ -106,16 +95,13 @@ BOUNDS_BLOCKED_REASON = ("trace_bounds.end_ts: a systrace sched_blocked_reason l
 BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started) and SYSTRACE_IRQ_FLAGS"
 
 KNOWN_GAPS: list[Gap] = [
-    Gap("actual_frame_timeline_slice", ['arg_set_id', 'jank_score', 'jank_tag_experimental', 'track_id'], FRAMES_V58, {
+    Gap("actual_frame_timeline_slice", ['arg_set_id'], FRAMES_V58, {
         "conformance/parser_graphics/test_actual_frame_timeline_events",
         *FRAME_FIXTURES,
         "shared/nia-sidky.perfetto-trace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
-    Gap("actual_frame_timeline_slice", ['depth', 'parent_id'], FRAMES_NESTING, {
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-    }),
-    Gap("args", ['display_value', 'flat_key', 'int_value', 'key', 'string_value'], ARGS_ASYNC_COOKIE, {
+    Gap("args", ['rows'], ARGS_ASYNC_COOKIE, {
         "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
     }),
     Gap("args", ['rows'], ARGS, {
@@ -132,20 +118,16 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_parsing/test_kernel_dpu_tmw_counter_process_counter_and_track",
         "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_1",
-        "conformance/parser_process_tracking/test_process_tracking_reused_thread_print",
         "conformance/parser_process_tracking/test_unknown_thread_name_tracking",
         "conformance/parser_sched/test_cpu_frequency_limits",
         "conformance/tables_counters/test_counters_group_by_freq_counters_group_by_freq",
         "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
-        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
         "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
         "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "conformance/parser_parsing/test_task_newtask_swapper_by_init",
-        "conformance/parser_parsing_sys_stats/test_gpufreq",
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
         "conformance/parser_process_tracking/test_process_tracking",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
@@ -164,56 +146,23 @@ KNOWN_GAPS: list[Gap] = [
     }),
     Gap("args", ['value_type'], ARGS_UINT, {
         "conformance/parser_power_power_rails/test_power_rails_timestamp_sort",
-        "conformance/parser_parsing/test_slice_mdss_tracing_mark_write",
-        "conformance/parser_process_tracking/test_slice_with_pid_sde_tracing_mark_write",
-        "conformance/parser_android/test_binder_txn_sync_good",
-        "conformance/parser_process_tracking/test_process_parent_pid_process_parent_pid_tracking_1",
-        "conformance/parser_process_tracking/test_process_parent_pid_process_parent_pid_tracking_2",
-        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
-        "conformance/parser_parsing/test_task_newtask_waker_utid",
-    }),
-    Gap("counter", ['rows'], API32_COUNTERS, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("counter", ['track_id'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-        "conformance/parser_parsing_sys_stats/test_gpufreq",
         "conformance/parser_parsing_sys_stats/test_thermal_zones",
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
-    }),
-    Gap("counter_track", ['description'], SYS_STATS_TRACKS, {
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
-    }),
-    Gap("counter_track", ['dimension_arg_set_id'], SYS_STATS_TRACKS, {
-        "conformance/parser_parsing_sys_stats/test_gpufreq",
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
     }),
     Gap("counter_track", ['name'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
     }),
-    Gap("counter_track", ['rows'], API32_COUNTERS, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
     Gap("counter_track", ['type'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_thermal_zones",
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
     }),
     Gap("counter_track", ['unit'], COUNTER_UNITS, {
         "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-        "conformance/parser_parsing_sys_stats/test_gpufreq",
         "conformance/parser_parsing_sys_stats/test_thermal_zones",
     }),
     Gap("cpu_counter_track", ['name', 'unit'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-    }),
-    Gap("expected_frame_timeline_slice", ['depth', 'parent_id'], FRAMES_NESTING, {
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-    }),
-    Gap("expected_frame_timeline_slice", ['track_id'], FRAMES_V58, {
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-        *FRAME_FIXTURES,
-        "shared/nia-sidky.perfetto-trace",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("ftrace_event", ['arg_set_id'], FTRACE_ARGS, {
         "shared/trappy-surfaceflinger.html",
@@ -249,18 +198,7 @@ KNOWN_GAPS: list[Gap] = [
     Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
-    Gap("process_counter_track", ['description', 'type'], SYS_STATS_TRACKS, {
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
-    }),
-    Gap("process_counter_track", ['rows'], API32_COUNTERS, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("process_track", ['rows'], PROCESS_TRACKS, {
-        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("slice", ['arg_set_id', 'track_id'], SLICE_TRACKS_ARGS, {
+    Gap("slice", ['arg_set_id'], SLICE_TRACKS_ARGS, {
         "conformance/parser_atrace/test_process_track_slices_android_async_slice",
         "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
         "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
@@ -269,10 +207,6 @@ KNOWN_GAPS: list[Gap] = [
         *FRAME_FIXTURES,
         "shared/nia-sidky.perfetto-trace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("slice", ['depth', 'parent_id'], FRAMES_NESTING, {
-        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
     }),
     Gap("slice", ['ts'], SYSTRACE_IRQ_FLAGS, {
         "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
@@ -287,20 +221,9 @@ KNOWN_GAPS: list[Gap] = [
         "shared/nia-sidky.perfetto-trace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
-    Gap("thread", ['rows'], API32_THREADS, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("thread_counter_track", ['rows'], API32_COUNTERS, {
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
     Gap("thread_state", ['blocked_function'], BLOCKED_FUNCTION, {
         "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
         "shared/trappy-surfaceflinger.html",
-    }),
-    Gap("thread_track", ['rows'], THREAD_TRACKS, {
-        "conformance/parser_process_tracking/test_process_tracking_reused_thread_print",
-        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("trace_bounds", ['end_ts'], BOUNDS_BLOCKED_REASON, {
         "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
@@ -312,31 +235,11 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
-    Gap("track", ['dimension_arg_set_id'], SLICE_TRACKS_ARGS, {
-        "conformance/parser_atrace/test_process_track_slices_android_async_slice",
-        "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
-        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
-        "conformance/parser_parsing_sys_stats/test_gpufreq",
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
-        *FRAME_FIXTURES,
-        "shared/nia-sidky.perfetto-trace",
-    }),
     Gap("track", ['name'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
     }),
-    Gap("track", ['rows'], TRACK_ROWS, {
-        "conformance/parser_process_tracking/test_process_tracking_reused_thread_print",
-        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
-        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("track", ['source_arg_set_id'], SYS_STATS_TRACKS, {
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
-    }),
     Gap("track", ['type'], SYS_STATS_TRACKS, {
         "conformance/parser_parsing_sys_stats/test_thermal_zones",
-        "conformance/parser_process_tracking/test_process_stats_process_runtime",
     }),
 
     Gap("counter_track", ['machine_id'], MULTI_MACHINE, {

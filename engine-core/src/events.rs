@@ -181,6 +181,8 @@ pub struct StatsProcess {
 
 #[derive(Debug, Clone, Default)]
 pub struct SysStatsData {
+    /// (MeminfoCounters key, kB)
+    pub meminfo: Vec<(u64, i128)>,
     pub cpufreq_khz: Vec<i64>,
     pub devfreq: Vec<(String, i128)>,
     pub gpufreq_mhz: Vec<i128>,

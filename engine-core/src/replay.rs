@@ -56,6 +56,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         stats: sink.stats.clone(),
         slices: SliceTracker::default(),
         counters: Counters::default(),
+        memory: Default::default(),
         thread_state: ThreadStateTracker::new(),
         states: EndStates::new(version),
         power: Default::default(),
@@ -235,21 +236,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if raw_on {
                     let mut arg_set = None;
                     if !DEDICATED_TABLE_EVENTS.contains(&e.name) && !e.fields.is_empty() {
-                        let items: Vec<(&str, Option<ArgVal>)> = e
-                            .fields
-                            .iter()
-                            .map(|(k, v)| {
-                                (
-                                    *k,
-                                    Some(match v {
-                                        FieldVal::Int(i) => ArgVal::Int(*i),
-                                        FieldVal::Str(s) => ArgVal::Str(s.clone()),
-                                        FieldVal::Bool(b) => ArgVal::Bool(*b),
-                                        FieldVal::Real(r) => ArgVal::Real(*r),
-                                    }),
-                                )
-                            })
-                            .collect();
+                        let items = crate::trackers::raw::event_args(e);
                         arg_set = Some(ctx.args.add_set(&items));
                     }
                     raw.push(e.ts, e.name, e.cpu, utid, arg_set, false);
@@ -315,6 +302,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     binder.finish(&mut ctx);
     ctx.power.uid_tracks =
         crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
+    crate::trackers::memory::finish(&mut ctx);
     probe_stage("replayed");
     // the tables need none of the events any more (peak RSS)
     drop(order);
@@ -424,6 +412,9 @@ fn ftrace_event(
         "wakeup_source_activate" => power::wakeup_source_activate(c, ts, e),
         "wakeup_source_deactivate" => power::wakeup_source_deactivate(c, ts, e),
         "suspend_resume" => power::suspend_resume(c, ts, e),
+        "gpu_frequency" => counters::gpu_frequency(c, ts, e),
+        "rss_stat" | "rss_stat_throttled" => crate::trackers::memory::rss_stat(c, ts, e),
+        "oom_score_adj_update" => crate::trackers::memory::oom_score_adj_update(c, ts, e),
         "task_newtask" => {
             let new_tid = e.int("pid").unwrap_or(0) as i64;
             if new_tid == 0 {

@@ -776,6 +776,23 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
             (2, "val", I32, false),
             (3, "start", U32, false),
         ],
+        "rss_stat" => &[
+            (1, "member", I32, false),
+            (2, "size", I64, false),
+            (3, "curr", U32, false),
+            (4, "mm_id", U32, false),
+        ],
+        "rss_stat_throttled" => &[
+            (1, "curr", U32, false),
+            (2, "member", I32, false),
+            (3, "mm_id", U32, false),
+            (4, "size", I64, false),
+        ],
+        "oom_score_adj_update" => &[
+            (1, "comm", Str, false),
+            (2, "oom_score_adj", I32, false),
+            (3, "pid", I32, false),
+        ],
         "sys_enter" => &[(1, "id", I64, false), (2, "args", U64, true)],
         "sys_exit" => &[(1, "id", I64, false), (2, "ret", I64, false)],
         "wakeup_source_activate" | "wakeup_source_deactivate" => {

@@ -129,7 +129,7 @@ fn process_stats_counter(field: u32) -> Option<(&'static str, i128, bool)> {
 }
 
 /// sys_stats fields imported as counters (the rest only bound the trace).
-const SYS_STATS_IMPORTED: [u32; 7] = [11, 10, 17, 15, 16, 9, 13];
+const SYS_STATS_IMPORTED: [u32; 8] = [1, 11, 10, 17, 15, 16, 9, 13];
 
 /// The warning of a trace whose packet framing is cut short.
 pub const TRUNCATED_WARNING: &str =
@@ -844,6 +844,17 @@ impl<'s> ProtoDecoder<'s> {
                 match (num, v) {
                     (11, v) => push_varints(v, &mut cpufreq)?,
                     (17, v) => push_varints(v, &mut gpufreq)?,
+                    (1, Value::Bytes(b)) => {
+                        let (mut key, mut val) = (0u64, 0i128);
+                        for f in Fields::new(b) {
+                            match f? {
+                                (1, Value::Varint(x)) => key = x,
+                                (2, Value::Varint(x)) => val = x as i128,
+                                _ => {}
+                            }
+                        }
+                        d.meminfo.push((key, val));
+                    }
                     (10, Value::Bytes(b)) => {
                         let (mut key, mut val) = (String::new(), 0i128);
                         for f in Fields::new(b) {
@@ -919,6 +930,7 @@ impl<'s> ProtoDecoder<'s> {
             self.sink.bound_only_ts.push(ts);
         }
         if !(d.cpufreq_khz.is_empty()
+            && d.meminfo.is_empty()
             && d.devfreq.is_empty()
             && d.gpufreq_mhz.is_empty()
             && d.thermal_zone.is_empty()

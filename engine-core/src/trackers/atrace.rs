@@ -3,17 +3,41 @@
 //! counters; raw_syscalls -> syscall slices (importers/systrace/
 //! systrace_parser.cc, importers/syscalls/syscall_tracker.h).
 
-use rustc_hash::FxHashMap as HashMap;
-
-use super::tracks::{ArgVal, Dim, Owner};
+use super::compressor::{lane_dims, Nesting, TrackCompressor};
+use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
 use crate::decoder::atrace::{parse_print, Parsed, TracePoint};
 use crate::events::FtraceEv;
 
-/// Async S/F slot assignment: (upid, name) -> cookie per slot.
+/// The lanes of atrace's async slices (S/F, G/H/N): the tracks they are
+/// spread over (trace_processor's TrackCompressor).
 #[derive(Default)]
 pub struct AsyncSlots {
-    slots: HashMap<(u32, String), Vec<Option<i128>>>,
+    compressor: TrackCompressor,
+}
+
+/// A process's async track of one lane.
+fn async_track(c: &mut Ctx, type_: &'static str, name: &str, upid: u32, dims: Dims) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        type_,
+        Some(name),
+        "slice",
+        dims,
+        upid_owner(upid),
+        0,
+    )
+}
+
+/// Ends the open slice of an async lane. An end whose lane had no track yet
+/// (nothing begun there) still creates the track, as trace_processor does,
+/// with no slice to end on it.
+fn end_async(c: &mut Ctx, type_: &'static str, name: &str, upid: u32, dims: Dims, ts: i64) {
+    let had_track = c.tracks.lookup(type_, &dims).is_some();
+    let track = async_track(c, type_, name, upid, dims);
+    if had_track {
+        c.slices.end(&mut c.stats, track, ts);
+    }
 }
 
 pub(super) fn thread_track(c: &mut Ctx, utid: u32) -> u32 {
@@ -156,7 +180,11 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
             } else {
                 c.pt.update_thread(pid, tgid)
             };
-            if let Some(track) = c.tracks.thread_track(utid) {
+            // the thread's track is interned even for an end with nothing
+            // ever begun on it, as trace_processor does (no slice to end there)
+            let had_track = c.tracks.thread_track(utid).is_some();
+            let track = thread_track(c, utid);
+            if had_track {
                 c.slices.end(&mut c.stats, track, ts);
             }
         }
@@ -187,55 +215,29 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
             c.counters.push(ts, track, tp.value as f64, Some(set));
         }
         'S' | 'F' => {
+            const TYPE: &str = "atrace_async_slice";
             let upid = c.pt.get_or_create_process(tgid);
-            let list = slots.slots.entry((upid, tp.name.clone())).or_default();
             let dims = vec![
                 ("upid", Dim::Int(upid as i64)),
                 ("name", Dim::Str(tp.name.clone())),
             ];
             if tp.phase == 'S' {
-                if list.contains(&Some(tp.cookie)) {
+                if slots.compressor.is_open(TYPE, &dims, tp.cookie) {
+                    // legacy unnestable: a begin on an open cookie is absorbed
                     c.stats
                         .add("artscope_atrace_unnestable_begin_ignored", 1, None);
                     return;
                 }
-                let slot = match list.iter().position(|s| s.is_none()) {
-                    Some(i) => {
-                        list[i] = Some(tp.cookie);
-                        i
-                    }
-                    None => {
-                        list.push(Some(tp.cookie));
-                        list.len() - 1
-                    }
-                };
-                let track = c.tracks.intern(
-                    &mut c.args,
-                    "atrace_async_slice",
-                    Some(&tp.name),
-                    "slice",
-                    dims,
-                    upid_owner(upid),
-                    slot as u32,
-                );
+                let idx = slots
+                    .compressor
+                    .begin(TYPE, &dims, tp.cookie, Nesting::Saturating);
+                let track = async_track(c, TYPE, &tp.name, upid, lane_dims(dims, idx));
                 let set = c.args.add_set(&[("cookie", Some(ArgVal::Int(tp.cookie)))]);
                 c.slices
                     .begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
             } else {
-                let Some(slot) = list.iter().position(|s| *s == Some(tp.cookie)) else {
-                    return;
-                };
-                list[slot] = None;
-                let track = c.tracks.intern(
-                    &mut c.args,
-                    "atrace_async_slice",
-                    Some(&tp.name),
-                    "slice",
-                    dims,
-                    upid_owner(upid),
-                    slot as u32,
-                );
-                c.slices.end(&mut c.stats, track, ts);
+                let idx = slots.compressor.end(TYPE, &dims, tp.cookie);
+                end_async(c, TYPE, &tp.name, upid, lane_dims(dims, idx), ts);
             }
         }
         'N' if tp.track == "DeviceStateChanged" => {
@@ -243,24 +245,27 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
             c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None);
         }
         'N' | 'G' | 'H' => {
+            const TYPE: &str = "atrace_async_slice_for_track";
             let upid = c.pt.get_or_create_process(tgid);
-            let track = c.tracks.intern(
-                &mut c.args,
-                "atrace_async_slice_for_track",
-                Some(&tp.track),
-                "slice",
-                vec![
-                    ("upid", Dim::Int(upid as i64)),
-                    ("name", Dim::Str(tp.track.clone())),
-                ],
-                upid_owner(upid),
-                0,
-            );
+            let dims = vec![
+                ("upid", Dim::Int(upid as i64)),
+                ("name", Dim::Str(tp.track.clone())),
+            ];
+            let comp = &mut slots.compressor;
             match tp.phase {
-                'N' => c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None),
-                'G' => c.slices.begin(&mut c.stats, track, ts, tp.name, -1, None),
+                'N' => {
+                    let idx = comp.scoped(TYPE, &dims, ts, 0);
+                    let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
+                    c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None)
+                }
+                'G' => {
+                    let idx = comp.begin(TYPE, &dims, tp.cookie, Nesting::Nestable);
+                    let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
+                    c.slices.begin(&mut c.stats, track, ts, tp.name, -1, None)
+                }
                 _ => {
-                    c.slices.end(&mut c.stats, track, ts);
+                    let idx = comp.end(TYPE, &dims, tp.cookie);
+                    end_async(c, TYPE, &tp.track, upid, lane_dims(dims, idx), ts);
                 }
             }
         }

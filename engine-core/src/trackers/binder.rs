@@ -116,8 +116,11 @@ impl BinderTracker {
         })
     }
 
-    fn thread_name_args(c: &Ctx, utid: u32, key_tid: i128) -> ArgList {
-        let mut items = vec![("destination thread", ArgVal::Int(key_tid))];
+    /// The destination thread's args: its tid as `tid_value` (signed where
+    /// the reply names it, unsigned where the receiving thread is the
+    /// event's own pid, as trace_processor types them) and its name.
+    fn thread_name_args(c: &Ctx, utid: u32, tid_value: ArgVal) -> ArgList {
+        let mut items = vec![("destination thread", tid_value)];
         if let Some(name) = c.pt.t_name[utid as usize].as_deref() {
             items.push(("destination name", ArgVal::Str(name.to_owned())));
         }
@@ -140,13 +143,13 @@ impl BinderTracker {
                 "code",
                 ArgVal::Str(format!("{} Java Layer Dependent", t.code)),
             ),
-            ("calling tid", ArgVal::Int(t.tid as i128)),
+            ("calling tid", ArgVal::Uint(t.tid as u64)),
         ];
         let is_oneway = t.flags & ONE_WAY != 0;
         if t.is_reply {
             let dest = c.pt.get_or_create_thread(t.dest_tid as i64);
             if let Some(row) = self.open_named(c, track, REPLY) {
-                let items = Self::thread_name_args(c, dest, t.dest_tid);
+                let items = Self::thread_name_args(c, dest, ArgVal::Int(t.dest_tid));
                 self.add_args(row, items);
             }
             if let Some(row) = c.slices.end(&mut c.stats, track, ts) {
@@ -180,7 +183,7 @@ impl BinderTracker {
             self.begin(c, track, ts, ASYNC_RCV, 0, t.args);
         } else {
             if let Some(row) = self.open_named(c, t.send_track, TRANSACTION) {
-                let items = Self::thread_name_args(c, utid, pid as i128);
+                let items = Self::thread_name_args(c, utid, ArgVal::Uint(pid as u64));
                 self.add_args(row, items);
             }
             self.begin(c, track, ts, REPLY, -1, Vec::new());

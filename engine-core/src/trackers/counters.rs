@@ -2,7 +2,7 @@
 //! clocks, sys_stats and process_stats counters.
 
 use super::tracks::{ArgVal, Dim, Owner};
-use super::Ctx;
+use super::{memory, Ctx};
 use crate::events::{FtraceEv, StatsProcess, SysStatsData};
 
 pub struct CounterRow {
@@ -17,6 +17,9 @@ pub struct Counters {
     pub rows: Vec<CounterRow>,
     /// device -> its previous DiskStat (disk counters are differences)
     disks: rustc_hash::FxHashMap<String, DiskStat>,
+    /// gpu ids in order of first sight: a gpu's index is its `ugpu`
+    /// (trace_processor's gpu table id)
+    gpus: Vec<i64>,
 }
 
 /// SysStats.DiskStat (/proc/diskstats: 512-byte sectors, ms).
@@ -208,6 +211,35 @@ pub fn devfreq(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     counter(c, ts, t, e.int("freq").unwrap_or(0));
 }
 
+/// A gpu's frequency track (unit kHz, as trace_processor labels it, though
+/// sys_stats' gpufreq_mhz values are stored as given).
+fn gpu_freq_track(c: &mut Ctx, gpu: i64) -> u32 {
+    let ugpu = match c.counters.gpus.iter().position(|&g| g == gpu) {
+        Some(i) => i,
+        None => {
+            c.counters.gpus.push(gpu);
+            c.counters.gpus.len() - 1
+        }
+    };
+    let t = c.tracks.intern(
+        &mut c.args,
+        "gpu_frequency",
+        Some("gpufreq"),
+        "counter",
+        vec![("ugpu", Dim::Int(ugpu as i64)), ("gpu", Dim::Int(gpu))],
+        Owner::default(),
+        0,
+    );
+    c.tracks.describe(&mut c.args, t, Some("kHz"), None);
+    t
+}
+
+/// gpu_frequency: the gpu's new frequency (FtraceParser::ParseGpuFreq).
+pub fn gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let t = gpu_freq_track(c, e.int("gpu_id").unwrap_or(0) as i64);
+    counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
+}
+
 pub fn clock_rate(c: &mut Ctx, ts: i64, name: &str, rate: i128) {
     let t = c.tracks.intern(
         &mut c.args,
@@ -243,6 +275,7 @@ pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// clocks, gpufreq_mhz -> "gpufreq" (MHz as-is), thermal zones by type,
 /// cpuidle_state -> cumulative residency (us) per (cpu, state).
 pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
+    memory::meminfo(c, ts, &d.meminfo);
     for (cpu, &khz) in d.cpufreq_khz.iter().enumerate() {
         let t = cpu_freq_track(c, cpu as i64);
         counter(c, ts, t, khz as i128);
@@ -251,15 +284,7 @@ pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
         clock_rate(c, ts, key, *value);
     }
     for &mhz in &d.gpufreq_mhz {
-        let t = c.tracks.intern(
-            &mut c.args,
-            "gpu_frequency",
-            Some("gpufreq"),
-            "counter",
-            vec![("gpu", Dim::Int(0))],
-            Owner::default(),
-            0,
-        );
+        let t = gpu_freq_track(c, 0);
         counter(c, ts, t, mhz);
     }
     for (zone, temp) in &d.thermal_zone {
@@ -363,7 +388,9 @@ fn disk_stat(c: &mut Ctx, ts: i64, d: &DiskStat) {
     }
 }
 
-/// importers/proto/system_probes_parser.cc (ParseProcessStats).
+/// importers/proto/system_probes_parser.cc (ParseProcessStats): memory
+/// (kB as bytes) on process_memory tracks, oom_score_adj, and the
+/// process's cpu runtime per mode.
 pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
     for p in procs {
         let upid = c.pt.get_or_create_process(p.pid);
@@ -371,30 +398,28 @@ pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
             c.pt.update_thread(tid, p.pid);
         }
         for &(name, value) in &p.counters {
-            let type_: &'static str = if name.starts_with("mem.") {
-                "process_memory"
+            let t = if let Some(key) = name.strip_prefix("mem.") {
+                memory::process_memory_track(c, upid, key)
+            } else if name == "oom_score_adj" {
+                memory::oom_score_adj_track(c, upid)
             } else {
-                match name {
-                    "oom_score_adj" => "oom_score_adj",
-                    "runtime.user_ns" => "runtime_user_ns",
-                    _ => "runtime_kernel_ns",
-                }
+                let key = name.strip_prefix("runtime.").unwrap_or(name);
+                c.tracks.intern(
+                    &mut c.args,
+                    "proc_stat_runtime",
+                    Some(name),
+                    "counter",
+                    vec![
+                        ("upid", Dim::Int(upid as i64)),
+                        ("proc_stat_runtime_key", Dim::Str(key.to_owned())),
+                    ],
+                    Owner {
+                        upid: Some(upid),
+                        ..Default::default()
+                    },
+                    0,
+                )
             };
-            let t = c.tracks.intern(
-                &mut c.args,
-                type_,
-                Some(name),
-                "counter",
-                vec![
-                    ("upid", Dim::Int(upid as i64)),
-                    ("name", Dim::Str(name.to_owned())),
-                ],
-                Owner {
-                    upid: Some(upid),
-                    ..Default::default()
-                },
-                0,
-            );
             counter(c, ts, t, value);
         }
     }

@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 
+use super::compressor::{lane_dims, Nesting, TrackCompressor};
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
 use crate::events::FrameEv;
@@ -154,12 +155,23 @@ pub struct FrameCols {
 
 #[derive(Default)]
 pub struct FrameTimelineTracker {
-    cookie: HashMap<i64, u32>,
+    /// cookie -> (slice, its process, expected?) of a frame still open
+    cookie: HashMap<i64, (u32, u32, bool)>,
+    /// the Expected / Actual Timeline lanes per process
+    lanes: TrackCompressor,
     expected_seen: HashSet<(u32, i64)>,
     /// (slice id, columns) in creation order
     pub rows: Vec<(u32, FrameCols)>,
     row_of: HashMap<u32, usize>,
-    slots: HashMap<(u32, bool), Vec<Option<u32>>>,
+}
+
+/// A frame timeline track's (type, name).
+fn timeline(expected: bool) -> (&'static str, &'static str) {
+    if expected {
+        ("android_expected_frame_timeline", "Expected Timeline")
+    } else {
+        ("android_actual_frame_timeline", "Actual Timeline")
+    }
 }
 
 impl FrameTimelineTracker {
@@ -168,11 +180,15 @@ impl FrameTimelineTracker {
             return;
         }
         if d.kind == 5 {
-            let sid = d.cookie.and_then(|k| self.cookie.remove(&k));
-            let Some(sid) = sid else {
+            let open = d
+                .cookie
+                .and_then(|k| self.cookie.remove(&k).map(|o| (k, o)));
+            let Some((cookie, (sid, upid, expected))) = open else {
                 c.stats.add("frame_timeline_event_parser_errors", 1, None);
                 return;
             };
+            let dims = vec![("upid", Dim::Int(upid as i64))];
+            self.lanes.end(timeline(expected).0, &dims, cookie as i128);
             let row = &mut c.slices.rows[sid as usize];
             if row.dur == -1 {
                 row.dur = ts - row.ts;
@@ -192,44 +208,24 @@ impl FrameTimelineTracker {
         if d.kind == 3 && !self.expected_seen.insert((upid, token)) {
             return;
         }
-        let (type_, name) = if expected {
-            ("android_expected_frame_timeline", "Expected Timeline")
-        } else {
-            ("android_actual_frame_timeline", "Actual Timeline")
-        };
-        // overlapping frames go to parallel same-named tracks (slots)
-        let slots = self.slots.entry((upid, expected)).or_default();
-        let mut slot = None;
-        for (i, s) in slots.iter().enumerate() {
-            match s {
-                None => {
-                    slot = Some(i);
-                    break;
-                }
-                Some(sid) => {
-                    let r = &c.slices.rows[*sid as usize];
-                    if r.dur != -1 && r.ts + r.dur <= ts {
-                        slot = Some(i);
-                        break;
-                    }
-                }
-            }
-        }
-        let slot = slot.unwrap_or_else(|| {
-            slots.push(None);
-            slots.len() - 1
-        });
+        let (type_, name) = timeline(expected);
+        // overlapping frames of a process go to parallel same-named tracks,
+        // one per lane (track_compressor_idx), each frame at depth 0
+        let dims = vec![("upid", Dim::Int(upid as i64))];
+        let lane = self
+            .lanes
+            .begin(type_, &dims, cookie as i128, Nesting::Nestable);
         let track = c.tracks.intern(
             &mut c.args,
             type_,
             Some(name),
             "slice",
-            vec![("upid", Dim::Int(upid as i64))],
+            lane_dims(dims, lane),
             Owner {
                 upid: Some(upid),
                 ..Default::default()
             },
-            slot as u32,
+            0,
         );
         let surface = d.kind == 3 || d.kind == 4;
         let display_token = if surface {
@@ -281,18 +277,22 @@ impl FrameTimelineTracker {
             } else {
                 display_jank_tag(bits)
             };
-            cols.jank_score = d.jank_severity_score;
+            // v58 fills both for every actual frame: score 0 and the tag of
+            // JANK_UNSPECIFIED when the trace has none
+            cols.jank_score = Some(d.jank_severity_score.unwrap_or(0.0));
             cols.latched_unsignaled_count = d.latched_unsignaled_count;
             cols.addressable_unsignaled_latch_count = d.addressable_unsignaled_latch_count;
             cols.latched_fence_state = d.latched_fence_state;
-            if let Some(be) = d.jank_type_experimental {
-                let pe = d.present_type_experimental.unwrap_or(present);
-                cols.jank_tag_experimental = Some(if surface {
-                    surface_jank_tag(be, pe)
-                } else {
-                    display_jank_tag(be)
-                });
-            }
+            let be = d.jank_type_experimental.unwrap_or(0);
+            let pe = match d.jank_type_experimental {
+                Some(_) => d.present_type_experimental.unwrap_or(present),
+                None => d.present_type_experimental.unwrap_or(0),
+            };
+            cols.jank_tag_experimental = Some(if surface {
+                surface_jank_tag(be, pe)
+            } else {
+                display_jank_tag(be)
+            });
             args.push(("Present type", Some(ArgVal::Str(cols.present_type.into()))));
             args.push((
                 "On time finish",
@@ -335,8 +335,7 @@ impl FrameTimelineTracker {
         );
         // (the newest slice, as the reference does even when the begin was dropped)
         let sid = c.slices.rows.len() as u32 - 1;
-        slots[slot] = Some(sid);
-        self.cookie.insert(cookie, sid);
+        self.cookie.insert(cookie, (sid, upid, expected));
         match self.row_of.get(&sid) {
             Some(&i) => self.rows[i].1 = cols,
             None => {

@@ -4,11 +4,13 @@
 
 pub mod atrace;
 pub mod binder;
+pub mod compressor;
 pub mod counters;
 pub mod cpu;
 pub mod cpu_per_uid;
 pub mod drm;
 pub mod frame_timeline;
+pub mod memory;
 pub mod power;
 pub mod process;
 pub mod raw;
@@ -31,6 +33,7 @@ pub struct Ctx {
     pub stats: Stats,
     pub slices: slices::SliceTracker,
     pub counters: counters::Counters,
+    pub memory: memory::MemoryTracker,
     pub thread_state: sched::ThreadStateTracker,
     pub states: sched::EndStates,
     pub power: power::PowerTracker,

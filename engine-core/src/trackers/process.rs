@@ -87,7 +87,7 @@ impl ProcessTracker {
         utid
     }
 
-    fn is_alive(&self, utid: u32) -> bool {
+    pub fn is_alive(&self, utid: u32) -> bool {
         let u = utid as usize;
         if self.t_end[u].is_some() {
             return false;
@@ -182,8 +182,12 @@ impl ProcessTracker {
         utid
     }
 
+    /// sched_process_free: ends the live thread `tid`. None live: nothing
+    /// (trace_processor creates no thread just to end it, b/193520421).
     pub fn end_thread(&mut self, ts: i64, tid: i64) {
-        let utid = self.get_or_create_thread(tid);
+        let Some(utid) = self.get_thread(tid, None) else {
+            return;
+        };
         self.t_end[utid as usize] = Some(ts);
         if let Some(lst) = self.tids.get_mut(&tid) {
             if let Some(i) = lst.iter().position(|&u| u == utid) {

@@ -1,6 +1,37 @@
 //! Raw ftrace ingestion (`ftrace_event`): one row per ftrace event replayed,
 //! in replay order, with its common pid's utid and its fields as args.
 
+use super::tracks::ArgVal;
+use crate::decoder::ftrace_schema::generic_fields;
+use crate::decoder::proto::FieldKind;
+use crate::events::{FieldVal, FtraceEv};
+
+/// An ftrace event's fields as its args, typed as trace_processor types
+/// them: an unsigned protobuf field's value is a 'uint' arg.
+pub fn event_args(e: &FtraceEv) -> Vec<(&'static str, Option<ArgVal>)> {
+    let specs = generic_fields(e.name).unwrap_or(&[]);
+    let unsigned = |name: &str| {
+        specs
+            .iter()
+            .any(|s| s.1 == name && matches!(s.2, FieldKind::U32 | FieldKind::U64))
+    };
+    e.fields
+        .iter()
+        .map(|(k, v)| {
+            let value = match v {
+                FieldVal::Int(i) if *i >= 0 && *i <= u64::MAX as i128 && unsigned(k) => {
+                    ArgVal::Uint(*i as u64)
+                }
+                FieldVal::Int(i) => ArgVal::Int(*i),
+                FieldVal::Str(s) => ArgVal::Str(s.clone()),
+                FieldVal::Bool(b) => ArgVal::Bool(*b),
+                FieldVal::Real(r) => ArgVal::Real(*r),
+            };
+            (*k, Some(value))
+        })
+        .collect()
+}
+
 /// ftrace_event rows, narrow (millions of rows on a real trace): names as
 /// ids into `names`, NULLs as u32::MAX.
 #[derive(Default)]

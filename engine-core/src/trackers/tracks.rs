@@ -137,6 +137,9 @@ impl Args {
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Dim {
     Int(i64),
+    /// an unsigned dimension (trace_processor's UintDimensionBlueprint:
+    /// value_type 'uint'), e.g. track_compressor_idx, ugpu
+    Uint(u64),
     Str(String),
     /// an absent string (see `ArgVal::NullStr`)
     NullStr,
@@ -152,10 +155,12 @@ pub struct TrackRow {
     pub utid: Option<u32>,
     pub upid: Option<u32>,
     pub cpu: Option<i64>,
-    /// counter_track.unit (a blueprint's static or dynamic unit)
+    /// counter_track.unit (the blueprint's static unit)
     pub unit: Option<&'static str>,
-    /// track.source_arg_set_id (args a blueprint attaches on creation)
+    /// the track's description (a `description` arg in its source arg set,
+    /// which counter_track.description shows)
     pub source_arg_set_id: Option<i64>,
+    pub description: Option<String>,
 }
 
 #[derive(Default)]
@@ -213,6 +218,7 @@ impl Tracks {
                         *k,
                         Some(match v {
                             Dim::Int(i) => ArgVal::Int(*i as i128),
+                            Dim::Uint(u) => ArgVal::Uint(*u),
                             Dim::Str(s) => ArgVal::Str(s.clone()),
                             Dim::NullStr => ArgVal::NullStr,
                         }),
@@ -231,6 +237,7 @@ impl Tracks {
             cpu: owner.cpu,
             unit: None,
             source_arg_set_id: None,
+            description: None,
         });
         self.by_key.insert(key, id);
         id
@@ -262,6 +269,34 @@ impl Tracks {
             }
         }
         id
+    }
+
+    /// Gives track `id` its unit and description (once: the first call on a
+    /// track sets them, as a blueprint does when it creates the track).
+    pub fn describe(
+        &mut self,
+        args: &mut Args,
+        id: u32,
+        unit: Option<&'static str>,
+        description: Option<&str>,
+    ) {
+        let Some(row) = self.rows.get_mut(id as usize) else {
+            return;
+        };
+        if row.unit.is_some() || row.description.is_some() {
+            return;
+        }
+        row.unit = unit;
+        if let Some(d) = description {
+            row.description = Some(d.to_owned());
+            row.source_arg_set_id =
+                Some(args.add_set_shared(&[("description", Some(ArgVal::Str(d.to_owned())))]));
+        }
+    }
+
+    /// The track of `type_` with dimensions `dims` (not empty), if interned.
+    pub fn lookup(&self, type_: &'static str, dims: &Dims) -> Option<u32> {
+        self.by_key.get(&(type_, dims.clone(), None, 0)).copied()
     }
 
     pub fn thread_track(&self, utid: u32) -> Option<u32> {

@@ -1,0 +1,322 @@
+//! Memory counters as trace_processor keeps them: per-process memory from
+//! process_stats (polled) and from the kernel's rss_stat events (pushed),
+//! oom_score_adj from both, and system-wide /proc/meminfo from sys_stats
+//! (importers/proto/system_probes_parser.cc, importers/ftrace/
+//! rss_stat_tracker.cc, importers/common/event_tracker.cc).
+//!
+//! An ftrace memory event names a thread, not a process: its counter is
+//! pushed at once (with the thread as a `utid` arg) and put on a track only
+//! at the end of the trace, when the thread's process is best known - the
+//! process's track if the thread has one by then, else a
+//! `*_thread_fallback` track of the thread.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::tracks::{ArgVal, Dim, Owner};
+use super::Ctx;
+use crate::events::FtraceEv;
+
+/// The Perfetto docs pages the memory track descriptions point to.
+const POLLED_URL: &str =
+    "https://perfetto.dev/docs/data-sources/memory-counters#per-process-polled-counters";
+const FTRACE_URL: &str =
+    "https://perfetto.dev/docs/data-sources/memory-counters#per-process-memory-events-ftrace";
+
+/// A process memory track's description, by its process_memory_key (the
+/// text trace_processor gives the track; None for a key it has none for).
+fn process_memory_description(key: &str) -> Option<String> {
+    let polled = "WARNING: Polled periodically, so may miss short-lived changes.";
+    Some(match key {
+        "virt" => format!(
+            "Virtual memory size (VmSize): Total virtual address space reserved by the \
+             process. Useful for understanding address space layout and detecting excessive \
+             memory reservations. {polled} See {POLLED_URL} for information."
+        ),
+        "rss" => format!(
+            "Resident set size (VmRSS): Total physical memory currently used by the process \
+             (rss.anon + rss.file + rss.shmem). Key metric for understanding actual memory \
+             pressure and OOM risk. WARNING: Polled periodically, so use rss.anon + rss.file + \
+             rss.shmem from ftrace for complementary high-resolution tracking. See {POLLED_URL} \
+             for information."
+        ),
+        "rss.anon" => format!(
+            "Anonymous resident memory (RssAnon): Physical memory for heap and stack \
+             allocations not backed by files. High values indicate memory allocations from \
+             malloc/new. Most important for app memory usage and detecting memory leaks. See \
+             {FTRACE_URL} for information."
+        ),
+        "rss.file" => format!(
+            "File-backed resident memory (RssFile): Physical memory used for memory-mapped \
+             files (e.g., code, libraries, mmap'd files). Useful for understanding shared \
+             library overhead. Can be reclaimed under memory pressure. See {FTRACE_URL} for \
+             information."
+        ),
+        "rss.shmem" => format!(
+            "Shared memory resident pages (RssShmem): Physical memory in shared memory regions \
+             (shmem/tmpfs). Used for IPC and shared data. Important for identifying \
+             inter-process memory usage. See {FTRACE_URL} for information."
+        ),
+        "swap" => format!(
+            "Swapped memory (VmSwap): Memory moved to swap storage. Does not necessarily \
+             indicate severe pressure - kswapd may swap out inactive memory proactively. \
+             However, if actively used and swap/anon ratio is high, this suggests inefficient \
+             memory usage or leaks. Accessing swapped memory causes major page faults and \
+             performance degradation. Available from both ftrace and polling for complementary \
+             views. See {FTRACE_URL} or {POLLED_URL} for information."
+        ),
+        "locked" => format!(
+            "Locked memory pages (VmLocked): Memory pinned in RAM that cannot be swapped out \
+             or reclaimed (via mlock). High values prevent memory reclamation during pressure. \
+             Typically set via profiler-guided optimization to minimize faults on critical \
+             paths. {polled} See {POLLED_URL} for information."
+        ),
+        "rss.watermark" => format!(
+            "Peak RSS (VmHWM): Historical maximum RSS reached by the process. Useful for \
+             capacity planning and detecting memory usage spikes that may have triggered OOM \
+             or performance issues. WARNING: Polled periodically, so the time of the spike may \
+             not be accurate. Prefer relying on rss.anon + rss.file + rss.shmem which have \
+             pushed ftrace events so are more time accurate. See {POLLED_URL} for information."
+        ),
+        "unreclaimable" => {
+            "Unreclaimable memory: KGSL driver specific event, rarely useful.".to_owned()
+        }
+        "unknown" => "Unknown memory type: Memory category not recognized by the tracer. May \
+                      indicate new kernel memory types or parsing errors. Should be \
+                      investigated if non-zero."
+            .to_owned(),
+        _ => return None,
+    })
+}
+
+/// A process's memory counter track ("mem.<key>", type process_memory).
+pub fn process_memory_track(c: &mut Ctx, upid: u32, key: &str) -> u32 {
+    let t = c.tracks.intern(
+        &mut c.args,
+        "process_memory",
+        Some(&format!("mem.{key}")),
+        "counter",
+        vec![
+            ("upid", Dim::Int(upid as i64)),
+            ("process_memory_key", Dim::Str(key.to_owned())),
+        ],
+        Owner {
+            upid: Some(upid),
+            ..Default::default()
+        },
+        0,
+    );
+    let description = process_memory_description(key);
+    c.tracks
+        .describe(&mut c.args, t, None, description.as_deref());
+    t
+}
+
+/// A process's oom_score_adj counter track.
+pub fn oom_score_adj_track(c: &mut Ctx, upid: u32) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        "oom_score_adj",
+        Some("oom_score_adj"),
+        "counter",
+        vec![("upid", Dim::Int(upid as i64))],
+        Owner {
+            upid: Some(upid),
+            ..Default::default()
+        },
+        0,
+    )
+}
+
+/// What a thread's memory counter measures (resolved to a track at the end).
+enum ThreadCounter {
+    /// rss_stat: a process_memory_key
+    Memory(&'static str),
+    OomScoreAdj,
+}
+
+#[derive(Default)]
+pub struct MemoryTracker {
+    /// rss_stat: the thread an mm struct was last seen current on
+    mm_owner: HashMap<i64, u32>,
+    /// (counter row, thread, what) awaiting a track
+    pending: Vec<(usize, u32, ThreadCounter)>,
+    /// per thread, its `utid` arg set, shared by its counters (as
+    /// trace_processor shares identical arg sets)
+    utid_sets: HashMap<u32, i64>,
+}
+
+/// rss_stat's `member` -> process_memory_key (the kernel's MM_* counters).
+fn rss_member_key(member: i128) -> &'static str {
+    match member {
+        0 => "rss.file",
+        1 => "rss.anon",
+        2 => "swap",
+        3 => "rss.shmem",
+        4 => "unreclaimable",
+        _ => "unknown",
+    }
+}
+
+/// A counter of thread `utid` whose track is chosen at the end.
+fn push_for_thread(c: &mut Ctx, ts: i64, value: f64, utid: u32, what: ThreadCounter) {
+    let set = match c.memory.utid_sets.get(&utid) {
+        Some(&set) => set,
+        None => {
+            let set = c.args.add_set(&[("utid", Some(ArgVal::Uint(utid as u64)))]);
+            c.memory.utid_sets.insert(utid, set);
+            set
+        }
+    };
+    c.memory.pending.push((c.counters.rows.len(), utid, what));
+    c.counters.push(ts, u32::MAX, value, Some(set));
+}
+
+/// rss_stat / rss_stat_throttled: one memory counter of the process whose
+/// mm it is. With `mm_id` and `curr` known, an event for another task's mm
+/// (curr 0) goes to the thread that mm was last current on, if that thread
+/// is still alive; else it is dropped (rss_stat_unknown_thread_for_mm_id).
+pub fn rss_stat(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let key = rss_member_key(e.int("member").unwrap_or(0));
+    let size = e.int("size").unwrap_or(0);
+    if size < 0 {
+        c.stats.add("rss_stat_negative_size", 1, None);
+        return;
+    }
+    let utid = match (e.int("mm_id"), e.int("curr")) {
+        (Some(mm_id), Some(curr)) => {
+            let mm_id = mm_id as i64;
+            if curr != 0 {
+                let utid = c.pt.get_or_create_thread(e.pid);
+                c.memory.mm_owner.insert(mm_id, utid);
+                Some(utid)
+            } else {
+                match c.memory.mm_owner.get(&mm_id).copied() {
+                    Some(u) if c.pt.is_alive(u) => Some(u),
+                    Some(_) => {
+                        c.memory.mm_owner.remove(&mm_id);
+                        None
+                    }
+                    None => None,
+                }
+            }
+        }
+        _ => Some(c.pt.get_or_create_thread(e.pid)),
+    };
+    match utid {
+        Some(utid) => push_for_thread(c, ts, size as f64, utid, ThreadCounter::Memory(key)),
+        None => c.stats.add("rss_stat_unknown_thread_for_mm_id", 1, None),
+    }
+}
+
+/// oom_score_adj_update: the task's new oom_score_adj (an int16: old
+/// tracers wrote negative values as unsigned varints, b/120618641).
+pub fn oom_score_adj_update(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let adj = e.int("oom_score_adj").unwrap_or(0) as i16;
+    let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
+    push_for_thread(c, ts, adj as f64, utid, ThreadCounter::OomScoreAdj);
+}
+
+/// The end of the trace: each thread counter onto its process's track, or
+/// its thread's fallback track when the thread's process is still unknown.
+pub fn finish(c: &mut Ctx) {
+    let pending = std::mem::take(&mut c.memory.pending);
+    for (row, utid, what) in pending {
+        let upid = c.pt.t_upid.get(utid as usize).copied().flatten();
+        let track = match (what, upid) {
+            (ThreadCounter::Memory(key), Some(upid)) => process_memory_track(c, upid, key),
+            (ThreadCounter::OomScoreAdj, Some(upid)) => oom_score_adj_track(c, upid),
+            (ThreadCounter::Memory(key), None) => c.tracks.intern(
+                &mut c.args,
+                "process_memory_thread_fallback",
+                Some(&format!("mem.{key}")),
+                "counter",
+                vec![
+                    ("utid", Dim::Int(utid as i64)),
+                    ("process_memory_key", Dim::Str(key.to_owned())),
+                ],
+                Owner {
+                    utid: Some(utid),
+                    ..Default::default()
+                },
+                0,
+            ),
+            (ThreadCounter::OomScoreAdj, None) => c.tracks.intern(
+                &mut c.args,
+                "oom_score_adj_thread_fallback",
+                Some("oom_score_adj"),
+                "counter",
+                vec![("utid", Dim::Int(utid as i64))],
+                Owner {
+                    utid: Some(utid),
+                    ..Default::default()
+                },
+                0,
+            ),
+        };
+        c.counters.rows[row].track = track;
+    }
+}
+
+/// /proc/meminfo keys by MeminfoCounters number (the kernel's names).
+const MEMINFO_KEYS: [&str; 39] = [
+    "MemUnspecified",
+    "MemTotal",
+    "MemFree",
+    "MemAvailable",
+    "Buffers",
+    "Cached",
+    "SwapCached",
+    "Active",
+    "Inactive",
+    "Active(anon)",
+    "Inactive(anon)",
+    "Active(file)",
+    "Inactive(file)",
+    "Unevictable",
+    "Mlocked",
+    "SwapTotal",
+    "SwapFree",
+    "Dirty",
+    "Writeback",
+    "AnonPages",
+    "Mapped",
+    "Shmem",
+    "Slab",
+    "SReclaimable",
+    "SUnreclaim",
+    "KernelStack",
+    "PageTables",
+    "CommitLimit",
+    "Committed_AS",
+    "VmallocTotal",
+    "VmallocUsed",
+    "VmallocChunk",
+    "CmaTotal",
+    "CmaFree",
+    "Gpu",
+    "Zram",
+    "Misc",
+    "ION_heap",
+    "ION_heap_pool",
+];
+
+/// sys_stats meminfo: one `meminfo` counter per key, kB stored as bytes.
+pub fn meminfo(c: &mut Ctx, ts: i64, values: &[(u64, i128)]) {
+    for &(key, kb) in values {
+        let Some(&name) = usize::try_from(key).ok().and_then(|k| MEMINFO_KEYS.get(k)) else {
+            c.stats.add("meminfo_unknown_keys", 1, None);
+            continue;
+        };
+        let t = c.tracks.intern(
+            &mut c.args,
+            "meminfo",
+            Some(name),
+            "counter",
+            vec![("meminfo_key", Dim::Str(name.to_owned()))],
+            Owner::default(),
+            0,
+        );
+        c.tracks.describe(&mut c.args, t, Some("bytes"), None);
+        c.counters.push(ts, t, (kb * 1024) as f64, None);
+    }
+}
