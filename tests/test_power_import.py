@@ -86,6 +86,9 @@ def _trace() -> bytes:
         ev.suspend_resume.action = action
         ev.suspend_resume.val = val
         ev.suspend_resume.start = start
+    for ts, start in ((2_000, 1), (2_500, 0)):
+        ev = bundle.event.add(timestamp=ts, pid=0)
+        ev.suspend_resume_minimal.start = start
     return t.SerializeToString()
 
 
@@ -216,6 +219,9 @@ def test_wakelock_and_suspend_resume_slices(engine):
         (1_100, 300, "freeze_processes(0)", 1),
         (1_200, 100, "thaw_processes(0)", 2),
     ]
+    assert engine.query(
+        "SELECT s.ts, s.dur, s.name FROM slice s JOIN track t ON t.id = s.track_id "
+        "WHERE t.name = 'Suspend/Resume Minimal'").rows() == [(2_000, 500, "Suspended")]
 
 
 def test_packet_in_a_custom_clock_is_converted_to_boottime(tmp_path):
@@ -236,6 +242,37 @@ def test_packet_in_a_custom_clock_is_converted_to_boottime(tmp_path):
         assert _counters(eng, "batt.*") == [
             ("batt.capacity_pct", 1_000_000_100, 50.0),
             ("batt.capacity_pct", 2_000_000_000, 40.0),
+        ]
+    finally:
+        eng.close()
+
+
+def test_cpu_per_uid_times_are_absolute_again_after_incremental_state_is_cleared(tmp_path):
+    t = pb.Trace()
+    cleared, needs = 1, 2  # SEQ_INCREMENTAL_STATE_CLEARED, SEQ_NEEDS_INCREMENTAL_STATE
+    for ts, flags, value in ((10_000, cleared, 100), (20_000, needs, 5),
+                             (30_000, cleared, 200), (40_000, needs, 7)):
+        p = t.packet.add(timestamp=ts, trusted_packet_sequence_id=4, sequence_flags=flags)
+        if flags == cleared:
+            p.cpu_per_uid_data.cluster_count = 1
+        p.cpu_per_uid_data.uid.append(1000)
+        p.cpu_per_uid_data.total_time_ms.append(value)
+    path = tmp_path / "uid.pftrace"
+    path.write_bytes(t.SerializeToString())
+    eng = EmbeddedEngine()
+    eng.load(path)
+    try:
+        assert _counters(eng, "CPU for *") == [
+            # increments since the previous value: 5, 200 - 105 = 95, 7
+            ("CPU for System CL0", 10_000, 0.0),
+            ("CPU for System CL0", 20_000, 5.0),
+            ("CPU for System CL0", 30_000, 100.0),
+            ("CPU for System CL0", 40_000, 107.0),
+            # 100, +5, 200 absolute after the clear, +7
+            ("CPU for UID 1000 CL0", 10_000, 100.0),
+            ("CPU for UID 1000 CL0", 20_000, 105.0),
+            ("CPU for UID 1000 CL0", 30_000, 200.0),
+            ("CPU for UID 1000 CL0", 40_000, 207.0),
         ]
     finally:
         eng.close()

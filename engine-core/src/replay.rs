@@ -415,6 +415,7 @@ fn ftrace_event(
         "gpu_frequency" => counters::gpu_frequency(c, ts, e),
         "rss_stat" | "rss_stat_throttled" => crate::trackers::memory::rss_stat(c, ts, e),
         "oom_score_adj_update" => crate::trackers::memory::oom_score_adj_update(c, ts, e),
+        "suspend_resume_minimal" => power::suspend_resume_minimal(c, ts, e),
         "task_newtask" => {
             let new_tid = e.int("pid").unwrap_or(0) as i64;
             if new_tid == 0 {

@@ -795,6 +795,7 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
         ],
         "sys_enter" => &[(1, "id", I64, false), (2, "args", U64, true)],
         "sys_exit" => &[(1, "id", I64, false), (2, "ret", I64, false)],
+        "suspend_resume_minimal" => &[(1, "start", U32, false)],
         "wakeup_source_activate" | "wakeup_source_deactivate" => {
             &[(1, "name", Str, false), (2, "state", U64, false)]
         }

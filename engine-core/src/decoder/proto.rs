@@ -294,6 +294,7 @@ impl<'s> ProtoDecoder<'s> {
     fn packet(&mut self, raw: &[u8]) -> R<()> {
         let mut ts: Option<i64> = None;
         let mut clock: Option<u32> = None;
+        let mut cleared = false;
         self.seq_id = 0;
         let mut data = OneofRun::new();
         for f in Fields::new(raw) {
@@ -306,6 +307,9 @@ impl<'s> ProtoDecoder<'s> {
                 if let Some(x) = varint(v) {
                     clock = Some(x as u32);
                 }
+            } else if num == 13 || num == 41 {
+                // SEQ_INCREMENTAL_STATE_CLEARED (bit 0) / incremental_state_cleared
+                cleared |= varint(v).is_some_and(|x| if num == 13 { x & 1 != 0 } else { x != 0 });
             } else if num == 10 {
                 if let Some(x) = varint(v) {
                     self.seq_id = x as u32;
@@ -315,6 +319,11 @@ impl<'s> ProtoDecoder<'s> {
                     data.see(num, b);
                 }
             }
+        }
+        if cleared {
+            // the sequence's incremental state starts over (CpuPerUidData
+            // sends absolute times again)
+            self.cpu_per_uid.clear_sequence(self.seq_id);
         }
         // a timestamp in another clock, on a BOOTTIME trace: converted
         if let (Some(t), Some(c)) = (ts, clock) {

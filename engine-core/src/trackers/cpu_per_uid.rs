@@ -85,6 +85,12 @@ pub struct Tokenizer {
 }
 
 impl Tokenizer {
+    /// A sequence's incremental state was cleared: its next times are
+    /// absolute again (trace-wide totals and last values stay).
+    pub fn clear_sequence(&mut self, seq: u32) {
+        self.seqs.remove(&seq);
+    }
+
     /// One CpuPerUidData packet of sequence `seq` at `ts`: the counters it
     /// emits, each with its timestamp, appended to `out`.
     pub fn packet(

@@ -558,3 +558,23 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     ]);
     c.slices.begin(&mut c.stats, track, ts, name, -1, Some(set));
 }
+
+/// suspend_resume_minimal: a `Suspended` slice on the `Suspend/Resume
+/// Minimal` track, begun and ended by the event's `start`.
+pub fn suspend_resume_minimal(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let track = c.tracks.intern(
+        &mut c.args,
+        "suspend_resume_minimal",
+        Some("Suspend/Resume Minimal"),
+        "slice",
+        vec![],
+        Owner::default(),
+        0,
+    );
+    if e.int("start").unwrap_or(0) != 0 {
+        c.slices
+            .begin(&mut c.stats, track, ts, "Suspended".into(), -1, None);
+    } else {
+        c.slices.end(&mut c.stats, track, ts);
+    }
+}
