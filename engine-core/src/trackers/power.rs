@@ -1,12 +1,12 @@
 //! Power data as trace_processor imports it (importers/proto/
 //! android_probes_parser.cc, android_probes_module.cc and the wakeup_source
 //! ftrace events of ftrace_parser.cc): battery counters, power rails,
-//! energy estimation breakdown (global and per uid), entity state residency
-//! and wakelock slices.
+//! energy estimation breakdown (global and per uid), entity state residency,
+//! wakelock and suspend / resume slices.
 //!
 //! The descriptors (rail, energy consumer, entity state) are read when the
 //! file is tokenized, before any data is parsed: the decoder collects them in
-//! file order into [`Descriptors`] and [`PowerTracker::new`] applies them
+//! file order into [`Descriptors`] and [`PowerTracker::apply`] applies them
 //! before the replay, as trace_processor's tokenizer does before its sorted
 //! parse.
 
