@@ -81,8 +81,8 @@ PROCESS_REFS = frozenset({"upid", "parent_upid"})
 ARG_SET_REFS = frozenset({"arg_set_id", "dimension_arg_set_id", "source_arg_set_id"})
 SLICE_TABLES = frozenset({"slice", "expected_frame_timeline_slice",
                           "actual_frame_timeline_slice"})
-TRACK_TABLES = frozenset({"track", "thread_track", "process_track", "counter_track",
-                          "cpu_counter_track", "process_counter_track",
+TRACK_TABLES = frozenset({"track", "thread_track", "process_track", "cpu_track",
+                          "counter_track", "cpu_counter_track", "process_counter_track",
                           "thread_counter_track"})
 
 

@@ -11,6 +11,7 @@ use crate::trackers::binder::{hex, BinderTracker, Transaction};
 use crate::trackers::counters::{self, Counters};
 use crate::trackers::drm::{DrmTracker, FenceEvent};
 use crate::trackers::frame_timeline::FrameTimelineTracker;
+use crate::trackers::irq;
 use crate::trackers::power;
 use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE};
 use crate::trackers::raw::RawTable;
@@ -454,6 +455,8 @@ fn ftrace_event(
         }
         "sys_enter" => atrace::sys_enter(c, ts, e.pid, e.int("id").unwrap_or(-1)),
         "sys_exit" => atrace::sys_exit(c, ts, e.pid, e.int("id").unwrap_or(-1)),
+        "irq_handler_entry" | "irq_handler_exit" | "local_timer_entry" | "local_timer_exit"
+        | "softirq_entry" | "softirq_exit" => irq::event(c, e),
         _ => {}
     }
 }

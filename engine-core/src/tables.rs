@@ -259,11 +259,12 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 10] = [
+pub const VIEWS: [(&str, &str); 11] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
     ("process_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _upid AS upid FROM __track WHERE event_type = 'slice' AND _upid IS NOT NULL"),
+    ("cpu_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _cpu AS cpu FROM __track WHERE event_type = 'slice' AND _cpu IS NOT NULL"),
     ("counter_track", "SELECT id, name, type, parent_id, dimension_arg_set_id, machine_id, counter_unit AS unit, description FROM __track WHERE event_type = 'counter'"),
     ("cpu_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, description, _cpu AS cpu FROM __track WHERE event_type = 'counter' AND _cpu IS NOT NULL"),
     ("process_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, description, _upid AS upid FROM __track WHERE event_type = 'counter' AND _upid IS NOT NULL"),

@@ -10,6 +10,7 @@ pub mod cpu;
 pub mod cpu_per_uid;
 pub mod drm;
 pub mod frame_timeline;
+pub mod irq;
 pub mod memory;
 pub mod power;
 pub mod process;

@@ -72,8 +72,20 @@ impl SliceTracker {
         stack.push(sid);
     }
 
-    /// Closes the innermost open slice on `track`; returns its row.
+    /// Closes the innermost open slice on `track`; returns its row. With
+    /// none open, counts `misplaced_end_event`.
     pub fn end(&mut self, stats: &mut Stats, track: u32, ts: i64) -> Option<u32> {
+        let closed = self.end_if_open(track, ts);
+        if closed.is_none() {
+            stats.add("misplaced_end_event", 1, None);
+        }
+        closed
+    }
+
+    /// Closes the innermost open slice on `track` if there is one (as
+    /// trace_processor's SliceTracker::End, which ignores an end with
+    /// nothing open); returns its row.
+    pub fn end_if_open(&mut self, track: u32, ts: i64) -> Option<u32> {
         if let Some(stack) = self.stacks.get_mut(&track) {
             while let Some(&top) = stack.last() {
                 let row = &mut self.rows[top as usize];
@@ -85,7 +97,6 @@ impl SliceTracker {
                 // a completed instant
             }
         }
-        stats.add("misplaced_end_event", 1, None);
         None
     }
 }
