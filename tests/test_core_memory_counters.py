@@ -25,6 +25,7 @@ def _trace() -> bytes:
     * ts 10 process_stats of 100: vm_size_kb 2000, vm_rss_kb 500,
       oom_score_adj -100;
     * ts 20 sys_stats meminfo: MemTotal (1) 4000 kB, MemFree (2) 1000 kB;
+      thermal zone x86_pkg_temp 45 C; cpu 2 idle state C8 700 us;
     * ftrace on cpu 0: rss_stat by 101 (mm 0xAB, curr 1, member 1 anon,
       size 8192) at 30; rss_stat by 300 of mm 0xAB (curr 0, member 0 file,
       size 4096) at 40 -> the app's mm; rss_stat by 300, curr 0, of an mm
@@ -47,6 +48,8 @@ def _trace() -> bytes:
     p = t.packet.add(timestamp=20)
     p.sys_stats.meminfo.add(key=1, value=4000)
     p.sys_stats.meminfo.add(key=2, value=1000)
+    p.sys_stats.thermal_zone.add(name="tz0", temp=45, type="x86_pkg_temp")
+    p.sys_stats.cpuidle_state.add(cpu_id=2).cpuidle_state_entry.add(state="C8", duration_us=700)
     p = t.packet.add()
     b = p.ftrace_events
     b.cpu = 0
@@ -142,15 +145,18 @@ def test_rss_stat_follows_the_mm_owner_and_falls_back_to_the_thread(tmp_path) ->
         eng.close()
 
 
-def test_meminfo_and_gpu_frequency(tmp_path) -> None:
+def test_sys_stats_and_gpu_frequency(tmp_path) -> None:
     eng = _engine(tmp_path)
     try:
         rows = [tuple(r) for r in eng.query(
             "SELECT c.ts, t.name, t.type, t.unit, c.value FROM counter c "
             "JOIN counter_track t ON t.id = c.track_id "
-            "WHERE t.type IN ('meminfo', 'gpu_frequency') ORDER BY c.ts, t.name").iter_rows()]
+            "WHERE t.type NOT LIKE '%memory%' AND t.type NOT LIKE 'oom%' "
+            "ORDER BY c.ts, t.name").iter_rows()]
         assert rows == [(20, "MemFree", "meminfo", "bytes", 1000 * 1024.0),
                         (20, "MemTotal", "meminfo", "bytes", 4000 * 1024.0),
+                        (20, "cpuidle2.C8", "cpu_idle_state", "us", 700.0),
+                        (20, "x86_pkg_temp", "thermal_temperature_sys", "C", 45.0),
                         (60, "gpufreq", "gpu_frequency", "kHz", 585000.0)]
         dims = eng.query("SELECT a.key, a.int_value FROM counter_track t "
                          "JOIN args a ON a.arg_set_id = t.dimension_arg_set_id "

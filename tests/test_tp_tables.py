@@ -39,10 +39,6 @@ pytestmark = [pytest.mark.tp]
 ALL = None  # a gap on every compared trace (a schema difference)
 ALL_FIXTURES = {f"fixtures/{p.name}" for p in (REPO / "fixtures").iterdir()
                 if p.name.endswith((".pftrace", ".pftrace.gz"))}
-#: the fixtures with a frame timeline (fixtures/schedules.py)
-FRAME_FIXTURES = {f"fixtures/{n}" for n in (
-    "frames.pftrace", "no_sched.pftrace", "open_at_end.pftrace", "pinned_clean.pftrace",
-    "pinned_clean.pftrace.gz", "pinned_late.pftrace", "pinned_late_compact.pftrace")}
 
 
 @dataclass(frozen=True)
@@ -60,9 +56,9 @@ STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
                 "compact_sched_*_skipped, "
                 "interned_data_tokenizer_errors, process_tracker_parent_pid_changed, "
                 "rss_stat_unknown_thread_for_mm_id")
-FTRACE_ARGS = ("ftrace_event.arg_set_id: trace_processor keeps the args of every ftrace "
-               "event (sched_switch, sched_waking, cpu_frequency, ...); the embedded engine "
-               "only of those it keeps args for (print, clock_set_rate, task_newtask, ...)")
+FTRACE_ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS) and arg sets trace_processor "
+        "stores once for rows with identical args where the embedded engine keeps one per "
+        "row (ARGS_SHARED); the embedded engine has fewer rows")
 FTRACE_ROWS = ("ftrace_event rows: compact sched_switch before tracing_started is "
                "dropped, not kept")
 ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, Present "
@@ -71,17 +67,8 @@ ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, 
         "And trace_processor shares one arg set between rows with identical args, "
         "the embedded engine does not always")
 ARGS_UINT = "power rail args: value_type 'uint' in trace_processor, 'int' in the embedded engine"
-ARGS_ASYNC_COOKIE = ("atrace async (S/F) slices: trace_processor v58 records "
-                     "legacy_unnestable_* args where the embedded engine keeps the print buf, and "
-                     "shares arg sets the embedded engine does not")
-FRAMES_V58 = ("frame timeline slices: trace_processor v58 gives them more args (Jank "
-              "Metadata, Present Delay, Vsync Resynced Jitter, the experimental present / "
-              "jank types) than the embedded engine")
-SLICE_TRACKS_ARGS = ("slices on frame timeline / async tracks carry fewer args (see FRAMES_V58, "
-                     "ARGS_ASYNC_COOKIE)")
-SYS_STATS_TRACKS = ("sys_stats counter tracks named or typed differently: "
-                    "cpuidle<cpu>.<state> names, thermal_temperature_sys type")
-COUNTER_UNITS = "counter_track.unit: trace_processor v58 sets units on sys_stats tracks, the embedded engine NULL"
+ARGS_SHARED = ("args: trace_processor stores an arg set once for rows with identical args "
+               "(here the repeated print events' buf / ip), the embedded engine one per row")
 BLOCKED_FUNCTION = ("thread_state.blocked_function from systrace sched_blocked_reason "
                     "is not imported")
 SYSTRACE_IRQ_FLAGS = ("systrace lines without a gap after the irq flags: the timestamp is "
@@ -95,13 +82,7 @@ BOUNDS_BLOCKED_REASON = ("trace_bounds.end_ts: a systrace sched_blocked_reason l
 BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started) and SYSTRACE_IRQ_FLAGS"
 
 KNOWN_GAPS: list[Gap] = [
-    Gap("actual_frame_timeline_slice", ['arg_set_id'], FRAMES_V58, {
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-        *FRAME_FIXTURES,
-        "shared/nia-sidky.perfetto-trace",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("args", ['rows'], ARGS_ASYNC_COOKIE, {
+    Gap("args", ['rows'], ARGS_SHARED, {
         "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
     }),
     Gap("args", ['rows'], ARGS, {
@@ -113,7 +94,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
         "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
         "conformance/parser_android/test_binder_txn_oneway_good",
-        "conformance/parser_atrace/test_process_track_slices_android_async_slice",
         "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
         "conformance/parser_parsing/test_kernel_dpu_tmw_counter_process_counter_and_track",
         "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
@@ -147,23 +127,6 @@ KNOWN_GAPS: list[Gap] = [
     }),
     Gap("args", ['value_type'], ARGS_UINT, {
         "conformance/parser_power_power_rails/test_power_rails_timestamp_sort",
-    }),
-    Gap("counter", ['track_id'], SYS_STATS_TRACKS, {
-        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-        "conformance/parser_parsing_sys_stats/test_thermal_zones",
-    }),
-    Gap("counter_track", ['name'], SYS_STATS_TRACKS, {
-        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-    }),
-    Gap("counter_track", ['type'], SYS_STATS_TRACKS, {
-        "conformance/parser_parsing_sys_stats/test_thermal_zones",
-    }),
-    Gap("counter_track", ['unit'], COUNTER_UNITS, {
-        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-        "conformance/parser_parsing_sys_stats/test_thermal_zones",
-    }),
-    Gap("cpu_counter_track", ['name', 'unit'], SYS_STATS_TRACKS, {
-        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
     }),
     Gap("ftrace_event", ['arg_set_id'], FTRACE_ARGS, {
         "shared/trappy-surfaceflinger.html",
@@ -199,16 +162,6 @@ KNOWN_GAPS: list[Gap] = [
     Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
-    Gap("slice", ['arg_set_id'], SLICE_TRACKS_ARGS, {
-        "conformance/parser_atrace/test_process_track_slices_android_async_slice",
-        "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
-        "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
-        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-        *FRAME_FIXTURES,
-        "shared/nia-sidky.perfetto-trace",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
     Gap("slice", ['ts'], SYSTRACE_IRQ_FLAGS, {
         "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
     }),
@@ -235,12 +188,6 @@ KNOWN_GAPS: list[Gap] = [
     Gap("trace_bounds", ['start_ts'], BOUNDS_START, {
         "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
-    }),
-    Gap("track", ['name'], SYS_STATS_TRACKS, {
-        "conformance/parser_parsing_sys_stats/test_cpuidle_stats",
-    }),
-    Gap("track", ['type'], SYS_STATS_TRACKS, {
-        "conformance/parser_parsing_sys_stats/test_thermal_zones",
     }),
 
     Gap("counter_track", ['machine_id'], MULTI_MACHINE, {

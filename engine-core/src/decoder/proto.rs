@@ -1896,8 +1896,12 @@ pub fn decode_frame_timeline(raw: &[u8]) -> R<Option<FrameEv>> {
                         Value::Fixed32(b) => f32::from_bits(b) as f64,
                         _ => int as f64,
                     };
-                    if name == "jank_severity_score" {
-                        ev.jank_severity_score = Some(x);
+                    match name {
+                        "jank_severity_score" => ev.jank_severity_score = Some(x),
+                        "present_delay_millis" => ev.present_delay_millis = Some(x),
+                        "vsync_resynced_jitter_millis" => ev.vsync_resynced_jitter_millis = Some(x),
+                        "jank_debug_metadata" => ev.jank_debug_metadata = Some(x),
+                        _ => {}
                     }
                 }
                 "bool" => {

@@ -3,6 +3,8 @@
 //! counters; raw_syscalls -> syscall slices (importers/systrace/
 //! systrace_parser.cc, importers/syscalls/syscall_tracker.h).
 
+use rustc_hash::FxHashMap as HashMap;
+
 use super::compressor::{lane_dims, Nesting, TrackCompressor};
 use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
@@ -14,6 +16,8 @@ use crate::events::FtraceEv;
 #[derive(Default)]
 pub struct AsyncSlots {
     compressor: TrackCompressor,
+    /// per S/F lane track: (begins so far, the last begin's ts)
+    unnestable: HashMap<u32, (i64, i64)>,
 }
 
 /// A process's async track of one lane.
@@ -32,12 +36,23 @@ fn async_track(c: &mut Ctx, type_: &'static str, name: &str, upid: u32, dims: Di
 /// Ends the open slice of an async lane. An end whose lane had no track yet
 /// (nothing begun there) still creates the track, as trace_processor does,
 /// with no slice to end on it.
-fn end_async(c: &mut Ctx, type_: &'static str, name: &str, upid: u32, dims: Dims, ts: i64) {
+/// Returns the slice it ended and its track.
+fn end_async(
+    c: &mut Ctx,
+    type_: &'static str,
+    name: &str,
+    upid: u32,
+    dims: Dims,
+    ts: i64,
+) -> Option<(u32, u32)> {
     let had_track = c.tracks.lookup(type_, &dims).is_some();
     let track = async_track(c, type_, name, upid, dims);
-    if had_track {
-        c.slices.end(&mut c.stats, track, ts);
+    if !had_track {
+        return None;
     }
+    c.slices
+        .end(&mut c.stats, track, ts)
+        .map(|row| (row, track))
 }
 
 pub(super) fn thread_track(c: &mut Ctx, utid: u32) -> u32 {
@@ -222,22 +237,47 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                 ("name", Dim::Str(tp.name.clone())),
             ];
             if tp.phase == 'S' {
-                if slots.compressor.is_open(TYPE, &dims, tp.cookie) {
+                let absorbed = slots.compressor.is_open(TYPE, &dims, tp.cookie);
+                let idx = slots
+                    .compressor
+                    .begin(TYPE, &dims, tp.cookie, Nesting::Saturating);
+                let track = async_track(c, TYPE, &tp.name, upid, lane_dims(dims, idx));
+                // every begin on the lane counts, absorbed ones included
+                let (count, last) = slots.unnestable.entry(track).or_insert((0, 0));
+                *count += 1;
+                *last = ts;
+                if absorbed {
                     // legacy unnestable: a begin on an open cookie is absorbed
                     c.stats
                         .add("artscope_atrace_unnestable_begin_ignored", 1, None);
                     return;
                 }
-                let idx = slots
-                    .compressor
-                    .begin(TYPE, &dims, tp.cookie, Nesting::Saturating);
-                let track = async_track(c, TYPE, &tp.name, upid, lane_dims(dims, idx));
                 let set = c.args.add_set(&[("cookie", Some(ArgVal::Int(tp.cookie)))]);
                 c.slices
                     .begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
             } else {
                 let idx = slots.compressor.end(TYPE, &dims, tp.cookie);
-                end_async(c, TYPE, &tp.name, upid, lane_dims(dims, idx), ts);
+                let ended = end_async(c, TYPE, &tp.name, upid, lane_dims(dims, idx), ts);
+                // an ended slice records its lane's begins so far (the
+                // legacy_unnestable_* args trace_processor v58 adds)
+                if let Some((row, track)) = ended {
+                    let (count, last) = slots.unnestable.get(&track).copied().unwrap_or((0, 0));
+                    if let Some(set) = c.slices.rows[row as usize].arg_set {
+                        c.args.extend_set(
+                            set,
+                            &[
+                                (
+                                    "legacy_unnestable_begin_count",
+                                    Some(ArgVal::Int(count as i128)),
+                                ),
+                                (
+                                    "legacy_unnestable_last_begin_ts",
+                                    Some(ArgVal::Int(last as i128)),
+                                ),
+                            ],
+                        );
+                    }
+                }
             }
         }
         'N' if tp.track == "DeviceStateChanged" => {
@@ -252,20 +292,37 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                 ("name", Dim::Str(tp.track.clone())),
             ];
             let comp = &mut slots.compressor;
+            // the writing thread: `utid` of a begin / instant, `end_utid` of
+            // an end (as trace_processor records them)
+            let utid = c.pt.get_or_create_thread(pid);
+            let thread_arg = |key: &'static str| [(key, Some(ArgVal::Uint(utid as u64)))];
             match tp.phase {
                 'N' => {
                     let idx = comp.scoped(TYPE, &dims, ts, 0);
                     let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
-                    c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None)
+                    let set = c.args.add_set(&thread_arg("utid"));
+                    c.slices
+                        .begin(&mut c.stats, track, ts, tp.name, 0, Some(set))
                 }
                 'G' => {
                     let idx = comp.begin(TYPE, &dims, tp.cookie, Nesting::Nestable);
                     let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
-                    c.slices.begin(&mut c.stats, track, ts, tp.name, -1, None)
+                    let set = c.args.add_set(&thread_arg("utid"));
+                    c.slices
+                        .begin(&mut c.stats, track, ts, tp.name, -1, Some(set))
                 }
                 _ => {
                     let idx = comp.end(TYPE, &dims, tp.cookie);
-                    end_async(c, TYPE, &tp.track, upid, lane_dims(dims, idx), ts);
+                    let ended = end_async(c, TYPE, &tp.track, upid, lane_dims(dims, idx), ts);
+                    if let Some((row, _)) = ended {
+                        let items = thread_arg("end_utid");
+                        match c.slices.rows[row as usize].arg_set {
+                            Some(set) => c.args.extend_set(set, &items),
+                            None => {
+                                c.slices.rows[row as usize].arg_set = Some(c.args.add_set(&items))
+                            }
+                        }
+                    }
                 }
             }
         }

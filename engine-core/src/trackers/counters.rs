@@ -221,17 +221,16 @@ fn gpu_freq_track(c: &mut Ctx, gpu: i64) -> u32 {
             c.counters.gpus.len() - 1
         }
     };
-    let t = c.tracks.intern(
+    c.tracks.intern_with(
         &mut c.args,
         "gpu_frequency",
         Some("gpufreq"),
         "counter",
         vec![("ugpu", Dim::Int(ugpu as i64)), ("gpu", Dim::Int(gpu))],
         Owner::default(),
-        0,
-    );
-    c.tracks.describe(&mut c.args, t, Some("kHz"), None);
-    t
+        Some("kHz"),
+        Vec::new,
+    )
 }
 
 /// gpu_frequency: the gpu's new frequency (FtraceParser::ParseGpuFreq).
@@ -273,7 +272,7 @@ pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 
 /// importers/proto/system_probes_parser.cc: cpufreq_khz per cpu, devfreq as
 /// clocks, gpufreq_mhz -> "gpufreq" (MHz as-is), thermal zones by type,
-/// cpuidle_state -> cumulative residency (us) per (cpu, state).
+/// cpuidle_state -> cumulative residency (us) per (cpu, state), "cpuidle<cpu>.<state>".
 pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
     memory::meminfo(c, ts, &d.meminfo);
     for (cpu, &khz) in d.cpufreq_khz.iter().enumerate() {
@@ -288,26 +287,29 @@ pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
         counter(c, ts, t, mhz);
     }
     for (zone, temp) in &d.thermal_zone {
-        let t = c.tracks.intern(
+        // polled from sysfs: trace_processor's `_sys` type, in degrees C
+        let t = c.tracks.intern_with(
             &mut c.args,
-            "thermal_temperature",
+            "thermal_temperature_sys",
             Some(zone),
             "counter",
             vec![("thermal_zone", Dim::Str(zone.clone()))],
             Owner::default(),
-            0,
+            Some("C"),
+            Vec::new,
         );
         counter(c, ts, t, *temp);
     }
     for (cpu, state, dur_us) in &d.cpuidle_state {
-        let t = c.tracks.intern(
+        let t = c.tracks.intern_with(
             &mut c.args,
             "cpu_idle_state",
-            Some(&format!("cpuidle.{state}")),
+            Some(&format!("cpuidle{cpu}.{state}")),
             "counter",
             vec![("cpu", Dim::Int(*cpu)), ("state", Dim::Str(state.clone()))],
             cpu_owner(*cpu),
-            0,
+            Some("us"),
+            Vec::new,
         );
         counter(c, ts, t, *dur_us);
     }

@@ -293,7 +293,22 @@ impl FrameTimelineTracker {
             } else {
                 display_jank_tag(be)
             });
+            // v58's args of an actual frame: every one present, defaults
+            // (0.0, 'Unspecified ...') where the trace has none
+            let real = |v: Option<f64>| Some(ArgVal::Real(v.unwrap_or(0.0)));
+            let present_exp = pick(&PRESENT_TYPES, d.present_type_experimental.unwrap_or(0));
+            args.push(("Present Delay (ms)", real(d.present_delay_millis)));
+            if surface {
+                args.push((
+                    "Vsync Resynced Jitter (ms)",
+                    real(d.vsync_resynced_jitter_millis),
+                ));
+            }
             args.push(("Present type", Some(ArgVal::Str(cols.present_type.into()))));
+            args.push((
+                "Present type (experimental)",
+                Some(ArgVal::Str(present_exp.into())),
+            ));
             args.push((
                 "On time finish",
                 Some(ArgVal::Int(cols.on_time_finish as i128)),
@@ -304,17 +319,23 @@ impl FrameTimelineTracker {
             ));
             args.push(("Jank type", Some(ArgVal::Str(cols.jank_type.clone()))));
             args.push((
+                "Jank type (experimental)",
+                Some(ArgVal::Str(jank_type_string(be))),
+            ));
+            args.push((
                 "Jank severity type",
                 Some(ArgVal::Str(cols.jank_severity_type.into())),
             ));
+            args.push(("Jank Severity Score", real(cols.jank_score)));
             args.push((
                 "Prediction type",
                 Some(ArgVal::Str(cols.prediction_type.into())),
             ));
             args.push(("Jank tag", Some(ArgVal::Str(cols.jank_tag.into()))));
-            if let Some(s) = cols.jank_score {
-                args.push(("Jank Severity Score", Some(ArgVal::Real(s))));
-            }
+            args.push((
+                "Jank tag (experimental)",
+                cols.jank_tag_experimental.map(|t| ArgVal::Str(t.into())),
+            ));
             if surface {
                 let v = match d.is_buffer {
                     Some(true) => "Yes",
@@ -323,6 +344,10 @@ impl FrameTimelineTracker {
                 };
                 args.push(("Is Buffer?", Some(ArgVal::Str(v.into()))));
             }
+            args.push((
+                "Jank Metadata (debugging only)",
+                real(d.jank_debug_metadata),
+            ));
         }
         let arg_set = c.args.add_set(&args);
         c.slices.begin(

@@ -106,8 +106,9 @@ pub fn process_memory_track(c: &mut Ctx, upid: u32, key: &str) -> u32 {
         0,
     );
     let description = process_memory_description(key);
-    c.tracks
-        .describe(&mut c.args, t, None, description.as_deref());
+    if let Some(d) = description {
+        c.tracks.describe(&mut c.args, t, &d);
+    }
     t
 }
 
@@ -307,16 +308,16 @@ pub fn meminfo(c: &mut Ctx, ts: i64, values: &[(u64, i128)]) {
             c.stats.add("meminfo_unknown_keys", 1, None);
             continue;
         };
-        let t = c.tracks.intern(
+        let t = c.tracks.intern_with(
             &mut c.args,
             "meminfo",
             Some(name),
             "counter",
             vec![("meminfo_key", Dim::Str(name.to_owned()))],
             Owner::default(),
-            0,
+            Some("bytes"),
+            Vec::new,
         );
-        c.tracks.describe(&mut c.args, t, Some("bytes"), None);
         c.counters.push(ts, t, (kb * 1024) as f64, None);
     }
 }

@@ -58,6 +58,13 @@ impl Args {
     pub fn add_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
         let set_id = self.next_id;
         self.next_id += 1;
+        self.extend_set(set_id, items);
+        set_id
+    }
+
+    /// Adds `items` to the set `set_id` (one made by `add_set`, never a
+    /// shared one: args added to a row after it was created).
+    pub fn extend_set<K: AsRef<str>>(&mut self, set_id: i64, items: &[(K, Option<ArgVal>)]) {
         for (key, value) in items {
             let Some(value) = value else { continue };
             let key = key.as_ref().to_owned();
@@ -129,7 +136,6 @@ impl Args {
             };
             self.rows.push(row);
         }
-        set_id
     }
 }
 
@@ -271,27 +277,20 @@ impl Tracks {
         id
     }
 
-    /// Gives track `id` its unit and description (once: the first call on a
-    /// track sets them, as a blueprint does when it creates the track).
-    pub fn describe(
-        &mut self,
-        args: &mut Args,
-        id: u32,
-        unit: Option<&'static str>,
-        description: Option<&str>,
-    ) {
+    /// Gives track `id` its description (once, as a blueprint does when it
+    /// creates the track): counter_track.description and a `description`
+    /// arg in its source arg set.
+    pub fn describe(&mut self, args: &mut Args, id: u32, description: &str) {
         let Some(row) = self.rows.get_mut(id as usize) else {
             return;
         };
-        if row.unit.is_some() || row.description.is_some() {
+        if row.description.is_some() {
             return;
         }
-        row.unit = unit;
-        if let Some(d) = description {
-            row.description = Some(d.to_owned());
-            row.source_arg_set_id =
-                Some(args.add_set_shared(&[("description", Some(ArgVal::Str(d.to_owned())))]));
-        }
+        row.description = Some(description.to_owned());
+        row.source_arg_set_id = Some(
+            args.add_set_shared(&[("description", Some(ArgVal::Str(description.to_owned())))]),
+        );
     }
 
     /// The track of `type_` with dimensions `dims` (not empty), if interned.
