@@ -356,6 +356,10 @@ pub struct Sink {
     /// Every recorded TraceConfig's bytes, in file order (rendered as text by
     /// the caller, which also rejects the ones that do not parse).
     pub trace_configs: Vec<Vec<u8>>,
+    /// A display video frame packet was seen (trace diagnostics).
+    pub video_frames: bool,
+    /// `__intrinsic_trace_diagnostics` rows (`crate::diagnostics`).
+    pub diagnostics: Vec<crate::diagnostics::Diagnostic>,
     pub packages: Vec<(String, i64, i64, i64, i64)>,
     pub stats: Stats,
     pub bound_only_ts: Vec<i64>,

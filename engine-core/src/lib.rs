@@ -10,6 +10,7 @@
 
 pub mod columns;
 pub mod decoder;
+pub mod diagnostics;
 pub mod events;
 pub mod metadata;
 pub mod replay;
@@ -437,6 +438,13 @@ fn file_metadata(sink: &mut events::Sink, file: &[u8], kind: &str, payload_size:
         }
     }
     decoder::proto::config_stats(sink);
+    // the rules weigh the stats and metadata of the whole trace
+    sink.diagnostics = diagnostics::run(
+        &sink.trace_configs,
+        &sink.stats,
+        &sink.metadata,
+        sink.video_frames,
+    );
 }
 
 fn nanos(d: std::time::Duration) -> i64 {

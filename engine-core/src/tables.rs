@@ -245,6 +245,18 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
         ),
         ("trace_bounds", vec![c("start_ts", I), c("end_ts", I)]),
         (
+            "__intrinsic_trace_diagnostics",
+            vec![
+                c("id", I),
+                c("key", T),
+                c("title", T),
+                c("description", T),
+                c("remediation", T),
+                c("confidence", RL),
+                c("trace_id", I),
+            ],
+        ),
+        (
             "__intrinsic_android_cpu_per_uid_track",
             vec![
                 c("id", I),
@@ -787,6 +799,20 @@ pub fn fill<'v>(
             for (key, multi, int, text) in all {
                 let key_type = V::Text(if multi { "multi" } else { "single" });
                 ins.row(&[V::Text(key), key_type, int, text])?;
+            }
+        }
+        "__intrinsic_trace_diagnostics" => {
+            for (id, d) in sink.diagnostics.iter().enumerate() {
+                ins.row(&[
+                    V::Int(id as i64),
+                    V::Text(d.key),
+                    V::Text(d.title),
+                    V::Text(&d.description),
+                    V::Text(d.remediation),
+                    V::Real(d.confidence),
+                    // the one trace file read (trace_processor's trace_file id 0)
+                    V::Int(0),
+                ])?;
             }
         }
         "trace_bounds" => {

@@ -203,6 +203,10 @@ const BOOKKEEPING_KINDS: [u32; 6] = [6, 36, 72, 89, 107, 124];
 /// The stats row counting the packets of a data kind the decoder skips:
 /// `artscope_skipped_<TracePacket field name>` (e.g.
 /// `artscope_skipped_track_event`), severity info, value = packets.
+/// FrameworksBaseTracePacket.video_frame, a TracePacket extension: not
+/// imported, only noted (a display video trace that has frames).
+const VIDEO_FRAME_FIELD: u32 = 1000;
+
 pub const SKIPPED_STAT_PREFIX: &str = "artscope_skipped_";
 
 impl<'s> ProtoDecoder<'s> {
@@ -318,6 +322,8 @@ impl<'s> ProtoDecoder<'s> {
                 if let Some(b) = bytes(v) {
                     data.see(num, b);
                 }
+            } else if num == VIDEO_FRAME_FIELD {
+                self.sink.video_frames = true;
             }
         }
         if cleared {
