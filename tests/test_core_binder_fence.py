@@ -111,6 +111,19 @@ def test_binder_and_fence_wait_slices(eng):
     ]
 
 
+def test_binder_flows(eng):
+    """A flow from each sending slice to the slice its receipt opened (as
+    trace_processor infers them: no trace_id, no args); the reply's receipt
+    makes none."""
+    rows = eng.query(
+        "SELECT o.ts, o.name, i.ts, i.name, f.trace_id, f.arg_set_id FROM flow f "
+        "JOIN slice o ON o.id = f.slice_out JOIN slice i ON i.id = f.slice_in "
+        "ORDER BY f.id").rows()
+    assert rows == [(1_000, "binder transaction", 1_100, "binder reply", None, None),
+                    (2_000, "binder transaction async", 2_100, "binder async rcv",
+                     None, None)]
+
+
 def test_fence_timeline(eng):
     """The front pending fence is the open slice: seqno 1 from its init
     (3000) to its signal (3200), then seqno 2 until its signal (3300)."""
@@ -128,5 +141,5 @@ def test_same_slices_as_trace_processor(trace_path):
     tp_bin = compare_tp.find_tp_bin()
     if tp_bin is None:
         pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
-    tables = ("slice", "thread_track", "thread", "process")
+    tables = ("slice", "flow", "thread_track", "thread", "process")
     assert compare_tp.differing_tables(trace_path, tables, tp_bin) == {}

@@ -15,8 +15,8 @@ trace and the table is compared with trace_processor's
   -> the thread's tid, ``upid`` / ``parent_upid`` -> the process's pid,
   ``track_id`` (and a track's ``parent_id``) -> the track's name, type and
   dimensions, ``*arg_set_id`` -> the set's sorted (key, value) pairs (utid /
-  upid values inside translated as above), a slice's ``parent_id`` -> the
-  parent's (ts, name), ``machine_id`` -> the machine's raw id, NULL being
+  upid values inside translated as above), a slice's ``parent_id`` and a
+  flow's ``slice_out`` / ``slice_in`` -> that slice's (ts, name), ``machine_id`` -> the machine's raw id, NULL being
   the host (trace_processor's host machine has id 0 and raw_id 0; the
   embedded engine serves no machine table and leaves it NULL, as
   trace_processor did before). Left out entirely: each table's own row id (``id``,
@@ -181,7 +181,8 @@ class Resolver:
             return lambda v: self.arg_sets.get(v, ()) if v is not None else None
         if col == "track_id" or (col == "parent_id" and table in TRACK_TABLES):
             return lambda v: self.tracks.get(v, ("?", v)) if v is not None else None
-        if col == "parent_id" and table in SLICE_TABLES:
+        if (col == "parent_id" and table in SLICE_TABLES) or (
+                table == "flow" and col in ("slice_out", "slice_in")):
             return lambda v: self.slices.get(v, ("?", v)) if v is not None else None
         if table == "args" and col in ("int_value", "display_value"):
             return None  # replaced by a translated value below (see rows())

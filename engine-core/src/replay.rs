@@ -61,6 +61,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         thread_state: ThreadStateTracker::new(),
         states: EndStates::new(version),
         power: Default::default(),
+        flows: Vec::new(),
         machine: sink
             .utsname_machine
             .clone()

@@ -212,6 +212,16 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
+            "flow",
+            vec![
+                c("id", I),
+                c("slice_out", I),
+                c("slice_in", I),
+                c("trace_id", I),
+                c("arg_set_id", I),
+            ],
+        ),
+        (
             "package_list",
             vec![
                 c("id", I),
@@ -743,6 +753,17 @@ pub fn fill<'v>(
                     V::Int(uid as i64),
                     V::Int(cluster as i64),
                     V::Int(total),
+                ])?;
+            }
+        }
+        "flow" => {
+            for (i, &(out, into)) in ctx.flows.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(out as i64),
+                    V::Int(into as i64),
+                    V::Null,
+                    V::Null,
                 ])?;
             }
         }

@@ -11,7 +11,10 @@
 //! instant on the sender and a "binder async rcv" instant (with the
 //! sender's args) on the receiver. binder_transaction_alloc_buf adds data /
 //! offsets sizes to the sender's open "binder transaction". All have
-//! category "binder". Not imported: flows (no flow table), binder_command /
+//! category "binder". A transaction's receipt adds a flow from the sending
+//! slice to the receiving one ("binder transaction" -> "binder reply",
+//! "binder transaction async" -> "binder async rcv"), as trace_processor
+//! infers them (flow.trace_id NULL). Not imported: binder_command /
 //! binder_return (slice closing on failed transactions), binder locks.
 
 use rustc_hash::FxHashMap as HashMap;
@@ -34,6 +37,8 @@ struct Outstanding {
     is_oneway: bool,
     args: ArgList,
     send_track: u32,
+    /// the sending slice (None for a reply, or a slice dropped too deep)
+    send_slice: Option<u32>,
 }
 
 /// Open transactions and the args of binder slices (sets made at finish:
@@ -46,6 +51,8 @@ pub struct BinderTracker {
     row_index: HashMap<u32, usize>,
     /// per track: binder slice rows opened there (most recent last)
     opened: HashMap<u32, Vec<u32>>,
+    /// (sending slice, receiving slice) of each received transaction
+    flows: Vec<(u32, u32)>,
 }
 
 /// `0x%02x` as base::IntToHexString.
@@ -96,15 +103,26 @@ impl BinderTracker {
         }
     }
 
-    fn begin(&mut self, c: &mut Ctx, track: u32, ts: i64, name: &str, dur: i64, args: ArgList) {
+    /// Opens a binder slice; its row, unless it was dropped (too deep).
+    fn begin(
+        &mut self,
+        c: &mut Ctx,
+        track: u32,
+        ts: i64,
+        name: &str,
+        dur: i64,
+        args: ArgList,
+    ) -> Option<u32> {
         let row = c.slices.rows.len() as u32;
         c.slices
             .begin(&mut c.stats, track, ts, name.to_owned(), dur, None);
-        if c.slices.rows.len() as u32 > row {
-            c.slices.rows[row as usize].category = Some(CATEGORY);
-            self.opened.entry(track).or_default().push(row);
-            self.add_args(row, args);
+        if c.slices.rows.len() as u32 <= row {
+            return None;
         }
+        c.slices.rows[row as usize].category = Some(CATEGORY);
+        self.opened.entry(track).or_default().push(row);
+        self.add_args(row, args);
+        Some(row)
     }
 
     /// The innermost open binder slice named `name` on `track`.
@@ -146,6 +164,7 @@ impl BinderTracker {
             ("calling tid", ArgVal::Uint(t.tid as u64)),
         ];
         let is_oneway = t.flags & ONE_WAY != 0;
+        let mut send_slice = None;
         if t.is_reply {
             let dest = c.pt.get_or_create_thread(t.dest_tid as i64);
             if let Some(row) = self.open_named(c, track, REPLY) {
@@ -156,9 +175,9 @@ impl BinderTracker {
                 self.add_args(row, args.clone());
             }
         } else if is_oneway {
-            self.begin(c, track, ts, TRANSACTION_ASYNC, 0, args.clone());
+            send_slice = self.begin(c, track, ts, TRANSACTION_ASYNC, 0, args.clone());
         } else {
-            self.begin(c, track, ts, TRANSACTION, -1, args.clone());
+            send_slice = self.begin(c, track, ts, TRANSACTION, -1, args.clone());
         }
         self.outstanding.insert(
             t.transaction_id,
@@ -167,6 +186,7 @@ impl BinderTracker {
                 is_oneway,
                 args,
                 send_track: track,
+                send_slice,
             },
         );
     }
@@ -177,16 +197,21 @@ impl BinderTracker {
         };
         let utid = c.pt.get_or_create_thread(pid);
         let track = thread_track(c, utid);
-        if t.is_reply {
+        let recv_slice = if t.is_reply {
             c.slices.end(&mut c.stats, track, ts);
+            return;
         } else if t.is_oneway {
-            self.begin(c, track, ts, ASYNC_RCV, 0, t.args);
+            self.begin(c, track, ts, ASYNC_RCV, 0, t.args)
         } else {
             if let Some(row) = self.open_named(c, t.send_track, TRANSACTION) {
                 let items = Self::thread_name_args(c, utid, ArgVal::Uint(pid as u64));
                 self.add_args(row, items);
             }
-            self.begin(c, track, ts, REPLY, -1, Vec::new());
+            self.begin(c, track, ts, REPLY, -1, Vec::new())
+        };
+        // the flow from the sending slice to this one
+        if let (Some(out), Some(into)) = (t.send_slice, recv_slice) {
+            self.flows.push((out, into));
         }
     }
 
@@ -204,8 +229,10 @@ impl BinderTracker {
         }
     }
 
-    /// The binder slices' arg sets, made once every arg is known.
+    /// The binder slices' arg sets, made once every arg is known, and the
+    /// flows.
     pub fn finish(self, c: &mut Ctx) {
+        c.flows.extend(self.flows);
         for (row, items) in self.slice_args {
             if items.is_empty() {
                 continue;

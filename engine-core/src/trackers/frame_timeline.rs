@@ -163,6 +163,8 @@ pub struct FrameTimelineTracker {
     /// (slice id, columns) in creation order
     pub rows: Vec<(u32, FrameCols)>,
     row_of: HashMap<u32, usize>,
+    /// display frame token -> the actual surface frames waiting for it
+    surfaces_of_display: HashMap<i64, Vec<u32>>,
 }
 
 /// A frame timeline track's (type, name).
@@ -361,6 +363,22 @@ impl FrameTimelineTracker {
         // (the newest slice, as the reference does even when the begin was dropped)
         let sid = c.slices.rows.len() as u32 - 1;
         self.cookie.insert(cookie, (sid, upid, expected));
+        // a flow from each actual surface frame of an app to the actual
+        // display frame it was composited into (the surface frames come
+        // first), as trace_processor's FrameTimelineEventParser
+        match (d.kind, display_token) {
+            (4, Some(display)) => self
+                .surfaces_of_display
+                .entry(display)
+                .or_default()
+                .push(sid),
+            (2, _) => {
+                for surface in self.surfaces_of_display.remove(&token).unwrap_or_default() {
+                    c.flows.push((surface, sid));
+                }
+            }
+            _ => {}
+        }
         match self.row_of.get(&sid) {
             Some(&i) => self.rows[i].1 = cols,
             None => {

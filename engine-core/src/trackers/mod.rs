@@ -38,6 +38,9 @@ pub struct Ctx {
     pub thread_state: sched::ThreadStateTracker,
     pub states: sched::EndStates,
     pub power: power::PowerTracker,
+    /// flow rows (slice_out, slice_in) in creation order: the binder
+    /// transactions' inferred flows (flow.trace_id NULL)
+    pub flows: Vec<(u32, u32)>,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
 }
