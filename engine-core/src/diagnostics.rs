@@ -59,6 +59,15 @@ impl Evidence<'_> {
         })
     }
 
+    /// A rule's `confidence`, raised to 0.9 when ftrace did lose data.
+    fn unless_data_lost(&self, confidence: f64) -> f64 {
+        if self.ftrace_data_loss() {
+            0.9
+        } else {
+            confidence
+        }
+    }
+
     fn heapprofd_errors(&self) -> bool {
         self.any_positive(|n| n.starts_with("heapprofd") && Self::severity(n) == Some("error"))
     }
@@ -251,15 +260,12 @@ fn tiny_ftrace_buffer(f: &Msg, ev: &Evidence, out: &mut Vec<Diagnostic>) {
     if kb == 0 || kb >= OK_KB {
         return;
     }
-    let mut confidence = if kb <= SEVERE_KB {
+    let confidence = ev.unless_data_lost(if kb <= SEVERE_KB {
         0.9
     } else {
         let t = (kb - SEVERE_KB) as f64 / (OK_KB - SEVERE_KB) as f64;
         0.9 + t * (0.2 - 0.9)
-    };
-    if ev.ftrace_data_loss() {
-        confidence = 0.9;
-    }
+    });
     out.push(Diagnostic {
         key: "tiny_ftrace_buffer",
         title: "Ftrace buffer too small",
@@ -288,14 +294,11 @@ fn low_ftrace_drain_bandwidth(f: &Msg, ev: &Evidence, out: &mut Vec<Diagnostic>)
     if mb_per_s >= OK_MB_S {
         return;
     }
-    let mut confidence = if mb_per_s <= SEVERE_MB_S {
+    let confidence = ev.unless_data_lost(if mb_per_s <= SEVERE_MB_S {
         0.9
     } else {
         0.9 * ((OK_MB_S - mb_per_s) / (OK_MB_S - SEVERE_MB_S))
-    };
-    if ev.ftrace_data_loss() {
-        confidence = 0.9;
-    }
+    });
     out.push(Diagnostic {
         key: "low_ftrace_drain_bandwidth",
         title: "Low ftrace drain bandwidth",
@@ -351,7 +354,7 @@ fn syscalls_without_filter(f: &Msg, ev: &Evidence, out: &mut Vec<Diagnostic>) {
             .into(),
         remediation: "Restrict syscall_events to the specific syscalls you need (e.g. \
                       \"sys_read\", \"sys_write\") to cut trace size and overhead.",
-        confidence: if ev.ftrace_data_loss() { 0.9 } else { 0.3 },
+        confidence: ev.unless_data_lost(0.3),
     });
 }
 
