@@ -79,7 +79,7 @@ OWN_STATS_PREFIX = "artscope_"
 THREAD_REFS = frozenset({"utid", "waker_utid"})
 PROCESS_REFS = frozenset({"upid", "parent_upid"})
 ARG_SET_REFS = frozenset({"arg_set_id", "dimension_arg_set_id", "source_arg_set_id"})
-SLICE_TABLES = frozenset({"slice", "expected_frame_timeline_slice",
+SLICE_TABLES = frozenset({"slice", "slices", "expected_frame_timeline_slice",
                           "actual_frame_timeline_slice"})
 TRACK_TABLES = frozenset({"track", "thread_track", "process_track", "cpu_track",
                           "counter_track", "cpu_counter_track", "process_counter_track",

@@ -27,10 +27,22 @@ GENERIC_WITH_FIELDS = sorted({
     "tracing_mark_write", "sde_tracing_mark_write", "g2d_tracing_mark_write",
     "samsung_tracing_mark_write", "mali_tracing_mark_write", "sched_cpu_util_cfs",
     "thermal_exynos_acpm_bulk", "thermal_exynos_acpm_high_overhead",
+    # process memory and oom (trackers/memory.rs), binder commands (failed replies),
+    # kprobes, block io, adreno GPU command batches, funcgraph, oom kills
+    "rss_stat", "rss_stat_throttled", "ion_heap_grow", "ion_heap_shrink",
+    "binder_command", "binder_return", "kprobe_event", "block_rq_issue",
+    "block_rq_complete", "kgsl_adreno_cmdbatch_queued", "kgsl_adreno_cmdbatch_submitted",
+    "kgsl_adreno_cmdbatch_sync", "kgsl_adreno_cmdbatch_retired", "funcgraph_entry",
+    "funcgraph_exit", "mark_victim", "ion_stat", "block_io_start", "block_io_done",
+    "oom_score_adj_update", "wakeup_source_activate", "wakeup_source_deactivate",
+    # irq (trackers/irq.rs), suspend_resume_minimal (power.rs)
+    "irq_handler_entry", "irq_handler_exit", "local_timer_entry", "local_timer_exit",
+    "softirq_entry", "softirq_exit", "softirq_raise", "suspend_resume_minimal",
 })
 
 # protobuf descriptor type numbers -> the decoder's FieldKind
-KINDS = {5: "I32", 13: "U32", 3: "I64", 4: "U64", 9: "Str", 8: "Bool", 17: "S32", 18: "S64"}
+# enums (14) are int32 varints
+KINDS = {5: "I32", 13: "U32", 14: "I32", 3: "I64", 4: "U64", 9: "Str", 8: "Bool", 17: "S32", 18: "S64"}
 
 OUT = Path(__file__).resolve().parents[1] / "engine-core/src/decoder/ftrace_schema.rs"
 

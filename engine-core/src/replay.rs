@@ -12,6 +12,7 @@ use crate::trackers::counters::{self, Counters};
 use crate::trackers::drm::{DrmTracker, FenceEvent};
 use crate::trackers::frame_timeline::FrameTimelineTracker;
 use crate::trackers::irq;
+use crate::trackers::kernel::KernelTrackers;
 use crate::trackers::power;
 use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE};
 use crate::trackers::raw::RawTable;
@@ -120,6 +121,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut slots = AsyncSlots::default();
     let mut drm = DrmTracker::default();
     let mut binder = BinderTracker::default();
+    let mut kernel = KernelTrackers::default();
     let mut cpus_seen = CpuSet::default();
     let mut ts_other: Option<(i64, i64)> = None;
     let mut note_other = |ts: i64| {
@@ -238,8 +240,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if raw_on {
                     let mut arg_set = None;
                     if !DEDICATED_TABLE_EVENTS.contains(&e.name) && !e.fields.is_empty() {
-                        let items = crate::trackers::raw::event_args(e);
-                        arg_set = Some(ctx.args.add_set(&items));
+                        arg_set = Some(crate::trackers::raw::event_args(&mut ctx.args, e));
                     }
                     raw.push(e.ts, e.name, e.cpu, utid, arg_set, false);
                 }
@@ -251,6 +252,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     &mut slots,
                     &mut drm,
                     &mut binder,
+                    &mut kernel,
                     &mut note_other,
                     e,
                 );
@@ -339,12 +341,16 @@ fn ftrace_event(
     slots: &mut AsyncSlots,
     drm: &mut DrmTracker,
     binder: &mut BinderTracker,
+    kernel: &mut KernelTrackers,
     note_other: &mut impl FnMut(i64),
     e: &FtraceEv,
 ) {
     let ts = e.ts;
     match e.name {
-        "print" => atrace::print(c, slots, ts, e.pid, e.str("buf").unwrap_or("")),
+        "print" => {
+            kernel.syscalls.truncate_write(c, ts, e.pid);
+            atrace::print(c, slots, ts, e.pid, e.str("buf").unwrap_or(""))
+        }
         "zero" => atrace::zero(c, slots, e),
         "dma_fence_init" | "dma_fence_emit" | "dma_fence_signaled" => {
             let what = match e.name {
@@ -426,7 +432,7 @@ fn ftrace_event(
             let comm: Name = e.str("comm").map(Rc::from);
             let pt = &mut c.pt;
             let (src, new);
-            if e.int("clone_flags").unwrap_or(0) & CLONE_THREAD == 0 && e.pid != KTHREADD_PID {
+            if e.int("clone_flags").unwrap_or(0) & CLONE_THREAD == 0 {
                 pt.start_new_process(Some(ts), Some(e.pid), new_tid, &comm, PRIO_FTRACE);
                 src = pt.get_or_create_thread(e.pid);
                 new = pt.get_or_create_thread(new_tid);
@@ -451,14 +457,18 @@ fn ftrace_event(
         "sched_blocked_reason" => {
             let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
             note_other(ts);
+            // systrace text names the function, protobuf interns it
+            let function = e
+                .str("caller")
+                .or(e.str(crate::decoder::proto::SYMBOL_FIELD));
             c.thread_state
-                .blocked_reason(utid, e.int("io_wait").unwrap_or(0) != 0);
+                .blocked_reason(utid, e.int("io_wait").unwrap_or(0) != 0, function);
         }
-        "sys_enter" => atrace::sys_enter(c, ts, e.pid, e.int("id").unwrap_or(-1)),
-        "sys_exit" => atrace::sys_exit(c, ts, e.pid, e.int("id").unwrap_or(-1)),
         "irq_handler_entry" | "irq_handler_exit" | "local_timer_entry" | "local_timer_exit"
         | "softirq_entry" | "softirq_exit" => irq::event(c, e),
-        _ => {}
+        "binder_command" => binder.command(c, e.pid, e.int("cmd").unwrap_or(0)),
+        "binder_return" => binder.returned(c, ts, e.pid, e.int("cmd").unwrap_or(0)),
+        _ => kernel.event(c, e),
     }
 }
 

@@ -100,7 +100,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
                 c("utid", I),
                 c("state", T),
                 c("io_wait", I),
-                g("blocked_function", T, "NULL"),
+                c("blocked_function", T),
                 c("waker_utid", I),
                 g("waker_id", I, "NULL"),
                 c("irq_context", I),
@@ -281,7 +281,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 11] = [
+pub const VIEWS: [(&str, &str); 13] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -294,6 +294,10 @@ pub const VIEWS: [(&str, &str); 11] = [
     ("raw", "SELECT * FROM ftrace_event"),
     // the legacy alias of `counter` with its track's name and unit (stdlib prelude)
     ("counters", "SELECT v.*, t.name, t.unit FROM counter AS v JOIN counter_track AS t ON v.track_id = t.id ORDER BY ts"),
+    // trace_processor's legacy alias of slice
+    ("slices", "SELECT * FROM slice"),
+    // trace_processor's instants: the slices of dur 0
+    ("instant", "SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0"),
 ];
 
 const INDEXES: [&str; 6] = [
@@ -445,6 +449,25 @@ pub fn build_db(tables: &[Table]) -> rusqlite::Result<Connection> {
 /// The tables `take_columns` gives (every other one comes from `fill`).
 pub const MOVED_TABLES: [&str; 3] = ["sched", "thread_state", "ftrace_event"];
 
+/// thread_state.blocked_function from its sparse (row, function) list: a
+/// column only when some row has one (most traces have none).
+fn blocked_functions(sparse: Vec<(u32, Box<str>)>, rows: usize) -> Stored {
+    if sparse.is_empty() {
+        return Stored::null();
+    }
+    let mut dict: Vec<Box<str>> = Vec::new();
+    let mut index: rustc_hash::FxHashMap<Box<str>, u32> = Default::default();
+    let mut ids = vec![crate::columns::NULL_TEXT; rows];
+    for (row, f) in sparse {
+        let id = *index.entry(f.clone()).or_insert_with(|| {
+            dict.push(f);
+            dict.len() as u32 - 1
+        });
+        ids[row as usize] = id;
+    }
+    Stored::text(ids, dict)
+}
+
 /// The stored columns of the tables big enough to matter (one row per
 /// sched slice, thread state, ftrace event), moved out of the trackers
 /// without a per-value copy; `fill` gives every other table's rows.
@@ -491,6 +514,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
             let cpu_nulls = t.cpu.iter().map(|&c| c < 0).collect();
             let io_nulls = t.io_wait.iter().map(|&v| v < 0).collect();
             let irq_nulls: Vec<bool> = t.irq_zero.iter().map(|&z| !z).collect();
+            let rows = t.ts.len();
             vec![
                 Stored::row_number(),
                 Stored::int(t.ts),
@@ -499,6 +523,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 Stored::narrow(t.utid),
                 Stored::text(state_ids(t.state, &imp.ctx.states.names), names),
                 Stored::int_nulls(t.io_wait.iter().map(|&v| v.max(0)).collect(), io_nulls),
+                blocked_functions(t.blocked_function, rows),
                 u32_ids(t.waker),
                 Stored::int_nulls(vec![0i8; irq_nulls.len()], irq_nulls),
             ]
@@ -735,7 +760,7 @@ pub fn fill<'v>(
                 ins.row(&[
                     V::Int(i as i64),
                     V::Int(a.set_id),
-                    V::Text(&a.key),
+                    V::Text(a.flat_key.as_deref().unwrap_or(&a.key)),
                     V::Text(&a.key),
                     oi(a.int_value),
                     ot(a.string_value.as_deref()),

@@ -18,6 +18,7 @@ use super::ftrace_schema::{
 use super::wire::{push_varints, text, text_ref, Fields, Value, WireError};
 use crate::events::*;
 use crate::metadata::MetaVal;
+use rustc_hash::FxHashMap as HashMap;
 
 /// How a generic ftrace field is typed (protobuf scalar types).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,7 +194,28 @@ pub struct ProtoDecoder<'s> {
     cpu_per_uid: crate::trackers::cpu_per_uid::Tokenizer,
     /// ClockSnapshots, to convert packets stamped in another clock.
     clocks: super::clocks::ClockSync,
+    /// Per sequence: its interned kernel symbols (InternedData.kernel_symbols,
+    /// iid -> name), until the sequence clears its incremental state.
+    kernel_symbols: HashMap<u32, HashMap<u64, Box<str>>>,
 }
+
+/// The field an ftrace event gets with the interned kernel symbol its
+/// address field names (funcgraph's `func`, sched_blocked_reason's
+/// `caller`); not an arg of its raw row.
+pub const SYMBOL_FIELD: &str = "__symbol";
+
+/// The field of ftrace event `name` that holds an interned kernel symbol's
+/// iid (trace_processor symbolizes it, in the event's raw args too).
+pub fn symbol_address_field(name: &str) -> Option<&'static str> {
+    match name {
+        "funcgraph_entry" | "funcgraph_exit" => Some("func"),
+        "sched_blocked_reason" => Some("caller"),
+        _ => None,
+    }
+}
+
+/// TracePacket.sequence_flags' SEQ_INCREMENTAL_STATE_CLEARED.
+const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
 
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
 /// hold: clock_snapshot, synchronization_marker, extension_descriptor,
@@ -221,6 +243,7 @@ impl<'s> ProtoDecoder<'s> {
             setup_error_seqs: Default::default(),
             cpu_per_uid: Default::default(),
             clocks: Default::default(),
+            kernel_symbols: Default::default(),
         }
     }
 
@@ -300,6 +323,8 @@ impl<'s> ProtoDecoder<'s> {
         let mut clock: Option<u32> = None;
         let mut cleared = false;
         self.seq_id = 0;
+        let mut interned: Option<&[u8]> = None;
+        let mut cleared = false;
         let mut data = OneofRun::new();
         for f in Fields::new(raw) {
             let (num, v) = f?;
@@ -317,6 +342,18 @@ impl<'s> ProtoDecoder<'s> {
             } else if num == 10 {
                 if let Some(x) = varint(v) {
                     self.seq_id = x as u32;
+                }
+            } else if num == 12 {
+                interned = bytes(v);
+            } else if num == 13 || num == 41 {
+                // sequence_flags / incremental_state_cleared
+                if let Some(x) = varint(v) {
+                    let bit = if num == 13 {
+                        SEQ_INCREMENTAL_STATE_CLEARED
+                    } else {
+                        1
+                    };
+                    cleared |= x & bit != 0;
                 }
             } else if is_packet_data_field(num) {
                 if let Some(b) = bytes(v) {
@@ -337,6 +374,12 @@ impl<'s> ProtoDecoder<'s> {
             if matches!(trace_clock, None | Some(6)) {
                 ts = Some(self.clocks.to_boottime(self.seq_id, c, t).unwrap_or(t));
             }
+        }
+        if cleared {
+            self.kernel_symbols.remove(&self.seq_id);
+        }
+        if let Some(b) = interned {
+            self.interned_data(b)?;
         }
         let ts = match ts {
             Some(t) => {
@@ -684,6 +727,36 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
+    /// InternedData: the kernel symbols (field 26: InternedString iid, str).
+    fn interned_data(&mut self, buf: &[u8]) -> R<()> {
+        for f in Fields::new(buf) {
+            if let (26, Value::Bytes(b)) = f? {
+                let (mut iid, mut name) = (0u64, &b""[..]);
+                for g in Fields::new(b) {
+                    match g? {
+                        (1, Value::Varint(x)) => iid = x,
+                        (2, Value::Bytes(s)) => name = s,
+                        _ => {}
+                    }
+                }
+                self.kernel_symbols
+                    .entry(self.seq_id)
+                    .or_default()
+                    .insert(iid, text(name).into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The kernel symbol interned as `iid` on the current sequence.
+    fn kernel_symbol(&self, iid: Option<i128>) -> Option<&str> {
+        let iid = u64::try_from(iid?).ok()?;
+        self.kernel_symbols
+            .get(&self.seq_id)?
+            .get(&iid)
+            .map(|s| &**s)
+    }
+
     fn ftrace_event(&mut self, cpu: i64, buf: &[u8]) -> R<()> {
         let mut ts: i64 = 0;
         let mut pid: i64 = 0;
@@ -788,10 +861,23 @@ impl<'s> ProtoDecoder<'s> {
                 });
             }
             _ => {
-                let fields = match generic_fields(name) {
+                let mut fields = match generic_fields(name) {
                     Some(specs) => generic_values(specs, ev.parts())?,
                     None => Vec::new(),
                 };
+                if let Some(field) = symbol_address_field(name) {
+                    let iid = fields
+                        .iter()
+                        .find(|f| f.0 == field)
+                        .and_then(|f| match f.1 {
+                            FieldVal::Int(i) => Some(i),
+                            _ => None,
+                        });
+                    if let Some(symbol) = self.kernel_symbol(iid) {
+                        fields.push((SYMBOL_FIELD, FieldVal::Str(symbol.to_owned())));
+                    }
+                }
+                let sink = &mut *self.sink;
                 sink.push_ftrace(FtraceEv {
                     ts,
                     cpu,

@@ -1,7 +1,6 @@
 //! atrace (ftrace `print`, and the kernel's atrace events `zero` /
 //! `dpu_tracing_mark_write`) -> thread slices, async slices and process
-//! counters; raw_syscalls -> syscall slices (importers/systrace/
-//! systrace_parser.cc, importers/syscalls/syscall_tracker.h).
+//! counters (importers/systrace/systrace_parser.cc).
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -422,44 +421,5 @@ pub fn system_property(c: &mut Ctx, ts: i64, values: &[(String, String)]) {
             )
         };
         c.counters.push(ts, track, state as f64, None);
-    }
-}
-
-/// Syscall numbers -> slice names for the syscalls artscope's capture configs
-/// record (raw_syscalls filtered to the affinity calls); arm64 numbering
-/// unless utsname says x86_64. Other numbers make no slice.
-fn syscall_name(machine: &str, num: i128) -> Option<&'static str> {
-    if machine == "x86_64" || machine == "amd64" {
-        match num {
-            203 => Some("sys_sched_setaffinity"),
-            204 => Some("sys_sched_getaffinity"),
-            _ => None,
-        }
-    } else {
-        match num {
-            122 => Some("sys_sched_setaffinity"),
-            123 => Some("sys_sched_getaffinity"),
-            _ => None,
-        }
-    }
-}
-
-pub fn sys_enter(c: &mut Ctx, ts: i64, pid: i64, id: i128) {
-    let Some(name) = syscall_name(&c.machine, id) else {
-        return;
-    };
-    let utid = c.pt.get_or_create_thread(pid);
-    let track = thread_track(c, utid);
-    c.slices
-        .begin(&mut c.stats, track, ts, name.to_owned(), -1, None);
-}
-
-pub fn sys_exit(c: &mut Ctx, ts: i64, pid: i64, id: i128) {
-    if syscall_name(&c.machine, id).is_none() {
-        return;
-    }
-    let utid = c.pt.get_or_create_thread(pid);
-    if let Some(track) = c.tracks.thread_track(utid) {
-        c.slices.end(&mut c.stats, track, ts);
     }
 }

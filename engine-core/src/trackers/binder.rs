@@ -14,8 +14,14 @@
 //! category "binder". A transaction's receipt adds a flow from the sending
 //! slice to the receiving one ("binder transaction" -> "binder reply",
 //! "binder transaction async" -> "binder async rcv"), as trace_processor
-//! infers them (flow.trace_id NULL). Not imported: binder_command /
-//! binder_return (slice closing on failed transactions), binder locks.
+//! infers them (flow.trace_id NULL).
+//!
+//! binder_command / binder_return follow each thread's transactions as a
+//! stack of frames (BC_TRANSACTION, binder_transaction, BR_TRANSACTION_COMPLETE,
+//! ...): a failed one (BR_FAILED_REPLY, BR_DEAD_REPLY, BR_FROZEN_REPLY,
+//! BR_TRANSACTION_PENDING_FROZEN) ends the sender's open "binder
+//! transaction" slice there, as trace_processor does. Not imported: binder
+//! locks.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -41,11 +47,47 @@ struct Outstanding {
     send_slice: Option<u32>,
 }
 
+const BC_TRANSACTION: i128 = 0x40406300;
+const BC_REPLY: i128 = 0x40406301;
+const BC_TRANSACTION_SG: i128 = 0x40486311;
+const BC_REPLY_SG: i128 = 0x40486312;
+const BR_TRANSACTION_SEC_CTX: i128 = 0x80487202;
+const BR_TRANSACTION: i128 = 0x80407202;
+const BR_REPLY: i128 = 0x80407203;
+const BR_DEAD_REPLY: i128 = 0x7205;
+const BR_TRANSACTION_COMPLETE: i128 = 0x7206;
+const BR_FAILED_REPLY: i128 = 0x7211;
+const BR_FROZEN_REPLY: i128 = 0x7212;
+const BR_ONEWAY_SPAM_SUSPECT: i128 = 0x7213;
+const BR_TRANSACTION_PENDING_FROZEN: i128 = 0x7214;
+
+/// Where a thread is in a transaction, from the commands it sent and the
+/// returns it got (the sender's side `Snd*`, the receiver's `Rcv*`).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FrameState {
+    SndAfterBcTransaction,
+    SndAfterTransaction,
+    SndAfterBrTransactionComplete,
+    SndAfterTransactionReceived,
+    RcvAfterTransactionReceived,
+    RcvAfterBrTransaction,
+    RcvAfterBcReply,
+    RcvAfterTransaction,
+}
+
+struct Frame {
+    state: FrameState,
+    /// (is_oneway, is_reply) of the frame's transaction, once seen
+    txn: Option<(bool, bool)>,
+}
+
 /// Open transactions and the args of binder slices (sets made at finish:
 /// args are added to a slice after it opened).
 #[derive(Default)]
 pub struct BinderTracker {
     outstanding: HashMap<i128, Outstanding>,
+    /// per utid: its transaction frames (innermost last)
+    frames: HashMap<u32, Vec<Frame>>,
     /// binder slice rows, each with its args so far
     slice_args: Vec<(u32, ArgList)>,
     row_index: HashMap<u32, usize>,
@@ -189,6 +231,113 @@ impl BinderTracker {
                 send_slice,
             },
         );
+        if let Some(frame) = self.top(utid) {
+            let txn = Some((is_oneway, t.is_reply));
+            match frame.state {
+                FrameState::SndAfterBcTransaction => {
+                    frame.state = FrameState::SndAfterTransaction;
+                    frame.txn = txn;
+                }
+                FrameState::RcvAfterBcReply => {
+                    frame.state = FrameState::RcvAfterTransaction;
+                    frame.txn = txn;
+                }
+                // commands are probably not traced
+                FrameState::RcvAfterTransactionReceived => self.pop(utid),
+                _ => {}
+            }
+        }
+    }
+
+    fn top(&mut self, utid: u32) -> Option<&mut Frame> {
+        self.frames.get_mut(&utid).and_then(|s| s.last_mut())
+    }
+
+    fn push(&mut self, utid: u32, state: FrameState, txn: Option<(bool, bool)>) {
+        self.frames
+            .entry(utid)
+            .or_default()
+            .push(Frame { state, txn });
+    }
+
+    fn pop(&mut self, utid: u32) {
+        if let Some(stack) = self.frames.get_mut(&utid) {
+            stack.pop();
+            if stack.is_empty() {
+                self.frames.remove(&utid);
+            }
+        }
+    }
+
+    /// binder_command: the thread starts a transaction or a reply.
+    pub fn command(&mut self, c: &mut Ctx, pid: i64, cmd: i128) {
+        let utid = c.pt.get_or_create_thread(pid);
+        match cmd {
+            BC_TRANSACTION | BC_TRANSACTION_SG => {
+                self.push(utid, FrameState::SndAfterBcTransaction, None)
+            }
+            BC_REPLY | BC_REPLY_SG => {
+                if let Some(f) = self.top(utid) {
+                    if f.state == FrameState::RcvAfterBrTransaction {
+                        f.state = FrameState::RcvAfterBcReply;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// binder_return: what the kernel answered the thread; a failed
+    /// transaction ends the sender's open slice.
+    pub fn returned(&mut self, c: &mut Ctx, ts: i64, pid: i64, cmd: i128) {
+        let utid = c.pt.get_or_create_thread(pid);
+        let Some(frame) = self.top(utid) else {
+            return;
+        };
+        match cmd {
+            BR_DEAD_REPLY | BR_FAILED_REPLY | BR_FROZEN_REPLY | BR_TRANSACTION_PENDING_FROZEN => {
+                match frame.state {
+                    // failed before binder_transaction: no slice opened
+                    FrameState::SndAfterBcTransaction => self.pop(utid),
+                    FrameState::RcvAfterBcReply
+                    | FrameState::SndAfterTransaction
+                    | FrameState::RcvAfterTransaction
+                    | FrameState::SndAfterBrTransactionComplete => {
+                        if frame.txn == Some((false, false)) {
+                            let track = thread_track(c, utid);
+                            c.slices.end(&mut c.stats, track, ts);
+                        }
+                        self.pop(utid);
+                    }
+                    _ => {}
+                }
+            }
+            BR_TRANSACTION_COMPLETE | BR_ONEWAY_SPAM_SUSPECT => match frame.state {
+                FrameState::RcvAfterTransaction | FrameState::SndAfterBcTransaction => {
+                    self.pop(utid)
+                }
+                FrameState::SndAfterTransaction => {
+                    if matches!(frame.txn, Some((false, _))) {
+                        frame.state = FrameState::SndAfterBrTransactionComplete;
+                    } else {
+                        // a one-way transaction's last event
+                        self.pop(utid);
+                    }
+                }
+                _ => {}
+            },
+            BR_REPLY => {
+                if frame.state == FrameState::SndAfterTransactionReceived {
+                    self.pop(utid);
+                }
+            }
+            BR_TRANSACTION | BR_TRANSACTION_SEC_CTX => {
+                if frame.state == FrameState::RcvAfterTransactionReceived {
+                    frame.state = FrameState::RcvAfterBrTransaction;
+                }
+            }
+            _ => {}
+        }
     }
 
     pub fn received(&mut self, c: &mut Ctx, ts: i64, pid: i64, transaction_id: i128) {
@@ -197,6 +346,19 @@ impl BinderTracker {
         };
         let utid = c.pt.get_or_create_thread(pid);
         let track = thread_track(c, utid);
+        if !t.is_oneway {
+            if !t.is_reply {
+                self.push(
+                    utid,
+                    FrameState::RcvAfterTransactionReceived,
+                    Some((false, false)),
+                );
+            } else if let Some(f) = self.top(utid) {
+                if f.state == FrameState::SndAfterBrTransactionComplete {
+                    f.state = FrameState::SndAfterTransactionReceived;
+                }
+            }
+        }
         let recv_slice = if t.is_reply {
             c.slices.end(&mut c.stats, track, ts);
             return;

@@ -9,6 +9,13 @@
 //! at the end of the trace, when the thread's process is best known - the
 //! process's track if the thread has one by then, else a
 //! `*_thread_fallback` track of the thread.
+//!
+//! Also: mark_victim (the oom killer's choice) as a "mem.oom_kill" instant
+//! on the victim thread's track; ion_heap_grow / ion_heap_shrink (Pixel
+//! kernels) and ion_stat (4.19+) as the heap's total (`mem.ion[.<heap>]`)
+//! and the change by the emitting thread (`mem.ion_change[.<heap>]`), and
+//! for ion_stat a "<len/1024> kB" slice per live buffer on the
+//! `mem.ion_buffer` track (closed by its free, a len <= 0 event).
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -320,4 +327,111 @@ pub fn meminfo(c: &mut Ctx, ts: i64, values: &[(u64, i128)]) {
         );
         c.counters.push(ts, t, (kb * 1024) as f64, None);
     }
+}
+
+/// ion events and ion_stat's live buffers (a lane per buffer in flight).
+#[derive(Default)]
+pub struct IonTracker {
+    /// per lane of the `mem.ion_buffer` track: the buffer it holds
+    ion_buffers: Vec<Option<i128>>,
+}
+
+impl IonTracker {
+    /// ion_heap_grow / ion_heap_shrink: `total_allocated` is the heap's
+    /// size before the change.
+    pub fn ion_heap(&mut self, c: &mut Ctx, ts: i64, e: &FtraceEv, grow: bool) {
+        let len = e.int("len").unwrap_or(0);
+        let change = if grow { len } else { -len };
+        let total = e.int("total_allocated").unwrap_or(0) + change;
+        let heap = e.str("heap_name").unwrap_or("unknown");
+        ion_counters(c, ts, e.pid, Some(heap), total, change);
+    }
+
+    /// ion_stat: the total (all heaps) and the change, and the buffer's
+    /// slice.
+    pub fn ion_stat(&mut self, c: &mut Ctx, ts: i64, e: &FtraceEv) {
+        let len = e.int("len").unwrap_or(0);
+        let total = e.int("total_allocated").unwrap_or(0);
+        ion_counters(c, ts, e.pid, None, total, len);
+        let buffer = e.int("buffer_id").unwrap_or(0);
+        if len > 0 {
+            // the lowest slot with no open buffer (TrackCompressor)
+            let slot = match self.ion_buffers.iter().position(Option::is_none) {
+                Some(i) => i,
+                None => {
+                    self.ion_buffers.push(None);
+                    self.ion_buffers.len() - 1
+                }
+            };
+            self.ion_buffers[slot] = Some(buffer);
+            let track = ion_buffer_track(c, slot);
+            c.slices.begin(
+                &mut c.stats,
+                track,
+                ts,
+                format!("{} kB", len / 1024),
+                -1,
+                None,
+            );
+        } else if let Some(slot) = self.ion_buffers.iter().position(|b| *b == Some(buffer)) {
+            self.ion_buffers[slot] = None;
+            let track = ion_buffer_track(c, slot);
+            c.slices.end(&mut c.stats, track, ts);
+        }
+    }
+}
+
+/// The heap's total and the thread's change: `mem.ion[.<heap>]` and
+/// `mem.ion_change[.<heap>]` (heap None: ion_stat's, all heaps).
+fn ion_counters(c: &mut Ctx, ts: i64, pid: i64, heap: Option<&str>, total: i128, change: i128) {
+    let (suffix, heap_dim) = match heap {
+        Some(h) => (format!(".{h}"), Dim::Str(h.to_owned())),
+        None => (String::new(), Dim::NullStr),
+    };
+    let t = c.tracks.intern(
+        &mut c.args,
+        "ion",
+        Some(&format!("mem.ion{suffix}")),
+        "counter",
+        vec![("heap_name", heap_dim.clone())],
+        Owner::default(),
+        0,
+    );
+    c.counters.push(ts, t, total as f64, None);
+    let utid = c.pt.get_or_create_thread(pid);
+    let t = c.tracks.intern(
+        &mut c.args,
+        "ion_change",
+        Some(&format!("mem.ion_change{suffix}")),
+        "counter",
+        vec![("heap_name", heap_dim), ("utid", Dim::Int(utid as i64))],
+        Owner {
+            utid: Some(utid),
+            ..Default::default()
+        },
+        0,
+    );
+    c.counters.push(ts, t, change as f64, None);
+}
+
+/// The `mem.ion_buffer` track of a compressor slot.
+fn ion_buffer_track(c: &mut Ctx, slot: usize) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        "android_ion_allocations",
+        Some("mem.ion_buffer"),
+        "slice",
+        vec![("track_compressor_idx", Dim::Int(slot as i64))],
+        Owner::default(),
+        0,
+    )
+}
+
+/// mark_victim: the oom killer chose a thread; a "mem.oom_kill" instant on
+/// its track.
+pub fn oom_kill(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
+    let track = super::atrace::thread_track(c, utid);
+    c.slices
+        .begin(&mut c.stats, track, ts, "mem.oom_kill".into(), 0, None);
 }

@@ -4,19 +4,25 @@
 
 pub mod atrace;
 pub mod binder;
+pub mod block_io;
 pub mod compressor;
 pub mod counters;
 pub mod cpu;
 pub mod cpu_per_uid;
 pub mod drm;
 pub mod frame_timeline;
+pub mod funcgraph;
 pub mod irq;
+pub mod kernel;
+pub mod kprobes;
 pub mod memory;
 pub mod power;
 pub mod process;
 pub mod raw;
 pub mod sched;
 pub mod slices;
+pub mod syscall_table;
+pub mod syscalls;
 pub mod tracks;
 pub mod triggers;
 

@@ -1,36 +1,10 @@
 //! Raw ftrace ingestion (`ftrace_event`): one row per ftrace event replayed,
 //! in replay order, with its common pid's utid and its fields as args.
 
-use super::tracks::ArgVal;
+use super::tracks::{ArgVal, Args};
 use crate::decoder::ftrace_schema::generic_fields;
-use crate::decoder::proto::FieldKind;
+use crate::decoder::proto::{symbol_address_field, FieldKind, SYMBOL_FIELD};
 use crate::events::{FieldVal, FtraceEv};
-
-/// An ftrace event's fields as its args, typed as trace_processor types
-/// them: an unsigned protobuf field's value is a 'uint' arg.
-pub fn event_args(e: &FtraceEv) -> Vec<(&'static str, Option<ArgVal>)> {
-    let specs = generic_fields(e.name).unwrap_or(&[]);
-    let unsigned = |name: &str| {
-        specs
-            .iter()
-            .any(|s| s.1 == name && matches!(s.2, FieldKind::U32 | FieldKind::U64))
-    };
-    e.fields
-        .iter()
-        .map(|(k, v)| {
-            let value = match v {
-                FieldVal::Int(i) if *i >= 0 && *i <= u64::MAX as i128 && unsigned(k) => {
-                    ArgVal::Uint(*i as u64)
-                }
-                FieldVal::Int(i) => ArgVal::Int(*i),
-                FieldVal::Str(s) => ArgVal::Str(s.clone()),
-                FieldVal::Bool(b) => ArgVal::Bool(*b),
-                FieldVal::Real(r) => ArgVal::Real(*r),
-            };
-            (*k, Some(value))
-        })
-        .collect()
-}
 
 /// ftrace_event rows, narrow (millions of rows on a real trace): names as
 /// ids into `names`, NULLs as u32::MAX.
@@ -128,4 +102,36 @@ impl RawTable {
             FlagsColumn::Wide(v)
         }
     }
+}
+
+/// The arg set of an ftrace event's raw row: its fields, unsigned ones
+/// (uint32 / uint64 in the event's proto) typed 'uint' and an interned
+/// kernel symbol's iid replaced by the symbol, as trace_processor gives
+/// them; each distinct set stored once (trace_processor shares them).
+pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
+    let specs = generic_fields(e.name).unwrap_or(&[]);
+    let symbol = e.str(SYMBOL_FIELD);
+    let symbol_field = symbol.and(symbol_address_field(e.name));
+    let items: Vec<(&str, Option<ArgVal>)> = e
+        .fields
+        .iter()
+        .filter(|(k, _)| *k != SYMBOL_FIELD)
+        .map(|(k, v)| {
+            let unsigned = specs
+                .iter()
+                .any(|s| s.1 == *k && matches!(s.2, FieldKind::U32 | FieldKind::U64));
+            let value = match v {
+                _ if Some(*k) == symbol_field => ArgVal::Str(symbol.unwrap_or("").to_owned()),
+                FieldVal::Int(i) if unsigned && *i >= 0 && *i <= u64::MAX as i128 => {
+                    ArgVal::Uint(*i as u64)
+                }
+                FieldVal::Int(i) => ArgVal::Int(*i),
+                FieldVal::Str(s) => ArgVal::Str(s.clone()),
+                FieldVal::Bool(b) => ArgVal::Bool(*b),
+                FieldVal::Real(r) => ArgVal::Real(*r),
+            };
+            (*k, Some(value))
+        })
+        .collect();
+    args.add_set_shared(&items)
 }

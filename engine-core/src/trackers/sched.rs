@@ -221,6 +221,9 @@ pub struct ThreadStateTable {
     pub waker: Vec<u32>,
     /// irq_context: 0 for rows opened by wakings / new tasks, else NULL
     pub irq_zero: Vec<bool>,
+    /// blocked_function, sparse (few rows have one): (row, function) in
+    /// the order set, a later one for a row winning
+    pub blocked_function: Vec<(u32, Box<str>)>,
 }
 
 impl ThreadStateTable {
@@ -352,12 +355,19 @@ impl ThreadStateTracker {
         self.r_plus = id;
     }
 
-    pub fn blocked_reason(&mut self, utid: u32, io_wait: bool) {
+    /// sched_blocked_reason: io_wait and (when known) the function the
+    /// thread blocked in, on its last blocked row.
+    pub fn blocked_reason(&mut self, utid: u32, io_wait: bool, function: Option<&str>) {
         if utid == 0 {
             return;
         }
         match self.last_blocked.get(utid as usize) {
-            Some(&r) if r != NONE => self.table.io_wait[r as usize] = io_wait as i8,
+            Some(&r) if r != NONE => {
+                self.table.io_wait[r as usize] = io_wait as i8;
+                if let Some(f) = function {
+                    self.table.blocked_function.push((r, f.into()));
+                }
+            }
             _ => {}
         }
     }

@@ -18,10 +18,12 @@ pub enum ArgVal {
 }
 
 /// One args row: (arg_set_id, key, int_value, string_value, real_value,
-/// value_type, display_value); flat_key = key.
+/// value_type, display_value).
 pub struct ArgRow {
     pub set_id: i64,
     pub key: String,
+    /// the key without array indices, where it has any (see `flat_key`)
+    pub flat_key: Option<String>,
     pub int_value: Option<i64>,
     pub string_value: Option<String>,
     pub real_value: Option<f64>,
@@ -68,10 +70,15 @@ impl Args {
         for (key, value) in items {
             let Some(value) = value else { continue };
             let key = key.as_ref().to_owned();
-            let row = match value {
+            let flat_key = match flat_key(&key) {
+                std::borrow::Cow::Owned(f) => Some(f),
+                std::borrow::Cow::Borrowed(_) => None,
+            };
+            let mut row = match value {
                 ArgVal::Bool(b) => ArgRow {
                     set_id,
                     key,
+                    flat_key: None,
                     int_value: Some(*b as i64),
                     string_value: None,
                     real_value: None,
@@ -81,6 +88,7 @@ impl Args {
                 ArgVal::Uint(u) => ArgRow {
                     set_id,
                     key,
+                    flat_key: None,
                     int_value: Some(*u as i64),
                     string_value: None,
                     real_value: None,
@@ -91,6 +99,7 @@ impl Args {
                     // uint64 args keep their int64 bit pattern (Variadic::UnsignedInteger)
                     set_id,
                     key,
+                    flat_key: None,
                     int_value: Some(*i as u64 as i64),
                     string_value: None,
                     real_value: None,
@@ -100,6 +109,7 @@ impl Args {
                 ArgVal::Int(i) => ArgRow {
                     set_id,
                     key,
+                    flat_key: None,
                     int_value: Some(*i as i64),
                     string_value: None,
                     real_value: None,
@@ -109,6 +119,7 @@ impl Args {
                 ArgVal::Real(r) => ArgRow {
                     set_id,
                     key,
+                    flat_key: None,
                     int_value: None,
                     string_value: None,
                     real_value: Some(*r),
@@ -118,6 +129,7 @@ impl Args {
                 ArgVal::Str(s) => ArgRow {
                     set_id,
                     key,
+                    flat_key: None,
                     int_value: None,
                     string_value: Some(s.clone()),
                     real_value: None,
@@ -127,6 +139,7 @@ impl Args {
                 ArgVal::NullStr => ArgRow {
                     set_id,
                     key,
+                    flat_key: None,
                     int_value: None,
                     string_value: None,
                     real_value: None,
@@ -134,9 +147,29 @@ impl Args {
                     display_value: None,
                 },
             };
+            row.flat_key = flat_key;
             self.rows.push(row);
         }
     }
+}
+
+/// An arg's flat_key: its key without array indices ("args[0]" -> "args"),
+/// as trace_processor flattens them.
+pub fn flat_key(key: &str) -> std::borrow::Cow<'_, str> {
+    if !key.contains('[') {
+        return key.into();
+    }
+    let mut out = String::with_capacity(key.len());
+    let mut depth = 0;
+    for ch in key.chars() {
+        match ch {
+            '[' => depth += 1,
+            ']' if depth > 0 => depth -= 1,
+            _ if depth == 0 => out.push(ch),
+            _ => {}
+        }
+    }
+    out.into()
 }
 
 /// A dimension's value.

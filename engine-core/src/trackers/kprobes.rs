@@ -1,0 +1,29 @@
+//! kprobe_event -> slices on the probed thread's track (trace_processor's
+//! FtraceParser::ParseKprobe): a begin / end pair is a slice named by the
+//! probe, an instant probe a slice of dur 0.
+
+use super::atrace::thread_track;
+use super::Ctx;
+use crate::events::FtraceEv;
+
+const BEGIN: i128 = 1;
+const END: i128 = 2;
+const INSTANT: i128 = 3;
+
+pub fn kprobe(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let name = e.str("name").unwrap_or("");
+    let utid = c.pt.get_or_create_thread(e.pid);
+    let track = thread_track(c, utid);
+    match e.int("type").unwrap_or(0) {
+        BEGIN => c
+            .slices
+            .begin(&mut c.stats, track, ts, name.into(), -1, None),
+        END => {
+            c.slices.end(&mut c.stats, track, ts);
+        }
+        INSTANT => c
+            .slices
+            .begin(&mut c.stats, track, ts, name.into(), 0, None),
+        _ => {}
+    }
+}
