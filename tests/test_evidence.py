@@ -7,6 +7,8 @@ allowed CPUs 6,7, window = whole trace [T, T + 1000):
   CPU 2: tid 101 runs [T+100, T+400)   (off mask: 300 ns)
   tid 101 calls sched_setaffinity (arm64 syscall 122) at T+50 .. T+60
   cgroup_attach_task moves pid 101 to /top-app at T+90
+The trace says it is arm64 (SystemInfo's utsname.machine), as a real capture
+does: syscall numbers are named by the trace's architecture.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ def _switch(bundle, ts, prev_pid, prev_comm, next_pid, next_comm, prev_state=1):
 
 def build(path) -> None:
     b = TraceProtoBuilder()
+    b.add_packet().system_info.utsname.machine = "aarch64"
     pkt = b.add_packet()
     pkt.timestamp = T
     proc = pkt.process_tree.processes.add()
