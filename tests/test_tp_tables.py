@@ -86,6 +86,8 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_atrace/test_android_b2b_async_begin_list_slices",
     }),
     Gap("args", ['rows'], ARGS, {
+        "conformance/parser_power_voltage_and_scaling/test_suspend_resume",
+        "conformance/parser_power_voltage_and_scaling/test_wakesource_wakesource",
         "conformance/parser_ftrace_thermal_exynos/test_thermal_exynos_ftrace_event_raw_ts",
         "conformance/parser_sched/test_sched_cpu_util_cfs",
         "conformance/parser_parsing/test_kernel_tmw_counter_process_counter_and_track",

@@ -229,6 +229,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             }
             EvRef::Ftrace(i) => {
                 let e = &sink.ftrace[i as usize];
+                // an importer's own copy of an event ("__" names) has no row
+                let raw_on = raw_on && !e.name.starts_with("__");
                 if raw_on {
                     cpus_seen.insert(e.cpu); // its raw row's cpu
                 }

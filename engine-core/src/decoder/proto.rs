@@ -197,6 +197,9 @@ pub struct ProtoDecoder<'s> {
     /// Per sequence: its interned kernel symbols (InternedData.kernel_symbols,
     /// iid -> name), until the sequence clears its incremental state.
     kernel_symbols: HashMap<u32, HashMap<u64, Box<str>>>,
+    /// Adreno retired command batches are paired with their sync points in
+    /// file order.
+    adreno: crate::trackers::adreno::Tokenizer,
 }
 
 /// The field an ftrace event gets with the interned kernel symbol its
@@ -244,6 +247,7 @@ impl<'s> ProtoDecoder<'s> {
             cpu_per_uid: Default::default(),
             clocks: Default::default(),
             kernel_symbols: Default::default(),
+            adreno: Default::default(),
         }
     }
 
@@ -877,14 +881,20 @@ impl<'s> ProtoDecoder<'s> {
                         fields.push((SYMBOL_FIELD, FieldVal::Str(symbol.to_owned())));
                     }
                 }
-                let sink = &mut *self.sink;
-                sink.push_ftrace(FtraceEv {
+                let e = FtraceEv {
                     ts,
                     cpu,
                     pid,
                     name,
                     fields,
-                });
+                };
+                if name.starts_with("kgsl_adreno_cmdbatch_") {
+                    for e in self.adreno.event(e) {
+                        self.sink.push_ftrace(e);
+                    }
+                } else {
+                    self.sink.push_ftrace(e);
+                }
             }
         }
         Ok(())

@@ -1,8 +1,9 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
-//! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph),
-//! and which events each imports: the replay hands them every ftrace event
-//! its own match does not take.
+//! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
+//! Adreno GPU command batches), and which events each imports: the replay
+//! hands them every ftrace event its own match does not take.
 
+use super::adreno::{AdrenoTracker, GPU_SLICE_EVENT};
 use super::memory::IonTracker;
 use super::syscalls::SyscallTracker;
 use super::Ctx;
@@ -12,6 +13,7 @@ use crate::events::FtraceEv;
 pub struct KernelTrackers {
     pub ion: IonTracker,
     pub syscalls: SyscallTracker,
+    pub adreno: AdrenoTracker,
 }
 
 impl KernelTrackers {
@@ -30,6 +32,8 @@ impl KernelTrackers {
             "block_io_done" => super::block_io::done(c, ts, e),
             "funcgraph_entry" => super::funcgraph::entry(c, ts, e),
             "funcgraph_exit" => super::funcgraph::exit(c, ts, e),
+            "kgsl_adreno_cmdbatch_queued" => self.adreno.queued(e),
+            GPU_SLICE_EVENT => self.adreno.retired(c, ts, e),
             _ => {}
         }
     }

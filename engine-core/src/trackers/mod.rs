@@ -2,6 +2,7 @@
 //! works on the shared [`Ctx`] (identity, tracks/args, stats) plus its own
 //! rows.
 
+pub mod adreno;
 pub mod atrace;
 pub mod binder;
 pub mod block_io;

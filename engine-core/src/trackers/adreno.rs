@@ -1,0 +1,147 @@
+//! Adreno GPU command batches (kgsl_adreno_cmdbatch_*) -> a "GPU" slice per
+//! retired batch, as trace_processor imports them (its FtraceTokenizer and
+//! FtraceParser::ParseKgslAdrenoCmdbatch*).
+//!
+//! A retired batch carries its start and retire times in GPU clock ticks
+//! (19.2 MHz XO); the batch's sync event maps them to trace time (its own
+//! timestamp and its `ticks`, matched by the batch's `timestamp` field).
+//! The decoder pairs them in file order ([`Tokenizer`]): the retired event
+//! keeps its ftrace_event row at its own time and a copy stamped at the GPU
+//! start ([`GPU_SLICE_EVENT`], no row) makes the slice. A retired event seen
+//! before its sync gets its row twice, as trace_processor's does. The slice
+//! goes on a `GPU <process> (Ctx=<id>, Prio=<prio>)` track per context and
+//! priority (the process of the thread that queued the context; lanes for
+//! overlapping batches, as trace_processor's track compressor).
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::tracks::{Dim, Owner};
+use super::Ctx;
+use crate::events::FtraceEv;
+
+/// The copy of a retired event that makes its slice (at the GPU start).
+pub const GPU_SLICE_EVENT: &str = "__kgsl_adreno_cmdbatch_gpu";
+const XO_FREQ_HZ: i64 = 19_200_000;
+
+/// GPU ticks after a sync point -> ns (trace_processor's int64 arithmetic).
+fn ticks_to_ns(ticks: i128, since: i128) -> i64 {
+    ((ticks as u64).wrapping_sub(since as u64) as i64).wrapping_mul(1_000_000_000) / XO_FREQ_HZ
+}
+
+/// Pairs retired batches with their sync points, in file order.
+#[derive(Default)]
+pub struct Tokenizer {
+    /// batch timestamp -> (sync event's ts, its GPU ticks)
+    sync: HashMap<i128, (i64, i128)>,
+    /// retired events waiting for their sync, by batch timestamp
+    pending: HashMap<i128, FtraceEv>,
+}
+
+impl Tokenizer {
+    /// The events to store for `e` (an adreno event), in order.
+    pub fn event(&mut self, e: FtraceEv) -> Vec<FtraceEv> {
+        let batch = e.int("timestamp").unwrap_or(0);
+        match e.name {
+            "kgsl_adreno_cmdbatch_sync" => {
+                let ticks = e.int("ticks").unwrap_or(0);
+                let mut out = Vec::new();
+                match self.pending.remove(&batch) {
+                    Some(retired) => {
+                        let gpu = gpu_copy(&retired, e.ts, ticks);
+                        out.push(retired);
+                        out.push(gpu);
+                    }
+                    None => {
+                        self.sync.insert(batch, (e.ts, ticks));
+                    }
+                }
+                out.push(e);
+                out
+            }
+            "kgsl_adreno_cmdbatch_retired" => match self.sync.remove(&batch) {
+                Some((sync_ts, ticks)) => {
+                    let gpu = gpu_copy(&e, sync_ts, ticks);
+                    vec![e, gpu]
+                }
+                None => {
+                    self.pending.insert(batch, e.clone());
+                    vec![e]
+                }
+            },
+            _ => vec![e],
+        }
+    }
+}
+
+/// The retired event's slice-making copy, stamped at the batch's GPU start.
+fn gpu_copy(retired: &FtraceEv, sync_ts: i64, sync_ticks: i128) -> FtraceEv {
+    let start = retired.int("start").unwrap_or(0);
+    FtraceEv {
+        ts: sync_ts.wrapping_add(ticks_to_ns(start, sync_ticks)),
+        name: GPU_SLICE_EVENT,
+        ..retired.clone()
+    }
+}
+
+#[derive(Default)]
+pub struct AdrenoTracker {
+    /// context id -> the tid that queued a batch on it
+    queued_by: HashMap<i128, i64>,
+    /// per (context, prio): each lane's end
+    lanes: HashMap<(i64, i64), Vec<i64>>,
+}
+
+impl AdrenoTracker {
+    pub fn queued(&mut self, e: &FtraceEv) {
+        self.queued_by.insert(e.int("id").unwrap_or(0), e.pid);
+    }
+
+    /// A retired batch's slice, at its GPU start (`e` is its GPU copy).
+    pub fn retired(&mut self, c: &mut Ctx, ts: i64, e: &FtraceEv) {
+        let (start, retire) = (e.int("start").unwrap_or(0), e.int("retire").unwrap_or(0));
+        if retire < start {
+            return;
+        }
+        let dur = ticks_to_ns(retire, start);
+        let context = e.int("id").unwrap_or(0) as u32 as i64;
+        let prio = e.int("prio").unwrap_or(0) as u32 as i64;
+        let process_name = self.queued_by.get(&(context as i128)).and_then(|&tid| {
+            let utid = c.pt.get_or_create_thread(tid);
+            let upid = c.pt.t_upid[utid as usize]?;
+            c.pt.p_name[upid as usize].clone()
+        });
+        let name = match &process_name {
+            Some(p) => format!("GPU {p} (Ctx={context}, Prio={prio})"),
+            None => format!("GPU (Ctx={context}, Prio={prio})"),
+        };
+        // the lowest lane free at ts
+        let lanes = self.lanes.entry((context, prio)).or_default();
+        let lane = match lanes.iter().position(|&end| end <= ts) {
+            Some(i) => i,
+            None => {
+                lanes.push(i64::MIN);
+                lanes.len() - 1
+            }
+        };
+        lanes[lane] = ts + dur;
+        let track = c.tracks.intern(
+            &mut c.args,
+            "adreno_gpu_cmdbatch",
+            Some(&name),
+            "slice",
+            vec![
+                ("context_id", Dim::Int(context)),
+                ("prio", Dim::Int(prio)),
+                ("track_compressor_idx", Dim::Int(lane as i64)),
+            ],
+            Owner::default(),
+            0,
+        );
+        // a track first named without its process takes the name once known
+        if process_name.is_some() {
+            c.tracks.rows[track as usize].name = Some(name);
+        }
+        c.slices
+            .begin(&mut c.stats, track, ts, "GPU".into(), dur, None);
+    }
+}
