@@ -217,9 +217,6 @@ pub fn symbol_address_field(name: &str) -> Option<&'static str> {
     }
 }
 
-/// TracePacket.sequence_flags' SEQ_INCREMENTAL_STATE_CLEARED.
-const SEQ_INCREMENTAL_STATE_CLEARED: u64 = 1;
-
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
 /// hold: clock_snapshot, synchronization_marker, extension_descriptor,
 /// trace_uuid, remote_clock_sync, trace_provenance. Not counted as skipped.
@@ -328,7 +325,6 @@ impl<'s> ProtoDecoder<'s> {
         let mut cleared = false;
         self.seq_id = 0;
         let mut interned: Option<&[u8]> = None;
-        let mut cleared = false;
         let mut data = OneofRun::new();
         for f in Fields::new(raw) {
             let (num, v) = f?;
@@ -349,16 +345,6 @@ impl<'s> ProtoDecoder<'s> {
                 }
             } else if num == 12 {
                 interned = bytes(v);
-            } else if num == 13 || num == 41 {
-                // sequence_flags / incremental_state_cleared
-                if let Some(x) = varint(v) {
-                    let bit = if num == 13 {
-                        SEQ_INCREMENTAL_STATE_CLEARED
-                    } else {
-                        1
-                    };
-                    cleared |= x & bit != 0;
-                }
             } else if is_packet_data_field(num) {
                 if let Some(b) = bytes(v) {
                     data.see(num, b);
@@ -369,8 +355,9 @@ impl<'s> ProtoDecoder<'s> {
         }
         if cleared {
             // the sequence's incremental state starts over (CpuPerUidData
-            // sends absolute times again)
+            // sends absolute times again; interned kernel symbols go)
             self.cpu_per_uid.clear_sequence(self.seq_id);
+            self.kernel_symbols.remove(&self.seq_id);
         }
         // a timestamp in another clock, on a BOOTTIME trace: converted
         if let (Some(t), Some(c)) = (ts, clock) {
@@ -378,9 +365,6 @@ impl<'s> ProtoDecoder<'s> {
             if matches!(trace_clock, None | Some(6)) {
                 ts = Some(self.clocks.to_boottime(self.seq_id, c, t).unwrap_or(t));
             }
-        }
-        if cleared {
-            self.kernel_symbols.remove(&self.seq_id);
         }
         if let Some(b) = interned {
             self.interned_data(b)?;
