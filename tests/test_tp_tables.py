@@ -121,8 +121,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/stdlib_linux/test_linux_cpu_idle_stats",
         "conformance/tables/test_thread_main_thread",
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
-        "conformance/parser_parsing_rss_stats/test_rss_stat_legacy",
-        "conformance/parser_parsing_rss_stats/test_rss_stat_mm_id",
         *ALL_FIXTURES,
         "shared/nia-sidky.perfetto-trace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
