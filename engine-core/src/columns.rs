@@ -187,6 +187,35 @@ impl Stored {
         }
     }
 
+    /// text given per row (None: NULL), interned
+    pub fn text_opt<S: AsRef<str>>(values: impl Iterator<Item = Option<S>>) -> Stored {
+        let mut dict = Dict::default();
+        let ids = values
+            .map(|v| v.map_or(NULL_TEXT, |s| dict.id(s.as_ref())))
+            .collect();
+        Stored {
+            data: Data::Text(ids),
+            nulls: Vec::new(),
+            dict: dict.strings,
+        }
+    }
+
+    /// reals (None: NULL)
+    pub fn real_opt(values: impl Iterator<Item = Option<f64>>) -> Stored {
+        let (v, nulls): (Vec<f64>, Vec<bool>) =
+            values.map(|x| (x.unwrap_or(0.0), x.is_none())).unzip();
+        let nulls = if nulls.iter().any(|&n| n) {
+            nulls
+        } else {
+            Vec::new()
+        };
+        Stored {
+            data: Data::Real(v),
+            nulls,
+            dict: Vec::new(),
+        }
+    }
+
     /// the row number 0, 1, 2, ... (ids)
     pub fn row_number() -> Stored {
         Stored {

@@ -447,7 +447,7 @@ pub fn build_db(tables: &[Table]) -> rusqlite::Result<Connection> {
 }
 
 /// The tables `take_columns` gives (every other one comes from `fill`).
-pub const MOVED_TABLES: [&str; 3] = ["sched", "thread_state", "ftrace_event"];
+pub const MOVED_TABLES: [&str; 4] = ["sched", "thread_state", "ftrace_event", "args"];
 
 /// thread_state.blocked_function from its sparse (row, function) list: a
 /// column only when some row has one (most traces have none).
@@ -526,6 +526,31 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 blocked_functions(t.blocked_function, rows),
                 u32_ids(t.waker),
                 Stored::int_nulls(vec![0i8; irq_nulls.len()], irq_nulls),
+            ]
+        }
+        "args" => {
+            let a = std::mem::take(&mut imp.ctx.args);
+            let keys: Vec<u32> = a.rows.iter().map(|r| r.key).collect();
+            let ints: Vec<Option<i64>> = a.rows.iter().map(|r| r.value.int_value()).collect();
+            // flat_key: the key without array indices, per distinct key
+            let flat_of_key: Vec<String> = a
+                .keys
+                .iter()
+                .map(|k| crate::trackers::tracks::flat_key(k).into_owned())
+                .collect();
+            vec![
+                Stored::row_number(),
+                Stored::int(a.rows.iter().map(|r| r.set_id).collect()),
+                Stored::text_opt(keys.iter().map(|&k| Some(&flat_of_key[k as usize]))),
+                Stored::text(keys, a.keys),
+                Stored::int_nulls(
+                    ints.iter().map(|v| v.unwrap_or(0)).collect(),
+                    ints.iter().map(Option::is_none).collect(),
+                ),
+                Stored::text_opt(a.rows.iter().map(|r| r.value.string_value())),
+                Stored::real_opt(a.rows.iter().map(|r| r.value.real_value())),
+                Stored::text_opt(a.rows.iter().map(|r| Some(r.value.value_type()))),
+                Stored::text_opt(a.rows.iter().map(|r| r.value.display())),
             ]
         }
         "ftrace_event" => {
@@ -753,21 +778,6 @@ pub fn fill<'v>(
                     ]);
                 }
                 ins.row(&vals)?;
-            }
-        }
-        "args" => {
-            for (i, a) in ctx.args.rows.iter().enumerate() {
-                ins.row(&[
-                    V::Int(i as i64),
-                    V::Int(a.set_id),
-                    V::Text(a.flat_key.as_deref().unwrap_or(&a.key)),
-                    V::Text(&a.key),
-                    oi(a.int_value),
-                    ot(a.string_value.as_deref()),
-                    a.real_value.map_or(V::Null, V::Real),
-                    V::Text(a.value_type),
-                    ot(a.display_value.as_deref()),
-                ])?;
             }
         }
         "__intrinsic_android_cpu_per_uid_track" => {

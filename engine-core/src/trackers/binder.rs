@@ -326,15 +326,13 @@ impl BinderTracker {
                 }
                 _ => {}
             },
-            BR_REPLY => {
-                if frame.state == FrameState::SndAfterTransactionReceived {
-                    self.pop(utid);
-                }
+            BR_REPLY if frame.state == FrameState::SndAfterTransactionReceived => {
+                self.pop(utid);
             }
-            BR_TRANSACTION | BR_TRANSACTION_SEC_CTX => {
-                if frame.state == FrameState::RcvAfterTransactionReceived {
-                    frame.state = FrameState::RcvAfterBrTransaction;
-                }
+            BR_TRANSACTION | BR_TRANSACTION_SEC_CTX
+                if frame.state == FrameState::RcvAfterTransactionReceived =>
+            {
+                frame.state = FrameState::RcvAfterBrTransaction;
             }
             _ => {}
         }

@@ -17,23 +17,83 @@ pub enum ArgVal {
     NullStr,
 }
 
-/// One args row: (arg_set_id, key, int_value, string_value, real_value,
-/// value_type, display_value).
+/// One args row, compact (hundreds of thousands on a real trace, all held
+/// at the import's peak): the key as an id into `Args::keys`, the value
+/// typed; flat_key follows from the key (`flat_key`), and value_type /
+/// int_value / string_value /
+/// real_value / display_value all follow from the value (`ArgValue`).
 pub struct ArgRow {
     pub set_id: i64,
-    pub key: String,
-    /// the key without array indices, where it has any (see `flat_key`)
-    pub flat_key: Option<String>,
-    pub int_value: Option<i64>,
-    pub string_value: Option<String>,
-    pub real_value: Option<f64>,
-    pub value_type: &'static str,
-    pub display_value: Option<String>,
+    pub key: u32,
+    pub value: ArgValue,
+}
+
+/// A stored arg's value (trace_processor's Variadic as the args table shows
+/// it).
+pub enum ArgValue {
+    Int(i64),
+    /// value_type 'uint': the int64 bit pattern of a uint64
+    Uint(i64),
+    Bool(bool),
+    Real(f64),
+    Str(Box<str>),
+    /// value_type 'string', every value NULL
+    NullStr,
+}
+
+impl ArgValue {
+    pub fn value_type(&self) -> &'static str {
+        match self {
+            ArgValue::Int(_) => "int",
+            ArgValue::Uint(_) => "uint",
+            ArgValue::Bool(_) => "bool",
+            ArgValue::Real(_) => "real",
+            ArgValue::Str(_) | ArgValue::NullStr => "string",
+        }
+    }
+
+    pub fn int_value(&self) -> Option<i64> {
+        match *self {
+            ArgValue::Int(i) | ArgValue::Uint(i) => Some(i),
+            ArgValue::Bool(b) => Some(b as i64),
+            _ => None,
+        }
+    }
+
+    pub fn string_value(&self) -> Option<&str> {
+        match self {
+            ArgValue::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn real_value(&self) -> Option<f64> {
+        match *self {
+            ArgValue::Real(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// The value as text (display_value).
+    pub fn display(&self) -> Option<std::borrow::Cow<'_, str>> {
+        use std::borrow::Cow;
+        Some(match self {
+            ArgValue::Int(i) => Cow::Owned(i.to_string()),
+            ArgValue::Uint(bits) => Cow::Owned((*bits as u64).to_string()),
+            ArgValue::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
+            ArgValue::Real(r) => Cow::Owned(py_float_repr(*r)),
+            ArgValue::Str(s) => Cow::Borrowed(s),
+            ArgValue::NullStr => return None,
+        })
+    }
 }
 
 #[derive(Default)]
 pub struct Args {
     pub rows: Vec<ArgRow>,
+    /// the distinct keys, by id (few: keys repeat on every row)
+    pub keys: Vec<Box<str>>,
+    key_ids: HashMap<Box<str>, u32>,
     next_id: i64,
     /// the sets added by `add_set_shared`, by content
     shared: HashMap<String, i64>,
@@ -69,87 +129,29 @@ impl Args {
     pub fn extend_set<K: AsRef<str>>(&mut self, set_id: i64, items: &[(K, Option<ArgVal>)]) {
         for (key, value) in items {
             let Some(value) = value else { continue };
-            let key = key.as_ref().to_owned();
-            let flat_key = match flat_key(&key) {
-                std::borrow::Cow::Owned(f) => Some(f),
-                std::borrow::Cow::Borrowed(_) => None,
+            let key = self.key_id(key.as_ref());
+            let value = match value {
+                ArgVal::Bool(b) => ArgValue::Bool(*b),
+                ArgVal::Uint(u) => ArgValue::Uint(*u as i64),
+                // uint64 args keep their int64 bit pattern (Variadic::UnsignedInteger)
+                ArgVal::Int(i) if *i > i64::MAX as i128 => ArgValue::Uint(*i as u64 as i64),
+                ArgVal::Int(i) => ArgValue::Int(*i as i64),
+                ArgVal::Real(r) => ArgValue::Real(*r),
+                ArgVal::Str(s) => ArgValue::Str(s.as_str().into()),
+                ArgVal::NullStr => ArgValue::NullStr,
             };
-            let mut row = match value {
-                ArgVal::Bool(b) => ArgRow {
-                    set_id,
-                    key,
-                    flat_key: None,
-                    int_value: Some(*b as i64),
-                    string_value: None,
-                    real_value: None,
-                    value_type: "bool",
-                    display_value: Some(if *b { "true" } else { "false" }.into()),
-                },
-                ArgVal::Uint(u) => ArgRow {
-                    set_id,
-                    key,
-                    flat_key: None,
-                    int_value: Some(*u as i64),
-                    string_value: None,
-                    real_value: None,
-                    value_type: "uint",
-                    display_value: Some(u.to_string()),
-                },
-                ArgVal::Int(i) if *i > i64::MAX as i128 => ArgRow {
-                    // uint64 args keep their int64 bit pattern (Variadic::UnsignedInteger)
-                    set_id,
-                    key,
-                    flat_key: None,
-                    int_value: Some(*i as u64 as i64),
-                    string_value: None,
-                    real_value: None,
-                    value_type: "uint",
-                    display_value: Some(i.to_string()),
-                },
-                ArgVal::Int(i) => ArgRow {
-                    set_id,
-                    key,
-                    flat_key: None,
-                    int_value: Some(*i as i64),
-                    string_value: None,
-                    real_value: None,
-                    value_type: "int",
-                    display_value: Some(i.to_string()),
-                },
-                ArgVal::Real(r) => ArgRow {
-                    set_id,
-                    key,
-                    flat_key: None,
-                    int_value: None,
-                    string_value: None,
-                    real_value: Some(*r),
-                    value_type: "real",
-                    display_value: Some(py_float_repr(*r)),
-                },
-                ArgVal::Str(s) => ArgRow {
-                    set_id,
-                    key,
-                    flat_key: None,
-                    int_value: None,
-                    string_value: Some(s.clone()),
-                    real_value: None,
-                    value_type: "string",
-                    display_value: Some(s.clone()),
-                },
-                ArgVal::NullStr => ArgRow {
-                    set_id,
-                    key,
-                    flat_key: None,
-                    int_value: None,
-                    string_value: None,
-                    real_value: None,
-                    value_type: "string",
-                    display_value: None,
-                },
-            };
-            row.flat_key = flat_key;
-            self.rows.push(row);
+            self.rows.push(ArgRow { set_id, key, value });
         }
+    }
+
+    fn key_id(&mut self, key: &str) -> u32 {
+        if let Some(&id) = self.key_ids.get(key) {
+            return id;
+        }
+        let id = self.keys.len() as u32;
+        self.keys.push(key.into());
+        self.key_ids.insert(key.into(), id);
+        id
     }
 }
 
