@@ -200,6 +200,27 @@ pub struct ProtoDecoder<'s> {
     /// Adreno retired command batches are paired with their sync points in
     /// file order.
     adreno: crate::trackers::adreno::Tokenizer,
+    /// Per trusted_packet_sequence_id seen so far: its packet losses, for
+    /// TraceStats' per-buffer loss stats.
+    seq_loss: HashMap<u32, SeqLoss>,
+}
+
+/// A packet sequence's losses, counted as trace_processor's ProtoTraceReader
+/// counts them (SequenceScopedState).
+#[derive(Default)]
+struct SeqLoss {
+    /// packets with previous_packet_dropped set, after the sequence's first
+    dropped: i64,
+    /// per DATA_LOSS_* reason bit (READ_GAP = 2 ... SMB_FULL = 256): those
+    /// packets that named it
+    causes: [i64; 8],
+    /// packets flagged SEQ_NEEDS_INCREMENTAL_STATE, and those of them seen
+    /// while the sequence's incremental state was not valid
+    needs_incremental: i64,
+    skipped: i64,
+    /// trace_processor's PacketSequenceStateBuilder: the state is invalid
+    /// until the sequence clears it, and again after a packet loss
+    valid: bool,
 }
 
 /// The field an ftrace event gets with the interned kernel symbol its
@@ -245,6 +266,7 @@ impl<'s> ProtoDecoder<'s> {
             clocks: Default::default(),
             kernel_symbols: Default::default(),
             adreno: Default::default(),
+            seq_loss: HashMap::default(),
         }
     }
 
@@ -325,6 +347,9 @@ impl<'s> ProtoDecoder<'s> {
         let mut cleared = false;
         self.seq_id = 0;
         let mut interned: Option<&[u8]> = None;
+        let mut has_seq = false;
+        let mut flags = 0u64;
+        let mut dropped = 0u64;
         let mut data = OneofRun::new();
         for f in Fields::new(raw) {
             let (num, v) = f?;
@@ -339,9 +364,16 @@ impl<'s> ProtoDecoder<'s> {
             } else if num == 13 || num == 41 {
                 // SEQ_INCREMENTAL_STATE_CLEARED (bit 0) / incremental_state_cleared
                 cleared |= varint(v).is_some_and(|x| if num == 13 { x & 1 != 0 } else { x != 0 });
+                if num == 13 {
+                    flags = varint(v).unwrap_or(0);
+                }
+            } else if num == 42 {
+                // previous_packet_dropped: a bool, or a DATA_LOSS_* bitmask
+                dropped = varint(v).unwrap_or(0);
             } else if num == 10 {
                 if let Some(x) = varint(v) {
                     self.seq_id = x as u32;
+                    has_seq = true;
                 }
             } else if num == 12 {
                 interned = bytes(v);
@@ -353,6 +385,7 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.video_frames = true;
             }
         }
+        self.count_loss(has_seq, cleared, dropped, flags);
         if cleared {
             // the sequence's incremental state starts over (CpuPerUidData
             // sends absolute times again; interned kernel symbols go)
@@ -1554,6 +1587,8 @@ impl<'s> ProtoDecoder<'s> {
         let mut filter: Option<([i64; 6], Vec<i64>)> = None;
         let mut outcome = 0u64;
         let mut bufs: Vec<[i64; 21]> = Vec::new();
+        // WriterStats (sequence_id, buffer)
+        let mut writers: Vec<(u32, i64)> = Vec::new();
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
@@ -1581,6 +1616,17 @@ impl<'s> ProtoDecoder<'s> {
                             }
                         }
                         bufs.push(vals);
+                    }
+                    (18, Value::Bytes(b)) => {
+                        let (mut seq, mut buf) = (0u64, 0u64);
+                        for f in Fields::new(b) {
+                            match f? {
+                                (1, Value::Varint(x)) => seq = x,
+                                (4, Value::Varint(x)) => buf = x,
+                                _ => {}
+                            }
+                        }
+                        writers.push((seq as u32, buf as i32 as i64));
                     }
                     _ => {}
                 }
@@ -1613,7 +1659,78 @@ impl<'s> ProtoDecoder<'s> {
                 );
             }
         }
+        // the losses of the sequences seen so far, summed per buffer of
+        // their writers (ProtoTraceReader::ParseTraceStats)
+        const CAUSES: [&str; 8] = [
+            "read_gap",
+            "chunk_corrupted",
+            "orphan_continuation",
+            "reassembly_gap",
+            "reassembly_broken_chain",
+            "overwrite",
+            "writer_abort",
+            "smb_full",
+        ];
+        let mut per_buf: std::collections::BTreeMap<i64, [i64; 10]> = Default::default();
+        for (seq, buf) in writers {
+            let Some(s) = self.seq_loss.get(&seq) else {
+                continue;
+            };
+            let v = per_buf.entry(buf).or_default();
+            v[0] += s.dropped;
+            v[1] += (s.skipped > 0 && s.skipped == s.needs_incremental) as i64;
+            for (i, c) in s.causes.iter().enumerate() {
+                v[2 + i] += c;
+            }
+        }
+        for (buf, v) in per_buf {
+            st.set("traced_buf_sequence_packet_loss", v[0], Some(buf));
+            st.set("traced_buf_incremental_sequences_dropped", v[1], Some(buf));
+            for (i, cause) in CAUSES.iter().enumerate() {
+                st.set(
+                    &format!("traced_buf_data_loss_{cause}"),
+                    v[2 + i],
+                    Some(buf),
+                );
+            }
+        }
         Ok(())
+    }
+
+    /// A packet's part in its sequence's losses (ProtoTraceReader::
+    /// ParsePacket): previous_packet_dropped counts after the sequence's
+    /// first packet; clearing the incremental state makes it valid, a loss
+    /// invalid; a packet needing it is skipped while it is invalid.
+    fn count_loss(&mut self, has_seq: bool, cleared: bool, dropped: u64, flags: u64) {
+        const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
+        let seq_id = self.seq_id;
+        let first = !self.seq_loss.contains_key(&seq_id);
+        let s = self.seq_loss.entry(seq_id).or_default();
+        if has_seq && !first && dropped != 0 {
+            s.dropped += 1;
+            for (i, c) in s.causes.iter_mut().enumerate() {
+                // READ_GAP = 2, CHUNK_CORRUPTED = 4, ... SMB_FULL = 256
+                if dropped & (2 << i) != 0 {
+                    *c += 1;
+                }
+            }
+        }
+        if has_seq && cleared {
+            s.valid = true;
+        } else if has_seq && dropped != 0 {
+            s.valid = false;
+        }
+        if flags & SEQ_NEEDS_INCREMENTAL_STATE != 0 && seq_id != 0 {
+            s.needs_incremental += 1;
+            if !s.valid {
+                s.skipped += 1;
+                self.sink.stats.add(
+                    "packet_skipped_seq_needs_incremental_state_invalid",
+                    1,
+                    None,
+                );
+            }
+        }
     }
 }
 
