@@ -390,19 +390,20 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             );
             o
         };
-        if wanted.is_empty() || !one_direction {
-        } else if orders
-            .iter()
-            .any(|order| order_satisfies(order, &wanted, |c| self.is_row(c), plan.eq))
-        {
-            plan.desc = desc;
-            info.set_order_by_consumed(true);
-        } else if let Some(then) = self.grouping(&plan, &wanted, unique) {
-            // `WHERE col = ? GROUP BY other`: the equality's rows come
-            // grouped from a (col, other, ts) index, with no sorter
-            plan.then = then;
-            plan.desc = desc;
-            info.set_order_by_consumed(true);
+        if !wanted.is_empty() && one_direction {
+            if orders
+                .iter()
+                .any(|order| order_satisfies(order, &wanted, |c| self.is_row(c), plan.eq))
+            {
+                plan.desc = desc;
+                info.set_order_by_consumed(true);
+            } else if let Some(then) = self.grouping(&plan, &wanted, unique) {
+                // `WHERE col = ? GROUP BY other`: the equality's rows come
+                // grouped from a (col, other, ts) index, with no sorter
+                plan.then = then;
+                plan.desc = desc;
+                info.set_order_by_consumed(true);
+            }
         }
         info.set_idx_str(&plan.encode());
         Ok(())

@@ -361,12 +361,13 @@ impl<'s> ProtoDecoder<'s> {
                 if let Some(x) = varint(v) {
                     clock = Some(x as u32);
                 }
-            } else if num == 13 || num == 41 {
-                // SEQ_INCREMENTAL_STATE_CLEARED (bit 0) / incremental_state_cleared
-                cleared |= varint(v).is_some_and(|x| if num == 13 { x & 1 != 0 } else { x != 0 });
-                if num == 13 {
-                    flags = varint(v).unwrap_or(0);
-                }
+            } else if num == 13 {
+                // sequence_flags: SEQ_INCREMENTAL_STATE_CLEARED is bit 0
+                flags = varint(v).unwrap_or(0);
+                cleared |= flags & 1 != 0;
+            } else if num == 41 {
+                // incremental_state_cleared
+                cleared |= varint(v).is_some_and(|x| x != 0);
             } else if num == 42 {
                 // previous_packet_dropped: a bool, or a DATA_LOSS_* bitmask
                 dropped = varint(v).unwrap_or(0);
@@ -1704,8 +1705,11 @@ impl<'s> ProtoDecoder<'s> {
     fn count_loss(&mut self, has_seq: bool, cleared: bool, dropped: u64, flags: u64) {
         const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
         let seq_id = self.seq_id;
-        let first = !self.seq_loss.contains_key(&seq_id);
-        let s = self.seq_loss.entry(seq_id).or_default();
+        let mut first = false;
+        let s = self.seq_loss.entry(seq_id).or_insert_with(|| {
+            first = true;
+            SeqLoss::default()
+        });
         if has_seq && !first && dropped != 0 {
             s.dropped += 1;
             for (i, c) in s.causes.iter_mut().enumerate() {

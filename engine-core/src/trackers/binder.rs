@@ -357,10 +357,12 @@ impl BinderTracker {
                 }
             }
         }
-        let recv_slice = if t.is_reply {
+        if t.is_reply {
+            // the reply's receipt ends the sender's slice; no flow
             c.slices.end(&mut c.stats, track, ts);
             return;
-        } else if t.is_oneway {
+        }
+        let recv_slice = if t.is_oneway {
             self.begin(c, track, ts, ASYNC_RCV, 0, t.args)
         } else {
             if let Some(row) = self.open_named(c, t.send_track, TRANSACTION) {
