@@ -15,6 +15,7 @@ pub mod events;
 pub mod metadata;
 pub mod replay;
 pub mod session;
+pub mod sorter;
 pub mod stats_table;
 pub mod tables;
 pub mod tp_stats;

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc as Rc;
 
 use crate::events::*;
+use crate::sorter::TsOrder;
 use crate::trackers::atrace::{self, AsyncSlots};
 use crate::trackers::binder::{hex, BinderTracker, Transaction};
 use crate::trackers::counters::{self, Counters};
@@ -83,20 +84,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         .unwrap_or(0);
 
     probe_stage("decoded");
-    let mut order = std::mem::take(&mut sink.order);
-    let events = order.len();
-    sort_by_ts(&mut order); // stable: arrival order breaks ties
+    let order = TsOrder::new(std::mem::take(&mut sink.order));
+    let events = order.total();
     probe_stage("sorted");
-    if let Some(cut) = hard_cut {
-        // ftrace events before tracing_started are discarded outright
-        let before = order.len();
-        order.retain(|(ts, r)| matches!(r, EvRef::Packet(_)) || *ts >= cut);
-        let dropped = (before - order.len()) as i64;
-        if dropped > 0 {
-            ctx.stats
-                .add("ftrace_packet_before_tracing_start", dropped, None);
-        }
-    }
+    // ftrace events before tracing_started are discarded outright
+    let mut dropped_before_start = 0i64;
 
     let names: Vec<Name> = (0..)
         .map_while(|i| sink.strings.try_get(i).map(|s| Some(Rc::<str>::from(s))))
@@ -136,7 +128,13 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
 
     // systrace: sched_switch rows only (trace_processor's text reader)
     let raw_switch = raw_on || sink.raw_sched_switch_only;
-    for &(ts, r) in &order {
+    for (ts, r) in order {
+        if let Some(cut) = hard_cut {
+            if ts < cut && !matches!(r, EvRef::Packet(_)) {
+                dropped_before_start += 1;
+                continue;
+            }
+        }
         if !sink.common_flags.is_empty() {
             raw.next_flags = sink.common_flags.get(&r).copied().unwrap_or(0);
         }
@@ -300,6 +298,13 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             }
         }
     }
+    if dropped_before_start > 0 {
+        ctx.stats.add(
+            "ftrace_packet_before_tracing_start",
+            dropped_before_start,
+            None,
+        );
+    }
     if skipped_compact > 0 {
         ctx.stats
             .add("compact_sched_switch_skipped", skipped_compact, None);
@@ -311,7 +316,6 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     crate::trackers::memory::finish(&mut ctx);
     probe_stage("replayed");
     // the tables need none of the events any more (peak RSS)
-    drop(order);
     for v in [
         &mut sink.switches as &mut dyn Clear,
         &mut sink.compact_switches,
@@ -618,46 +622,4 @@ pub fn probe_stage(tag: &str) {
         field("VmRSS:"),
         field("VmHWM:")
     );
-}
-
-/// Sorts events by ts, stably (arrival order breaks ties, as
-/// trace_processor's sorter within one stream). An LSD radix sort on the
-/// offsets from the smallest ts, 12 bits a pass and only as many passes as
-/// the trace's span needs (3 for a minute of nanoseconds): about 1.5x
-/// faster than a comparison sort on millions of events.
-fn sort_by_ts(order: &mut Vec<(i64, EvRef)>) {
-    const BITS: u32 = 12;
-    const MASK: u64 = (1 << BITS) - 1;
-    if order.len() < 4096 {
-        order.sort_by_key(|e| e.0);
-        return;
-    }
-    let lo = order.iter().map(|e| e.0).min().unwrap_or(0);
-    let hi = order.iter().map(|e| e.0).max().unwrap_or(0);
-    // the offset from lo as an unsigned number (exact even across i64's range)
-    let key = |ts: i64| ts.wrapping_sub(lo) as u64;
-    let span_bits = 64 - key(hi).leading_zeros();
-    let mut src = std::mem::take(order);
-    let mut dst = vec![(0i64, EvRef::Packet(0)); src.len()];
-    let mut shift = 0;
-    while shift < span_bits {
-        let mut start = vec![0usize; 1 << BITS];
-        for e in &src {
-            start[((key(e.0) >> shift) & MASK) as usize] += 1;
-        }
-        let mut sum = 0;
-        for c in start.iter_mut() {
-            let n = *c;
-            *c = sum;
-            sum += n;
-        }
-        for e in &src {
-            let digit = ((key(e.0) >> shift) & MASK) as usize;
-            dst[start[digit]] = *e;
-            start[digit] += 1;
-        }
-        std::mem::swap(&mut src, &mut dst);
-        shift += BITS;
-    }
-    *order = src;
 }
