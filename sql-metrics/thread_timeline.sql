@@ -8,7 +8,11 @@
 -- that role has no allowed CPUs (no --cpus given and none derivable).
 -- The chart downsamples these rows in Python before plotting.
 --
--- Output columns (one row per run and sched slice, ordered by run, utid, cpu, ts):
+-- Rows come in no particular order: the chart sorts its own (polars), and
+-- SQLite's sorter on these ~370k rows (a minute of a busy app) cost more
+-- than the rest of the query. Add an ORDER BY where a query needs one.
+--
+-- Output columns (one row per run and sched slice):
 --   run            run id (artscope_run.run)
 --   utid, tid      the target thread
 --   thread_name    its name
@@ -20,33 +24,32 @@
 --   allowed        1 if cpu is in the allowed set of the thread's role,
 --                  0 if not (an off-mask slice), NULL if the role has none
 WITH
-target AS (
-  SELECT t.utid, t.role, th.tid, th.name AS thread_name
+-- the target threads first, each sched slice then found by its utid (and
+-- these few rows are not re-joined for every slice)
+target AS MATERIALIZED (
+  SELECT t.utid, t.role, th.tid, th.name AS thread_name,
+    -- NULL when the role has no allowed CPUs, else 0 (a CPU outside them)
+    CASE WHEN EXISTS (SELECT 1 FROM artscope_allowed_cpu a WHERE a.role = t.role)
+      THEN 0 END AS off_mask
   FROM artscope_target_thread t
   JOIN thread th USING (utid)
 ),
 target_sched AS (
-  SELECT s.utid, s.cpu, s.ts,
+  SELECT t.utid, t.tid, t.thread_name, t.role, t.off_mask, s.cpu, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
       (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
     ELSE s.ts + s.dur END AS end_ts
-  FROM sched s
-  WHERE s.utid IN (SELECT utid FROM target)
+  FROM target t
+  CROSS JOIN sched s ON s.utid = t.utid
 ),
 sched_in_run AS (
-  SELECT r.run, s.utid, s.cpu,
+  SELECT r.run, s.*,
     max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end
   FROM target_sched s
   JOIN artscope_run r ON s.ts < r.end_ts AND s.end_ts > r.start_ts
 )
-SELECT s.run, s.utid, t.tid, t.thread_name, t.role, s.cpu,
+SELECT s.run, s.utid, s.tid, s.thread_name, s.role, s.cpu,
   s.c_start AS ts, s.c_end AS end_ts, s.c_end - s.c_start AS dur,
-  CASE
-    WHEN NOT EXISTS (SELECT 1 FROM artscope_allowed_cpu a WHERE a.role = t.role) THEN NULL
-    WHEN EXISTS (SELECT 1 FROM artscope_allowed_cpu a
-                 WHERE a.cpu = s.cpu AND a.role = t.role) THEN 1
-    ELSE 0
-  END AS allowed
+  CASE WHEN a.cpu IS NOT NULL THEN 1 ELSE s.off_mask END AS allowed
 FROM sched_in_run s
-JOIN target t USING (utid)
-ORDER BY s.run, s.utid, s.cpu, s.c_start
+LEFT JOIN artscope_allowed_cpu a ON a.role = s.role AND a.cpu = s.cpu
