@@ -114,6 +114,15 @@ def load(tmp_path):
         # The "0:" print form and a 5-char flags column.
         ("kworker/u16:1-77    (   77) [004] .N.1.   316.196720: 0: B|77|__scm_call|0",
          "kworker/u16:1", 77, "77", 4, 316196720000, "0", "B|77|__scm_call|0"),
+        # A timestamp written right after the flags: trace_processor's pattern
+        # takes the flags as 3 letters/dots + up to 2 hex digits/dots, so the
+        # ts loses its first digit to them ("....3" then 16.196720).
+        ("kworker/u16:1-77    (   77) [004] ....316.196720: tracing_mark_write: B|77|a",
+         "kworker/u16:1", 77, "77", 4, int(16.196720 * 1e9), "tracing_mark_write", "B|77|a"),
+        ("test-123    (  123) [002] d...316.196740: tracing_mark_write: B|123|b",
+         "test", 123, "123", 2, int(16.196740 * 1e9), "tracing_mark_write", "B|123|b"),
+        # An event name is the word up to its last ':' (the pattern's \S+:).
+        ("a-1 [000] 1.5: print:: B|1|c", "a", 1, "", 0, 1500000000, "print:", "B|1|c"),
         # ts conversion truncates like int64(strtod * 1e9).
         ("a-1 [0] 0.000000001: print: x", "a", 1, "", 0, 1, "print", "x"),
         ("a-1 [0] 1.1: print: x", "a", 1, "", 0, int(1.1 * 1e9), "print", "x"),
@@ -159,6 +168,8 @@ def test_tokenize(load, line, task, pid, tgid, cpu, ts, event, args):
     "task-12 [000] 1: x: y",           # ts must have a dot
     "task-12 [000] 1.0 : x: y",        # ts must be followed by ':'
     "task-12 [000] 1.0: x y",          # event must end with ':'
+    "task-12 [000] 1.0:x: y",          # a space must follow the ts
+    "task-12 [000] xyz 1.0: x: y",     # only irq flags may precede the ts
     "task-12 ( 5 [000] 1.0: x: y",     # no ')' before '[': pid not found
     "task-12 5) [000] 1.0: x: y",      # ')' without '('
     "-12 [000] 1.0: x: y",             # dash at start: task empty is fine? no: pos==0

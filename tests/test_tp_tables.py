@@ -54,7 +54,7 @@ STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
                 "misplaced_end_event (a slice still open at the end), "
                 "frame_timeline_event_parser_errors / _unpaired_end_event, "
                 "compact_sched_*_skipped, "
-                "interned_data_tokenizer_errors, process_tracker_parent_pid_changed, "
+                "interned_data_tokenizer_errors, "
                 "rss_stat_unknown_thread_for_mm_id")
 FTRACE_ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS) and arg sets trace_processor "
         "stores once for rows with identical args where the embedded engine keeps one per "
@@ -69,20 +69,13 @@ ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, 
 ARGS_UINT = "power rail args: value_type 'uint' in trace_processor, 'int' in the embedded engine"
 ARGS_SHARED = ("args: trace_processor stores an arg set once for rows with identical args "
                "(here the repeated print events' buf / ip), the embedded engine one per row")
-SYSTRACE_IRQ_FLAGS = ("systrace lines without a gap after the irq flags: the timestamp is "
-                      "read with the flags' digits (316196720000 for 16196720000)")
 MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' TraceInjector): "
                  "trace_processor creates a machine and points rows to it; the embedded "
                  "engine does not import multi-machine traces (all rows on machine 0)")
-BOUNDS_BLOCKED_REASON = ("trace_bounds.end_ts: a systrace sched_blocked_reason line extends the "
-                         "embedded engine's bounds; trace_processor's text reader gives it no "
-                         "timestamped row")
 EMPTY_FINGERPRINT = ("metadata.android_build_fingerprint recorded empty (the diff tests' "
                      "add_system_info): trace_processor keeps '', the embedded engine NULL as for "
                      "every empty metadata string")
-PPID_ZERO = ("process.parent_upid of a process tree entry without ppid (protobuf default 0): "
-             "trace_processor makes pid 0's process its parent, the embedded engine none")
-BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started) and SYSTRACE_IRQ_FLAGS"
+BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started)"
 
 IMPORT_LOG_ARGS = ("args: trace_processor's import log (_trace_import_logs, not served) "
                    "keeps args (packet_sequence_id) for each packet it skipped")
@@ -94,10 +87,6 @@ KNOWN_GAPS: list[Gap] = [
     Gap("metadata", ['str_value'], EMPTY_FINGERPRINT, {
         "conformance/parser_atrace/test_sys_write_and_atrace",
         "conformance/parser_parsing/test_sys_syscall",
-    }),
-    Gap("process", ['parent_upid'], PPID_ZERO, {
-        "conformance/parser_ftrace_adreno_cmdbatch/test_adreno_cmdbatch_cross_cpu",
-        "conformance/parser_ftrace_adreno_cmdbatch/test_adreno_cmdbatch_retired_slice",
     }),
     Gap("args", ['rows'], ARGS, {
         "conformance/parser_ftrace_thermal_exynos/test_thermal_exynos_ftrace_event_raw_ts",
@@ -169,27 +158,15 @@ KNOWN_GAPS: list[Gap] = [
     Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
-    Gap("slice", ['ts'], SYSTRACE_IRQ_FLAGS, {
-        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
-    }),
     Gap("stats", ['value'], STATS_VALUES, {
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
-        "conformance/parser_process_tracking/test_process_reparent_and_reuse",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
         "fixtures/open_at_end.pftrace",
         "shared/nia-sidky.perfetto-trace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
-    Gap("trace_bounds", ['end_ts'], BOUNDS_BLOCKED_REASON, {
-        "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
-    }),
-    Gap("trace_bounds", ['end_ts'], SYSTRACE_IRQ_FLAGS, {
-        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
-    }),
     Gap("trace_bounds", ['start_ts'], BOUNDS_START, {
-        "conformance/parser_atrace/test_regex_pattern_no_gap_after_irq_flags",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
 

@@ -40,8 +40,8 @@ pub struct Imported {
     /// events decoded (before the tracing_started cut)
     pub events: usize,
     pub cpus_seen: BTreeSet<i64>,
-    /// first / last ts of thread_state's non-switch events (wakings, new
-    /// tasks, blocked reasons), for trace_bounds
+    /// first / last ts of the thread_state rows non-switch events open
+    /// (wakings, new tasks), for trace_bounds
     pub ts_other_first_last: Option<(i64, i64)>,
     /// CpuInfo's cpus -> their args (cpu.arg_set_id)
     pub cpu_arg_sets: Vec<Option<i64>>,
@@ -305,6 +305,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             None,
         );
     }
+    if ctx.pt.parent_pid_changed > 0 {
+        let n = ctx.pt.parent_pid_changed;
+        ctx.stats.add("process_tracker_parent_pid_changed", n, None);
+    }
     if skipped_compact > 0 {
         ctx.stats
             .add("compact_sched_switch_skipped", skipped_compact, None);
@@ -461,8 +465,9 @@ fn ftrace_event(
         }
         "sched_process_free" => c.pt.end_thread(ts, e.int("pid").unwrap_or(0) as i64),
         "sched_blocked_reason" => {
+            // no thread_state row of its own, so no bound: its ftrace_event
+            // row (protobuf) gives one, systrace text has none
             let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
-            note_other(ts);
             // systrace text names the function, protobuf interns it
             let function = e
                 .str("caller")
@@ -518,13 +523,12 @@ fn process_tree(
             argv0 = argv0.split(' ').next().unwrap_or("");
         }
         let joined = joined.unwrap_or_else(|| cmd.join(" "));
-        let pupid = p.ppid.map(|pp| pt.get_or_create_process(pp));
+        // no ppid is the protobuf default 0: pid 0's process is the parent
+        let pupid = pt.get_or_create_process(p.ppid.unwrap_or(0));
         let upid = pt.get_or_create_process(p.pid) as usize;
         let name: Name = Some(Rc::from(argv0));
         pt.p_name[upid] = name;
-        if pupid.is_some() && pt.p_parent[upid].is_none() {
-            pt.p_parent[upid] = pupid;
-        }
+        pt.set_process_parent(upid as u32, pupid);
         if p.uid.is_some() {
             pt.p_uid[upid] = p.uid;
         }
@@ -566,9 +570,7 @@ fn systrace_dump(
     for (pid, ppid, name) in processes {
         let pupid = pt.get_or_create_process(*ppid);
         let upid = pt.get_or_create_process(*pid) as usize;
-        if pt.p_parent[upid].is_none() {
-            pt.p_parent[upid] = Some(pupid);
-        }
+        pt.set_process_parent(upid as u32, pupid);
         pt.p_name[upid] = Some(Rc::from(name.as_str()));
         // an empty cmdline, which trace_processor's string pool stores as NULL
         pt.p_cmdline[upid] = None;

@@ -15,12 +15,13 @@
 //!   only; a final line without `\n` is never parsed. Lines starting with
 //!   `#` and empty lines are skipped; lines that do not tokenize count the
 //!   stat `systrace_parse_failure`.
-//! * `systrace_line_tokenizer.cc` -- the newest (non-regex) tokenizer: anchor
+//! * `systrace_line_tokenizer.cc` -- its line regex, read by hand: anchor
 //!   on the first `[<digits>]` (the CPU), walk back over an optional
 //!   `(tgid)` / `(-----)` to `-<pid>` and the task name (trimmed; it may
-//!   hold spaces and dashes), walk forward to the first `<digits>.<digits>:`
-//!   (the timestamp; the irq-flags column may be absent), then the event name
-//!   up to `:`; the rest (trimmed) is the args string. `ts` is
+//!   hold spaces and dashes); then, as its pattern
+//!   `\s*([a-zA-Z.]{3}[0-9a-f.]{1,2}\s*)?(\d+\.\d+):\s+(\S+):` reads them,
+//!   the optional irq-flags column, the timestamp and the event name (up to
+//!   the last `:` of its word); the rest (trimmed) is the args string. `ts` is
 //!   `int64(strtod(ts) * 1e9)` -- truncation, so `538.064659` becomes
 //!   `538064658999`; mirrored exactly with f64.
 //! * `systrace_line_parser.cc` -- per line: GetOrCreateThread(pid) and name it
@@ -127,22 +128,45 @@ fn find_cpu(line: &[u8]) -> Option<(usize, &[u8], usize)> {
     None
 }
 
-/// First `<digits>.<digits>:` at or after `from`: (the number, end after ':').
-fn find_ts(line: &[u8], from: usize) -> Option<(&[u8], usize)> {
+/// `<digits>.<digits>:` at `p`: (the number, end after ':').
+fn ts_at(line: &[u8], p: usize) -> Option<(&[u8], usize)> {
     let digits = |p: usize| line[p..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let mut p = from;
-    while p < line.len() {
-        let a = digits(p);
-        if a > 0 && line.get(p + a) == Some(&b'.') {
-            let b = digits(p + a + 1);
-            let end = p + a + 1 + b;
-            if b > 0 && line.get(end) == Some(&b':') {
-                return Some((&line[p..end], end + 1));
+    let a = digits(p);
+    if a == 0 || line.get(p + a) != Some(&b'.') {
+        return None;
+    }
+    let b = digits(p + a + 1);
+    let end = p + a + 1 + b;
+    (b > 0 && line.get(end) == Some(&b':')).then(|| (&line[p..end], end + 1))
+}
+
+/// After the CPU, trace_processor's pattern
+/// `\s*([a-zA-Z.]{3}[0-9a-f.]{1,2}\s*)?(\d+\.\d+):` (an ECMAScript regex:
+/// the first alternative that matches wins): the irq-flags column, when
+/// present, is 3 letters or dots then one or two hex digits or dots, and a
+/// timestamp written right after the flags loses its first digit(s) to them
+/// (`....316.196720` is 16.196720 s, as trace_processor reads it).
+fn find_ts(line: &[u8], cpu_end: usize) -> Option<(&[u8], usize)> {
+    let skip_ws = |mut p: usize| {
+        while p < line.len() && is_ws(line[p]) {
+            p += 1;
+        }
+        p
+    };
+    let p = skip_ws(cpu_end);
+    let head = |c: &u8| c.is_ascii_alphabetic() || *c == b'.';
+    let tail = |c: &u8| matches!(c, b'0'..=b'9' | b'a'..=b'f' | b'.');
+    if line.len() >= p + 4 && line[p..p + 3].iter().all(head) {
+        for n in [2, 1] {
+            let end = p + 3 + n;
+            if line.len() >= end && line[p + 3..end].iter().all(tail) {
+                if let Some(found) = ts_at(line, skip_ws(end)) {
+                    return Some(found);
+                }
             }
         }
-        p += 1;
     }
-    None
+    ts_at(line, p)
 }
 
 /// Splits one ftrace text line like trace_processor's SystraceLineTokenizer;
@@ -161,15 +185,22 @@ pub fn tokenize_line(line: &[u8]) -> Option<Line<'_>> {
         return None;
     }
     let (ts_text, ts_end) = find_ts(line, cpu_end)?;
+    // `:\s+(\S+):` -- at least one space, then the event name: the
+    // non-space run up to its last ':' (the pattern's greedy \S+)
     let mut p = ts_end;
     while p < line.len() && is_ws(line[p]) {
         p += 1;
     }
-    let ev_start = p;
-    while p < line.len() && line[p] != b':' && !is_ws(line[p]) {
-        p += 1;
+    if p == ts_end {
+        return None;
     }
-    if line.get(p) != Some(&b':') {
+    let ev_start = p;
+    let run = line[p..].iter().take_while(|&&b| !is_ws(b)).count();
+    p = ev_start
+        + line[ev_start..ev_start + run]
+            .iter()
+            .rposition(|&b| b == b':')?;
+    if p == ev_start {
         return None;
     }
     // int(float(ts) * 1e9): truncation, as trace_processor's int64(strtod * 1e9)

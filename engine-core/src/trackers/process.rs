@@ -46,6 +46,9 @@ pub struct ProcessTracker {
     pending_assocs: Vec<(u32, u32)>,
     pending_parent: Vec<(u32, u32)>,
     pub errors: i64,
+    /// process_tracker_parent_pid_changed: a process's parent given again,
+    /// differently (the first one is kept: reparenting)
+    pub parent_pid_changed: i64,
 }
 
 impl ProcessTracker {
@@ -256,6 +259,16 @@ impl ProcessTracker {
             }
         }
         upid
+    }
+
+    /// SetProcessParent: the first parent given is kept, a different one
+    /// later only counted.
+    pub fn set_process_parent(&mut self, upid: u32, pupid: u32) {
+        match self.p_parent[upid as usize] {
+            None => self.p_parent[upid as usize] = Some(pupid),
+            Some(prev) if prev != pupid => self.parent_pid_changed += 1,
+            Some(_) => {}
+        }
     }
 
     pub fn associate_threads(&mut self, utid1: u32, utid2: u32) {
