@@ -53,10 +53,12 @@ class Gap:
 STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
                 "misplaced_end_event (a slice still open at the end), "
                 "frame_timeline_event_parser_errors / _unpaired_end_event, "
-                "compact_sched_*_skipped, "
                 "interned_data_tokenizer_errors, "
                 "rss_stat_unknown_thread_for_mm_id")
 FTRACE_ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS) and arg sets trace_processor "
+        "stores once for rows with identical args where the embedded engine keeps one per "
+        "row (ARGS_SHARED); the embedded engine has fewer rows")
+ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS) and arg sets trace_processor "
         "stores once for rows with identical args where the embedded engine keeps one per "
         "row (ARGS_SHARED); the embedded engine has fewer rows")
 FTRACE_ROWS = ("ftrace_event rows: compact sched_switch before tracing_started is "
@@ -75,8 +77,6 @@ MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' Tra
 EMPTY_FINGERPRINT = ("metadata.android_build_fingerprint recorded empty (the diff tests' "
                      "add_system_info): trace_processor keeps '', the embedded engine NULL as for "
                      "every empty metadata string")
-BOUNDS_START = "trace_bounds.start_ts: see FTRACE_ROWS (compact sched before tracing_started)"
-
 IMPORT_LOG_ARGS = ("args: trace_processor's import log (_trace_import_logs, not served) "
                    "keeps args (packet_sequence_id) for each packet it skipped")
 
@@ -125,6 +125,7 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_power_power_rails/test_power_rails_timestamp_sort",
     }),
     Gap("ftrace_event", ['arg_set_id'], FTRACE_ARGS, {
+        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "shared/trappy-surfaceflinger.html",
         "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
         "conformance/parser_process_tracking/test_unknown_thread_name_tracking",
@@ -155,19 +156,12 @@ KNOWN_GAPS: list[Gap] = [
         "fixtures/truncated.pftrace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
-    Gap("ftrace_event", ['rows'], FTRACE_ROWS, {
-        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
-    }),
     Gap("stats", ['value'], STATS_VALUES, {
-        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "fixtures/open_at_end.pftrace",
         "shared/nia-sidky.perfetto-trace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
-    Gap("trace_bounds", ['start_ts'], BOUNDS_START, {
-        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
     }),
 
     Gap("counter_track", ['machine_id'], MULTI_MACHINE, {

@@ -125,6 +125,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     // per-CPU last running utid (compact_sched infers prev from it)
     let mut last_utid: PerCpu<u32> = PerCpu::default();
     let mut skipped_compact = 0i64;
+    let mut skipped_compact_waking = 0i64;
 
     // systrace: sched_switch rows only (trace_processor's text reader)
     let raw_switch = raw_on || sink.raw_sched_switch_only;
@@ -143,18 +144,29 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 let Some(s) = sink.switch(ts, r) else {
                     continue;
                 };
-                cpus_seen.insert(s.cpu);
+                // a cpu row comes with the switch's first sched or raw row
+                // (none for a skipped one)
                 let pt = &mut ctx.pt;
                 if s.ts < soft_cut {
                     // soft-dropped: raw only; compact still tracks "last"
+                    // (and, with no "last" yet, is skipped and counted as
+                    // any first compact switch of a CPU)
                     if s.compact {
                         let u = pt.update_thread_name(
                             s.next_pid,
                             &names[s.next_comm as usize],
                             PRIO_FTRACE,
                         );
-                        last_utid.insert(s.cpu, u);
+                        match last_utid.insert(s.cpu, u) {
+                            None => skipped_compact += 1,
+                            Some(prev) if raw_switch => {
+                                cpus_seen.insert(s.cpu);
+                                raw.push(s.ts, "sched_switch", s.cpu, Some(prev), None, false)
+                            }
+                            Some(_) => {}
+                        }
                     } else if raw_switch {
+                        cpus_seen.insert(s.cpu);
                         let u = pt.get_or_create_thread(s.prev_pid);
                         raw.push(s.ts, "sched_switch", s.cpu, Some(u), None, false);
                     }
@@ -175,6 +187,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     last_utid.insert(s.cpu, next_utid);
                     pt.update_thread_name(s.prev_pid, &names[s.prev_comm as usize], PRIO_FTRACE)
                 };
+                cpus_seen.insert(s.cpu);
                 let state = ctx.states.decode(s.prev_state);
                 sched.push(
                     s.ts,
@@ -194,31 +207,35 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             }
             EvRef::Waking(i) => {
                 let w = &sink.wakings[i as usize];
+                let pt = &mut ctx.pt;
+                let waker = if w.compact {
+                    // the waker is the CPU's running thread: none known yet,
+                    // the waking is skipped (no row at all)
+                    match last_utid.get(w.cpu) {
+                        Some(&k) => Some(k),
+                        None => {
+                            skipped_compact_waking += 1;
+                            continue;
+                        }
+                    }
+                } else {
+                    w.pid.map(|p| pt.get_or_create_thread(p))
+                };
                 if raw_on {
                     cpus_seen.insert(w.cpu); // its raw row's cpu
                 }
-                let pt = &mut ctx.pt;
-                let (waker, wakee);
-                if w.compact {
-                    let Some(&k) = last_utid.get(w.cpu) else {
-                        continue;
-                    };
-                    waker = Some(k);
-                    if w.ts < soft_cut {
-                        continue;
+                if w.ts < soft_cut {
+                    // soft-dropped: its raw row only
+                    if raw_on {
+                        raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
                     }
-                    wakee = pt.get_or_create_thread(w.wakee_pid);
-                } else {
-                    waker = w.pid.map(|p| pt.get_or_create_thread(p));
-                    if w.ts < soft_cut {
-                        if raw_on {
-                            raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
-                        }
-                        continue;
-                    }
-                    wakee =
-                        pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE);
+                    continue;
                 }
+                let wakee = if w.compact {
+                    pt.get_or_create_thread(w.wakee_pid)
+                } else {
+                    pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE)
+                };
                 if raw_on {
                     raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
                 }
@@ -308,6 +325,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     if ctx.pt.parent_pid_changed > 0 {
         let n = ctx.pt.parent_pid_changed;
         ctx.stats.add("process_tracker_parent_pid_changed", n, None);
+    }
+    if skipped_compact_waking > 0 {
+        ctx.stats
+            .add("compact_sched_waking_skipped", skipped_compact_waking, None);
     }
     if skipped_compact > 0 {
         ctx.stats

@@ -1,0 +1,121 @@
+"""compact_sched events before the ftrace data's soft start (issue 18), as
+trace_processor v58's FtraceSchedEventTracker imports them.
+
+Every CPU's first bundle says up to when its buffer had been read already
+(last_read_event_timestamp); events before the latest of those are only
+"soft" kept: an ftrace_event row, no sched / thread_state rows. A compact
+switch still needs its CPU's previous one to infer prev_*: the first of a
+CPU is skipped (compact_sched_switch_skipped) whether or not it is before
+the soft start, and a compact waking on a CPU with no switch yet has no
+waker and is skipped too (compact_sched_waking_skipped), with no row at all.
+
+The schedule (soft start 1000 = cpu 1's last_read_event_timestamp):
+
+    cpu 0 switches  500 ->a(40)  600 ->b(41)  1100 ->c(42)  1200 ->d(43)
+    cpu 0 wakings   550 wakes 50 (by a)       1150 wakes 51 (by c)
+    cpu 1           400 waking of 52 (no switch on cpu 1 yet), 1300 switch ->e(44)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+from artscope.engines.embedded import EmbeddedEngine
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import compare_tp  # noqa: E402
+
+
+def _deltas(ts: list[int]) -> list[int]:
+    return [t - p for t, p in zip(ts, [0, *ts])]
+
+
+def _trace() -> bytes:
+    trace = pb.Trace()
+    cpu0 = trace.packet.add().ftrace_events
+    cpu0.cpu, cpu0.last_read_event_timestamp = 0, 0
+    c = cpu0.compact_sched
+    c.intern_table.extend(["a", "b", "c", "d", "w"])
+    c.switch_timestamp.extend(_deltas([500, 600, 1100, 1200]))
+    c.switch_next_pid.extend([40, 41, 42, 43])
+    c.switch_prev_state.extend([1, 1, 1, 1])
+    c.switch_next_prio.extend([120] * 4)
+    c.switch_next_comm_index.extend([0, 1, 2, 3])
+    c.waking_timestamp.extend(_deltas([550, 1150]))
+    c.waking_pid.extend([50, 51])
+    c.waking_target_cpu.extend([0, 0])
+    c.waking_prio.extend([120, 120])
+    c.waking_comm_index.extend([4, 4])
+    cpu1 = trace.packet.add().ftrace_events
+    cpu1.cpu, cpu1.last_read_event_timestamp = 1, 1000
+    c = cpu1.compact_sched
+    c.intern_table.extend(["e", "w"])
+    c.switch_timestamp.append(1300)
+    c.switch_next_pid.append(44)
+    c.switch_prev_state.append(1)
+    c.switch_next_prio.append(120)
+    c.switch_next_comm_index.append(0)
+    c.waking_timestamp.append(400)
+    c.waking_pid.append(52)
+    c.waking_target_cpu.append(1)
+    c.waking_prio.append(120)
+    c.waking_comm_index.append(1)
+    return trace.SerializeToString()
+
+
+@pytest.fixture(scope="module")
+def engine():
+    e = EmbeddedEngine(ingest_ftrace_in_raw=True)
+    e.load_bytes(_trace(), "compact_crop")
+    yield e
+    e.close()
+
+
+def test_soft_dropped_compact_events_have_ftrace_rows_only(engine):
+    # 550 / 600 are before the soft start: rows whose utid is the CPU's
+    # running thread (a, inferred from the switch at 500, itself skipped)
+    assert engine.query(
+        "SELECT f.ts, f.name, f.cpu, t.tid FROM ftrace_event f JOIN thread t USING (utid) "
+        "ORDER BY f.ts").rows() == [
+        (550, "sched_waking", 0, 40), (600, "sched_switch", 0, 40),
+        (1100, "sched_switch", 0, 41), (1150, "sched_waking", 0, 42),
+        (1200, "sched_switch", 0, 42)]
+    assert engine.query(
+        "SELECT s.ts, s.dur, s.cpu, t.tid FROM sched s JOIN thread t USING (utid) "
+        "ORDER BY s.ts").rows() == [(1100, 100, 0, 42), (1200, -1, 0, 43)]
+
+
+def test_wakings_after_the_soft_start_only_open_thread_states(engine):
+    assert engine.query(
+        "SELECT t.tid, s.ts, s.state, w.tid FROM thread_state s JOIN thread t USING (utid) "
+        "LEFT JOIN thread w ON w.utid = s.waker_utid WHERE t.tid IN (50, 51, 52)").rows() == [
+        (51, 1150, "R", 42)]
+
+
+def test_first_switches_and_wakings_without_a_running_thread_are_counted(engine):
+    assert dict(engine.query(
+        "SELECT name, value FROM stats WHERE name IN "
+        "('compact_sched_switch_skipped', 'compact_sched_waking_skipped')").rows()) == {
+        "compact_sched_switch_skipped": 2, "compact_sched_waking_skipped": 1}
+    assert engine.query("SELECT start_ts, end_ts FROM trace_bounds").rows() == [(550, 1200)]
+    # cpu 1's events were all skipped: no row made it a cpu
+    assert engine.query("SELECT cpu FROM cpu").rows() == [(0,)]
+
+
+@pytest.mark.tp
+def test_same_tables_as_trace_processor(tmp_path):
+    tp_bin = compare_tp.find_tp_bin()
+    if tp_bin is None:
+        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+    path = tmp_path / "compact_crop.pftrace"
+    path.write_bytes(_trace())
+    diffs = {d.table: set(d.aspects) for d in compare_tp.compare_trace(path, tp_bin)
+             if d.aspects}
+    # the switches' and wakings' ftrace args are not kept (FTRACE_ARGS in
+    # tests/test_tp_tables.py)
+    assert diffs == {"ftrace_event": {"arg_set_id"}, "raw": {"arg_set_id"},
+                     "args": {"rows"}}
