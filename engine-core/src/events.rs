@@ -254,6 +254,8 @@ pub enum PacketData {
     /// A Trigger / clone_snapshot_trigger packet: a slice on the trace's
     /// "Trace Triggers" track.
     Trigger(crate::trackers::triggers::Trigger),
+    /// A concurrent_session_event: a state of a tracing session.
+    SessionState(crate::trackers::sessions::SessionEvent),
     /// Battery, power rail, energy breakdown, entity residency and cpu per
     /// uid data (trackers::power).
     Power(crate::trackers::power::PowerEvent),

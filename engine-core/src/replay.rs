@@ -64,6 +64,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         states: EndStates::new(version),
         power: Default::default(),
         flows: Vec::new(),
+        state_rows: Default::default(),
         machine: sink
             .utsname_machine
             .clone()
@@ -310,6 +311,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         systrace_dump(&mut ctx.pt, processes, threads)
                     }
                     PacketData::Trigger(t) => crate::trackers::triggers::slice(&mut ctx, p.ts, t),
+                    PacketData::SessionState(e) => {
+                        crate::trackers::sessions::event(&mut ctx, p.ts, e)
+                    }
                     PacketData::Power(e) => power::event(&mut ctx, p.ts, e),
                 }
             }

@@ -267,6 +267,18 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
+            "__intrinsic_state",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("dur", I),
+                c("track_id", I),
+                c("category", T),
+                c("value", T),
+                c("arg_set_id", I),
+            ],
+        ),
+        (
             "__intrinsic_android_cpu_per_uid_track",
             vec![
                 c("id", I),
@@ -281,7 +293,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 13] = [
+pub const VIEWS: [(&str, &str); 14] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -298,6 +310,8 @@ pub const VIEWS: [(&str, &str); 13] = [
     ("slices", "SELECT * FROM slice"),
     // trace_processor's instants: the slices of dur 0
     ("instant", "SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0"),
+    // userspace state tracks (tracing sessions' states)
+    ("state", "SELECT id, ts, dur, track_id, category, value, arg_set_id FROM __intrinsic_state"),
 ];
 
 const INDEXES: [&str; 6] = [
@@ -791,6 +805,20 @@ pub fn fill<'v>(
                 ])?;
             }
         }
+        "__intrinsic_state" => {
+            let s = &ctx.state_rows;
+            for i in 0..s.len() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(s.ts[i]),
+                    V::Int(s.dur[i]),
+                    V::Int(s.track[i] as i64),
+                    V::Null,
+                    V::Text(s.value[i]),
+                    oi(s.arg_set[i]),
+                ])?;
+            }
+        }
         "flow" => {
             for (i, &(out, into)) in ctx.flows.iter().enumerate() {
                 ins.row(&[
@@ -934,6 +962,10 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     }
     if let Some((f, l)) = imp.ts_other_first_last {
         extend(f, l);
+    }
+    let st = &imp.ctx.state_rows;
+    for (t, d) in st.ts.iter().zip(&st.dur) {
+        extend(*t, t + (*d).max(0));
     }
     let bo = &imp.sink.bound_only_ts;
     if !bo.is_empty() {

@@ -464,6 +464,24 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.push_packet(ts, PacketData::Trigger(t));
                 Ok(())
             }
+            Some(134) => {
+                // ConcurrentSessionEvent: a tracing session's state
+                let mut e = crate::trackers::sessions::SessionEvent::default();
+                for p in &parts {
+                    for f in Fields::new(p) {
+                        match f? {
+                            (1, Value::Varint(x)) => e.state = x as i64,
+                            (2, Value::Bytes(s)) => e.name = text(s),
+                            (3, Value::Varint(x)) => e.session_id = x,
+                            (4, Value::Varint(x)) => e.consumer_uid = i32v(x),
+                            (5, Value::Varint(x)) => e.num_data_sources = x as u32 as u64,
+                            _ => {}
+                        }
+                    }
+                }
+                self.sink.push_packet(ts, PacketData::SessionState(e));
+                Ok(())
+            }
             Some(47) => self.packages_list(&parts),
             Some(38) => super::power::battery(self.sink, ts, &parts),
             Some(40) => super::power::power_rails(self.sink, ts, &parts),

@@ -21,6 +21,7 @@ pub mod power;
 pub mod process;
 pub mod raw;
 pub mod sched;
+pub mod sessions;
 pub mod slices;
 pub mod syscall_table;
 pub mod syscalls;
@@ -48,6 +49,8 @@ pub struct Ctx {
     /// flow rows (slice_out, slice_in) in creation order: the binder
     /// transactions' inferred flows (flow.trace_id NULL)
     pub flows: Vec<(u32, u32)>,
+    /// the `state` table (tracing sessions' states)
+    pub state_rows: sessions::StateRows,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
 }
