@@ -25,7 +25,7 @@ def freq_engine(fixtures_dir):
 
 
 @pytest.mark.parametrize("sql, kind, name", [
-    ("SELECT * FROM android_logs", "table", "android_logs"),
+    ("SELECT * FROM heap_profile_allocation", "table", "heap_profile_allocation"),
     ("SELECT thread_dur FROM slice", "column", "thread_dur"),
     ("SELECT s.cat FROM slice s", "column", "s.cat"),
     ("SELECT spans_overlapping_dur(1, 2)", "function", "spans_overlapping_dur"),
@@ -49,7 +49,7 @@ def test_other_sql_errors_are_one_line_query_errors(freq_engine):
 
 
 def _trace_with_skipped_data() -> bytes:
-    """Three track_event, two android_log and one gpu_counter_event packet
+    """Three track_event, two graphics_frame_event and one gpu_counter_event packet
     beside one imported cpu_frequency event; one clock_snapshot (bookkeeping,
     not counted)."""
     trace = pb.Trace()
@@ -67,7 +67,7 @@ def _trace_with_skipped_data() -> bytes:
         p.track_event.name = f"event {i}"
     for i in range(2):
         p = trace.packet.add(timestamp=3_000 + i)
-        p.android_log.events.add(timestamp=3_000 + i, pid=1, tid=1, message="hello")
+        p.graphics_frame_event.buffer_event.frame_number = i
     p = trace.packet.add(timestamp=4_000)
     p.gpu_counter_event.counters.add(counter_id=1, int_value=5)
     return trace.SerializeToString()
@@ -82,14 +82,14 @@ def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
         with pytest.warns(SkippedDataWarning) as record:
             stats = eng.query("SELECT name, value, severity FROM stats "
                               "WHERE name LIKE 'artscope_skipped_%' ORDER BY name")
-        assert stats.rows() == [("artscope_skipped_android_log", 2, "info"),
-                                ("artscope_skipped_gpu_counter_event", 1, "info"),
+        assert stats.rows() == [("artscope_skipped_gpu_counter_event", 1, "info"),
+                                ("artscope_skipped_graphics_frame_event", 2, "info"),
                                 ("artscope_skipped_track_event", 3, "info")]
         assert len(record) == 1
         msg = str(record[0].message)
         assert "\n" not in msg
         assert "3 track_event packet(s) (slice, thread_track" in msg
-        assert "2 android_log packet(s) (android_logs)" in msg
+        assert "2 graphics_frame_event packet(s) (graphics_frame_slice)" in msg
         assert "1 gpu_counter_event packet(s) (gpu_counter_track, counter)" in msg
         assert "clock_snapshot" not in msg and "--engine trace_processor" in msg
         # what it did import is there; and it is said once per trace

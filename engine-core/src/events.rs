@@ -256,6 +256,8 @@ pub enum PacketData {
     Trigger(crate::trackers::triggers::Trigger),
     /// A concurrent_session_event: a state of a tracing session.
     SessionState(crate::trackers::sessions::SessionEvent),
+    /// One logcat event (android_log), at its trace time.
+    Log(crate::trackers::logs::LogEvent),
     /// Battery, power rail, energy breakdown, entity residency and cpu per
     /// uid data (trackers::power).
     Power(crate::trackers::power::PowerEvent),

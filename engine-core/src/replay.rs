@@ -65,6 +65,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         power: Default::default(),
         flows: Vec::new(),
         state_rows: Default::default(),
+        logs: Default::default(),
         machine: sink
             .utsname_machine
             .clone()
@@ -311,6 +312,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         systrace_dump(&mut ctx.pt, processes, threads)
                     }
                     PacketData::Trigger(t) => crate::trackers::triggers::slice(&mut ctx, p.ts, t),
+                    PacketData::Log(e) => ctx.logs.push(&mut ctx.pt, p.ts, e),
                     PacketData::SessionState(e) => {
                         crate::trackers::sessions::event(&mut ctx, p.ts, e)
                     }

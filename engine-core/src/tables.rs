@@ -267,6 +267,19 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
+            "__intrinsic_logs",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("utid", I),
+                c("prio", I),
+                c("log_source", T),
+                c("tag", T),
+                c("msg", T),
+                c("arg_set_id", I),
+            ],
+        ),
+        (
             "__intrinsic_state",
             vec![
                 c("id", I),
@@ -293,7 +306,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 14] = [
+pub const VIEWS: [(&str, &str); 16] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -310,6 +323,9 @@ pub const VIEWS: [(&str, &str); 14] = [
     ("slices", "SELECT * FROM slice"),
     // trace_processor's instants: the slices of dur 0
     ("instant", "SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0"),
+    // logcat (the only log source imported) and every log source
+    ("android_logs", "SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_logs WHERE log_source = 'android_logcat'"),
+    ("logs", "SELECT id, ts, utid, prio, log_source, tag, msg, arg_set_id FROM __intrinsic_logs"),
     // userspace state tracks (tracing sessions' states)
     ("state", "SELECT id, ts, dur, track_id, category, value, arg_set_id FROM __intrinsic_state"),
 ];
@@ -805,6 +821,21 @@ pub fn fill<'v>(
                 ])?;
             }
         }
+        "__intrinsic_logs" => {
+            let l = &ctx.logs;
+            for i in 0..l.len() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(l.ts[i]),
+                    V::Int(l.utid[i] as i64),
+                    V::Int(l.prio[i]),
+                    V::Text("android_logcat"),
+                    V::Text(&l.tag[i]),
+                    V::Text(&l.msg[i]),
+                    V::Null,
+                ])?;
+            }
+        }
         "__intrinsic_state" => {
             let s = &ctx.state_rows;
             for i in 0..s.len() {
@@ -962,6 +993,9 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     }
     if let Some((f, l)) = imp.ts_other_first_last {
         extend(f, l);
+    }
+    if let (Some(lo), Some(hi)) = (imp.ctx.logs.ts.iter().min(), imp.ctx.logs.ts.iter().max()) {
+        extend(*lo, *hi);
     }
     let st = &imp.ctx.state_rows;
     for (t, d) in st.ts.iter().zip(&st.dur) {

@@ -32,6 +32,15 @@ impl ClockSync {
             .push(clocks.iter().map(|&(c, ts)| (key(seq, c), ts)).collect());
     }
 
+    /// Whether any snapshot so far has `clock` (a failed conversion is then
+    /// clock_sync_failure_no_path, else _unknown_source_clock).
+    pub fn knows(&self, seq: u32, clock: u32) -> bool {
+        let k = key(seq, clock);
+        self.snapshots
+            .iter()
+            .any(|s| s.iter().any(|(c, _)| *c == k))
+    }
+
     /// `ts` of `clock` as BOOTTIME, when a snapshot relates the two.
     pub fn to_boottime(&self, seq: u32, clock: u32, ts: i64) -> Option<i64> {
         if clock == BOOTTIME {

@@ -16,6 +16,7 @@ pub mod funcgraph;
 pub mod irq;
 pub mod kernel;
 pub mod kprobes;
+pub mod logs;
 pub mod memory;
 pub mod power;
 pub mod process;
@@ -51,6 +52,8 @@ pub struct Ctx {
     pub flows: Vec<(u32, u32)>,
     /// the `state` table (tracing sessions' states)
     pub state_rows: sessions::StateRows,
+    /// the `__intrinsic_logs` table (logcat)
+    pub logs: logs::LogRows,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
 }

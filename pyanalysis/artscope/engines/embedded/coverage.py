@@ -49,7 +49,6 @@ WOULD_FILL: dict[str, str] = {
     "module_symbols": "stack_profile_symbol",
     "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
     "smaps_packet": "profiler_smaps",
-    "android_log": "android_logs",
     "gpu_counter_event": "gpu_counter_track, counter",
     "gpu_render_stage_event": "gpu_slice, gpu_track",
     "gpu_log": "gpu_track, slice",

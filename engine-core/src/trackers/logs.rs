@@ -1,0 +1,90 @@
+//! Android logcat (TracePacket.android_log) as trace_processor's
+//! AndroidProbesParser imports it: one `__intrinsic_logs` row per log event
+//! (the `android_logs` and `logs` views), at its REALTIME timestamp
+//! converted to trace time (an event no clock snapshot converts is dropped,
+//! as there), by the thread `tid` of process `pid` (UpdateThread). A log
+//! event's structured args are appended to its message as ` name=value`
+//! (strings quoted, floats `%f`); priority 0 (unset) reads as INFO (4).
+//!
+//! trace_processor re-serializes each event before parsing it (to sort it
+//! by its own timestamp), always writing tag, message and each arg's name:
+//! so a missing tag or message reads as "" (not NULL), a message-less event
+//! with args has a message starting with a space, a nameless arg is kept
+//! (` =8`), and an arg's value is its int, else float, else string.
+
+use super::process::ProcessTracker;
+
+/// One decoded LogEvent (timestamp already in trace time).
+#[derive(Debug, Clone, Default)]
+pub struct LogEvent {
+    pub pid: i64,
+    pub tid: i64,
+    pub prio: i64,
+    pub tag: String,
+    /// the message with its args appended
+    pub msg: String,
+}
+
+/// Android's log priority INFO, what an unset priority reads as.
+const PRIO_INFO: i64 = 4;
+
+impl LogEvent {
+    /// The message as trace_processor stores it: `message` then the args'
+    /// ` name=value` text.
+    pub fn message(message: &str, args: &[(String, ArgText)]) -> String {
+        let mut text = message.to_owned();
+        for (name, v) in args {
+            text.push(' ');
+            text.push_str(name);
+            text.push('=');
+            match v {
+                ArgText::Str(s) => {
+                    text.push('"');
+                    text.push_str(s);
+                    text.push('"');
+                }
+                ArgText::Int(i) => text.push_str(&i.to_string()),
+                ArgText::Float(f) => text.push_str(&format!("{:.6}", *f as f64)),
+                ArgText::None => {}
+            }
+        }
+        text
+    }
+}
+
+/// A LogEvent.Arg's value (the first present of int, float, string).
+#[derive(Debug, Clone)]
+pub enum ArgText {
+    Str(String),
+    Int(i64),
+    Float(f32),
+    None,
+}
+
+/// The `__intrinsic_logs` rows, in trace-time order.
+#[derive(Default)]
+pub struct LogRows {
+    pub ts: Vec<i64>,
+    pub utid: Vec<u32>,
+    pub prio: Vec<i64>,
+    pub tag: Vec<String>,
+    pub msg: Vec<String>,
+}
+
+impl LogRows {
+    pub fn push(&mut self, pt: &mut ProcessTracker, ts: i64, e: &LogEvent) {
+        self.ts.push(ts);
+        self.utid.push(pt.update_thread(e.tid, e.pid));
+        self.prio.push(if e.prio == 0 { PRIO_INFO } else { e.prio });
+        self.tag.push(e.tag.clone());
+        self.msg.push(e.msg.clone());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+}
