@@ -187,6 +187,26 @@ def test_trace_without_uuid_or_timestamps(tmp_path):
         eng.close()
 
 
+def test_empty_and_absent_metadata_strings(tmp_path):
+    """A string field present but empty is '' (trace_processor interns it);
+    an absent utsname field is NULL (its null string id); all four utsname
+    keys are recorded either way."""
+    t = pb.Trace()
+    si = t.packet.add().system_info
+    si.utsname.sysname = "Linux"
+    si.utsname.release = ""
+    si.android_build_fingerprint = ""
+    eng = _open(tmp_path, t.SerializeToString(), "t.pftrace")
+    try:
+        assert eng.query(
+            "SELECT name, str_value FROM metadata WHERE name LIKE 'system_%' "
+            "OR name = 'android_build_fingerprint'").rows() == [
+            ("system_name", "Linux"), ("system_version", None), ("system_release", ""),
+            ("system_machine", None), ("android_build_fingerprint", "")]
+    finally:
+        eng.close()
+
+
 def _android_trace() -> bytes:
     """CpuInfo (cpu 0 with an ARM identifier and feature bits mte + an
     unknown bit 2), one cpu_frequency event read on cpu 3 for cpu 5, a

@@ -74,19 +74,12 @@ ARGS_SHARED = ("args: trace_processor stores an arg set once for rows with ident
 MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' TraceInjector): "
                  "trace_processor creates a machine and points rows to it; the embedded "
                  "engine does not import multi-machine traces (all rows on machine 0)")
-EMPTY_FINGERPRINT = ("metadata.android_build_fingerprint recorded empty (the diff tests' "
-                     "add_system_info): trace_processor keeps '', the embedded engine NULL as for "
-                     "every empty metadata string")
 IMPORT_LOG_ARGS = ("args: trace_processor's import log (_trace_import_logs, not served) "
                    "keeps args (packet_sequence_id) for each packet it skipped")
 
 KNOWN_GAPS: list[Gap] = [
     Gap("args", ['rows'], IMPORT_LOG_ARGS, {
         "conformance/parser_parsing_traced_stats/test_sequence_all_incremental_dropped",
-    }),
-    Gap("metadata", ['str_value'], EMPTY_FINGERPRINT, {
-        "conformance/parser_atrace/test_sys_write_and_atrace",
-        "conformance/parser_parsing/test_sys_syscall",
     }),
     Gap("args", ['rows'], ARGS, {
         "conformance/parser_ftrace_thermal_exynos/test_thermal_exynos_ftrace_event_raw_ts",

@@ -5,11 +5,14 @@
 //! Single keys hold their last value; multi keys (`all_data_source_flushed_ns`)
 //! one row per value. Rows keep the order in which keys were first set.
 
-/// A metadata value: trace_processor's int_value or str_value.
+/// A metadata value: trace_processor's int_value or str_value. A string
+/// field present in the trace but empty is '' (trace_processor interns it);
+/// one it reads from an absent field is NULL (its null string id).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MetaVal {
     Int(i64),
     Str(String),
+    NullStr,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -33,6 +36,11 @@ impl Metadata {
 
     pub fn set_str(&mut self, key: &str, v: impl Into<String>) {
         self.set(key, MetaVal::Str(v.into()));
+    }
+
+    /// A string read from a field that may be absent (None: NULL).
+    pub fn set_opt_str(&mut self, key: &str, v: Option<&str>) {
+        self.set(key, v.map_or(MetaVal::NullStr, |s| MetaVal::Str(s.into())));
     }
 
     /// Adds one more value of a multi key.

@@ -897,13 +897,8 @@ pub fn fill<'v>(
                 .unwrap_or(rows.len());
             let recorded = |(key, multi, v): &'v (String, bool, MetaVal)| match v {
                 MetaVal::Int(i) => (key.as_str(), *multi, V::Int(*i), V::Null),
-                // an empty string is NULL (trace_processor's null string id)
-                MetaVal::Str(s) => (
-                    key.as_str(),
-                    *multi,
-                    V::Null,
-                    ot(Some(s.as_str()).filter(|s| !s.is_empty())),
-                ),
+                MetaVal::Str(s) => (key.as_str(), *multi, V::Null, V::Text(s)),
+                MetaVal::NullStr => (key.as_str(), *multi, V::Null, V::Null),
             };
             let config_row = config.map(|cfg| ("trace_config_pbtxt", false, V::Null, V::Text(cfg)));
             let all = rows[..at]

@@ -1226,7 +1226,14 @@ impl<'s> ProtoDecoder<'s> {
     }
 
     fn system_info(&mut self, parts: &[&[u8]]) -> R<()> {
-        let mut uts: Option<(String, Option<String>, String, String)> = None;
+        // (sysname, version, release, machine): None where the field is absent
+        type Uts = (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let mut uts: Option<Uts> = None;
         // SystemInfo's string fields trace_processor records as metadata
         const STRINGS: [(u32, &str); 9] = [
             (2, "android_build_fingerprint"),
@@ -1248,10 +1255,10 @@ impl<'s> ProtoDecoder<'s> {
                         let u = uts.get_or_insert_with(Default::default);
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Bytes(s)) => u.0 = text(s),
+                                (1, Value::Bytes(s)) => u.0 = Some(text(s)),
                                 (2, Value::Bytes(s)) => u.1 = Some(text(s)),
-                                (3, Value::Bytes(s)) => u.2 = text(s),
-                                (4, Value::Bytes(s)) => u.3 = text(s),
+                                (3, Value::Bytes(s)) => u.2 = Some(text(s)),
+                                (4, Value::Bytes(s)) => u.3 = Some(text(s)),
                                 _ => {}
                             }
                         }
@@ -1271,18 +1278,18 @@ impl<'s> ProtoDecoder<'s> {
         }
         let sink = &mut *self.sink;
         if let Some((sysname, version, release, machine)) = uts {
-            // all four, empty ones too (NULL in the table, as trace_processor)
+            // all four, absent ones too (NULL in the table, as trace_processor)
             for (key, v) in [
                 ("system_name", &sysname),
-                ("system_version", version.as_ref().unwrap_or(&String::new())),
+                ("system_version", &version),
                 ("system_release", &release),
                 ("system_machine", &machine),
             ] {
-                sink.metadata.set_str(key, v.as_str());
+                sink.metadata.set_opt_str(key, v.as_deref());
             }
-            sink.utsname_sysname = Some(sysname);
-            sink.kernel_release = Some(release);
-            sink.utsname_machine = Some(machine);
+            sink.utsname_sysname = Some(sysname.unwrap_or_default());
+            sink.kernel_release = Some(release.unwrap_or_default());
+            sink.utsname_machine = Some(machine.unwrap_or_default());
             if version.is_some() {
                 sink.utsname_version = version;
             }
