@@ -54,3 +54,25 @@ def generated_reference(generated_batch, tmp_path_factory):
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 2 and "zz_bad.pftrace" in p.stderr, p.stderr  # the one bad trace
     return pl.read_parquet(out)
+
+
+@pytest.fixture
+def tp_diffs(tmp_path):
+    """Compares the tables of a trace (its bytes) on both engines: returns
+    {table: aspects that differ} (tools/compare_tp.py) and the set of tables
+    compared. Skips, saying why, without a trace_processor_shell."""
+    sys.path.insert(0, str(REPO / "tools"))
+    import compare_tp
+
+    tp_bin = compare_tp.find_tp_bin()
+    if tp_bin is None:
+        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+
+    def diffs(trace: bytes) -> tuple[dict[str, set[str]], set[str]]:
+        path = tmp_path / "compared.pftrace"
+        path.write_bytes(trace)
+        found = compare_tp.compare_trace(path, tp_bin)
+        return ({d.table: set(d.aspects) for d in found if d.aspects},
+                {d.table for d in found})
+
+    return diffs

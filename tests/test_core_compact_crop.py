@@ -18,16 +18,10 @@ The schedule (soft start 1000 = cpu 1's last_read_event_timestamp):
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 from artscope.engines.embedded import EmbeddedEngine
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import compare_tp  # noqa: E402
 
 
 def _deltas(ts: list[int]) -> list[int]:
@@ -107,15 +101,9 @@ def test_first_switches_and_wakings_without_a_running_thread_are_counted(engine)
 
 
 @pytest.mark.tp
-def test_same_tables_as_trace_processor(tmp_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
-    path = tmp_path / "compact_crop.pftrace"
-    path.write_bytes(_trace())
-    diffs = {d.table: set(d.aspects) for d in compare_tp.compare_trace(path, tp_bin)
-             if d.aspects}
+def test_same_tables_as_trace_processor(tp_diffs):
+    differ, _ = tp_diffs(_trace())
     # the switches' and wakings' ftrace args are not kept (FTRACE_ARGS in
     # tests/test_tp_tables.py)
-    assert diffs == {"ftrace_event": {"arg_set_id"}, "raw": {"arg_set_id"},
-                     "args": {"rows"}}
+    assert differ == {"ftrace_event": {"arg_set_id"}, "raw": {"arg_set_id"},
+                      "args": {"rows"}}

@@ -19,16 +19,10 @@ and the args' text keeps its leading space after an absent message.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 from artscope.engines.embedded import EmbeddedEngine
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import compare_tp  # noqa: E402
 
 REALTIME0 = 5_000_000_000
 
@@ -95,14 +89,9 @@ def test_logd_stats_and_bounds(engine):
 
 
 @pytest.mark.tp
-def test_same_tables_as_trace_processor(tmp_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
-    path = tmp_path / "logs.pftrace"
-    path.write_bytes(_trace())
-    diffs = compare_tp.compare_trace(path, tp_bin)
-    assert {"android_logs", "logs"} <= {d.table for d in diffs}  # compared
+def test_same_tables_as_trace_processor(tp_diffs):
+    differ, compared = tp_diffs(_trace())
+    assert {"android_logs", "logs"} <= compared
     # args: trace_processor's import log keeps the failed conversion's
     # args (IMPORT_LOG_ARGS in tests/test_tp_tables.py)
-    assert {d.table: set(d.aspects) for d in diffs if d.aspects} == {"args": {"rows"}}
+    assert differ == {"args": {"rows"}}

@@ -13,16 +13,10 @@ zero-length marker.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 from artscope.engines.embedded import EmbeddedEngine
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-import compare_tp  # noqa: E402
 
 EVENTS = [  # ts, state, name, session_id, consumer_uid, num_data_sources
     (100, 2, "bench", 7, 2000, 3),
@@ -77,12 +71,7 @@ def test_an_unknown_state_is_counted_and_states_bound_the_trace(engine):
 
 
 @pytest.mark.tp
-def test_same_tables_as_trace_processor(tmp_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
-    path = tmp_path / "sessions.pftrace"
-    path.write_bytes(_trace())
-    diffs = compare_tp.compare_trace(path, tp_bin)
-    assert "state" in {d.table for d in diffs}  # compared, not skipped
-    assert {d.table: d.aspects for d in diffs if d.aspects} == {}
+def test_same_tables_as_trace_processor(tp_diffs):
+    differ, compared = tp_diffs(_trace())
+    assert "state" in compared
+    assert differ == {}
