@@ -24,4 +24,8 @@ if [ -z "${ARTSCOPE_TP_BIN:-}" ] && [ -x "$shared_tp" ]; then
   export ARTSCOPE_TP_BIN="$shared_tp"
 fi
 echo "trace_processor for the tests: ${ARTSCOPE_TP_BIN:-none (those tests skip)}" >&2
+# The core's own unit tests (the event order merge, metadata, ...): the same
+# release profile and target directory as the install, so only the test
+# harness is compiled (about a minute).
+(cd engine-core && PYO3_PYTHON="$(command -v python3)" cargo test --release -q)
 exec python3 -m pytest -q "$@"
