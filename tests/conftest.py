@@ -56,17 +56,25 @@ def generated_reference(generated_batch, tmp_path_factory):
     return pl.read_parquet(out)
 
 
-@pytest.fixture
-def tp_diffs(tmp_path):
-    """Compares the tables of a trace (its bytes) on both engines: returns
-    {table: aspects that differ} (tools/compare_tp.py) and the set of tables
-    compared. Skips, saying why, without a trace_processor_shell."""
+@pytest.fixture(scope="session")
+def tp_bin() -> str:
+    """The real trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin);
+    skips, saying why, where there is none (a user's clone)."""
     sys.path.insert(0, str(REPO / "tools"))
     import compare_tp
 
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
+    path = compare_tp.find_tp_bin()
+    if path is None:
         pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+    return path
+
+
+@pytest.fixture
+def tp_diffs(tmp_path, tp_bin):
+    """Compares the tables of a trace (its bytes) on both engines: returns
+    {table: aspects that differ} (tools/compare_tp.py) and the set of tables
+    compared."""
+    import compare_tp
 
     def diffs(trace: bytes) -> tuple[dict[str, set[str]], set[str]]:
         path = tmp_path / "compared.pftrace"

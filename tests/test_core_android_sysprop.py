@@ -58,10 +58,7 @@ def test_system_properties_become_counters_and_metadata():
 
 
 @pytest.mark.tp
-def test_same_tables_as_trace_processor(tmp_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+def test_same_tables_as_trace_processor(tmp_path, tp_bin):
     path = tmp_path / "sysprop.pftrace"
     path.write_bytes(_trace())
     tables = ("counter", "counter_track", "track", "slice")

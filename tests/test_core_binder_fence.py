@@ -137,9 +137,6 @@ def test_fence_timeline(eng):
 
 
 @pytest.mark.tp
-def test_same_slices_as_trace_processor(trace_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+def test_same_slices_as_trace_processor(trace_path, tp_bin):
     tables = ("slice", "flow", "thread_track", "thread", "process")
     assert compare_tp.differing_tables(trace_path, tables, tp_bin) == {}

@@ -79,10 +79,7 @@ def test_surface_frames_flow_into_their_display_frame(trace_path):
 
 
 @pytest.mark.tp
-def test_same_flows_as_trace_processor(trace_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+def test_same_flows_as_trace_processor(trace_path, tp_bin):
     # the flows' ends compare by (ts, name); the frames' own args differ
     # from v58's (FRAMES_V58 in test_tp_tables.py)
     assert compare_tp.differing_tables(trace_path, ("flow",), tp_bin) == {}

@@ -79,10 +79,7 @@ def test_common_flags_are_the_events_flags_or_zero():
 
 
 @pytest.mark.tp
-def test_same_ftrace_event_as_trace_processor(tmp_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+def test_same_ftrace_event_as_trace_processor(tmp_path, tp_bin):
     path = tmp_path / "flags.pftrace"
     path.write_bytes(_trace())
     diffs = {d.table: set(d.aspects) for d in compare_tp.compare_trace(path, tp_bin)

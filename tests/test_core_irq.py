@@ -100,9 +100,6 @@ def test_exit_with_nothing_open_is_ignored(eng):
 
 
 @pytest.mark.tp
-def test_same_tables_as_trace_processor(trace_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+def test_same_tables_as_trace_processor(trace_path, tp_bin):
     tables = ("slice", "track", "cpu_track", "thread", "process", "stats", "trace_bounds")
     assert compare_tp.differing_tables(trace_path, tables, tp_bin) == {}

@@ -84,10 +84,7 @@ def test_a_zero_event_without_phase_is_a_parse_failure(eng):
 
 
 @pytest.mark.tp
-def test_same_tables_as_trace_processor(tmp_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+def test_same_tables_as_trace_processor(tmp_path, tp_bin):
     path = tmp_path / "kernel_atrace.pftrace"
     path.write_bytes(_trace())
     tables = ("slice", "thread_track", "counter", "process_counter_track", "thread", "process")
@@ -140,10 +137,7 @@ def test_mali_and_samsung_tracing_mark_write(tmp_path):
 
 
 @pytest.mark.tp
-def test_variants_same_tables_as_trace_processor(tmp_path):
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
+def test_variants_same_tables_as_trace_processor(tmp_path, tp_bin):
     path = tmp_path / "variants.pftrace"
     path.write_bytes(_variants_trace())
     tables = ("slice", "thread_track", "counter", "process_counter_track")

@@ -112,14 +112,11 @@ def test_trace_without_config_has_no_diagnostics(tmp_path):
 
 @pytest.mark.tp
 @pytest.mark.parametrize("data_loss", [False, True])
-def test_same_rows_as_trace_processor(tmp_path, data_loss):
+def test_same_rows_as_trace_processor(tmp_path, data_loss, tp_bin):
     """Every column, titles and remediations included (tools/compare_tp
     leaves out internal tables such as this one)."""
     from artscope.engines.trace_processor import TraceProcessorEngine
 
-    tp_bin = compare_tp.find_tp_bin()
-    if tp_bin is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
     sql = "SELECT * FROM __intrinsic_trace_diagnostics ORDER BY id"
     path = tmp_path / "diag.pftrace"
     path.write_bytes(_trace(data_loss))

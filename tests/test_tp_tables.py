@@ -207,14 +207,6 @@ def expected_aspects(trace_id: str) -> dict[str, set[str]]:
     return out
 
 
-@pytest.fixture(scope="module")
-def tp_bin() -> str:
-    path = compare_tp.find_tp_bin()
-    if path is None:
-        pytest.skip("no trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin)")
-    return path
-
-
 def check(trace: compare_tp.TraceInput, tp_bin: str) -> None:
     diffs = compare_tp.compare_trace(trace.path, tp_bin)
     observed = {d.table: set(d.aspects) for d in diffs if d.aspects}
