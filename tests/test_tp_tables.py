@@ -74,8 +74,10 @@ ARGS_SHARED = ("args: trace_processor stores an arg set once for rows with ident
 MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' TraceInjector): "
                  "trace_processor creates a machine and points rows to it; the embedded "
                  "engine does not import multi-machine traces (all rows on machine 0)")
-IMPORT_LOG_ARGS = ("args: trace_processor's import log (_trace_import_logs, not served) "
-                   "keeps args (packet_sequence_id) for each packet it skipped")
+IMPORT_LOG_ARGS = ("args: trace_processor's import log keeps args (packet_sequence_id) for "
+                   "each packet its tokenizer skipped; the embedded engine's "
+                   "_trace_import_logs holds the parser's logs only (aflags errors, "
+                   "unknown session states), not these per-packet ones")
 
 KNOWN_GAPS: list[Gap] = [
     Gap("args", ['rows'], IMPORT_LOG_ARGS, {

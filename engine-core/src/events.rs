@@ -261,6 +261,8 @@ pub enum PacketData {
     /// Battery, power rail, energy breakdown, entity residency and cpu per
     /// uid data (trackers::power).
     Power(crate::trackers::power::PowerEvent),
+    /// AndroidAflags.error: the aflags data source failed (an import log).
+    AflagsError(String),
 }
 
 #[derive(Debug, Clone)]
@@ -357,6 +359,10 @@ pub struct Sink {
     pub recorded_uuid: Option<String>,
     /// Trigger packets: (ts, a clone_snapshot_trigger, trigger name).
     pub triggers: Vec<(i64, bool, String)>,
+    /// android_game_intervention_list rows, in file order.
+    pub game_interventions: Vec<crate::trackers::game_interventions::GamePackage>,
+    /// ChromeMetadataPackets read so far (their metadata keys' letter).
+    pub chrome_metadata_packets: u32,
     /// Every recorded TraceConfig's bytes, in file order (rendered as text by
     /// the caller, which also rejects the ones that do not parse).
     pub trace_configs: Vec<Vec<u8>>,

@@ -43,6 +43,12 @@ impl Metadata {
         self.set(key, v.map_or(MetaVal::NullStr, |s| MetaVal::Str(s.into())));
     }
 
+    /// Adds a row of a single-valued key even when the key has one
+    /// (trace_processor's dynamic `cr-` keys: a row per value).
+    pub fn push_single(&mut self, key: &str, v: MetaVal) {
+        self.rows.push((key.to_owned(), false, v));
+    }
+
     /// Adds one more value of a multi key.
     pub fn append(&mut self, key: &str, v: MetaVal) {
         self.rows.push((key.to_owned(), true, v));

@@ -66,6 +66,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         flows: Vec::new(),
         state_rows: Default::default(),
         logs: Default::default(),
+        import_logs: Vec::new(),
         machine: sink
             .utsname_machine
             .clone()
@@ -317,6 +318,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         crate::trackers::sessions::event(&mut ctx, p.ts, e)
                     }
                     PacketData::Power(e) => power::event(&mut ctx, p.ts, e),
+                    PacketData::AflagsError(msg) => {
+                        crate::trackers::import_logs::aflags_error(&mut ctx, p.ts, msg)
+                    }
                 }
             }
         }

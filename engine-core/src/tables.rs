@@ -255,6 +255,39 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
         ),
         ("trace_bounds", vec![c("start_ts", I), c("end_ts", I)]),
         (
+            "_trace_import_logs",
+            vec![
+                c("id", I),
+                c("trace_id", I),
+                c("ts", I),
+                c("byte_offset", I),
+                c("severity", T),
+                c("name", T),
+                c("arg_set_id", I),
+            ],
+        ),
+        (
+            "android_game_intervention_list",
+            vec![
+                c("id", I),
+                c("package_name", T),
+                c("uid", I),
+                c("current_mode", I),
+                c("standard_mode_supported", I),
+                c("standard_mode_downscale", RL),
+                c("standard_mode_use_angle", I),
+                c("standard_mode_fps", RL),
+                c("perf_mode_supported", I),
+                c("perf_mode_downscale", RL),
+                c("perf_mode_use_angle", I),
+                c("perf_mode_fps", RL),
+                c("battery_mode_supported", I),
+                c("battery_mode_downscale", RL),
+                c("battery_mode_use_angle", I),
+                c("battery_mode_fps", RL),
+            ],
+        ),
+        (
             "__intrinsic_trace_diagnostics",
             vec![
                 c("id", I),
@@ -923,6 +956,40 @@ pub fn fill<'v>(
                     // the one trace file read (trace_processor's trace_file id 0)
                     V::Int(0),
                 ])?;
+            }
+        }
+        "_trace_import_logs" => {
+            for (id, r) in ctx.import_logs.iter().enumerate() {
+                ins.row(&[
+                    V::Int(id as i64),
+                    // the one trace file read (trace_file id 0)
+                    V::Int(0),
+                    V::Int(r.ts),
+                    V::Null,
+                    V::Text(r.severity),
+                    V::Text(r.name),
+                    oi(r.arg_set_id),
+                ])?;
+            }
+        }
+        "android_game_intervention_list" => {
+            for (id, p) in sink.game_interventions.iter().enumerate() {
+                let mut row = vec![
+                    V::Int(id as i64),
+                    V::Text(&p.name),
+                    V::Int(p.uid),
+                    V::Int(p.current_mode),
+                ];
+                for m in &p.modes {
+                    row.push(V::Int(m.is_some() as i64));
+                    match m {
+                        Some((downscale, angle, fps)) => {
+                            row.extend([V::Real(*downscale), V::Int(*angle as i64), V::Real(*fps)])
+                        }
+                        None => row.extend([V::Null, V::Null, V::Null]),
+                    }
+                }
+                ins.row(&row)?;
             }
         }
         "trace_bounds" => {

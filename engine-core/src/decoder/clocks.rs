@@ -6,7 +6,8 @@
 //! first such snapshot), offset applied. Sequence-scoped clocks (ids 64 to
 //! 127) are looked up on the packet's sequence. Multi-hop paths, incremental
 //! clocks and unit multipliers are not supported: such a timestamp is kept
-//! as it is.
+//! as it is. The same conversion the other way gives a BOOTTIME time in
+//! the trace's clock (the service events' metadata times).
 
 const BOOTTIME: u32 = 6;
 
@@ -46,14 +47,28 @@ impl ClockSync {
         if clock == BOOTTIME {
             return Some(ts);
         }
-        let k = key(seq, clock);
+        self.convert(key(seq, clock), (0, BOOTTIME), ts)
+    }
+
+    /// BOOTTIME `ts` in `clock` (the trace's clock when it is not
+    /// BOOTTIME), when a snapshot relates the two.
+    pub fn from_boottime(&self, seq: u32, clock: u32, ts: i64) -> Option<i64> {
+        if clock == BOOTTIME {
+            return Some(ts);
+        }
+        self.convert((0, BOOTTIME), key(seq, clock), ts)
+    }
+
+    /// `ts` of clock `from` in clock `to` through the snapshot holding both
+    /// whose `from` time is the latest not after `ts` (else the first).
+    fn convert(&self, from: (u32, u32), to: (u32, u32), ts: i64) -> Option<i64> {
         let find = |s: &[((u32, u32), i64)], k: (u32, u32)| {
             s.iter().find(|(c, _)| *c == k).map(|&(_, t)| t)
         };
         let pairs = self
             .snapshots
             .iter()
-            .filter_map(|s| Some((find(s, k)?, find(s, (0, BOOTTIME))?)));
+            .filter_map(|s| Some((find(s, from)?, find(s, to)?)));
         let mut first = None;
         let mut best: Option<(i64, i64)> = None;
         for (src, dst) in pairs {

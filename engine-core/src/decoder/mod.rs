@@ -4,6 +4,7 @@ pub mod atrace;
 pub mod clocks;
 pub mod container;
 pub mod ftrace_schema;
+pub mod packets_misc;
 pub mod power;
 pub mod proto;
 pub mod systrace;

@@ -515,6 +515,15 @@ impl<'s> ProtoDecoder<'s> {
             Some(35) => self.trace_stats(&parts),
             Some(6) => self.clock_snapshot(&parts),
             Some(89) => self.trace_uuid(&parts),
+            Some(51) => super::packets_misc::chrome_metadata(self.sink, &parts.concat()),
+            Some(109) => super::packets_misc::chrome_trigger(self.sink, ts, &parts.concat()),
+            Some(127) => {
+                if !super::packets_misc::aflags(self.sink, ts, &parts.concat())? {
+                    *self.skipped.entry(127).or_insert(0) += 1;
+                }
+                Ok(())
+            }
+            Some(83) => super::packets_misc::game_interventions(self.sink, &parts.concat()),
             Some(78) => {
                 // stored base64-encoded, as trace_processor does
                 let ui = crate::metadata::base64(&parts.concat());
@@ -1373,6 +1382,15 @@ impl<'s> ProtoDecoder<'s> {
         if started {
             self.sink.tracing_started_ts = Some(ts);
         }
+        // the metadata times are in the trace's clock (trace_processor's
+        // trace time; the packet's timestamp is BOOTTIME here)
+        let ts = match self.sink.metadata.get_int("trace_time_clock_id") {
+            Some(c) if c != 6 => self
+                .clocks
+                .from_boottime(self.seq_id, c as u32, ts)
+                .unwrap_or(ts),
+            _ => ts,
+        };
         // TracingServiceEvent: tracing_started = 2, tracing_disabled = 5,
         // all_data_sources_started = 1, all_data_sources_flushed = 3
         let md = &mut self.sink.metadata;

@@ -13,6 +13,8 @@ pub mod cpu_per_uid;
 pub mod drm;
 pub mod frame_timeline;
 pub mod funcgraph;
+pub mod game_interventions;
+pub mod import_logs;
 pub mod irq;
 pub mod kernel;
 pub mod kprobes;
@@ -54,6 +56,8 @@ pub struct Ctx {
     pub state_rows: sessions::StateRows,
     /// the `__intrinsic_logs` table (logcat)
     pub logs: logs::LogRows,
+    /// `_trace_import_logs` rows
+    pub import_logs: Vec<import_logs::ImportLog>,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
 }

@@ -80,10 +80,9 @@ pub fn event(c: &mut Ctx, ts: i64, e: &SessionEvent) {
         // STATE_UNSPECIFIED or a newer state: logged, not imported (the
         // log entry's arg set, the state, is in args as trace_processor's)
         _ => {
-            c.stats
-                .add("concurrent_session_event_unknown_state", 1, None);
-            c.args
-                .add_set(&[("state", Some(ArgVal::Int(e.state as i128)))]);
+            let args = vec![("state", Some(ArgVal::Int(e.state as i128)))];
+            let name = "concurrent_session_event_unknown_state";
+            super::import_logs::ImportLog::record(c, ts, name, args);
             return;
         }
     };

@@ -13,6 +13,9 @@ pub struct Trigger {
     /// empty: not recorded (no arg)
     pub producer: String,
     pub producer_uid: Option<i64>,
+    /// a ChromeTrigger: (trigger_name_hash, trigger_name if recorded),
+    /// its args instead of the producer's
+    pub chrome: Option<(u32, Option<String>)>,
 }
 
 pub fn slice(c: &mut Ctx, ts: i64, t: &Trigger) {
@@ -25,6 +28,15 @@ pub fn slice(c: &mut Ctx, ts: i64, t: &Trigger) {
         Owner::default(),
         0,
     );
+    if let Some((hash, name)) = &t.chrome {
+        let args = c.args.add_set(&[
+            ("chrome_trigger.name_hash", Some(ArgVal::Uint(*hash as u64))),
+            ("chrome_trigger.name", name.clone().map(ArgVal::Str)),
+        ]);
+        c.slices
+            .begin(&mut c.stats, track, ts, t.name.clone(), 0, Some(args));
+        return;
+    }
     let producer = (!t.producer.is_empty()).then(|| ArgVal::Str(t.producer.clone()));
     let uid = t.producer_uid.map(|u| ArgVal::Int(u as i128));
     let args = (producer.is_some() || uid.is_some()).then(|| {
