@@ -58,11 +58,6 @@ STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
 FTRACE_ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS) and arg sets trace_processor "
         "stores once for rows with identical args where the embedded engine keeps one per "
         "row (ARGS_SHARED); the embedded engine has fewer rows")
-ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS) and arg sets trace_processor "
-        "stores once for rows with identical args where the embedded engine keeps one per "
-        "row (ARGS_SHARED); the embedded engine has fewer rows")
-FTRACE_ROWS = ("ftrace_event rows: compact sched_switch before tracing_started is "
-               "dropped, not kept")
 ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, Present "
         "Delay, Vsync Resynced Jitter), ugpu, process_stats and "
         "unsigned ftrace / binder fields typed 'uint'; the embedded engine has fewer. "
