@@ -146,3 +146,29 @@ def test_service_event_times_in_the_trace_clock(tmp_path):
     finally:
         eng.close()
     assert rows == {"tracing_started_ns": 1100, "tracing_disabled_ns": 3500}
+
+
+def test_packets_skipped_for_invalid_incremental_state_are_logged(tmp_path):
+    # sequence 3: a packet that needs incremental state before any packet
+    # cleared it (skipped), then one that clears it (kept); sequence 4: one
+    # skipped packet. Each skipped packet is logged at its payload's offset
+    # in the file: tag and length are 1 byte each here, so a packet starts
+    # 2 bytes after the previous one ends.
+    t = pb.Trace()
+    needs = pb.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE
+    t.packet.add(timestamp=10, trusted_packet_sequence_id=3, sequence_flags=needs)
+    t.packet.add(timestamp=20, trusted_packet_sequence_id=3,
+                 sequence_flags=needs | pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED)
+    t.packet.add(timestamp=30, trusted_packet_sequence_id=4, sequence_flags=needs)
+    sizes = [p.ByteSize() for p in t.packet]
+    starts = [2, 2 + sizes[0] + 2, 2 + sizes[0] + 2 + sizes[1] + 2]
+    eng = _open(tmp_path, t)
+    try:
+        rows = eng.query(
+            "SELECT l.ts, l.byte_offset, l.severity, l.name, a.key, a.int_value, a.value_type "
+            "FROM _trace_import_logs l JOIN args a USING (arg_set_id) ORDER BY l.id").rows()
+    finally:
+        eng.close()
+    name = "packet_skipped_seq_needs_incremental_state_invalid"
+    assert rows == [(None, starts[0], "notice", name, "packet_sequence_id", 3, "uint"),
+                    (None, starts[2], "notice", name, "packet_sequence_id", 4, "uint")]

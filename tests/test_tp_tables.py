@@ -69,15 +69,8 @@ ARGS_SHARED = ("args: trace_processor stores an arg set once for rows with ident
 MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' TraceInjector): "
                  "trace_processor creates a machine and points rows to it; the embedded "
                  "engine does not import multi-machine traces (all rows on machine 0)")
-IMPORT_LOG_ARGS = ("args: trace_processor's import log keeps args (packet_sequence_id) for "
-                   "each packet its tokenizer skipped; the embedded engine's "
-                   "_trace_import_logs holds the parser's logs only (aflags errors, "
-                   "unknown session states), not these per-packet ones")
 
 KNOWN_GAPS: list[Gap] = [
-    Gap("args", ['rows'], IMPORT_LOG_ARGS, {
-        "conformance/parser_parsing_traced_stats/test_sequence_all_incremental_dropped",
-    }),
     Gap("args", ['rows'], ARGS, {
         "conformance/parser_ftrace_thermal_exynos/test_thermal_exynos_ftrace_event_raw_ts",
         "conformance/parser_sched/test_sched_cpu_util_cfs",

@@ -361,6 +361,10 @@ pub struct Sink {
     pub triggers: Vec<(i64, bool, String)>,
     /// android_game_intervention_list rows, in file order.
     pub game_interventions: Vec<crate::trackers::game_interventions::GamePackage>,
+    /// Packets skipped for their sequence's invalid incremental state:
+    /// (payload byte offset, trusted_packet_sequence_id), the tokenizer's
+    /// import logs.
+    pub skipped_packet_logs: Vec<(i64, u32)>,
     /// ChromeMetadataPackets read so far (their metadata keys' letter).
     pub chrome_metadata_packets: u32,
     /// Every recorded TraceConfig's bytes, in file order (rendered as text by

@@ -74,6 +74,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .to_lowercase(),
     };
     power::PowerTracker::apply(&mut ctx, &sink.power);
+    crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
     } else {

@@ -964,8 +964,8 @@ pub fn fill<'v>(
                     V::Int(id as i64),
                     // the one trace file read (trace_file id 0)
                     V::Int(0),
-                    V::Int(r.ts),
-                    V::Null,
+                    oi(r.ts),
+                    oi(r.byte_offset),
                     V::Text(r.severity),
                     V::Text(r.name),
                     oi(r.arg_set_id),

@@ -206,6 +206,9 @@ pub struct ProtoDecoder<'s> {
     /// Per trusted_packet_sequence_id seen so far: its packet losses, for
     /// TraceStats' per-buffer loss stats.
     seq_loss: HashMap<u32, SeqLoss>,
+    /// The current packet's payload offset in the decoded bytes (the
+    /// import log's byte_offset).
+    offset: usize,
 }
 
 /// A packet sequence's losses, counted as trace_processor's ProtoTraceReader
@@ -271,6 +274,7 @@ impl<'s> ProtoDecoder<'s> {
             kernel_symbols: Default::default(),
             adreno: Default::default(),
             seq_loss: HashMap::default(),
+            offset: 0,
         }
     }
 
@@ -282,6 +286,7 @@ impl<'s> ProtoDecoder<'s> {
             // parses it before anything is read): undo what its prefix added.
             let mark = self.mark();
             self.keep_on_error = false;
+            self.offset = raw.as_ptr() as usize - data.as_ptr() as usize;
             if self.packet(raw).is_err() {
                 if !self.keep_on_error {
                     self.rollback(mark);
@@ -1860,6 +1865,10 @@ impl<'s> ProtoDecoder<'s> {
                     1,
                     None,
                 );
+                // its import log row (trackers::import_logs)
+                self.sink
+                    .skipped_packet_logs
+                    .push((self.offset as i64, seq_id));
             }
         }
     }

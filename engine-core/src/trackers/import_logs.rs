@@ -2,15 +2,19 @@
 //! found while importing, named after the stat it also increments, with
 //! the stat's severity and an arg set saying what was wrong. The embedded
 //! engine records the parser / collection logs of the data it imports
-//! (android_aflags errors, concurrent session events of an unknown state);
-//! the tokenizer's per-packet logs (byte_offset) are not recorded.
+//! (android_aflags errors, concurrent session events of an unknown state:
+//! ts, no byte_offset) and the tokenizer's logs of packets skipped for
+//! their sequence's invalid incremental state (byte_offset: the packet's
+//! payload offset in the decoded bytes, the file's unless the trace is
+//! compressed; no ts), which come first as the tokenizer runs first.
 
 use super::tracks::ArgVal;
 use super::Ctx;
 
 #[derive(Debug, Clone)]
 pub struct ImportLog {
-    pub ts: i64,
+    pub ts: Option<i64>,
+    pub byte_offset: Option<i64>,
     pub severity: &'static str,
     pub name: &'static str,
     pub arg_set_id: Option<i64>,
@@ -21,13 +25,11 @@ impl ImportLog {
     /// sets shared, as trace_processor's args tracker stores them).
     pub fn record(c: &mut Ctx, ts: i64, name: &'static str, args: Vec<(&str, Option<ArgVal>)>) {
         c.stats.add(name, 1, None);
-        let severity = crate::tp_stats::STATS
-            .iter()
-            .find(|d| d.name == name)
-            .map_or("error", |d| d.severity);
+        let severity = severity(name);
         let arg_set_id = (!args.is_empty()).then(|| c.args.add_set_shared(&args));
         c.import_logs.push(ImportLog {
-            ts,
+            ts: Some(ts),
+            byte_offset: None,
             severity,
             name,
             arg_set_id,
@@ -40,4 +42,31 @@ impl ImportLog {
 pub fn aflags_error(c: &mut Ctx, ts: i64, msg: &str) {
     let args = vec![("error", Some(ArgVal::Str(msg.to_owned())))];
     ImportLog::record(c, ts, "android_aflags_errors", args);
+}
+
+fn severity(stat: &str) -> &'static str {
+    crate::tp_stats::STATS
+        .iter()
+        .find(|d| d.name == stat)
+        .map_or("error", |d| d.severity)
+}
+
+/// The tokenizer's logs: a packet skipped for its sequence's invalid
+/// incremental state (the decoder counted it in
+/// packet_skipped_seq_needs_incremental_state_invalid), its sequence id as
+/// arg.
+pub fn skipped_packets(c: &mut Ctx, logs: &[(i64, u32)]) {
+    const NAME: &str = "packet_skipped_seq_needs_incremental_state_invalid";
+    for &(offset, seq) in logs {
+        let args = c
+            .args
+            .add_set_shared(&[("packet_sequence_id", Some(ArgVal::Uint(seq as u64)))]);
+        c.import_logs.push(ImportLog {
+            ts: None,
+            byte_offset: Some(offset),
+            severity: severity(NAME),
+            name: NAME,
+            arg_set_id: Some(args),
+        });
+    }
 }
