@@ -25,6 +25,9 @@ fn key(seq: u32, clock: u32) -> (u32, u32) {
 pub struct ClockSync {
     /// Each snapshot's (clock key, timestamp) pairs, in file order.
     snapshots: Vec<Vec<((u32, u32), i64)>>,
+    /// A timestamp was converted (or tried): as trace_processor's clock
+    /// tracker, a later ClockSnapshot no longer sets the trace's clock.
+    used: bool,
 }
 
 impl ClockSync {
@@ -42,8 +45,14 @@ impl ClockSync {
             .any(|s| s.iter().any(|(c, _)| *c == k))
     }
 
+    /// Whether a conversion was made or tried (`to_boottime`).
+    pub fn used(&self) -> bool {
+        self.used
+    }
+
     /// `ts` of `clock` as BOOTTIME, when a snapshot relates the two.
-    pub fn to_boottime(&self, seq: u32, clock: u32, ts: i64) -> Option<i64> {
+    pub fn to_boottime(&mut self, seq: u32, clock: u32, ts: i64) -> Option<i64> {
+        self.used = true;
         if clock == BOOTTIME {
             return Some(ts);
         }

@@ -2,9 +2,11 @@
 //! them: Chrome's metadata and triggers (metadata keys, a trigger slice),
 //! Android aflags errors and game intervention lists. Where each goes is said per function.
 
+use super::proto::i32v;
 use super::wire::{text, Fields, Value, WireError};
 use crate::events::{PacketData, Sink};
 use crate::metadata::MetaVal;
+use crate::trackers::logs::{ArgText, LogEvent};
 use crate::trackers::triggers::Trigger;
 
 type R<T> = Result<T, WireError>;
@@ -150,4 +152,47 @@ pub fn game_interventions(sink: &mut Sink, buf: &[u8]) -> R<()> {
     );
     sink.game_interventions.extend(pkgs);
     Ok(())
+}
+
+/// AndroidLogPacket.LogEvent: its REALTIME timestamp and the event, the
+/// message already with its args appended.
+pub fn log_event(buf: &[u8]) -> R<(i64, LogEvent)> {
+    let mut e = LogEvent::default();
+    let (mut realtime, mut message, mut args) = (0i64, String::new(), Vec::new());
+    for f in Fields::new(buf) {
+        match f? {
+            (2, Value::Varint(x)) => e.pid = i32v(x),
+            (3, Value::Varint(x)) => e.tid = i32v(x),
+            (5, Value::Varint(x)) => realtime = x as i64,
+            (6, Value::Bytes(s)) => e.tag = text(s),
+            (7, Value::Varint(x)) => e.prio = x as i64,
+            (8, Value::Bytes(s)) => message = text(s),
+            (9, Value::Bytes(a)) => args.push(log_arg(a)?),
+            _ => {}
+        }
+    }
+    e.msg = LogEvent::message(&message, &args);
+    Ok((realtime, e))
+}
+
+/// LogEvent.Arg: its name and value (int, else float, else string, as the
+/// event trace_processor re-serializes keeps them).
+fn log_arg(buf: &[u8]) -> R<(String, ArgText)> {
+    let (mut name, mut int, mut float, mut string) = (String::new(), None, None, None);
+    for f in Fields::new(buf) {
+        match f? {
+            (1, Value::Bytes(b)) => name = text(b),
+            (2, Value::Varint(x)) => int = Some(x as i64),
+            (3, Value::Fixed32(x)) => float = Some(f32::from_bits(x)),
+            (4, Value::Bytes(b)) => string = Some(text(b)),
+            _ => {}
+        }
+    }
+    let v = match (int, float, string) {
+        (Some(i), _, _) => ArgText::Int(i),
+        (None, Some(f), _) => ArgText::Float(f),
+        (None, None, Some(s)) => ArgText::Str(s),
+        (None, None, None) => ArgText::None,
+    };
+    Ok((name, v))
 }

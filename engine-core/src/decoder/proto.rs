@@ -38,7 +38,7 @@ pub const FRAME_TIMELINE_FIELD: u32 = 76;
 type R<T> = Result<T, WireError>;
 
 #[inline]
-fn i32v(v: u64) -> i64 {
+pub(super) fn i32v(v: u64) -> i64 {
     v as u32 as i32 as i64
 }
 #[inline]
@@ -194,9 +194,6 @@ pub struct ProtoDecoder<'s> {
     cpu_per_uid: crate::trackers::cpu_per_uid::Tokenizer,
     /// ClockSnapshots, to convert packets stamped in another clock.
     clocks: super::clocks::ClockSync,
-    /// a timestamp was converted (or tried): as trace_processor's clock
-    /// tracker, a later ClockSnapshot no longer sets the trace's clock
-    clock_used: bool,
     /// Per sequence: its interned kernel symbols (InternedData.kernel_symbols,
     /// iid -> name), until the sequence clears its incremental state.
     kernel_symbols: HashMap<u32, HashMap<u64, Box<str>>>,
@@ -270,7 +267,6 @@ impl<'s> ProtoDecoder<'s> {
             setup_error_seqs: Default::default(),
             cpu_per_uid: Default::default(),
             clocks: Default::default(),
-            clock_used: false,
             kernel_symbols: Default::default(),
             adreno: Default::default(),
             seq_loss: HashMap::default(),
@@ -406,7 +402,6 @@ impl<'s> ProtoDecoder<'s> {
         if let (Some(t), Some(c)) = (ts, clock) {
             let trace_clock = self.sink.metadata.get_int("trace_time_clock_id");
             if matches!(trace_clock, None | Some(6)) {
-                self.clock_used = true;
                 ts = Some(self.clocks.to_boottime(self.seq_id, c, t).unwrap_or(t));
             }
         }
@@ -791,48 +786,12 @@ impl<'s> ProtoDecoder<'s> {
     /// trace time (dropped when no clock snapshot converts it, as
     /// trace_processor does), and the logd stats (set, not summed).
     fn android_log(&mut self, parts: &[&[u8]]) -> R<()> {
-        use crate::trackers::logs::{ArgText, LogEvent};
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
                     (1, Value::Bytes(ev)) => {
-                        let mut e = LogEvent::default();
-                        let mut realtime: i64 = 0;
-                        let mut message = String::new();
-                        let mut args: Vec<(String, ArgText)> = Vec::new();
-                        for g in Fields::new(ev) {
-                            match g? {
-                                (2, Value::Varint(x)) => e.pid = i32v(x),
-                                (3, Value::Varint(x)) => e.tid = i32v(x),
-                                (5, Value::Varint(x)) => realtime = x as i64,
-                                (6, Value::Bytes(s)) => e.tag = text(s),
-                                (7, Value::Varint(x)) => e.prio = x as i64,
-                                (8, Value::Bytes(s)) => message = text(s),
-                                (9, Value::Bytes(a)) => {
-                                    let (mut name, mut s, mut i, mut fl) =
-                                        (String::new(), None, None, None);
-                                    for h in Fields::new(a) {
-                                        match h? {
-                                            (1, Value::Bytes(b)) => name = text(b),
-                                            (2, Value::Varint(x)) => i = Some(x as i64),
-                                            (3, Value::Fixed32(x)) => fl = Some(f32::from_bits(x)),
-                                            (4, Value::Bytes(b)) => s = Some(text(b)),
-                                            _ => {}
-                                        }
-                                    }
-                                    let v = match (i, fl, s) {
-                                        (Some(i), _, _) => ArgText::Int(i),
-                                        (None, Some(f), _) => ArgText::Float(f),
-                                        (None, None, Some(s)) => ArgText::Str(s),
-                                        (None, None, None) => ArgText::None,
-                                    };
-                                    args.push((name, v));
-                                }
-                                _ => {}
-                            }
-                        }
+                        let (realtime, e) = super::packets_misc::log_event(ev)?;
                         const REALTIME: u32 = 1;
-                        self.clock_used = true;
                         let Some(ts) = self.clocks.to_boottime(self.seq_id, REALTIME, realtime)
                         else {
                             let stat = if self.clocks.knows(self.seq_id, REALTIME) {
@@ -843,7 +802,6 @@ impl<'s> ProtoDecoder<'s> {
                             self.sink.stats.add(stat, 1, None);
                             continue;
                         };
-                        e.msg = LogEvent::message(&message, &args);
                         self.sink.push_packet(ts, PacketData::Log(e));
                     }
                     (2, Value::Bytes(st)) => {
@@ -1457,7 +1415,7 @@ impl<'s> ProtoDecoder<'s> {
             None
         };
         let md = &mut self.sink.metadata;
-        if let (Some(c), None, false) = (clock, md.get("trace_time_clock_id"), self.clock_used) {
+        if let (Some(c), None, false) = (clock, md.get("trace_time_clock_id"), self.clocks.used()) {
             md.set_int("trace_time_clock_id", c);
         }
         Ok(())

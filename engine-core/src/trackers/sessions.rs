@@ -24,8 +24,8 @@ pub struct SessionEvent {
 }
 
 /// The `state` table's rows (trace_processor's StateTracker: a state track
-/// holds one active state; a new value closes it, the same value only adds
-/// to its args).
+/// holds one active state; a new value closes it, the same value keeps it,
+/// its args unchanged: a session's events all carry the same args).
 #[derive(Default)]
 pub struct StateRows {
     pub ts: Vec<i64>,
