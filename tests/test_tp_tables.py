@@ -66,14 +66,15 @@ ARGS = ("args: the ftrace args above, frame timeline's v58 args (Jank Metadata, 
 ARGS_UINT = "power rail args: value_type 'uint' in trace_processor, 'int' in the embedded engine"
 ARGS_SHARED = ("args: trace_processor stores an arg set once for rows with identical args "
                "(here the repeated print events' buf / ip), the embedded engine one per row")
-MULTI_MACHINE = ("machine_id of a trace whose packets carry one (diff tests' TraceInjector): "
-                 "trace_processor creates a machine and points rows to it; the embedded "
-                 "engine does not import multi-machine traces (all rows on machine 0)")
+REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither the host's nor "
+                  "the adopted one): trace_processor imports them with machine_id 1, the "
+                  "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
 
 KNOWN_GAPS: list[Gap] = [
     Gap("args", ['rows'], ARGS, {
         "conformance/parser_ftrace_thermal_exynos/test_thermal_exynos_ftrace_event_raw_ts",
         "conformance/parser_sched/test_sched_cpu_util_cfs",
+        "conformance/parser_sched/test_sched_cpu_util_cfs_machine_id",
         "conformance/parser_parsing/test_kernel_tmw_counter_process_counter_and_track",
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
         "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
@@ -92,6 +93,7 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "conformance/parser_process_tracking/test_process_tracking",
+        "conformance/parser_process_tracking/test_process_tracking_machine_id",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
         "conformance/parser_sched/test_cpu_frequency_limits_from_systrace",
@@ -121,6 +123,7 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "conformance/parser_process_tracking/test_process_tracking",
+        "conformance/parser_process_tracking/test_process_tracking_machine_id",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
         "conformance/parser_smoke/test_synth_1_smoke",
@@ -147,30 +150,10 @@ KNOWN_GAPS: list[Gap] = [
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
 
-    Gap("counter_track", ['machine_id'], MULTI_MACHINE, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-    }),
-    Gap("cpu", ['machine_id'], MULTI_MACHINE, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-    }),
-    Gap("cpu_counter_track", ['machine_id'], MULTI_MACHINE, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-    }),
-    Gap("process", ['machine_id'], MULTI_MACHINE, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-    }),
-    Gap("thread", ['machine_id'], MULTI_MACHINE, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-    }),
-    Gap("track", ['machine_id'], MULTI_MACHINE, {
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-    }),
+    Gap("metadata", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
+    Gap("process", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
+    Gap("stats", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
+    Gap("thread", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
 ]
 
 # `counters` (the legacy alias) is `counter` joined with its track's name and

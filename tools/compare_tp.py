@@ -16,10 +16,8 @@ trace and the table is compared with trace_processor's
   ``track_id`` (and a track's ``parent_id``) -> the track's name, type and
   dimensions, ``*arg_set_id`` -> the set's sorted (key, value) pairs (utid /
   upid values inside translated as above), a slice's ``parent_id`` and a
-  flow's ``slice_out`` / ``slice_in`` -> that slice's (ts, name), ``machine_id`` -> the machine's raw id, NULL being
-  the host (trace_processor's host machine has id 0 and raw_id 0; the
-  embedded engine serves no machine table and leaves it NULL, as
-  trace_processor did before). Left out entirely: each table's own row id (``id``,
+  flow's ``slice_out`` / ``slice_in`` -> that slice's (ts, name), ``machine_id`` -> the machine's raw id (NULL stays
+  NULL: a global metadata or stats row). Left out entirely: each table's own row id (``id``,
   ``thread.utid``, ``process.upid``), ``thread_state.waker_id`` (a
   thread_state row id) and ``args.arg_set_id`` (a set's id; sets are
   compared through the columns that reference them);
@@ -144,14 +142,11 @@ class Resolver:
         self.tracks = {i: (name, type_, self.arg_sets.get(dims, ()))
                        for i, name, type_, dims in tracks}
         self._slices: dict[int, tuple[Any, Any]] | None = None
-        try:  # trace_processor's machine table (the embedded engine has none)
-            self.machines = dict(_fetch(eng, "SELECT id, raw_id FROM machine")[1])
-        except Exception:
-            self.machines = {}
+        self.machines = dict(_fetch(eng, "SELECT id, raw_id FROM machine")[1])
 
-    def machine(self, v: Any) -> tuple[str, Any]:
-        """The machine a machine_id names: its raw id; NULL is the host (0)."""
-        return ("machine", 0 if v is None else self.machines.get(v, ("?", v)))
+    def machine(self, v: Any) -> tuple[str, Any] | None:
+        """The machine a machine_id names: its raw id (None: no machine)."""
+        return None if v is None else ("machine", self.machines.get(v, ("?", v)))
 
     def arg_value(self, key: str, value: Any) -> Any:
         if key == "utid" or key.endswith(".utid"):

@@ -387,6 +387,14 @@ pub struct Sink {
     /// ftrace_event holds sched_switch rows only, as trace_processor's
     /// systrace reader fills it (set by that decoder when raw is on).
     pub raw_sched_switch_only: bool,
+    /// The trace_id of the trace's rows: trace_processor's trace_file id of
+    /// the trace read, its containers (gzip, zip) being the files before it.
+    pub trace_id: i64,
+    /// The `machine` table, and which machine each packet is from.
+    pub machines: crate::machines::Machines,
+    /// Packets of machines other than the host (and an adopted one): not
+    /// imported (`crate::machines`).
+    pub remote_machine_packets: i64,
     /// Power rail / energy consumer / entity state descriptors, in file order.
     pub power: crate::trackers::power::Descriptors,
     /// (uid, cluster, total cpu ms) of CpuPerUidData (its track table).

@@ -12,6 +12,7 @@ pub mod columns;
 pub mod decoder;
 pub mod diagnostics;
 pub mod events;
+pub mod machines;
 pub mod metadata;
 pub mod replay;
 pub mod session;
@@ -410,10 +411,13 @@ fn file_metadata(sink: &mut events::Sink, file: &[u8], kind: &str, payload_size:
     let uuid = sink
         .recorded_uuid
         .clone()
-        .or(config_uuid.map(|(msb, lsb)| metadata::uuid_string(msb, lsb)))
-        .unwrap_or_else(|| metadata::hashed_uuid(file));
+        .or(config_uuid.map(|(msb, lsb)| metadata::uuid_string(msb, lsb)));
     let md = &mut sink.metadata;
-    md.set_str("trace_uuid", uuid);
+    md.uuid_hashed = uuid.is_none();
+    md.set_str(
+        "trace_uuid",
+        uuid.unwrap_or_else(|| metadata::hashed_uuid(file)),
+    );
     if let Some(name) = session_name {
         md.set_str("unique_session_name", name);
     }
@@ -578,6 +582,7 @@ fn decode_any(
     } else {
         "proto"
     };
+    sink.trace_id = u.containers.len() as i64;
     file_metadata(&mut sink, data, kind, payload_size);
     // trace_processor's timing of its format detection (here: unwrapping)
     sink.stats

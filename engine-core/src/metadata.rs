@@ -19,6 +19,10 @@ pub enum MetaVal {
 pub struct Metadata {
     /// (key, multi, value) in insertion order
     pub rows: Vec<(String, bool, MetaVal)>,
+    /// trace_uuid is the file's hash, not a UUID the trace recorded:
+    /// trace_processor sets that one before any trace context exists, so
+    /// its row belongs to no trace (trace_id NULL)
+    pub uuid_hashed: bool,
 }
 
 impl Metadata {
@@ -63,6 +67,68 @@ impl Metadata {
             Some(MetaVal::Int(i)) => Some(*i),
             _ => None,
         }
+    }
+}
+
+/// Whether a key's rows belong to a machine and to a trace (their
+/// machine_id / trace_id are set), from its scope in trace_processor's list
+/// (storage/metadata.h): global keys belong to neither, trace keys to the
+/// trace, machine keys to the machine (the host: the only machine whose
+/// metadata is imported), execution keys and dynamic ones (Chrome's `cr-*`)
+/// to both. trace_uuid belongs to the trace unless it is the file's hash
+/// (`uuid_hashed`).
+pub fn scope_of(key: &str, uuid_hashed: bool) -> (bool, bool) {
+    const GLOBAL: [&str; 1] = ["trace_time_clock_id"];
+    const TRACE: [&str; 20] = [
+        "android_profile_boot_classpath",
+        "android_profile_system_server",
+        "benchmark_description",
+        "benchmark_had_failures",
+        "benchmark_label",
+        "benchmark_name",
+        "benchmark_start_time_us",
+        "benchmark_story_name",
+        "benchmark_story_run_index",
+        "benchmark_story_run_time_us",
+        "benchmark_story_tags",
+        "range_of_interest_start_us",
+        "statsd_triggering_subscription_id",
+        "trace_config_pbtxt",
+        "trace_size_bytes",
+        "trace_trigger",
+        "trace_type",
+        "trace_uuid",
+        "unique_session_name",
+        "ui_state",
+    ];
+    const MACHINE: [&str; 18] = [
+        "android_build_fingerprint",
+        "android_device_manufacturer",
+        "android_guest_soc_model",
+        "android_hardware_revision",
+        "android_incremental_build",
+        "android_ram_model",
+        "android_sdk_version",
+        "android_serial_console",
+        "android_soc_model",
+        "android_storage_model",
+        "system_machine",
+        "system_name",
+        "system_ram_bytes",
+        "system_ram_gb",
+        "system_release",
+        "system_version",
+        "tracing_service_version",
+        "timezone_off_mins",
+    ];
+    if GLOBAL.contains(&key) || (key == "trace_uuid" && uuid_hashed) {
+        (false, false)
+    } else if TRACE.contains(&key) {
+        (false, true)
+    } else if MACHINE.contains(&key) {
+        (true, false)
+    } else {
+        (true, true)
     }
 }
 

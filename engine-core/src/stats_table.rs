@@ -40,6 +40,9 @@ pub struct StatRow<'a> {
     pub source: &'a str,
     pub value: i64,
     pub description: &'a str,
+    /// a stat of trace_processor's own run (global scope: machine_id and
+    /// trace_id NULL), not of the trace (machine 0, trace 0)
+    pub global: bool,
 }
 
 /// trace_processor's key of the stat `name` (its index in `STATS`).
@@ -72,6 +75,7 @@ pub fn rows(stats: &Stats) -> Vec<StatRow<'_>> {
                 source: "analysis",
                 value: *value,
                 description: own_description(name),
+                global: false,
             }),
         }
     }
@@ -87,6 +91,7 @@ fn row(def: &StatDef, key: usize, idx: Option<i64>, value: i64) -> StatRow<'stat
         source: def.source,
         value,
         description: def.description,
+        global: def.scope == Scope::Global,
     }
 }
 

@@ -6,6 +6,7 @@ use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Statement};
 
 use crate::columns::{Stored, Table, NULL_TEXT};
+use crate::machines::HOST_MACHINE_ID;
 use crate::replay::Imported;
 use crate::trackers::raw::FlagsColumn;
 use crate::trackers::sched::NO_STATE;
@@ -242,6 +243,8 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
                 c("source", T),
                 c("value", I),
                 c("description", T),
+                c("machine_id", I),
+                c("trace_id", I),
             ],
         ),
         (
@@ -251,6 +254,27 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
                 c("key_type", T),
                 c("int_value", I),
                 c("str_value", T),
+                c("machine_id", I),
+                c("trace_id", I),
+            ],
+        ),
+        (
+            "machine",
+            vec![
+                c("id", I),
+                c("raw_id", I),
+                c("name", T),
+                c("sysname", T),
+                c("release", T),
+                c("version", T),
+                c("arch", T),
+                c("num_cpus", I),
+                c("android_build_fingerprint", T),
+                c("android_device_manufacturer", T),
+                c("android_sdk_version", I),
+                c("system_ram_bytes", I),
+                c("system_ram_gb", I),
+                c("label_index", I),
             ],
         ),
         ("trace_bounds", vec![c("start_ts", I), c("end_ts", I)]),
@@ -698,7 +722,7 @@ pub fn fill<'v>(
                     V::Int(c),
                     V::Int(cl),
                     ot(ci.and_then(|x| x.processor.as_deref())),
-                    V::Null,
+                    V::Int(HOST_MACHINE_ID),
                     oi(ci.and_then(|x| x.capacity)),
                     oi(usize::try_from(c)
                         .ok()
@@ -732,7 +756,7 @@ pub fn fill<'v>(
                     ou32(pt.t_upid[u]),
                     oi(pt.is_main_thread(u)),
                     V::Int((u == 0) as i64),
-                    V::Null,
+                    V::Int(HOST_MACHINE_ID),
                     V::Null,
                 ])?;
             }
@@ -753,7 +777,7 @@ pub fn fill<'v>(
                     oi(uid.map(|x| x.div_euclid(100000))),
                     ot(pt.p_cmdline[u].as_deref()),
                     oi(pt.p_args.get(&(u as u32)).copied()),
-                    V::Null,
+                    V::Int(HOST_MACHINE_ID),
                 ])?;
             }
         }
@@ -766,7 +790,7 @@ pub fn fill<'v>(
                     V::Null,
                     oi(r.dimension_arg_set_id),
                     oi(r.source_arg_set_id),
-                    V::Null,
+                    V::Int(HOST_MACHINE_ID),
                     V::Text(r.event_type),
                     ot(r.unit),
                     ot(r.description.as_deref()),
@@ -916,6 +940,16 @@ pub fn fill<'v>(
                     V::Text(r.source),
                     V::Int(r.value),
                     V::Text(r.description),
+                    if r.global {
+                        V::Null
+                    } else {
+                        V::Int(HOST_MACHINE_ID)
+                    },
+                    if r.global {
+                        V::Null
+                    } else {
+                        V::Int(sink.trace_id)
+                    },
                 ])?;
             }
         }
@@ -941,7 +975,39 @@ pub fn fill<'v>(
                 .chain(rows[at..].iter().map(recorded));
             for (key, multi, int, text) in all {
                 let key_type = V::Text(if multi { "multi" } else { "single" });
-                ins.row(&[V::Text(key), key_type, int, text])?;
+                let (machine, trace) = crate::metadata::scope_of(key, sink.metadata.uuid_hashed);
+                let machine_id = if machine {
+                    V::Int(HOST_MACHINE_ID)
+                } else {
+                    V::Null
+                };
+                let trace_id = if trace {
+                    V::Int(sink.trace_id)
+                } else {
+                    V::Null
+                };
+                ins.row(&[V::Text(key), key_type, int, text, machine_id, trace_id])?;
+            }
+        }
+        "machine" => {
+            let machines = &sink.machines;
+            for (id, m) in machines.rows.iter().enumerate() {
+                ins.row(&[
+                    V::Int(id as i64),
+                    V::Int(m.raw_id),
+                    ot(m.name.as_deref()),
+                    ot(m.sysname.as_deref()),
+                    ot(m.release.as_deref()),
+                    ot(m.version.as_deref()),
+                    ot(m.arch.as_deref()),
+                    oi(m.num_cpus),
+                    ot(m.android_build_fingerprint.as_deref()),
+                    ot(m.android_device_manufacturer.as_deref()),
+                    oi(m.android_sdk_version),
+                    oi(m.system_ram_bytes),
+                    oi(m.system_ram_gb()),
+                    V::Int(machines.label_index(id)),
+                ])?;
             }
         }
         "__intrinsic_trace_diagnostics" => {
@@ -953,8 +1019,7 @@ pub fn fill<'v>(
                     V::Text(&d.description),
                     V::Text(d.remediation),
                     V::Real(d.confidence),
-                    // the one trace file read (trace_processor's trace_file id 0)
-                    V::Int(0),
+                    V::Int(sink.trace_id),
                 ])?;
             }
         }
@@ -962,8 +1027,7 @@ pub fn fill<'v>(
             for (id, r) in ctx.import_logs.iter().enumerate() {
                 ins.row(&[
                     V::Int(id as i64),
-                    // the one trace file read (trace_file id 0)
-                    V::Int(0),
+                    V::Int(sink.trace_id),
                     oi(r.ts),
                     oi(r.byte_offset),
                     V::Text(r.severity),

@@ -301,6 +301,11 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.stats.add(&stat, n, None);
             }
         }
+        if self.sink.remote_machine_packets > 0 {
+            let stat = format!("{SKIPPED_STAT_PREFIX}remote_machine_packets");
+            let n = std::mem::take(&mut self.sink.remote_machine_packets);
+            self.sink.stats.add(&stat, n, None);
+        }
         self.sink.bad_packets = self.bad_packets;
         if self.bad_packets > 0 {
             self.sink.partial = true;
@@ -356,6 +361,7 @@ impl<'s> ProtoDecoder<'s> {
         let mut flags = 0u64;
         let mut dropped = 0u64;
         let mut data = OneofRun::new();
+        let mut machine_id = 0u32;
         for f in Fields::new(raw) {
             let (num, v) = f?;
             if num == 8 {
@@ -383,6 +389,8 @@ impl<'s> ProtoDecoder<'s> {
                 }
             } else if num == 12 {
                 interned = bytes(v);
+            } else if num == 98 {
+                machine_id = varint(v).unwrap_or(0) as u32;
             } else if is_packet_data_field(num) {
                 if let Some(b) = bytes(v) {
                     data.see(num, b);
@@ -390,6 +398,17 @@ impl<'s> ProtoDecoder<'s> {
             } else if num == VIDEO_FRAME_FIELD {
                 self.sink.video_frames = true;
             }
+        }
+        // synchronization_marker (36) does not make the host's data
+        let machine = self.sink.machines.route(machine_id, data.field == Some(36));
+        if machine != 0 {
+            // another machine's packet: its SystemInfo fills its row, the
+            // rest is not imported (crate::machines)
+            if data.field == Some(45) {
+                return self.system_info(machine, data.parts());
+            }
+            self.sink.remote_machine_packets += 1;
+            return Ok(());
         }
         self.count_loss(has_seq, cleared, dropped, flags);
         if cleared {
@@ -432,7 +451,7 @@ impl<'s> ProtoDecoder<'s> {
             Some(9) => self.process_stats(ts, &parts),
             Some(7) => self.sys_stats(ts, &parts),
             Some(67) => self.cpu_info(&parts),
-            Some(45) => self.system_info(&parts),
+            Some(45) => self.system_info(0, &parts),
             Some(69) => self.service_event(ts, &parts),
             Some(33) => {
                 let cfg = parts.concat();
@@ -1197,7 +1216,9 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
-    fn system_info(&mut self, parts: &[&[u8]]) -> R<()> {
+    /// SystemInfo of `machine` (a `machines` table id): its machine row;
+    /// the host's also fills metadata and what the replay reads.
+    fn system_info(&mut self, machine: usize, parts: &[&[u8]]) -> R<()> {
         // (sysname, version, release, machine): None where the field is absent
         type Uts = (
             Option<String>,
@@ -1220,6 +1241,7 @@ impl<'s> ProtoDecoder<'s> {
         ];
         let mut strings: Vec<(&'static str, String)> = Vec::new();
         let (mut sdk, mut ram, mut tz) = (None, None, None);
+        let (mut num_cpus, mut machine_name) = (None, None);
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
@@ -1238,6 +1260,8 @@ impl<'s> ProtoDecoder<'s> {
                     (7, Value::Varint(x)) => tz = Some(i32v(x)),
                     (5, Value::Varint(x)) => sdk = Some(x as i64),
                     (16, Value::Varint(x)) => ram = Some(x as i64),
+                    (8, Value::Varint(x)) => num_cpus = Some(x as u32 as i64),
+                    (17, Value::Bytes(s)) => machine_name = Some(text(s)),
                     (n, Value::Bytes(s)) => {
                         if let Some((_, key)) = STRINGS.iter().find(|k| k.0 == n) {
                             strings.retain(|(k, _)| k != key);
@@ -1247,6 +1271,48 @@ impl<'s> ProtoDecoder<'s> {
                     _ => {}
                 }
             }
+        }
+        let fingerprint = strings
+            .iter()
+            .find(|(k, _)| *k == "android_build_fingerprint")
+            .map(|(_, v)| v.clone());
+        let parts_of_fp = fingerprint
+            .as_deref()
+            .and_then(crate::metadata::fingerprint_parts);
+        let sdk = sdk.or(parts_of_fp.as_ref().and_then(|p| p.0));
+        // the machine's row: each field SystemInfo has replaces the row's
+        let row = &mut self.sink.machines.rows[machine];
+        if let Some(name) = machine_name {
+            row.name = Some(name);
+        }
+        if let Some((sysname, version, release, arch)) = &uts {
+            (row.sysname, row.version) = (sysname.clone(), version.clone());
+            (row.release, row.arch) = (release.clone(), arch.clone());
+        }
+        let manufacturer = strings
+            .iter()
+            .find(|(k, _)| *k == "android_device_manufacturer")
+            .map(|(_, v)| v.clone());
+        for (field, v) in [
+            (&mut row.android_build_fingerprint, fingerprint),
+            (&mut row.android_device_manufacturer, manufacturer),
+        ] {
+            if v.is_some() {
+                *field = v;
+            }
+        }
+        for (field, v) in [
+            (&mut row.android_sdk_version, sdk),
+            (&mut row.num_cpus, num_cpus),
+            (&mut row.system_ram_bytes, ram),
+        ] {
+            if v.is_some() {
+                *field = v;
+            }
+        }
+        if machine != 0 {
+            // another machine's metadata is not imported (crate::machines)
+            return Ok(());
         }
         let sink = &mut *self.sink;
         if let Some((sysname, version, release, machine)) = uts {
@@ -1273,13 +1339,6 @@ impl<'s> ProtoDecoder<'s> {
         // in trace_processor's order: the fingerprint (and the incremental
         // build parsed from it), then the sdk version (recorded, else parsed
         // from the fingerprint), then the other strings
-        let fingerprint = strings
-            .iter()
-            .find(|(k, _)| *k == "android_build_fingerprint")
-            .map(|(_, v)| v.clone());
-        let parts_of_fp = fingerprint
-            .as_deref()
-            .and_then(crate::metadata::fingerprint_parts);
         for (key, v) in &strings {
             if *key == "android_build_fingerprint" {
                 sink.metadata.set_str(key, v.as_str());
@@ -1289,7 +1348,7 @@ impl<'s> ProtoDecoder<'s> {
                 }
             }
         }
-        if let Some(sdk) = sdk.or(parts_of_fp.and_then(|p| p.0)) {
+        if let Some(sdk) = sdk {
             sink.metadata.set_int("android_sdk_version", sdk);
         }
         for (key, v) in &strings {

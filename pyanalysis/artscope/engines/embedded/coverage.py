@@ -62,6 +62,8 @@ WOULD_FILL: dict[str, str] = {
     "inode_file_map": "inode / file tables",
     "chrome_metadata": "metadata",
     "chrome_benchmark_metadata": "metadata",
+    "remote_machine_packets": ("every table's rows of the trace's other machines (machine_id > 0; "
+                               "only their `machine` rows are imported)"),
     "compressed_packets": "every table (the packets inside are not decompressed)",
     "zstd_compressed_packets": "every table (the packets inside are not decompressed)",
 }
