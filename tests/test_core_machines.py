@@ -164,6 +164,7 @@ def test_machine_tables_as_trace_processor(tp_diffs, trace):
         # bound the trace); the embedded engine its machine row only
         remote = {"thread": {"rows"}, "process": {"rows"}, "metadata": {"rows"},
                   "stats": {"rows"}, "sched": {"rows"}, "sched_slice": {"rows"},
-                  "thread_state": {"rows"}, "cpu": {"rows"}, "trace_bounds": {"end_ts"}}
+                  "thread_state": {"rows"}, "cpu": {"rows"}, "trace_bounds": {"end_ts"},
+                  "clock_snapshot": {"rows"}}
         assert {t: a for t, a in differ.items() if t not in ftrace_args} == remote
         assert "machine" not in differ

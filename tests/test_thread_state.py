@@ -3,9 +3,10 @@
 The oracle replays trace_processor's thread_state_tracker.cc (contract
 section 2.4) one event at a time over the events the test itself wrote
 (sched_switch, sched_waking, task_newtask, sched_blocked_reason, dense in
-few threads with the idle thread among them and equal timestamps); the
-engine must give exactly the same rows in the same order (a spurious wakeup
-leaves no row; trace_processor keeps no stat of it).
+few threads with the idle thread among them and equal timestamps), in the
+order trace_processor's sorter gives them (`tp_order`); the engine must give
+exactly the same rows in the same order (a spurious wakeup leaves no row;
+trace_processor keeps no stat of it).
 """
 
 from __future__ import annotations
@@ -78,9 +79,42 @@ def encode(events: list[tuple]) -> bytes:
     return b.serialize()
 
 
+def event_cpu(ev: tuple) -> int:
+    """The ftrace bundle's CPU `encode` writes an event in."""
+    return ev[2] if ev[0] == 0 else 0
+
+
+def tp_order(events: list[tuple]) -> list[tuple]:
+    """The events (in arrival order) as trace_processor v58.2's TraceSorter
+    hands them on for a file read whole: one queue per CPU (numbered by CPU:
+    a CPU's first event creates the queues of every CPU up to it), each in
+    (ts, arrival) order; then, repeatedly, the queue with the earliest front
+    (the lowest number on a tie) is drained through the other queues'
+    earliest front, ties included."""
+    queues: dict[int, list[tuple[int, int]]] = {}
+    for i, ev in enumerate(events):
+        queues.setdefault(event_cpu(ev), []).append((ev[1], i))
+    for q in queues.values():
+        q.sort()
+    at = dict.fromkeys(queues, 0)
+    out = []
+    while True:
+        fronts = sorted((q[at[c]][0], c) for c, q in queues.items() if at[c] < len(q))
+        if not fronts:
+            return out
+        cpu, through = fronts[0][1], fronts[1][0] if len(fronts) > 1 else float("inf")
+        q = queues[cpu]
+        while at[cpu] < len(q) and q[at[cpu]][0] <= through:
+            out.append(events[q[at[cpu]][1]])
+            at[cpu] += 1
+
+
 def oracle_rows(events: list[tuple]) -> list[tuple]:
     """Rows as (ts, dur, cpu, tid, state, io_wait, waker tid, irq_context):
-    thread_state_tracker.cc one event at a time."""
+    thread_state_tracker.cc one event at a time, in trace_processor's sorter
+    order. irq_context: a new task's is 0; a sched_waking's is NULL (its
+    ftrace event's common_flags are not passed on), as every switch's."""
+    events = tp_order(events)
     rows: list[list[Any]] = []
     last: dict[int, int] = {}
     # the last blocked row (any state but Running and R, R+ included) since
@@ -122,12 +156,12 @@ def oracle_rows(events: list[tuple]) -> list[tuple]:
                 continue
             i = last.get(wakee)
             if i is None:
-                open_(ts, wakee, "R", None, waker, 0)
+                open_(ts, wakee, "R", None, waker)
                 continue
             if rows[i][4] in ("Running", "R"):  # spurious: no row
                 continue
             close(ts, wakee)
-            open_(ts, wakee, "R", None, waker, 0)
+            open_(ts, wakee, "R", None, waker)
         elif kind == 2:
             _, _, new, parent = ev
             close(ts, new)
@@ -162,9 +196,9 @@ def test_random_streams(tmp_path, seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", (101, 102))
-def test_long_streams_keep_arrival_order_on_ties(tmp_path, seed: int) -> None:
-    # past the replay's radix-sort threshold (4096 events): equal timestamps
-    # must still replay in arrival order
+def test_long_streams_order_ties_as_trace_processor(tmp_path, seed: int) -> None:
+    # long queues: equal timestamps across CPUs still replay in
+    # trace_processor's order
     check(tmp_path, random_events(seed, 20_000))
 
 
@@ -175,7 +209,7 @@ def test_streams_written_out_of_order_across_cpus(tmp_path) -> None:
     # order is then unambiguous)
     events = [(ev[0], 10 * (i + 1), *ev[2:])
               for i, ev in enumerate(random_events(103, 20_000))]
-    cpu = [ev[2] if ev[0] == 0 else 0 for ev in events]
+    cpu = [event_cpu(ev) for ev in events]
     order = sorted(range(len(events)), key=lambda i: (i // 256, cpu[i]))
     assert order != sorted(order)
     path = tmp_path / "t.pftrace"

@@ -72,6 +72,7 @@ REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither 
 
 KNOWN_GAPS: list[Gap] = [
     Gap("args", ['rows'], ARGS, {
+        "conformance/parser_parsing/test_sched_blocked_reason_symbolized_sched_blocked_reason_function",
         "conformance/parser_ftrace_thermal_exynos/test_thermal_exynos_ftrace_event_raw_ts",
         "conformance/parser_sched/test_sched_cpu_util_cfs",
         "conformance/parser_sched/test_sched_cpu_util_cfs_machine_id",
@@ -110,6 +111,7 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_power_power_rails/test_power_rails_timestamp_sort",
     }),
     Gap("ftrace_event", ['arg_set_id'], FTRACE_ARGS, {
+        "conformance/parser_parsing/test_sched_blocked_reason_symbolized_sched_blocked_reason_function",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "shared/trappy-surfaceflinger.html",
         "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
@@ -143,6 +145,7 @@ KNOWN_GAPS: list[Gap] = [
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("stats", ['value'], STATS_VALUES, {
+        "conformance/parser_parsing/test_sched_blocked_reason_symbolized_sched_blocked_reason_function",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "fixtures/open_at_end.pftrace",

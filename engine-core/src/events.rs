@@ -281,6 +281,16 @@ pub enum EvRef {
     Packet(u32),
 }
 
+/// One clock of a ClockSnapshot packet, as the `clock_snapshot` table
+/// records it.
+#[derive(Debug, Clone)]
+pub struct SnapshotClock {
+    pub clock_id: u32,
+    /// in the clock's units
+    pub timestamp: i64,
+    pub unit_multiplier_ns: i64,
+}
+
 #[derive(Debug, Clone)]
 pub struct CpuInfo {
     pub processor: Option<String>,
@@ -340,6 +350,9 @@ pub struct Sink {
     pub packets: Vec<Packet>,
     /// Every event above in arrival order, with its timestamp.
     pub order: Vec<(i64, EvRef)>,
+    /// The events are one stream, sorted as one queue (systrace text; a
+    /// protobuf trace's events go to per-CPU streams: `crate::sorter`).
+    pub single_stream: bool,
 
     pub kernel_release: Option<String>,
     pub utsname_sysname: Option<String>,
@@ -387,6 +400,10 @@ pub struct Sink {
     /// ftrace_event holds sched_switch rows only, as trace_processor's
     /// systrace reader fills it (set by that decoder when raw is on).
     pub raw_sched_switch_only: bool,
+    /// Every ClockSnapshot's clocks, in file order (snapshot id = index).
+    pub clock_snapshots: Vec<Vec<SnapshotClock>>,
+    /// See `clock_converted`.
+    pub parse_clock_conversion: bool,
     /// The trace_id of the trace's rows: trace_processor's trace_file id of
     /// the trace read, its containers (gzip, zip) being the files before it.
     pub trace_id: i64,
@@ -491,6 +508,26 @@ impl Sink {
             }
             _ => return None,
         })
+    }
+
+    /// A timestamp went through the clock tracker while the file was read
+    /// (an ftrace event's, a packet's in an explicit clock, a power rail
+    /// sample's, a logcat event's). The first such conversion before any ClockSnapshot makes
+    /// trace_processor relate BOOTTIME to the file's own clock
+    /// (BUILTIN_CLOCK_TRACE_FILE, 11) with a zero-offset snapshot, its
+    /// `clock_snapshot` rows (ClockTracker::BridgeToTraceTime). Conversions
+    /// trace_processor makes later, when it parses the sorted packets
+    /// (process start times, service events), set `parse_clock_conversion`
+    /// instead: they make that snapshot only if the file has none.
+    pub fn clock_converted(&mut self) {
+        if self.clock_snapshots.is_empty() {
+            let zero = |clock_id| SnapshotClock {
+                clock_id,
+                timestamp: 0,
+                unit_multiplier_ns: 1,
+            };
+            self.clock_snapshots.push(vec![zero(6), zero(11)]);
+        }
     }
 
     /// Records the common_flags of the event pushed last.

@@ -19,6 +19,7 @@ pub mod session;
 pub mod sorter;
 pub mod stats_table;
 pub mod tables;
+pub mod time_functions;
 pub mod tp_stats;
 pub mod trackers;
 pub mod vtab;

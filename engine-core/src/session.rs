@@ -127,6 +127,76 @@ impl Session {
                 let key = String::from_utf8_lossy(key).into_owned();
                 Ok(index.get(&(set, key)).cloned().unwrap_or(Value::Null))
             })?;
+        self.register_time_functions(flags)
+    }
+
+    /// TO_REALTIME / TO_MONOTONIC / ABS_TIME_STR / TO_TIMECODE (module
+    /// `time_functions`): NULL for NULL or an unconvertible time, an error
+    /// for an argument that is not an integer.
+    fn register_time_functions(&self, flags: FunctionFlags) -> rusqlite::Result<()> {
+        use crate::time_functions::{self as tf, Timeline};
+        let rows: Vec<(i64, i64, i64)> = match self.catalog.get("clock_snapshot") {
+            Some(t) => {
+                let col = |name: &str| t.cols.iter().position(|c| c.name == name);
+                let (Some(ts), Some(id), Some(value)) =
+                    (col("ts"), col("clock_id"), col("clock_value"))
+                else {
+                    return Ok(());
+                };
+                (0..t.n)
+                    .filter_map(|r| match (t.get(ts, r), t.get(id, r), t.get(value, r)) {
+                        (V::Int(a), V::Int(b), V::Int(c)) => Some((a, b, c)),
+                        _ => None,
+                    })
+                    .collect()
+            }
+            None => Vec::new(),
+        };
+        let realtime = Arc::new(Timeline::of(rows.iter().copied(), tf::REALTIME));
+        let monotonic = Timeline::of(rows.iter().copied(), tf::MONOTONIC);
+        type Convert = Box<dyn Fn(i64) -> Value + Send + 'static>;
+        let abs_realtime = realtime.clone();
+        let functions: [(&str, Convert); 4] = [
+            (
+                "to_realtime",
+                Box::new(move |ts| {
+                    realtime
+                        .from_trace_time(ts)
+                        .map_or(Value::Null, Value::Integer)
+                }),
+            ),
+            (
+                "to_monotonic",
+                Box::new(move |ts| {
+                    monotonic
+                        .from_trace_time(ts)
+                        .map_or(Value::Null, Value::Integer)
+                }),
+            ),
+            (
+                "abs_time_str",
+                Box::new(move |ts| {
+                    abs_realtime
+                        .from_trace_time(ts)
+                        .map_or(Value::Null, |r| Value::Text(tf::iso8601(r)))
+                }),
+            ),
+            ("to_timecode", Box::new(|ts| Value::Text(tf::timecode(ts)))),
+        ];
+        for (name, convert) in functions {
+            self.conn
+                .create_scalar_function(name, 1, flags, move |ctx| match ctx.get_raw(0) {
+                    ValueRef::Null => Ok(Value::Null),
+                    ValueRef::Integer(ts) => Ok(convert(ts)),
+                    _ => Err(rusqlite::Error::UserFunctionError(
+                        format!(
+                            "{}: first argument should be timestamp",
+                            name.to_uppercase()
+                        )
+                        .into(),
+                    )),
+                })?;
+        }
         Ok(())
     }
 

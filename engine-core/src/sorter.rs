@@ -1,92 +1,214 @@
-//! The replay's event order: every event by timestamp, arrival order
-//! breaking ties (as trace_processor's sorter within one stream).
+//! The replay's event order, as trace_processor's TraceSorter gives it
+//! (v58.2: sorter/trace_sorter.cc, for a file read whole).
 //!
-//! Events arrive in runs already in ts order: an ftrace bundle's events of
-//! one CPU (compact_sched's switches, then its wakings), a sequence's
-//! packets. Runs of different CPUs overlap in time, but only a few at a time
-//! (about one per CPU). So the order is a k-way merge of the arrival runs,
-//! driven lazily by the replay, with a heap of only the runs that overlap
-//! the current timestamp:
-//! - nothing is sorted or copied: the events are read where they lie, each
-//!   run front to back, which keeps the replay's reads of the events
-//!   sequential (a radix-sorted index made them random: cache misses on
-//!   every switch);
-//! - stable: a tie between runs goes to the earlier run, and runs are
-//!   contiguous stretches of arrival order.
+//! trace_processor pushes each event into the queue of its stream: one for
+//! the trace's packets, and per CPU one for ftrace events, one for
+//! compact_sched's switches and one for its wakings (importers/proto/
+//! proto_importer_module.cc: a family's queues are created when the family
+//! first sees a CPU, every lower CPU's with it, so queue numbers follow the
+//! order in which CPUs first appear). Each queue is ordered by (ts, arrival).
+//! The merge then repeats: take the queue whose front is earliest (the
+//! lowest-numbered on a tie) and drain it through every event up to and
+//! including the earliest front of the other queues. Ties across queues
+//! therefore go to the queue being drained, else to the lower queue number.
+//! A systrace text file is one stream (one queue).
 //!
-//! Input that is not in runs (many short ones, as an unsorted text trace)
-//! is radix-sorted instead, where a merge would need a deep heap.
+//! Events arrive in runs already in ts order (an ftrace bundle's events of
+//! one CPU, compact_sched's switches, then its wakings), and a queue's runs
+//! mostly follow one another in time. Such a queue is read where its events
+//! lie, run after run: nothing is copied, and the replay's reads stay
+//! sequential. A queue whose runs overlap (out-of-order input, many short
+//! runs) is copied and radix-sorted instead.
+//!
+//! Not modelled: trace_processor's windowed extraction between flushes of
+//! a long recording (events older than the last window's are dropped there
+//! as `sorter_push_event_out_of_order`); a file is sorted as a whole here.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::events::EvRef;
 
-/// Fewer events per run than this on average: sort instead of merging.
-const MIN_MEAN_RUN: usize = 32;
+/// The per-CPU stream families of trace_processor's sorter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    Ftrace = 0,
+    CompactSwitch = 1,
+    CompactWaking = 2,
+}
+
+/// CPUs numbered this high or higher share one queue per family (no
+/// trace has them; they would otherwise make thousands of empty queues).
+const MAX_QUEUED_CPUS: u32 = 4096;
 
 pub struct TsOrder {
     events: Vec<(i64, EvRef)>,
-    mode: Mode,
+    queues: Vec<Queue>,
+    /// the other queues' fronts: (ts, queue)
+    heap: BinaryHeap<Reverse<(i64, u32)>>,
+    /// the queue being drained and the ts it is drained through
+    current: Option<(u32, i64)>,
 }
 
-enum Mode {
-    /// `events` is in order: read it front to back.
-    Sorted(usize),
-    Merge(Merge),
+/// One stream's events, in (ts, arrival) order.
+enum Queue {
+    /// Runs of `TsOrder::events` that follow one another in time: read in
+    /// place. (`runs[run]`'s next event is at `pos`.)
+    Runs {
+        runs: Vec<(u32, u32)>,
+        run: usize,
+        pos: u32,
+    },
+    /// A sorted copy of the queue's events.
+    Sorted {
+        events: Vec<(i64, EvRef)>,
+        pos: usize,
+    },
 }
 
-struct Merge {
-    /// (start, end) of each run in `events`, by (first ts, arrival)
-    runs: Vec<(u32, u32)>,
-    /// the next run of `runs` to join the heap
-    next_run: usize,
-    /// the active runs' fronts: (ts, run start = arrival rank, cursor, end)
-    heap: BinaryHeap<Reverse<(i64, u32, u32, u32)>>,
+impl Queue {
+    #[inline]
+    fn front_ts(&self, all: &[(i64, EvRef)]) -> Option<i64> {
+        match self {
+            Queue::Runs { runs, run, pos } => runs.get(*run).map(|_| all[*pos as usize].0),
+            Queue::Sorted { events, pos } => events.get(*pos).map(|e| e.0),
+        }
+    }
+
+    #[inline]
+    fn pop(&mut self, all: &[(i64, EvRef)]) -> (i64, EvRef) {
+        match self {
+            Queue::Runs { runs, run, pos } => {
+                let e = all[*pos as usize];
+                *pos += 1;
+                if *pos == runs[*run].1 {
+                    *run += 1;
+                    if let Some(&(start, _)) = runs.get(*run) {
+                        *pos = start;
+                    }
+                }
+                e
+            }
+            Queue::Sorted { events, pos } => {
+                *pos += 1;
+                events[*pos - 1]
+            }
+        }
+    }
+}
+
+/// Numbers the queues in the order trace_processor creates them.
+struct QueueNumbers {
+    /// per family, cpu -> queue
+    per_cpu: [Vec<u32>; 3],
+    /// per family, the queue of CPUs >= MAX_QUEUED_CPUS
+    overflow: [Option<u32>; 3],
+    count: u32,
+}
+
+impl QueueNumbers {
+    fn new() -> Self {
+        // queue 0: the trace's packets; 1: track events (not imported, but
+        // numbered as trace_processor numbers it)
+        QueueNumbers {
+            per_cpu: Default::default(),
+            overflow: [None; 3],
+            count: 2,
+        }
+    }
+
+    fn of(&mut self, stream: Option<(Family, u32)>) -> u32 {
+        let Some((family, cpu)) = stream else {
+            return 0;
+        };
+        let f = family as usize;
+        if cpu >= MAX_QUEUED_CPUS {
+            return *self.overflow[f].get_or_insert_with(|| {
+                self.count += 1;
+                self.count - 1
+            });
+        }
+        let queues = &mut self.per_cpu[f];
+        while queues.len() <= cpu as usize {
+            queues.push(self.count);
+            self.count += 1;
+        }
+        queues[cpu as usize]
+    }
 }
 
 impl TsOrder {
-    pub fn new(events: Vec<(i64, EvRef)>) -> Self {
-        let mut starts = Vec::new();
-        let mut prev = i64::MIN;
-        for (i, &(ts, _)) in events.iter().enumerate() {
-            if ts < prev || i == 0 {
-                starts.push(i as u32);
+    /// `events` in arrival order; `stream_of` says which per-CPU stream an
+    /// event goes to (None: the packets' stream).
+    pub fn new(
+        events: Vec<(i64, EvRef)>,
+        mut stream_of: impl FnMut(EvRef) -> Option<(Family, u32)>,
+    ) -> Self {
+        let mut numbers = QueueNumbers::new();
+        // per queue: its runs, and whether they follow one another in time
+        let mut runs: Vec<Vec<(u32, u32)>> = Vec::new();
+        let mut in_order: Vec<bool> = Vec::new();
+        let mut last_ts: Vec<i64> = Vec::new();
+        let mut cur: Option<u32> = None;
+        let mut run_start = 0u32;
+        for (i, &(ts, r)) in events.iter().enumerate() {
+            let q = numbers.of(stream_of(r));
+            let qi = q as usize;
+            if qi >= runs.len() {
+                runs.resize_with(qi + 1, Vec::new);
+                in_order.resize(qi + 1, true);
+                last_ts.resize(qi + 1, i64::MIN);
             }
-            prev = ts;
+            if cur != Some(q) || ts < last_ts[qi] {
+                if let Some(c) = cur {
+                    runs[c as usize].push((run_start, i as u32));
+                }
+                cur = Some(q);
+                run_start = i as u32;
+                in_order[qi] &= ts >= last_ts[qi];
+            }
+            last_ts[qi] = ts;
         }
-        if starts.len() <= 1 {
-            return TsOrder {
-                events,
-                mode: Mode::Sorted(0),
-            };
+        if let Some(c) = cur {
+            runs[c as usize].push((run_start, events.len() as u32));
         }
-        if events.len() / starts.len() < MIN_MEAN_RUN || events.len() > u32::MAX as usize {
-            let mut events = events;
-            radix_sort_by_ts(&mut events);
-            return TsOrder {
-                events,
-                mode: Mode::Sorted(0),
-            };
+        let n_runs: usize = runs.iter().map(Vec::len).sum();
+        let mut queues = Vec::with_capacity(runs.len());
+        for (q, runs) in runs.into_iter().enumerate() {
+            if in_order[q] {
+                let pos = runs.first().map_or(0, |r| r.0);
+                queues.push(Queue::Runs { runs, run: 0, pos });
+            } else {
+                let events_in = runs.iter().map(|&(a, b)| (b - a) as usize).sum();
+                let mut mine: Vec<(i64, EvRef)> = Vec::with_capacity(events_in);
+                for (a, b) in runs {
+                    mine.extend_from_slice(&events[a as usize..b as usize]);
+                }
+                radix_sort_by_ts(&mut mine);
+                queues.push(Queue::Sorted {
+                    events: mine,
+                    pos: 0,
+                });
+            }
         }
-        let n = events.len() as u32;
-        let mut runs: Vec<(u32, u32)> = starts
-            .iter()
-            .zip(starts.iter().skip(1).chain([&n]))
-            .map(|(&a, &b)| (a, b))
-            .collect();
-        // stable on the arrival rank: equal first timestamps keep run order
-        runs.sort_by_key(|&(a, _)| (events[a as usize].0, a));
         if std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some() {
-            eprintln!("core: {} events in {} runs", events.len(), runs.len());
+            eprintln!(
+                "core: {} events in {} runs, {} queues",
+                events.len(),
+                n_runs,
+                queues.len()
+            );
         }
+        let heap = queues
+            .iter()
+            .enumerate()
+            .filter_map(|(q, queue)| queue.front_ts(&events).map(|ts| Reverse((ts, q as u32))))
+            .collect();
         TsOrder {
             events,
-            mode: Mode::Merge(Merge {
-                runs,
-                next_run: 0,
-                heap: BinaryHeap::new(),
-            }),
+            queues,
+            heap,
+            current: None,
         }
     }
 
@@ -101,36 +223,21 @@ impl Iterator for TsOrder {
 
     #[inline]
     fn next(&mut self) -> Option<(i64, EvRef)> {
-        let m = match &mut self.mode {
-            Mode::Sorted(i) => {
-                let e = self.events.get(*i).copied();
-                *i += 1;
-                return e;
+        loop {
+            if let Some((q, through)) = self.current {
+                let queue = &mut self.queues[q as usize];
+                match queue.front_ts(&self.events) {
+                    Some(ts) if ts <= through => return Some(queue.pop(&self.events)),
+                    Some(ts) => self.heap.push(Reverse((ts, q))),
+                    None => {}
+                }
             }
-            Mode::Merge(m) => m,
-        };
-        // runs starting before the heap's front (or tied with it and
-        // earlier in arrival) join first
-        while let Some(&(start, end)) = m.runs.get(m.next_run) {
-            let key = (self.events[start as usize].0, start);
-            match m.heap.peek() {
-                Some(Reverse((ts, rank, _, _))) if (*ts, *rank) < key => break,
-                _ => {}
-            }
-            m.heap.push(Reverse((key.0, start, start, end)));
-            m.next_run += 1;
+            // the earliest front (lowest queue on a tie) drains through the
+            // next earliest front
+            let Reverse((_, q)) = self.heap.pop()?;
+            let through = self.heap.peek().map_or(i64::MAX, |Reverse((ts, _))| *ts);
+            self.current = Some((q, through));
         }
-        let mut front = m.heap.peek_mut()?;
-        let Reverse((_, rank, cursor, end)) = *front;
-        let e = self.events[cursor as usize];
-        let next = cursor + 1;
-        if next < end {
-            // the run's next event replaces it in place (one sift down)
-            *front = Reverse((self.events[next as usize].0, rank, next, end));
-        } else {
-            std::collections::binary_heap::PeekMut::pop(front);
-        }
-        Some(e)
     }
 }
 
@@ -187,7 +294,7 @@ mod tests {
             .collect();
         let mut want = events.clone();
         want.sort_by_key(|e| e.0); // std's sort is stable
-        let got: Vec<_> = TsOrder::new(events).collect();
+        let got: Vec<_> = TsOrder::new(events, |_| None).collect();
         let key = |v: &[(i64, EvRef)]| -> Vec<(i64, u32)> {
             v.iter()
                 .map(|&(t, r)| match r {
@@ -219,6 +326,37 @@ mod tests {
         ts.extend((0..40).map(|i| i * 2));
         ts.extend((0..40).map(|i| i * 2));
         check(&ts);
+    }
+
+    /// trace_processor's rule across queues: the earliest front drains
+    /// through the next earliest front, ties included; a tie between
+    /// fronts goes to the lower queue (created first).
+    #[test]
+    fn ties_across_queues_follow_trace_processors_drain() {
+        // arrival: cpu 2's bundle, then cpu 3's (queues: cpu 0..2 made by
+        // cpu 2's first event, cpu 3 after them), then a packet (queue 0)
+        let arrivals = [(2, 10), (2, 50), (3, 5), (3, 50), (3, 60), (9, 50)];
+        let events: Vec<(i64, EvRef)> = arrivals
+            .iter()
+            .enumerate()
+            .map(|(i, &(_, ts))| (ts, EvRef::Ftrace(i as u32)))
+            .collect();
+        let cpu_of = |r: EvRef| match r {
+            EvRef::Ftrace(i) if arrivals[i as usize].0 == 9 => None,
+            EvRef::Ftrace(i) => Some((Family::Ftrace, arrivals[i as usize].0 as u32)),
+            _ => None,
+        };
+        let got: Vec<u32> = TsOrder::new(events, cpu_of)
+            .map(|(_, r)| match r {
+                EvRef::Ftrace(i) => i,
+                _ => unreachable!(),
+            })
+            .collect();
+        // cpu 3 (front 5) drains through cpu 2's front (10): its 5; cpu 2
+        // drains through 50 (the other fronts: cpu 3's 50, the packet's 50),
+        // its 10 and 50; then the tie at 50 between the packet (queue 0) and
+        // cpu 3 goes to queue 0; cpu 3 then drains 50 and 60
+        assert_eq!(got, vec![2, 0, 1, 5, 3, 4]);
     }
 
     #[test]

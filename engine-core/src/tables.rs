@@ -259,6 +259,18 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
+            "clock_snapshot",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("clock_id", I),
+                c("clock_name", T),
+                c("clock_value", I),
+                c("snapshot_id", I),
+                c("machine_id", I),
+            ],
+        ),
+        (
             "machine",
             vec![
                 c("id", I),
@@ -600,7 +612,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
             let t = std::mem::take(&mut imp.ctx.thread_state.table);
             let cpu_nulls = t.cpu.iter().map(|&c| c < 0).collect();
             let io_nulls = t.io_wait.iter().map(|&v| v < 0).collect();
-            let irq_nulls: Vec<bool> = t.irq_zero.iter().map(|&z| !z).collect();
+            let irq_nulls: Vec<bool> = t.irq_context.iter().map(|&v| v < 0).collect();
             let rows = t.ts.len();
             vec![
                 Stored::row_number(),
@@ -612,7 +624,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 Stored::int_nulls(t.io_wait.iter().map(|&v| v.max(0)).collect(), io_nulls),
                 blocked_functions(t.blocked_function, rows),
                 u32_ids(t.waker),
-                Stored::int_nulls(vec![0i8; irq_nulls.len()], irq_nulls),
+                Stored::int_nulls(t.irq_context.iter().map(|&v| v.max(0)).collect(), irq_nulls),
             ]
         }
         "args" => {
@@ -987,6 +999,31 @@ pub fn fill<'v>(
                     V::Null
                 };
                 ins.row(&[V::Text(key), key_type, int, text, machine_id, trace_id])?;
+            }
+        }
+        "clock_snapshot" => {
+            // a snapshot's instant in trace time: its value of the trace's
+            // clock (trace_processor converts each clock through the
+            // snapshots, which gives that value for a monotonic clock; a
+            // snapshot without the trace's clock adds no rows here)
+            let trace_clock = sink.metadata.get_int("trace_time_clock_id").unwrap_or(6);
+            let mut id = 0;
+            for (snapshot_id, clocks) in sink.clock_snapshots.iter().enumerate() {
+                let Some(at) = clocks.iter().find(|c| c.clock_id as i64 == trace_clock) else {
+                    continue;
+                };
+                for c in clocks {
+                    ins.row(&[
+                        V::Int(id),
+                        V::Int(at.timestamp.wrapping_mul(at.unit_multiplier_ns)),
+                        V::Int(c.clock_id as i64),
+                        ot(crate::time_functions::builtin_clock_name(c.clock_id)),
+                        V::Int(c.timestamp.wrapping_mul(c.unit_multiplier_ns)),
+                        V::Int(snapshot_id as i64),
+                        V::Int(HOST_MACHINE_ID),
+                    ])?;
+                    id += 1;
+                }
             }
         }
         "machine" => {

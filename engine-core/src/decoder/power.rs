@@ -76,6 +76,10 @@ pub fn power_rails(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {
                             _ => {}
                         }
                     }
+                    if ts_ms.is_some() {
+                        // a BOOTTIME sample time, converted when tokenized
+                        sink.clock_converted();
+                    }
                     samples.push((index, ts_ms, energy));
                 }
                 (3, Value::Varint(x)) => session_uuid = x,

@@ -301,6 +301,9 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.stats.add(&stat, n, None);
             }
         }
+        if self.sink.parse_clock_conversion {
+            self.sink.clock_converted();
+        }
         if self.sink.remote_machine_packets > 0 {
             let stat = format!("{SKIPPED_STAT_PREFIX}remote_machine_packets");
             let n = std::mem::take(&mut self.sink.remote_machine_packets);
@@ -417,6 +420,9 @@ impl<'s> ProtoDecoder<'s> {
             self.cpu_per_uid.clear_sequence(self.seq_id);
             self.kernel_symbols.remove(&self.seq_id);
         }
+        if ts.is_some() && clock.is_some() {
+            self.sink.clock_converted();
+        }
         // a timestamp in another clock, on a BOOTTIME trace: converted
         if let (Some(t), Some(c)) = (ts, clock) {
             let trace_clock = self.sink.metadata.get_int("trace_time_clock_id");
@@ -441,9 +447,13 @@ impl<'s> ProtoDecoder<'s> {
         match data.field {
             None => self.frame_timeline_packet(ts, raw),
             Some(1) => {
+                let events_before = self.sink.order.len();
                 for p in &parts {
                     // merged bundles: decoded one after the other
                     self.ftrace_bundle(p)?;
+                }
+                if self.sink.order.len() > events_before {
+                    self.sink.clock_converted();
                 }
                 Ok(())
             }
@@ -452,7 +462,10 @@ impl<'s> ProtoDecoder<'s> {
             Some(7) => self.sys_stats(ts, &parts),
             Some(67) => self.cpu_info(&parts),
             Some(45) => self.system_info(0, &parts),
-            Some(69) => self.service_event(ts, &parts),
+            Some(69) => {
+                self.sink.parse_clock_conversion = true;
+                self.service_event(ts, &parts)
+            }
             Some(33) => {
                 let cfg = parts.concat();
                 // TraceConfig.trace_attributes (48)
@@ -811,6 +824,7 @@ impl<'s> ProtoDecoder<'s> {
                     (1, Value::Bytes(ev)) => {
                         let (realtime, e) = super::packets_misc::log_event(ev)?;
                         const REALTIME: u32 = 1;
+                        self.sink.clock_converted();
                         let Some(ts) = self.clocks.to_boottime(self.seq_id, REALTIME, realtime)
                         else {
                             let stat = if self.clocks.knows(self.seq_id, REALTIME) {
@@ -1018,7 +1032,12 @@ impl<'s> ProtoDecoder<'s> {
             for f in Fields::new(p) {
                 let (num, v) = f?;
                 match (num, v) {
-                    (1, Value::Bytes(b)) => processes.push(tree_process(b)?),
+                    (1, Value::Bytes(b)) => {
+                        let p = tree_process(b)?;
+                        // process_start_from_boot goes through the clocks
+                        self.sink.parse_clock_conversion |= p.start_ts.is_some();
+                        processes.push(p);
+                    }
                     (2, Value::Bytes(b)) => threads.push(tree_thread(b)?),
                     _ => {}
                 }
@@ -1445,27 +1464,36 @@ impl<'s> ProtoDecoder<'s> {
         const BOOTTIME: i64 = 6;
         const TRACE_FILE: i64 = 99;
         let (mut primary, mut clocks, mut stamps) = (0i64, Vec::new(), Vec::new());
+        let mut table_row = Vec::new();
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
                     (2, Value::Varint(x)) => primary = x as i64,
                     (1, Value::Bytes(b)) => {
                         let (mut id, mut at) = (0i64, 0i64);
+                        let mut multiplier = 1i64;
                         for f in Fields::new(b) {
                             match f? {
                                 (1, Value::Varint(x)) => id = x as u32 as i64,
                                 (2, Value::Varint(x)) => at = x as i64,
+                                (4, Value::Varint(x)) if x != 0 => multiplier = x as i64,
                                 _ => {}
                             }
                         }
                         clocks.push(id);
                         stamps.push((id as u32, at));
+                        table_row.push(crate::events::SnapshotClock {
+                            clock_id: id as u32,
+                            timestamp: at,
+                            unit_multiplier_ns: multiplier,
+                        });
                     }
                     _ => {}
                 }
             }
         }
         self.clocks.snapshot(self.seq_id, &stamps);
+        self.sink.clock_snapshots.push(table_row);
         let clock = if primary != 0 {
             Some(primary)
         } else if clocks.contains(&BOOTTIME) && !clocks.contains(&TRACE_FILE) {

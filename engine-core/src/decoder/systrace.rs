@@ -671,11 +671,16 @@ struct Unsorted;
 /// Decodes systrace HTML / ftrace text into a new sink; returns it and the
 /// number of ftrace lines read.
 pub fn decode_systrace(data: &[u8]) -> (Sink, usize) {
-    let mut sink = Sink::default();
+    // trace_processor's systrace reader pushes every line into one stream
+    let new_sink = || Sink {
+        single_stream: true,
+        ..Sink::default()
+    };
+    let mut sink = new_sink();
     match decode(data, &mut sink, true) {
         Ok(n) => (sink, n),
         Err(Unsorted) => {
-            let mut sink = Sink::default();
+            let mut sink = new_sink();
             let n = decode(data, &mut sink, false).unwrap_or(0);
             (sink, n)
         }

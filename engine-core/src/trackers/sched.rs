@@ -219,8 +219,10 @@ pub struct ThreadStateTable {
     pub io_wait: Vec<i8>,
     /// u32::MAX = NULL
     pub waker: Vec<u32>,
-    /// irq_context: 0 for rows opened by wakings / new tasks, else NULL
-    pub irq_zero: Vec<bool>,
+    /// irq_context: -1 = NULL (switches, wakings without common_flags),
+    /// else 0 / 1 (a compact_sched waking's flags: in a hard or soft irq;
+    /// a new task: 0)
+    pub irq_context: Vec<i8>,
     /// blocked_function, sparse (few rows have one): (row, function) in
     /// the order set, a later one for a row winning
     pub blocked_function: Vec<(u32, Box<str>)>,
@@ -235,7 +237,7 @@ impl ThreadStateTable {
         self.state.reserve_exact(n);
         self.io_wait.reserve_exact(n);
         self.waker.reserve_exact(n);
-        self.irq_zero.reserve_exact(n);
+        self.irq_context.reserve_exact(n);
     }
 }
 
@@ -278,7 +280,7 @@ impl ThreadStateTracker {
         }
     }
 
-    fn open(&mut self, utid: u32, ts: i64, state: u16, cpu: i64, waker: u32, irq_zero: bool) {
+    fn open(&mut self, utid: u32, ts: i64, state: u16, cpu: i64, waker: u32, irq: Option<bool>) {
         let t = &mut self.table;
         let row = t.ts.len() as u32;
         t.ts.push(ts);
@@ -288,7 +290,7 @@ impl ThreadStateTracker {
         t.state.push(state);
         t.io_wait.push(-1);
         t.waker.push(waker);
-        t.irq_zero.push(irq_zero);
+        t.irq_context.push(irq.map_or(-1, |i| i as i8));
         let u = utid as usize;
         if self.last.len() <= u {
             self.last.resize(u + 1, NONE);
@@ -317,7 +319,7 @@ impl ThreadStateTracker {
                 self.table.dur[r] = ts - self.table.ts[r];
             }
         }
-        self.open(utid, ts, state, -1, NONE, false);
+        self.open(utid, ts, state, -1, NONE, None);
     }
 
     pub fn switch_in(&mut self, utid: u32, ts: i64, cpu: i64) {
@@ -325,10 +327,13 @@ impl ThreadStateTracker {
             return;
         }
         self.close_last(utid, ts);
-        self.open(utid, ts, RUNNING, cpu, NONE, false);
+        self.open(utid, ts, RUNNING, cpu, NONE, None);
     }
 
-    pub fn waking(&mut self, utid: u32, ts: i64, waker: Option<u32>) {
+    /// `common_flags`: the waking's (compact_sched records them; a
+    /// sched_waking event's are not passed on: NULL irq_context, as
+    /// trace_processor's ParseSchedWaking).
+    pub fn waking(&mut self, utid: u32, ts: i64, waker: Option<u32>, common_flags: Option<u32>) {
         if utid == 0 {
             return;
         }
@@ -340,7 +345,9 @@ impl ThreadStateTracker {
             }
         }
         self.close_last(utid, ts);
-        self.open(utid, ts, R, -1, waker.unwrap_or(NONE), true);
+        // TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ: woken from an interrupt
+        let irq = common_flags.map(|f| f & (0x08 | 0x10) != 0);
+        self.open(utid, ts, R, -1, waker.unwrap_or(NONE), irq);
     }
 
     pub fn new_task(&mut self, utid: u32, ts: i64, parent: u32) {
@@ -348,7 +355,7 @@ impl ThreadStateTracker {
             return;
         }
         self.close_last(utid, ts);
-        self.open(utid, ts, R, -1, parent, true);
+        self.open(utid, ts, R, -1, parent, Some(false));
     }
 
     pub fn set_r_plus(&mut self, id: Option<u16>) {
