@@ -84,3 +84,22 @@ def tp_diffs(tmp_path, tp_bin):
                 {d.table for d in found})
 
     return diffs
+
+
+@pytest.fixture
+def tp_rows(tmp_path, tp_bin):
+    """Runs a query on a trace (its bytes) on the real trace_processor:
+    returns its rows, to compare with the embedded engine's."""
+    from artscope.engines.trace_processor import TraceProcessorEngine
+
+    def rows(trace: bytes, sql: str) -> list[tuple]:
+        path = tmp_path / "queried.pftrace"
+        path.write_bytes(trace)
+        tp = TraceProcessorEngine(tp_bin=tp_bin)
+        tp.load(path)
+        try:
+            return tp.query(sql).rows()
+        finally:
+            tp.close()
+
+    return rows

@@ -107,24 +107,8 @@ def test_a_trace_without_snapshots_has_only_the_bridge_a_conversion_makes(load):
 
 @pytest.mark.tp
 @pytest.mark.parametrize("trace", [_snapshot_trace, _ftrace_only_trace, _plain_timestamp_trace])
-def test_same_as_trace_processor(tp_diffs, tp_bin, tmp_path, trace):
+def test_same_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
     assert "clock_snapshot" in compared
     assert "clock_snapshot" not in differ
-    if trace is _snapshot_trace:
-        from artscope.engines.trace_processor import TraceProcessorEngine
-
-        path = tmp_path / "clocks.pftrace"
-        path.write_bytes(trace())
-        tp = TraceProcessorEngine(tp_bin=tp_bin)
-        tp.load(path)
-        try:
-            expected = tp.query(FUNCTIONS).rows()
-        finally:
-            tp.close()
-        eng = EmbeddedEngine()
-        eng.load_bytes(trace(), "clocks")
-        try:
-            assert eng.query(FUNCTIONS).rows() == expected
-        finally:
-            eng.close()
+    assert load(trace()).query(FUNCTIONS).rows() == tp_rows(trace(), FUNCTIONS)

@@ -138,6 +138,22 @@ def test_metadata_and_stats_rows_name_their_machine_and_trace(load):
     assert stats == [("misplaced_end_event", 0, 0), ("parse_trace_duration_ns", None, None)]
 
 
+METADATA_FUNCTIONS = (
+    "SELECT extract_metadata('system_name'), extract_metadata('system_ram_gb'), "
+    "extract_metadata_for_machine(0, 'system_name'), "
+    "extract_metadata_for_machine(1, 'system_name'), "
+    "extract_metadata_for_trace(0, 'trace_type'), "
+    "extract_metadata_for_trace(0, 'system_name'), "
+    "extract_exact_metadata(0, 0, 'system_name'), extract_metadata(NULL)")
+
+
+def test_metadata_functions_pick_rows_by_machine_and_trace(load):
+    eng = load(_adopted_trace())
+    # system_name belongs to machine 0 and no trace; trace_type to trace 0
+    assert eng.query(METADATA_FUNCTIONS).rows() == [
+        ("Linux", 8, "Linux", None, "proto", None, None, None)]
+
+
 def test_trace_id_is_the_trace_files_id_inside_its_containers(load):
     # gzip: the gzip file is trace_file 0, the trace inside it 1; a UUID the
     # trace records belongs to the trace
@@ -152,13 +168,15 @@ def test_trace_id_is_the_trace_files_id_inside_its_containers(load):
 
 @pytest.mark.tp
 @pytest.mark.parametrize("trace", [_adopted_trace, _remote_trace])
-def test_machine_tables_as_trace_processor(tp_diffs, trace):
+def test_machine_tables_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
     assert {"machine", "metadata", "stats", "cpu", "thread"} <= compared
     # the switches' ftrace args are not kept (FTRACE_ARGS in tests/test_tp_tables.py)
     ftrace_args = {"ftrace_event": {"arg_set_id"}, "raw": {"arg_set_id"}, "args": {"rows"}}
     if trace is _adopted_trace:
         assert differ == ftrace_args
+        assert load(trace()).query(METADATA_FUNCTIONS).rows() == tp_rows(
+            trace(), METADATA_FUNCTIONS)
     else:
         # trace_processor imports the second machine's rows (and its events
         # bound the trace); the embedded engine its machine row only
@@ -168,3 +186,4 @@ def test_machine_tables_as_trace_processor(tp_diffs, trace):
                   "clock_snapshot": {"rows"}}
         assert {t: a for t, a in differ.items() if t not in ftrace_args} == remote
         assert "machine" not in differ
+

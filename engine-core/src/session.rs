@@ -127,7 +127,81 @@ impl Session {
                 let key = String::from_utf8_lossy(key).into_owned();
                 Ok(index.get(&(set, key)).cloned().unwrap_or(Value::Null))
             })?;
-        self.register_time_functions(flags)
+        self.register_time_functions(flags)?;
+        self.register_metadata_functions(flags)
+    }
+
+    /// trace_processor's metadata functions: the value (str_value, else
+    /// int_value) of the first `metadata` row of a name, of a name on a
+    /// machine, in a trace, or both (EXTRACT_METADATA,
+    /// EXTRACT_METADATA_FOR_MACHINE, EXTRACT_METADATA_FOR_TRACE,
+    /// EXTRACT_EXACT_METADATA); NULL where none is, or for a NULL argument.
+    fn register_metadata_functions(&self, flags: FunctionFlags) -> rusqlite::Result<()> {
+        /// (name, value, machine_id, trace_id)
+        type Row = (String, Value, Option<i64>, Option<i64>);
+        let mut rows: Vec<Row> = Vec::new();
+        if let Some(t) = self.catalog.get("metadata") {
+            let col = |name: &str| t.cols.iter().position(|c| c.name == name);
+            let cols = ["name", "int_value", "str_value", "machine_id", "trace_id"].map(col);
+            let [Some(name), Some(int), Some(text), Some(machine), Some(trace)] = cols else {
+                return Ok(());
+            };
+            let opt = |v: V| match v {
+                V::Int(i) => Some(i),
+                _ => None,
+            };
+            for r in 0..t.n {
+                let V::Text(key) = t.get(name, r) else {
+                    continue;
+                };
+                let value = match (t.get(text, r), t.get(int, r)) {
+                    (V::Text(s), _) => Value::Text(s.to_string()),
+                    (_, V::Int(i)) => Value::Integer(i),
+                    _ => Value::Null,
+                };
+                rows.push((
+                    key.to_string(),
+                    value,
+                    opt(t.get(machine, r)),
+                    opt(t.get(trace, r)),
+                ));
+            }
+        }
+        let rows = Arc::new(rows);
+        // (function, which arguments are machine_id / trace_id before the name)
+        let functions: [(&str, bool, bool); 4] = [
+            ("extract_metadata", false, false),
+            ("extract_metadata_for_machine", true, false),
+            ("extract_metadata_for_trace", false, true),
+            ("extract_exact_metadata", true, true),
+        ];
+        for (fname, by_machine, by_trace) in functions {
+            let rows = rows.clone();
+            let n_args = 1 + by_machine as usize + by_trace as usize;
+            self.conn
+                .create_scalar_function(fname, n_args as i32, flags, move |ctx| {
+                    let mut ids = Vec::with_capacity(2);
+                    for i in 0..n_args - 1 {
+                        match ctx.get_raw(i) {
+                            ValueRef::Integer(x) => ids.push(x),
+                            _ => return Ok(Value::Null),
+                        }
+                    }
+                    let name = match ctx.get_raw(n_args - 1) {
+                        ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                        _ => return Ok(Value::Null),
+                    };
+                    let machine = by_machine.then(|| ids[0]);
+                    let trace = by_trace.then(|| ids[by_machine as usize]);
+                    let found = rows.iter().find(|(key, _, m, t)| {
+                        *key == name
+                            && machine.map_or(true, |x| *m == Some(x))
+                            && trace.map_or(true, |x| *t == Some(x))
+                    });
+                    Ok(found.map_or(Value::Null, |r| r.1.clone()))
+                })?;
+        }
+        Ok(())
     }
 
     /// TO_REALTIME / TO_MONOTONIC / ABS_TIME_STR / TO_TIMECODE (module
