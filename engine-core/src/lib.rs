@@ -17,6 +17,7 @@ pub mod metadata;
 pub mod replay;
 pub mod session;
 pub mod sorter;
+pub mod span_join;
 pub mod stats_table;
 pub mod tables;
 pub mod time_functions;
@@ -218,7 +219,11 @@ fn validity(cells: &[session::OutCell]) -> Option<Vec<u8>> {
 /// One column as (kind, length, values, validity, offsets): "int" / "real"
 /// little-endian 8-byte values, "text" UTF-8 bytes with i64 offsets
 /// (Arrow large_utf8), "null", or "object" (a list: blobs, mixed types).
-fn column_to_py<'py>(py: Python<'py>, col: session::OutColumn) -> PyResult<Bound<'py, PyTuple>> {
+fn column_to_py<'py>(
+    py: Python<'py>,
+    col: session::OutColumn,
+    exact_types: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
     use session::OutCell as C;
     let n = col.cells.len();
     let (mut ints, mut reals, mut texts, mut others) = (false, false, false, false);
@@ -234,7 +239,9 @@ fn column_to_py<'py>(py: Python<'py>, col: session::OutColumn) -> PyResult<Bound
     let none = py.None();
     let valid = validity(&col.cells).map(|v| PyBytes::new(py, &v).into_any().unbind());
     let valid = valid.unwrap_or_else(|| none.clone_ref(py));
-    let numeric_only = !texts && !others;
+    // (exact_types: a mix of integers and reals stays a list of both)
+    let mixed_numbers = exact_types && ints && reals;
+    let numeric_only = !(texts || others || mixed_numbers);
     let tuple = if !ints && !reals && !texts && !others {
         ("null", n, none.clone_ref(py), none.clone_ref(py), none)
     } else if numeric_only && !reals {
@@ -339,11 +346,15 @@ fn py_value(v: &Bound<'_, PyAny>) -> PyResult<rusqlite::types::Value> {
 #[pymethods]
 impl Session {
     /// Runs `sql` (one or more statements); the last statement's column
-    /// names and columns (see `column_to_py`).
+    /// names and columns (see `column_to_py`). `exact_types`: a column
+    /// mixing integers and reals keeps each cell's type (an "object"
+    /// column) instead of becoming one of reals.
+    #[pyo3(signature = (sql, exact_types=false))]
     fn execute<'py>(
         &self,
         py: Python<'py>,
         sql: &str,
+        exact_types: bool,
     ) -> PyResult<(Vec<String>, Vec<Bound<'py, PyTuple>>)> {
         let result: Result<rusqlite::Result<_>, String> = py.allow_threads(|| {
             let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
@@ -360,7 +371,7 @@ impl Session {
         };
         let cols = cols
             .into_iter()
-            .map(|c| column_to_py(py, c))
+            .map(|c| column_to_py(py, c, exact_types))
             .collect::<PyResult<Vec<_>>>()?;
         Ok((names, cols))
     }

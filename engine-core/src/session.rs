@@ -88,6 +88,7 @@ impl Session {
             rusqlite::vtab::read_only_module::<ColumnTab>(),
             Some(catalog.clone()),
         )?;
+        crate::span_join::register(&conn)?;
         for name in &names {
             conn.execute_batch(&format!(
                 "CREATE VIRTUAL TABLE {name} USING artscope_columns"

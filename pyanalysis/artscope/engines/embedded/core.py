@@ -248,7 +248,7 @@ class CoreStore:
         suffixed as :meth:`frame` does unless ``unique_names`` is False (the
         names exactly as SQL gives them)."""
         from artscope.engines.base import unique_column_names
-        names, columns = self.session.execute(sql)
+        names, columns = self.session.execute(sql, exact_types=True)
         if not names:
             return [], []
         values = [list(spec[2]) if spec[0] == "object" else _series(name, spec).to_list()
