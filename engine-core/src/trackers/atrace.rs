@@ -224,9 +224,11 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                 upid_owner(upid),
                 0,
             );
-            let utid = c.pt.get_or_create_thread(pid);
-            let set = c.args.add_set(&[("utid", Some(ArgVal::Int(utid as i128)))]);
-            c.counters.push(ts, track, tp.value as f64, Some(set));
+            // the writing thread, if known (not created: GetThreadOrNull)
+            let set =
+                c.pt.thread_or_none(pid)
+                    .map(|utid| c.args.add_set(&[("utid", Some(ArgVal::Uint(utid as u64)))]));
+            c.counters.push(ts, track, tp.value as f64, set);
         }
         'S' | 'F' => {
             const TYPE: &str = "atrace_async_slice";
@@ -251,7 +253,10 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                         .add("artscope_atrace_unnestable_begin_ignored", 1, None);
                     return;
                 }
-                let set = c.args.add_set(&[("cookie", Some(ArgVal::Int(tp.cookie)))]);
+                // its end adds the legacy_unnestable_* args to it
+                let set = c
+                    .args
+                    .add_set_unique(&[("cookie", Some(ArgVal::Int(tp.cookie)))]);
                 c.slices
                     .begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
             } else {
@@ -306,7 +311,8 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                 'G' => {
                     let idx = comp.begin(TYPE, &dims, tp.cookie, Nesting::Nestable);
                     let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
-                    let set = c.args.add_set(&thread_arg("utid"));
+                    // its end adds `end_utid` to it
+                    let set = c.args.add_set_unique(&thread_arg("utid"));
                     c.slices
                         .begin(&mut c.stats, track, ts, tp.name, -1, Some(set))
                 }

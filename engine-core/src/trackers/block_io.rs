@@ -25,8 +25,7 @@ fn device_track(c: &mut Ctx, e: &FtraceEv) -> u32 {
 
 fn sector_args(c: &mut Ctx, e: &FtraceEv) -> i64 {
     let sector = e.int("sector").unwrap_or(0).clamp(0, u64::MAX as i128) as u64;
-    c.args
-        .add_set_shared(&[("sector", Some(ArgVal::Uint(sector)))])
+    c.args.add_set(&[("sector", Some(ArgVal::Uint(sector)))])
 }
 
 pub fn start(c: &mut Ctx, ts: i64, e: &FtraceEv) {

@@ -26,7 +26,7 @@ impl ImportLog {
     pub fn record(c: &mut Ctx, ts: i64, name: &'static str, args: Vec<(&str, Option<ArgVal>)>) {
         c.stats.add(name, 1, None);
         let severity = severity(name);
-        let arg_set_id = (!args.is_empty()).then(|| c.args.add_set_shared(&args));
+        let arg_set_id = (!args.is_empty()).then(|| c.args.add_set(&args));
         c.import_logs.push(ImportLog {
             ts: Some(ts),
             byte_offset: None,
@@ -60,7 +60,7 @@ pub fn skipped_packets(c: &mut Ctx, logs: &[(i64, u32)]) {
     for &(offset, seq) in logs {
         let args = c
             .args
-            .add_set_shared(&[("packet_sequence_id", Some(ArgVal::Uint(seq as u64)))]);
+            .add_set(&[("packet_sequence_id", Some(ArgVal::Uint(seq as u64)))]);
         c.import_logs.push(ImportLog {
             ts: None,
             byte_offset: Some(offset),

@@ -329,7 +329,7 @@ fn rail_energy(c: &mut Ctx, ts: i64, session: u64, index: u32, energy: u64, pack
     };
     let set = c
         .args
-        .add_set_shared(&[("packet_ts", Some(ArgVal::Uint(packet_ts as u64)))]);
+        .add_set(&[("packet_ts", Some(ArgVal::Uint(packet_ts as u64)))]);
     c.counters.push(ts, track, energy as f64, Some(set));
 }
 
@@ -544,7 +544,7 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let (idx, track) = suspend_lane(c, &name);
     c.power.suspend_lanes[idx].open += 1;
     let utid = c.pt.get_or_create_thread(e.pid);
-    let set = c.args.add_set_shared(&[
+    let set = c.args.add_set(&[
         ("utid", Some(ArgVal::Uint(utid as u64))),
         (
             "event_type",

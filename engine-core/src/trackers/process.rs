@@ -137,18 +137,20 @@ impl ProcessTracker {
     }
 
     pub fn get_or_create_thread(&mut self, tid: i64) -> u32 {
-        if let Some(utids) = self.tids.get(&tid) {
-            if let Some(&utid) = utids.last() {
-                // fast path: the newest utid is alive (the common case)
-                if self.is_alive(utid) {
-                    return utid;
-                }
-                if let Some(found) = self.get_thread(tid, None) {
-                    return found;
-                }
-            }
+        match self.thread_or_none(tid) {
+            Some(utid) => utid,
+            None => self.start_new_thread(None, tid),
         }
-        self.start_new_thread(None, tid)
+    }
+
+    /// The live thread of `tid`, if there is one (GetThreadOrNull).
+    pub fn thread_or_none(&self, tid: i64) -> Option<u32> {
+        let &utid = self.tids.get(&tid)?.last()?;
+        // fast path: the newest utid is alive (the common case)
+        if self.is_alive(utid) {
+            return Some(utid);
+        }
+        self.get_thread(tid, None)
     }
 
     pub fn set_thread_name(&mut self, utid: u32, name: &Name, prio: u8) {

@@ -133,5 +133,5 @@ pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
             (*k, Some(value))
         })
         .collect();
-    args.add_set_shared(&items)
+    args.add_set(&items)
 }

@@ -104,7 +104,7 @@ pub fn event(c: &mut Ctx, ts: i64, e: &SessionEvent) {
         Owner::default(),
         0,
     );
-    let args = c.args.add_set_shared(&[
+    let args = c.args.add_set(&[
         ("consumer_uid", Some(ArgVal::Int(e.consumer_uid as i128))),
         (
             "num_data_sources",

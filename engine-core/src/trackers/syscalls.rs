@@ -78,7 +78,7 @@ impl SyscallTracker {
         };
         let track = thread_track(c, utid);
         let items = enter_args(e);
-        let set = (!items.is_empty()).then(|| c.args.add_set_shared(&items));
+        let set = (!items.is_empty()).then(|| c.args.add_set(&items));
         let dur = if name == SYS_RT_SIGRETURN { 0 } else { -1 };
         if name == SYS_WRITE {
             self.in_sys_write.insert(utid);
@@ -108,7 +108,7 @@ impl SyscallTracker {
             }
             if !items.is_empty() {
                 // a new set (the enter's stays, as trace_processor's does)
-                c.slices.rows[row as usize].arg_set = Some(c.args.add_set_shared(&items));
+                c.slices.rows[row as usize].arg_set = Some(c.args.add_set(&items));
             }
         }
     }

@@ -95,37 +95,46 @@ pub struct Args {
     pub keys: Vec<Box<str>>,
     key_ids: HashMap<Box<str>, u32>,
     next_id: i64,
-    /// the sets added by `add_set_shared`, by content
-    shared: HashMap<String, i64>,
+    /// every set added by `add_set`, by a 64-bit hash of its content (as
+    /// trace_processor's ArgSetHash)
+    by_content: HashMap<u64, i64>,
 }
 
 impl Args {
-    /// `add_set`, but a set equal to one added here before is not added
-    /// again: its id is returned (trace_processor stores identical arg sets
-    /// once; e.g. the `packet_ts` of every power rail sample of a packet).
-    pub fn add_set_shared<K: AsRef<str> + std::fmt::Debug>(
+    /// Adds one arg set (None values skipped) and returns its id; a set
+    /// equal to one added before is not added again, its id is returned
+    /// (trace_processor's GlobalArgsTracker stores each distinct set once:
+    /// e.g. the same dimensions of two tracks, the `packet_ts` of every
+    /// power rail sample of a packet, repeated print events' args).
+    pub fn add_set<K: AsRef<str> + std::fmt::Debug>(
         &mut self,
         items: &[(K, Option<ArgVal>)],
     ) -> i64 {
-        let key = format!("{items:?}");
-        if let Some(&id) = self.shared.get(&key) {
+        use std::hash::{Hash, Hasher};
+        let present: Vec<_> = items.iter().filter(|(_, v)| v.is_some()).collect();
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        format!("{present:?}").hash(&mut hasher);
+        let content = hasher.finish();
+        if let Some(&id) = self.by_content.get(&content) {
             return id;
         }
-        let id = self.add_set(items);
-        self.shared.insert(key, id);
+        let id = self.add_set_unique(items);
+        self.by_content.insert(content, id);
         id
     }
 
-    /// Adds one arg set (None values skipped) and returns its id.
-    pub fn add_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
+    /// Adds one arg set of its own, even when an equal one exists: for a set
+    /// that gets more args later (`extend_set`; trace_processor adds a
+    /// row's args when its event is complete).
+    pub fn add_set_unique<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
         let set_id = self.next_id;
         self.next_id += 1;
         self.extend_set(set_id, items);
         set_id
     }
 
-    /// Adds `items` to the set `set_id` (one made by `add_set`, never a
-    /// shared one: args added to a row after it was created).
+    /// Adds `items` to the set `set_id` (one made by `add_set_unique`:
+    /// args added to a row after it was created).
     pub fn extend_set<K: AsRef<str>>(&mut self, set_id: i64, items: &[(K, Option<ArgVal>)]) {
         for (key, value) in items {
             let Some(value) = value else { continue };
@@ -306,7 +315,7 @@ impl Tracks {
             let row = &mut self.rows[id as usize];
             row.unit = unit;
             if !items.is_empty() {
-                row.source_arg_set_id = Some(args.add_set_shared(&items));
+                row.source_arg_set_id = Some(args.add_set(&items));
             }
         }
         id
@@ -323,9 +332,8 @@ impl Tracks {
             return;
         }
         row.description = Some(description.to_owned());
-        row.source_arg_set_id = Some(
-            args.add_set_shared(&[("description", Some(ArgVal::Str(description.to_owned())))]),
-        );
+        row.source_arg_set_id =
+            Some(args.add_set(&[("description", Some(ArgVal::Str(description.to_owned())))]));
     }
 
     /// The track of `type_` with dimensions `dims` (not empty), if interned.
@@ -392,5 +400,28 @@ pub fn py_float_repr(x: f64) -> String {
             format!("+{:02}", exp)
         };
         format!("{sign}{m}e{es}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_arg_sets_are_stored_once_unless_extendable() {
+        let mut args = Args::default();
+        let a = args.add_set(&[("cpu", Some(ArgVal::Int(1))), ("name", None)]);
+        // the same content (a None value is no arg): the same set
+        assert_eq!(args.add_set(&[("cpu", Some(ArgVal::Int(1)))]), a);
+        // another type or value: another set
+        let b = args.add_set(&[("cpu", Some(ArgVal::Uint(1)))]);
+        let c = args.add_set(&[("cpu", Some(ArgVal::Int(2)))]);
+        assert!(a != b && b != c && a != c);
+        // a set that gets more args later is its own
+        let d = args.add_set_unique(&[("cpu", Some(ArgVal::Int(1)))]);
+        assert_ne!(d, a);
+        args.extend_set(d, &[("end", Some(ArgVal::Int(9)))]);
+        assert_eq!(args.rows.iter().filter(|r| r.set_id == a).count(), 1);
+        assert_eq!(args.rows.iter().filter(|r| r.set_id == d).count(), 2);
     }
 }
