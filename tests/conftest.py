@@ -103,3 +103,22 @@ def tp_rows(tmp_path, tp_bin):
             tp.close()
 
     return rows
+
+
+@pytest.fixture
+def load_embedded():
+    """Loads trace bytes into an embedded engine (closed after the test):
+    ``load_embedded(data, name="trace")`` returns the engine."""
+    from artscope.engines.embedded import EmbeddedEngine
+
+    engines = []
+
+    def load(data: bytes, name: str = "trace"):
+        engine = EmbeddedEngine()
+        engine.load_bytes(data, name)
+        engines.append(engine)
+        return engine
+
+    yield load
+    for engine in engines:
+        engine.close()

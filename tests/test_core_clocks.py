@@ -22,7 +22,6 @@ from __future__ import annotations
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from artscope.engines.embedded import EmbeddedEngine
 from artscope.errors import QueryError
 
 R0 = 1_700_000_000 * 10**9
@@ -59,18 +58,8 @@ def _plain_timestamp_trace() -> bytes:
 
 
 @pytest.fixture
-def load():
-    engines = []
-
-    def _load(data: bytes) -> EmbeddedEngine:
-        e = EmbeddedEngine()
-        e.load_bytes(data, "clocks")
-        engines.append(e)
-        return e
-
-    yield _load
-    for e in engines:
-        e.close()
+def load(load_embedded):
+    return lambda data, name="clocks": load_embedded(data, name)
 
 
 def test_each_snapshot_is_a_row_per_clock_at_its_trace_time(load):

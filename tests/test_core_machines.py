@@ -23,7 +23,6 @@ import gzip
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from artscope.engines.embedded import EmbeddedEngine
 from artscope.engines.embedded.coverage import SkippedDataWarning
 
 FINGERPRINT = "google/x/x:12/SP1A.210812.015/123:user/release-keys"
@@ -75,18 +74,8 @@ def _remote_trace() -> bytes:
 
 
 @pytest.fixture
-def load():
-    engines = []
-
-    def _load(data: bytes, name: str = "machines") -> EmbeddedEngine:
-        e = EmbeddedEngine()
-        e.load_bytes(data, name)
-        engines.append(e)
-        return e
-
-    yield _load
-    for e in engines:
-        e.close()
+def load(load_embedded):
+    return lambda data, name="machines": load_embedded(data, name)
 
 
 def test_a_trace_wholly_from_one_machine_is_adopted_by_the_host(load):

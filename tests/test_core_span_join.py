@@ -20,7 +20,6 @@ from __future__ import annotations
 import pytest
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-from artscope.engines.embedded import EmbeddedEngine
 from artscope.errors import QueryError
 
 TABLES = """
@@ -56,31 +55,19 @@ def _trace() -> bytes:
     return trace.SerializeToString()
 
 
-def _run(sql: str) -> list[tuple]:
-    eng = EmbeddedEngine()
-    eng.load_bytes(_trace(), "span_join")
-    try:
-        return eng.store.execute_script(sql)[1]
-    finally:
-        eng.close()
-
-
 @pytest.mark.parametrize("join", list(EXPECTED), ids=["inner", "left", "outer", "mixed"])
-def test_span_joins(join):
-    assert _run(TABLES + join + SELECT) == EXPECTED[join]
+def test_span_joins(load_embedded, join):
+    eng = load_embedded(_trace())
+    assert eng.store.execute_script(TABLES + join + SELECT)[1] == EXPECTED[join]
 
 
-def test_columns_are_ts_dur_partition_then_each_tables_own():
-    eng = EmbeddedEngine()
-    eng.load_bytes(_trace(), "span_join")
-    try:
-        eng.store.execute_script(TABLES + OUTER)
-        assert eng.query("SELECT * FROM j LIMIT 0").columns == ["ts", "dur", "cpu", "a", "b"]
-        with pytest.raises(QueryError, match="mismatching partitions"):
-            eng.query("CREATE VIRTUAL TABLE k USING SPAN_JOIN(t1 PARTITIONED cpu, "
-                      "t2 PARTITIONED b)")
-    finally:
-        eng.close()
+def test_columns_are_ts_dur_partition_then_each_tables_own(load_embedded):
+    eng = load_embedded(_trace())
+    eng.store.execute_script(TABLES + OUTER)
+    assert eng.query("SELECT * FROM j LIMIT 0").columns == ["ts", "dur", "cpu", "a", "b"]
+    with pytest.raises(QueryError, match="mismatching partitions"):
+        eng.query("CREATE VIRTUAL TABLE k USING SPAN_JOIN(t1 PARTITIONED cpu, "
+                  "t2 PARTITIONED b)")
 
 
 @pytest.mark.tp
