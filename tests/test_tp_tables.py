@@ -58,8 +58,9 @@ STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
 FTRACE_ARGS = ("args: the args of the ftrace events the embedded engine keeps none for "
                "(sched_switch, sched_waking, cpu_frequency, cpu_idle: millions of rows on a "
                "real trace); the embedded engine has fewer rows")
-ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS); also an atrace async end's "
-        "`end_utid`, which trace_processor does not always record")
+ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS); also atrace async slices whose "
+        "begin and end args are equal: trace_processor commits a slice's args at its end "
+        "and stores equal sets once, the embedded engine keeps one set per such slice")
 REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither the host's nor "
                   "the adopted one): trace_processor imports them with machine_id 1, the "
                   "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
