@@ -58,9 +58,9 @@ STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
 FTRACE_ARGS = ("args: the args of the ftrace events the embedded engine keeps none for "
                "(sched_switch, sched_waking, cpu_frequency, cpu_idle: millions of rows on a "
                "real trace); the embedded engine has fewer rows")
-ARGS = ("args: mostly the ftrace args above (FTRACE_ARGS); also atrace async slices whose "
-        "begin and end args are equal: trace_processor commits a slice's args at its end "
-        "and stores equal sets once, the embedded engine keeps one set per such slice")
+ARGS = ("args: the ftrace args above (FTRACE_ARGS), on traces with events of those kinds "
+        "(every trace listed, key by key); on the api32 trace also binder_set_priority / "
+        "sched_pi_setprio events' args and some `message` / `name` args")
 REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither the host's nor "
                   "the adopted one): trace_processor imports them with machine_id 1, the "
                   "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
@@ -75,7 +75,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_1",
         "conformance/parser_process_tracking/test_unknown_thread_name_tracking",
         "conformance/tables_counters/test_counters_group_by_freq_counters_group_by_freq",
-        "conformance/parser_atrace/test_async_track_atrace_process_track_slices",
         "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
         "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
         "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",

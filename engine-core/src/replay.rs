@@ -388,6 +388,15 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     ctx.power.uid_tracks =
         crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
     crate::trackers::memory::finish(&mut ctx);
+    // the async slices' args, complete now, stored once per content
+    let replaced = ctx.args.commit_pending();
+    if !replaced.is_empty() {
+        for row in ctx.slices.rows.iter_mut() {
+            if let Some(to) = row.arg_set.and_then(|s| replaced.get(&s)) {
+                row.arg_set = Some(*to);
+            }
+        }
+    }
     probe_stage("replayed");
     // the tables need none of the events any more (peak RSS)
     for v in [

@@ -42,6 +42,19 @@ pub enum ArgValue {
 }
 
 impl ArgValue {
+    /// The value as the importers give it (the inverse of `Args::add_set`'s
+    /// conversion).
+    fn to_arg(&self) -> ArgVal {
+        match self {
+            ArgValue::Int(i) => ArgVal::Int(*i as i128),
+            ArgValue::Uint(u) => ArgVal::Uint(*u as u64),
+            ArgValue::Bool(b) => ArgVal::Bool(*b),
+            ArgValue::Real(r) => ArgVal::Real(*r),
+            ArgValue::Str(s) => ArgVal::Str(s.to_string()),
+            ArgValue::NullStr => ArgVal::NullStr,
+        }
+    }
+
     pub fn value_type(&self) -> &'static str {
         match self {
             ArgValue::Int(_) => "int",
@@ -98,6 +111,8 @@ pub struct Args {
     /// every set added by `add_set`, by a 64-bit hash of its content (as
     /// trace_processor's ArgSetHash)
     by_content: HashMap<u64, i64>,
+    /// the sets `add_set_unique` made, stored once only by `commit_pending`
+    pending: Vec<i64>,
 }
 
 impl Args {
@@ -110,27 +125,64 @@ impl Args {
         &mut self,
         items: &[(K, Option<ArgVal>)],
     ) -> i64 {
-        use std::hash::{Hash, Hasher};
-        let present: Vec<_> = items.iter().filter(|(_, v)| v.is_some()).collect();
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        format!("{present:?}").hash(&mut hasher);
-        let content = hasher.finish();
+        let content = content_hash(items);
         if let Some(&id) = self.by_content.get(&content) {
             return id;
         }
-        let id = self.add_set_unique(items);
+        let id = self.new_set(items);
         self.by_content.insert(content, id);
         id
     }
 
-    /// Adds one arg set of its own, even when an equal one exists: for a set
-    /// that gets more args later (`extend_set`; trace_processor adds a
-    /// row's args when its event is complete).
+    /// Adds one arg set that may get more args later (`extend_set`: an
+    /// async slice's end adds its own). trace_processor commits such a
+    /// row's args when its event completes, storing equal sets once:
+    /// `commit_pending` does that at the end of the import.
     pub fn add_set_unique<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
+        let id = self.new_set(items);
+        self.pending.push(id);
+        id
+    }
+
+    fn new_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
         let set_id = self.next_id;
         self.next_id += 1;
         self.extend_set(set_id, items);
         set_id
+    }
+
+    /// Stores each `add_set_unique` set, as completed, once with any equal
+    /// set: returns the sets dropped -> the equal set that replaces them
+    /// (their rows are removed; the caller repoints what referenced them).
+    pub fn commit_pending(&mut self) -> HashMap<i64, i64> {
+        let pending: std::collections::HashSet<i64> = self.pending.drain(..).collect();
+        let mut content: HashMap<i64, Vec<(&str, Option<ArgVal>)>> = HashMap::default();
+        for r in self.rows.iter().filter(|r| pending.contains(&r.set_id)) {
+            let key = &*self.keys[r.key as usize];
+            content
+                .entry(r.set_id)
+                .or_default()
+                .push((key, Some(r.value.to_arg())));
+        }
+        let mut ids: Vec<i64> = pending.into_iter().collect();
+        ids.sort_unstable();
+        let mut replaced = HashMap::default();
+        for id in ids {
+            let items = content.remove(&id).unwrap_or_default();
+            let hash = content_hash(&items);
+            match self.by_content.get(&hash) {
+                Some(&equal) => {
+                    replaced.insert(id, equal);
+                }
+                None => {
+                    self.by_content.insert(hash, id);
+                }
+            }
+        }
+        if !replaced.is_empty() {
+            self.rows.retain(|r| !replaced.contains_key(&r.set_id));
+        }
+        replaced
     }
 
     /// Adds `items` to the set `set_id` (one made by `add_set_unique`:
@@ -162,6 +214,16 @@ impl Args {
         self.key_ids.insert(key.into(), id);
         id
     }
+}
+
+/// A 64-bit hash of an arg set's content (None values are no args; each
+/// value's type counts), as trace_processor's ArgSetHash.
+fn content_hash<K: std::fmt::Debug>(items: &[(K, Option<ArgVal>)]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let present: Vec<_> = items.iter().filter(|(_, v)| v.is_some()).collect();
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    format!("{present:?}").hash(&mut hasher);
+    hasher.finish()
 }
 
 /// An arg's flat_key: its key without array indices ("args[0]" -> "args"),
@@ -417,11 +479,21 @@ mod tests {
         let b = args.add_set(&[("cpu", Some(ArgVal::Uint(1)))]);
         let c = args.add_set(&[("cpu", Some(ArgVal::Int(2)))]);
         assert!(a != b && b != c && a != c);
-        // a set that gets more args later is its own
+        // a set that gets more args later is its own until committed, then
+        // stored once with an equal set
         let d = args.add_set_unique(&[("cpu", Some(ArgVal::Int(1)))]);
         assert_ne!(d, a);
         args.extend_set(d, &[("end", Some(ArgVal::Int(9)))]);
+        let e = args.add_set_unique(&[("cpu", Some(ArgVal::Int(1)))]);
+        args.extend_set(e, &[("end", Some(ArgVal::Int(9)))]);
+        let f = args.add_set_unique(&[("cpu", Some(ArgVal::Int(2)))]);
         assert_eq!(args.rows.iter().filter(|r| r.set_id == a).count(), 1);
+        assert_eq!(args.rows.iter().filter(|r| r.set_id == d).count(), 2);
+        let replaced = args.commit_pending();
+        // e equals d; f (cpu 2) equals c
+        assert_eq!(replaced.len(), 2);
+        assert_eq!((replaced[&e], replaced[&f]), (d, c));
+        assert!(args.rows.iter().all(|r| r.set_id != e && r.set_id != f));
         assert_eq!(args.rows.iter().filter(|r| r.set_id == d).count(), 2);
     }
 }
