@@ -52,7 +52,6 @@ class Gap:
 # --- reasons -------------------------------------------------------------
 STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
                 "misplaced_end_event (a slice still open at the end), "
-                "frame_timeline_event_parser_errors / _unpaired_end_event, "
                 "interned_data_tokenizer_errors, "
                 "rss_stat_unknown_thread_for_mm_id")
 FTRACE_ARGS = ("args: the args of the ftrace events the embedded engine keeps none for "
@@ -130,7 +129,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_graphics/test_actual_frame_timeline_events",
         "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
         "fixtures/open_at_end.pftrace",
-        "shared/nia-sidky.perfetto-trace",
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
 

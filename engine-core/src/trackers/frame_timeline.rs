@@ -155,8 +155,10 @@ pub struct FrameCols {
 
 #[derive(Default)]
 pub struct FrameTimelineTracker {
-    /// cookie -> (slice, its process, expected?) of a frame still open
-    cookie: HashMap<i64, (u32, u32, bool)>,
+    /// cookie -> (slice, its process, expected?) of a frame still open;
+    /// None: an expected surface frame whose token the process already had
+    /// (no slice, but trace_processor maps its cookie: its end is paired)
+    cookie: HashMap<i64, Option<(u32, u32, bool)>>,
     /// the Expected / Actual Timeline lanes per process
     lanes: TrackCompressor,
     expected_seen: HashSet<(u32, i64)>,
@@ -182,12 +184,16 @@ impl FrameTimelineTracker {
             return;
         }
         if d.kind == 5 {
-            let open = d
-                .cookie
-                .and_then(|k| self.cookie.remove(&k).map(|o| (k, o)));
-            let Some((cookie, (sid, upid, expected))) = open else {
+            let Some(cookie) = d.cookie else {
                 c.stats.add("frame_timeline_event_parser_errors", 1, None);
                 return;
+            };
+            let Some(open) = self.cookie.remove(&cookie) else {
+                c.stats.add("frame_timeline_unpaired_end_event", 1, None);
+                return;
+            };
+            let Some((sid, upid, expected)) = open else {
+                return; // the end of a frame that made no slice
             };
             let dims = vec![("upid", Dim::Int(upid as i64))];
             self.lanes.end(timeline(expected).0, &dims, cookie as i128);
@@ -208,6 +214,7 @@ impl FrameTimelineTracker {
         let upid = c.pt.get_or_create_process(pid);
         let expected = d.kind == 1 || d.kind == 3;
         if d.kind == 3 && !self.expected_seen.insert((upid, token)) {
+            self.cookie.insert(cookie, None);
             return;
         }
         let (type_, name) = timeline(expected);
@@ -362,7 +369,7 @@ impl FrameTimelineTracker {
         );
         // (the newest slice, as the reference does even when the begin was dropped)
         let sid = c.slices.rows.len() as u32 - 1;
-        self.cookie.insert(cookie, (sid, upid, expected));
+        self.cookie.insert(cookie, Some((sid, upid, expected)));
         // a flow from each actual surface frame of an app to the actual
         // display frame it was composited into (the surface frames come
         // first), as trace_processor's FrameTimelineEventParser
