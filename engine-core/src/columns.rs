@@ -327,6 +327,15 @@ pub fn value_cmp(a: V<'_>, b: V<'_>) -> Ordering {
 
 impl Table {
     #[inline]
+    /// The positions of the columns `names`, if the table has them all.
+    pub fn columns<const N: usize>(&self, names: [&str; N]) -> Option<[usize; N]> {
+        let mut out = [0; N];
+        for (slot, name) in out.iter_mut().zip(names) {
+            *slot = self.cols.iter().position(|c| c.name == name)?;
+        }
+        Some(out)
+    }
+
     pub fn get(&self, col: usize, row: usize) -> V<'_> {
         self.cols[col].get(&self.cols, row)
     }

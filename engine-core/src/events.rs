@@ -512,8 +512,8 @@ impl Sink {
 
     /// A timestamp went through the clock tracker while the file was read
     /// (an ftrace event's, a packet's in an explicit clock, a power rail
-    /// sample's, a logcat event's). The first such conversion before any ClockSnapshot makes
-    /// trace_processor relate BOOTTIME to the file's own clock
+    /// sample's, a logcat event's). The first such conversion before any
+    /// ClockSnapshot makes trace_processor relate BOOTTIME to the file's own clock
     /// (BUILTIN_CLOCK_TRACE_FILE, 11) with a zero-offset snapshot, its
     /// `clock_snapshot` rows (ClockTracker::BridgeToTraceTime). Conversions
     /// trace_processor makes later, when it parses the sorted packets

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::sync::Arc as Rc;
 
 use crate::events::*;
-use crate::sorter::{Family, TsOrder};
+use crate::sorter::{self, TsOrder};
 use crate::trackers::atrace::{self, AsyncSlots};
 use crate::trackers::binder::{hex, BinderTracker, Transaction};
 use crate::trackers::counters::{self, Counters};
@@ -89,41 +89,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
 
     probe_stage("decoded");
     let sink_order = std::mem::take(&mut sink.order);
-    let order = {
-        let sink = &sink;
-        let single_stream = sink.single_stream;
-        TsOrder::new(sink_order, move |r| {
-            if single_stream {
-                return None;
-            }
-            let cpu = |c: i64| u32::try_from(c).unwrap_or(u32::MAX);
-            match r {
-                EvRef::Switch(i) => {
-                    let s = &sink.switches[i as usize];
-                    let family = if s.compact {
-                        Family::CompactSwitch
-                    } else {
-                        Family::Ftrace
-                    };
-                    Some((family, cpu(s.cpu)))
-                }
-                EvRef::CompactSwitch(i) => {
-                    Some((Family::CompactSwitch, sink.compact_switches[i as usize].cpu))
-                }
-                EvRef::Waking(i) => {
-                    let w = &sink.wakings[i as usize];
-                    let family = if w.compact {
-                        Family::CompactWaking
-                    } else {
-                        Family::Ftrace
-                    };
-                    Some((family, cpu(w.cpu)))
-                }
-                EvRef::Ftrace(i) => Some((Family::Ftrace, cpu(sink.ftrace[i as usize].cpu))),
-                EvRef::Packet(_) => None,
-            }
-        })
-    };
+    let order = TsOrder::new(sink_order, |r| sorter::stream_of(&sink, r));
     let events = order.total();
     probe_stage("sorted");
     // ftrace events before tracing_started are discarded outright

@@ -142,9 +142,8 @@ impl Session {
         type Row = (String, Value, Option<i64>, Option<i64>);
         let mut rows: Vec<Row> = Vec::new();
         if let Some(t) = self.catalog.get("metadata") {
-            let col = |name: &str| t.cols.iter().position(|c| c.name == name);
-            let cols = ["name", "int_value", "str_value", "machine_id", "trace_id"].map(col);
-            let [Some(name), Some(int), Some(text), Some(machine), Some(trace)] = cols else {
+            let cols = t.columns(["name", "int_value", "str_value", "machine_id", "trace_id"]);
+            let Some([name, int, text, machine, trace]) = cols else {
                 return Ok(());
             };
             let opt = |v: V| match v {
@@ -212,10 +211,7 @@ impl Session {
         use crate::time_functions::{self as tf, Timeline};
         let rows: Vec<(i64, i64, i64)> = match self.catalog.get("clock_snapshot") {
             Some(t) => {
-                let col = |name: &str| t.cols.iter().position(|c| c.name == name);
-                let (Some(ts), Some(id), Some(value)) =
-                    (col("ts"), col("clock_id"), col("clock_value"))
-                else {
+                let Some([ts, id, value]) = t.columns(["ts", "clock_id", "clock_value"]) else {
                     return Ok(());
                 };
                 (0..t.n)
@@ -368,14 +364,14 @@ impl Session {
 }
 
 fn arg_index(args: &Table) -> HashMap<(i64, String), Value> {
-    let col = |name: &str| args.cols.iter().position(|c| c.name == name);
-    let (Some(set), Some(key), Some(iv), Some(sv), Some(rv)) = (
-        col("arg_set_id"),
-        col("key"),
-        col("int_value"),
-        col("string_value"),
-        col("real_value"),
-    ) else {
+    let cols = args.columns([
+        "arg_set_id",
+        "key",
+        "int_value",
+        "string_value",
+        "real_value",
+    ]);
+    let Some([set, key, iv, sv, rv]) = cols else {
         return HashMap::new();
     };
     let mut index = HashMap::with_capacity(args.n);

@@ -27,7 +27,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::events::EvRef;
+use crate::events::{EvRef, Sink};
 
 /// The per-CPU stream families of trace_processor's sorter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,12 +37,45 @@ pub enum Family {
     CompactWaking = 2,
 }
 
+/// The stream an event goes to in trace_processor's sorter: a per-CPU
+/// family, or None for the trace's packets (and for every event of a
+/// single-stream input: systrace text).
+pub fn stream_of(sink: &Sink, r: EvRef) -> Option<(Family, u32)> {
+    if sink.single_stream {
+        return None;
+    }
+    let cpu = |c: i64| u32::try_from(c).unwrap_or(u32::MAX);
+    // a compact_sched event's stream, else the ftrace events'
+    let family = |compact: bool, of_compact: Family| {
+        if compact {
+            of_compact
+        } else {
+            Family::Ftrace
+        }
+    };
+    Some(match r {
+        EvRef::Switch(i) => {
+            let s = &sink.switches[i as usize];
+            (family(s.compact, Family::CompactSwitch), cpu(s.cpu))
+        }
+        EvRef::CompactSwitch(i) => (Family::CompactSwitch, sink.compact_switches[i as usize].cpu),
+        EvRef::Waking(i) => {
+            let w = &sink.wakings[i as usize];
+            (family(w.compact, Family::CompactWaking), cpu(w.cpu))
+        }
+        EvRef::Ftrace(i) => (Family::Ftrace, cpu(sink.ftrace[i as usize].cpu)),
+        EvRef::Packet(_) => return None,
+    })
+}
+
 /// CPUs numbered this high or higher share one queue per family (no
 /// trace has them; they would otherwise make thousands of empty queues).
 const MAX_QUEUED_CPUS: u32 = 4096;
 
 pub struct TsOrder {
     events: Vec<(i64, EvRef)>,
+    /// every event, including those already yielded
+    total: usize,
     queues: Vec<Queue>,
     /// the other queues' fronts: (ts, queue)
     heap: BinaryHeap<Reverse<(i64, u32)>>,
@@ -144,6 +177,24 @@ impl TsOrder {
         events: Vec<(i64, EvRef)>,
         mut stream_of: impl FnMut(EvRef) -> Option<(Family, u32)>,
     ) -> Self {
+        let total = events.len();
+        if total > u32::MAX as usize {
+            // past the runs' u32 positions: one queue, sorted (stable)
+            let mut events = events;
+            radix_sort_by_ts(&mut events);
+            let all = Queue::Sorted { events, pos: 0 };
+            return TsOrder {
+                heap: all
+                    .front_ts(&[])
+                    .map(|ts| Reverse((ts, 0)))
+                    .into_iter()
+                    .collect(),
+                events: Vec::new(),
+                total,
+                queues: vec![all],
+                current: None,
+            };
+        }
         let mut numbers = QueueNumbers::new();
         // per queue: its runs, and whether they follow one another in time
         let mut runs: Vec<Vec<(u32, u32)>> = Vec::new();
@@ -206,6 +257,7 @@ impl TsOrder {
             .collect();
         TsOrder {
             events,
+            total,
             queues,
             heap,
             current: None,
@@ -214,7 +266,7 @@ impl TsOrder {
 
     /// Every event, including those already yielded.
     pub fn total(&self) -> usize {
-        self.events.len()
+        self.total
     }
 }
 

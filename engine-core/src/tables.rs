@@ -428,6 +428,16 @@ impl ToSql for V<'_> {
     }
 }
 
+/// A row's machine_id / trace_id: `id` if the row belongs to that scope,
+/// else NULL.
+fn scope_id(belongs: bool, id: i64) -> V<'static> {
+    if belongs {
+        V::Int(id)
+    } else {
+        V::Null
+    }
+}
+
 fn oi(v: Option<i64>) -> V<'static> {
     v.map_or(V::Null, V::Int)
 }
@@ -952,16 +962,8 @@ pub fn fill<'v>(
                     V::Text(r.source),
                     V::Int(r.value),
                     V::Text(r.description),
-                    if r.global {
-                        V::Null
-                    } else {
-                        V::Int(HOST_MACHINE_ID)
-                    },
-                    if r.global {
-                        V::Null
-                    } else {
-                        V::Int(sink.trace_id)
-                    },
+                    scope_id(!r.global, HOST_MACHINE_ID),
+                    scope_id(!r.global, sink.trace_id),
                 ])?;
             }
         }
@@ -988,17 +990,15 @@ pub fn fill<'v>(
             for (key, multi, int, text) in all {
                 let key_type = V::Text(if multi { "multi" } else { "single" });
                 let (machine, trace) = crate::metadata::scope_of(key, sink.metadata.uuid_hashed);
-                let machine_id = if machine {
-                    V::Int(HOST_MACHINE_ID)
-                } else {
-                    V::Null
-                };
-                let trace_id = if trace {
-                    V::Int(sink.trace_id)
-                } else {
-                    V::Null
-                };
-                ins.row(&[V::Text(key), key_type, int, text, machine_id, trace_id])?;
+                let machine_id = scope_id(machine, HOST_MACHINE_ID);
+                ins.row(&[
+                    V::Text(key),
+                    key_type,
+                    int,
+                    text,
+                    machine_id,
+                    scope_id(trace, sink.trace_id),
+                ])?;
             }
         }
         "clock_snapshot" => {
