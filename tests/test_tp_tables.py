@@ -50,16 +50,16 @@ class Gap:
 
 
 # --- reasons -------------------------------------------------------------
-STATS_VALUES = ("stats the embedded engine counts differently or not at all: "
-                "misplaced_end_event (a slice still open at the end), "
-                "interned_data_tokenizer_errors, "
-                "rss_stat_unknown_thread_for_mm_id")
+STATS_VALUES = ("stats the embedded engine counts differently: "
+                "frame_timeline_event_parser_errors (an actual frame event "
+                "trace_processor's parser rejects)")
 FTRACE_ARGS = ("args: the args of the ftrace events the embedded engine keeps none for "
                "(sched_switch, sched_waking, cpu_frequency, cpu_idle: millions of rows on a "
                "real trace); the embedded engine has fewer rows")
 ARGS = ("args: the ftrace args above (FTRACE_ARGS), on traces with events of those kinds "
-        "(every trace listed, key by key); on the api32 trace also binder_set_priority / "
-        "sched_pi_setprio events' args and some `message` / `name` args")
+        "(every trace listed, key by key); on the api32 trace also some binder ('data size', "
+        "'offsets size') and dma fence ('fence seqno', 'fence context') args' values and "
+        "some `message` args")
 REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither the host's nor "
                   "the adopted one): trace_processor imports them with machine_id 1, the "
                   "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
@@ -84,7 +84,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
         "conformance/parser_smoke/test_synth_1_smoke",
         "conformance/stdlib_linux/test_linux_cpu_idle_stats",
-        "conformance/tables/test_thread_main_thread",
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
         *(ALL_FIXTURES - {"fixtures/no_sched.pftrace"}),
         "shared/perfskills-api32_startup_warm.perfetto-trace",
@@ -110,7 +109,6 @@ KNOWN_GAPS: list[Gap] = [
         "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
         "conformance/parser_smoke/test_synth_1_smoke",
         "conformance/stdlib_linux/test_linux_cpu_idle_stats",
-        "conformance/tables/test_thread_main_thread",
         "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
         "fixtures/choreographer_only.pftrace",
         "fixtures/frames.pftrace",
@@ -125,11 +123,7 @@ KNOWN_GAPS: list[Gap] = [
         "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
     Gap("stats", ['value'], STATS_VALUES, {
-        "conformance/parser_parsing/test_sched_blocked_reason_symbolized_sched_blocked_reason_function",
         "conformance/parser_graphics/test_actual_frame_timeline_events",
-        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
-        "fixtures/open_at_end.pftrace",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
     }),
 
     Gap("metadata", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),

@@ -5,6 +5,9 @@
 use std::collections::BTreeSet;
 use std::sync::Arc as Rc;
 
+use crate::decoder::proto::{
+    parser_looks_up_symbol, symbol_address_field, symbol_lookup_failed, SYMBOL_FIELD,
+};
 use crate::events::*;
 use crate::sorter::{self, TsOrder};
 use crate::trackers::atrace::{self, AsyncSlots};
@@ -262,15 +265,29 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 } else {
                     None
                 };
+                let symbol_failed = symbol_lookup_failed(e);
                 if raw_on {
-                    let mut arg_set = None;
-                    if !DEDICATED_TABLE_EVENTS.contains(&e.name) && !e.fields.is_empty() {
-                        arg_set = Some(crate::trackers::raw::event_args(&mut ctx.args, e));
-                    }
+                    // trace_processor's ftrace_event.arg_set_id is not
+                    // nullable: a row without args has 0 (whatever set 0 is)
+                    let arg_set = if DEDICATED_TABLE_EVENTS.contains(&e.name) {
+                        None
+                    } else if e.fields.iter().any(|f| f.0 != SYMBOL_FIELD) {
+                        Some(crate::trackers::raw::event_args(&mut ctx.args, e))
+                    } else {
+                        Some(0)
+                    };
                     raw.push(e.ts, e.name, e.cpu, utid, arg_set, false);
+                    // its raw args looked the symbol up (a field present)
+                    if symbol_failed && symbol_address_field(e.name).is_some_and(|f| e.has(f)) {
+                        ctx.stats.add("interned_data_tokenizer_errors", 1, None);
+                    }
                 }
                 if e.ts < soft_cut {
                     continue;
+                }
+                // and so did its typed parser
+                if symbol_failed && parser_looks_up_symbol(e.name) {
+                    ctx.stats.add("interned_data_tokenizer_errors", 1, None);
                 }
                 ftrace_event(
                     &mut ctx,
@@ -348,6 +365,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     if skipped_compact > 0 {
         ctx.stats
             .add("compact_sched_switch_skipped", skipped_compact, None);
+    }
+    if ctx.slices.misplaced_end_events > 0 {
+        let n = ctx.slices.misplaced_end_events;
+        ctx.stats.add("misplaced_end_event", n, None);
     }
     sched.finish(&mut ctx.stats);
     binder.finish(&mut ctx);
@@ -514,9 +535,7 @@ fn ftrace_event(
             // row (protobuf) gives one, systrace text has none
             let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
             // systrace text names the function, protobuf interns it
-            let function = e
-                .str("caller")
-                .or(e.str(crate::decoder::proto::SYMBOL_FIELD));
+            let function = e.str("caller").or(e.str(SYMBOL_FIELD));
             c.thread_state
                 .blocked_reason(utid, e.int("io_wait").unwrap_or(0) != 0, function);
         }

@@ -232,13 +232,62 @@ struct SeqLoss {
 pub const SYMBOL_FIELD: &str = "__symbol";
 
 /// The field of ftrace event `name` that holds an interned kernel symbol's
-/// iid (trace_processor symbolizes it, in the event's raw args too).
+/// iid: trace_processor symbolizes it in the event's raw args
+/// (ftrace_parser.cc kKernelFunctionFields) and, for the events its typed
+/// parsers name by the symbol, in their slices. The decoder adds the
+/// symbol as `SYMBOL_FIELD`, or `SYMBOL_FIELD` = false when the lookup
+/// fails (trace_processor counts each failed lookup as
+/// interned_data_tokenizer_errors: `symbol_lookup_failed`).
 pub fn symbol_address_field(name: &str) -> Option<&'static str> {
     match name {
         "funcgraph_entry" | "funcgraph_exit" => Some("func"),
         "sched_blocked_reason" => Some("caller"),
+        "workqueue_queue_work"
+        | "workqueue_activate_work"
+        | "workqueue_execute_start"
+        | "workqueue_execute_end"
+        | "hrtimer_expire_entry" => Some("function"),
+        "mm_shrink_slab_start" => Some("shrink"),
         _ => None,
     }
+}
+
+/// The events whose typed parser looks their symbol up (and names a slice
+/// by it, or sets thread_state.blocked_function): one lookup per parsed
+/// event, with iid 0 when the field is absent.
+pub fn parser_looks_up_symbol(name: &str) -> bool {
+    matches!(
+        name,
+        "funcgraph_entry"
+            | "funcgraph_exit"
+            | "sched_blocked_reason"
+            | "workqueue_execute_start"
+            | "hrtimer_expire_entry"
+            | "mm_shrink_slab_start"
+    )
+}
+
+/// The kernel symbol of `e` (an event `symbol_address_field` names), else
+/// its address as C's "%#x" prints it (trace_processor's
+/// InternedKernelSymbolOrFallback).
+pub fn symbol_or_address(e: &FtraceEv) -> String {
+    match e.str(SYMBOL_FIELD) {
+        Some(s) => s.to_owned(),
+        None => {
+            let field = symbol_address_field(e.name).unwrap_or("");
+            match e.int(field).unwrap_or(0) as u64 {
+                0 => "0".into(),
+                a => format!("{a:#x}"),
+            }
+        }
+    }
+}
+
+/// Whether the decoder's lookup of `e`'s kernel symbol failed.
+pub fn symbol_lookup_failed(e: &FtraceEv) -> bool {
+    e.fields
+        .iter()
+        .any(|(k, v)| *k == SYMBOL_FIELD && *v == FieldVal::Bool(false))
 }
 
 /// TracePacket data kinds that are trace bookkeeping, not data a table would
@@ -995,16 +1044,17 @@ impl<'s> ProtoDecoder<'s> {
                     None => Vec::new(),
                 };
                 if let Some(field) = symbol_address_field(name) {
-                    let iid = fields
-                        .iter()
-                        .find(|f| f.0 == field)
-                        .and_then(|f| match f.1 {
-                            FieldVal::Int(i) => Some(i),
-                            _ => None,
-                        });
-                    if let Some(symbol) = self.kernel_symbol(iid) {
-                        fields.push((SYMBOL_FIELD, FieldVal::Str(symbol.to_owned())));
-                    }
+                    // an absent field reads as iid 0, as protozero's default
+                    let iid = match fields.iter().find(|f| f.0 == field) {
+                        Some((_, FieldVal::Int(i))) => Some(*i),
+                        Some(_) => None,
+                        None => Some(0),
+                    };
+                    let symbol = match self.kernel_symbol(iid) {
+                        Some(symbol) => FieldVal::Str(symbol.to_owned()),
+                        None => FieldVal::Bool(false),
+                    };
+                    fields.push((SYMBOL_FIELD, symbol));
                 }
                 let e = FtraceEv {
                     ts,

@@ -49,9 +49,7 @@ fn end_async(
     if !had_track {
         return None;
     }
-    c.slices
-        .end(&mut c.stats, track, ts)
-        .map(|row| (row, track))
+    c.slices.end(track, ts).map(|row| (row, track))
 }
 
 pub(super) fn thread_track(c: &mut Ctx, utid: u32) -> u32 {
@@ -199,7 +197,7 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
             let had_track = c.tracks.thread_track(utid).is_some();
             let track = thread_track(c, utid);
             if had_track {
-                c.slices.end(&mut c.stats, track, ts);
+                c.slices.end(track, ts);
             }
         }
         'C' if tp.name == "ScreenState" => {

@@ -213,7 +213,7 @@ impl BinderTracker {
                 let items = Self::thread_name_args(c, dest, ArgVal::Int(t.dest_tid));
                 self.add_args(row, items);
             }
-            if let Some(row) = c.slices.end(&mut c.stats, track, ts) {
+            if let Some(row) = c.slices.end(track, ts) {
                 self.add_args(row, args.clone());
             }
         } else if is_oneway {
@@ -305,7 +305,7 @@ impl BinderTracker {
                     | FrameState::SndAfterBrTransactionComplete => {
                         if frame.txn == Some((false, false)) {
                             let track = thread_track(c, utid);
-                            c.slices.end(&mut c.stats, track, ts);
+                            c.slices.end(track, ts);
                         }
                         self.pop(utid);
                     }
@@ -359,7 +359,7 @@ impl BinderTracker {
         }
         if t.is_reply {
             // the reply's receipt ends the sender's slice; no flow
-            c.slices.end(&mut c.stats, track, ts);
+            c.slices.end(track, ts);
             return;
         }
         let recv_slice = if t.is_oneway {

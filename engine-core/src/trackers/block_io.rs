@@ -38,7 +38,7 @@ pub fn start(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// The done event's sector replaces the start's (the same key).
 pub fn done(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = device_track(c, e);
-    if let Some(row) = c.slices.end(&mut c.stats, track, ts) {
+    if let Some(row) = c.slices.end(track, ts) {
         let set = sector_args(c, e);
         c.slices.rows[row as usize].arg_set = Some(set);
     }

@@ -93,7 +93,7 @@ impl DrmTracker {
                 if !tl.has_emit {
                     tl.has_emit = true;
                     if !tl.pending.is_empty() {
-                        c.slices.end(&mut c.stats, tl.track, ts);
+                        c.slices.end(tl.track, ts);
                         tl.pending.clear();
                     }
                 }
@@ -105,7 +105,7 @@ impl DrmTracker {
                     _ => return,
                 }
                 tl.pending.pop_front();
-                c.slices.end(&mut c.stats, tl.track, ts);
+                c.slices.end(tl.track, ts);
                 Self::begin_front(c, tl, ts);
                 return;
             }
@@ -135,6 +135,6 @@ impl DrmTracker {
     pub fn wait_end(c: &mut Ctx, ts: i64, pid: i64) {
         let utid = c.pt.get_or_create_thread(pid);
         let track = thread_track(c, utid);
-        c.slices.end(&mut c.stats, track, ts);
+        c.slices.end(track, ts);
     }
 }

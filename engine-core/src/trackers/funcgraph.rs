@@ -7,7 +7,7 @@
 
 use super::tracks::{Dim, Owner};
 use super::Ctx;
-use crate::decoder::proto::SYMBOL_FIELD;
+use crate::decoder::proto::symbol_or_address;
 use crate::events::FtraceEv;
 
 fn track(c: &mut Ctx, e: &FtraceEv) -> u32 {
@@ -26,39 +26,21 @@ fn track(c: &mut Ctx, e: &FtraceEv) -> u32 {
             0,
         )
     } else {
-        c.tracks.intern(
-            &mut c.args,
+        c.cpu_slice_track(
             "cpu_funcgraph",
-            Some(&format!("swapper{} -funcgraph", e.cpu)),
-            "slice",
-            vec![("cpu", Dim::Int(e.cpu))],
-            Owner {
-                cpu: Some(e.cpu),
-                ..Default::default()
-            },
-            0,
+            &format!("swapper{} -funcgraph", e.cpu),
+            e.cpu,
         )
-    }
-}
-
-/// The function's symbol, else its address as C's "%#x" prints it.
-fn function_name(e: &FtraceEv) -> String {
-    match e.str(SYMBOL_FIELD) {
-        Some(s) => s.to_owned(),
-        None => match e.int("func").unwrap_or(0) as u64 {
-            0 => "0".into(),
-            a => format!("{a:#x}"),
-        },
     }
 }
 
 pub fn entry(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let t = track(c, e);
     c.slices
-        .begin(&mut c.stats, t, ts, function_name(e), -1, None);
+        .begin(&mut c.stats, t, ts, symbol_or_address(e), -1, None);
 }
 
 pub fn exit(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let t = track(c, e);
-    c.slices.end(&mut c.stats, t, ts);
+    c.slices.end(t, ts);
 }

@@ -15,7 +15,7 @@
 //! An exit with nothing open is ignored (trace_processor's
 //! SliceTracker::End counts nothing for it).
 
-use super::tracks::{ArgVal, Dim, Owner};
+use super::tracks::ArgVal;
 use super::Ctx;
 use crate::events::FtraceEv;
 
@@ -42,18 +42,7 @@ fn track(c: &mut Ctx, soft: bool, cpu: i64) -> u32 {
     } else {
         ("cpu_irq", "Irq")
     };
-    c.tracks.intern(
-        &mut c.args,
-        type_,
-        Some(&format!("{label} Cpu {cpu}")),
-        "slice",
-        vec![("cpu", Dim::Int(cpu))],
-        Owner {
-            cpu: Some(cpu),
-            ..Default::default()
-        },
-        0,
-    )
+    c.cpu_slice_track(type_, &format!("{label} Cpu {cpu}"), cpu)
 }
 
 fn begin(c: &mut Ctx, soft: bool, e: &FtraceEv, name: String) {
@@ -68,7 +57,7 @@ fn begin(c: &mut Ctx, soft: bool, e: &FtraceEv, name: String) {
 /// Closes the innermost open slice of the track, adding `arg` to it.
 fn end(c: &mut Ctx, soft: bool, e: &FtraceEv, arg: Option<(&str, ArgVal)>) {
     let track = track(c, soft, e.cpu);
-    let Some(row) = c.slices.end_if_open(track, e.ts) else {
+    let Some(row) = c.slices.end(track, e.ts) else {
         return;
     };
     if let Some((key, value)) = arg {

@@ -1,6 +1,7 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
 //! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
-//! Adreno GPU command batches), and which events each imports: the replay
+//! Adreno GPU command batches; workqueue, reclaim and hrtimer slices:
+//! `kernel_slices`), and which events each imports: the replay
 //! hands them every ftrace event its own match does not take.
 
 use super::adreno::{AdrenoTracker, GPU_SLICE_EVENT};
@@ -34,7 +35,7 @@ impl KernelTrackers {
             "funcgraph_exit" => super::funcgraph::exit(c, ts, e),
             "kgsl_adreno_cmdbatch_queued" => self.adreno.queued(e),
             GPU_SLICE_EVENT => self.adreno.retired(c, ts, e),
-            _ => {}
+            _ => super::kernel_slices::event(c, e),
         }
     }
 }

@@ -19,7 +19,7 @@ pub fn kprobe(c: &mut Ctx, ts: i64, e: &FtraceEv) {
             .slices
             .begin(&mut c.stats, track, ts, name.into(), -1, None),
         END => {
-            c.slices.end(&mut c.stats, track, ts);
+            c.slices.end(track, ts);
         }
         INSTANT => c
             .slices

@@ -376,7 +376,7 @@ impl IonTracker {
         } else if let Some(slot) = self.ion_buffers.iter().position(|b| *b == Some(buffer)) {
             self.ion_buffers[slot] = None;
             let track = ion_buffer_track(c, slot);
-            c.slices.end(&mut c.stats, track, ts);
+            c.slices.end(track, ts);
         }
     }
 }

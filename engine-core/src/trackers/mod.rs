@@ -17,6 +17,7 @@ pub mod game_interventions;
 pub mod import_logs;
 pub mod irq;
 pub mod kernel;
+pub mod kernel_slices;
 pub mod kprobes;
 pub mod logs;
 pub mod memory;
@@ -60,6 +61,26 @@ pub struct Ctx {
     pub import_logs: Vec<import_logs::ImportLog>,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
+}
+
+impl Ctx {
+    /// The slice track of `type_` for `cpu` (dimension cpu, shown as a
+    /// `cpu_track`): irq / softirq, hrtimer and the idle task's funcgraph
+    /// tracks.
+    pub fn cpu_slice_track(&mut self, type_: &'static str, name: &str, cpu: i64) -> u32 {
+        self.tracks.intern(
+            &mut self.args,
+            type_,
+            Some(name),
+            "slice",
+            vec![("cpu", tracks::Dim::Int(cpu))],
+            tracks::Owner {
+                cpu: Some(cpu),
+                ..Default::default()
+            },
+            0,
+        )
+    }
 }
 
 /// A value per cpu: a slot per small cpu number (several lookups per

@@ -463,7 +463,7 @@ pub fn wakeup_source_deactivate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         return;
     }
     let t = wakelock_track(c, name);
-    c.slices.end(&mut c.stats, t, ts);
+    c.slices.end(t, ts);
 }
 
 /// TrackCompressor::GetOrCreateTrackForCookie: the lane of `cookie`, else
@@ -521,7 +521,7 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         let (idx, track) = suspend_lane(c, &name);
         let lane = &mut c.power.suspend_lanes[idx];
         lane.open = lane.open.saturating_sub(1);
-        c.slices.end(&mut c.stats, track, ts);
+        c.slices.end(track, ts);
         if action == "suspend_enter" {
             c.power.suspend_state = SuspendState::Initial;
         } else if action == "thaw_processes" && c.power.suspend_state == SuspendState::Freeze {
@@ -530,7 +530,7 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
             let (idx, track) = suspend_lane(c, &cookie);
             let lane = &mut c.power.suspend_lanes[idx];
             lane.open = lane.open.saturating_sub(1);
-            c.slices.end(&mut c.stats, track, ts);
+            c.slices.end(track, ts);
             c.power.suspend_state = SuspendState::Initial;
         }
         return;
@@ -575,6 +575,6 @@ pub fn suspend_resume_minimal(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         c.slices
             .begin(&mut c.stats, track, ts, "Suspended".into(), -1, None);
     } else {
-        c.slices.end(&mut c.stats, track, ts);
+        c.slices.end(track, ts);
     }
 }

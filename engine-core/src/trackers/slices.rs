@@ -24,6 +24,9 @@ pub struct SliceRow {
 pub struct SliceTracker {
     pub rows: Vec<SliceRow>,
     stacks: HashMap<u32, Vec<u32>>,
+    /// open slices truncated by the end of a complete slice below them
+    /// (trace_processor's misplaced_end_event; the replay adds it to stats)
+    pub misplaced_end_events: i64,
 }
 
 impl SliceTracker {
@@ -37,21 +40,8 @@ impl SliceTracker {
         dur: i64,
         arg_set: Option<i64>,
     ) {
+        self.close_stack(track, ts, dur);
         let stack = self.stacks.entry(track).or_default();
-        let rows = &self.rows;
-        // pop completed instants that ended before (or at) this ts
-        while let Some(&top) = stack.last() {
-            let t = &rows[top as usize];
-            if t.dur == -1 {
-                break;
-            }
-            let end = t.ts + t.dur;
-            if end < ts || (end == ts && !(dur == 0 && t.dur == 0)) {
-                stack.pop();
-            } else {
-                break;
-            }
-        }
         let depth = stack.len();
         if depth >= MAX_SLICE_DEPTH {
             stats.add("slice_drop_too_deep", 1, None);
@@ -72,31 +62,81 @@ impl SliceTracker {
         stack.push(sid);
     }
 
-    /// Closes the innermost open slice on `track`; returns its row. With
-    /// none open, counts `misplaced_end_event`.
-    pub fn end(&mut self, stats: &mut Stats, track: u32, ts: i64) -> Option<u32> {
-        let closed = self.end_if_open(track, ts);
-        if closed.is_none() {
-            stats.add("misplaced_end_event", 1, None);
-        }
-        closed
+    /// Closes the innermost open slice on `track` if there is one; returns
+    /// its row. An end with nothing open is ignored, uncounted, as
+    /// trace_processor's SliceTracker::End ignores it.
+    pub fn end(&mut self, track: u32, ts: i64) -> Option<u32> {
+        self.complete(track, ts, None)
     }
 
-    /// Closes the innermost open slice on `track` if there is one (as
-    /// trace_processor's SliceTracker::End, which ignores an end with
-    /// nothing open); returns its row.
-    pub fn end_if_open(&mut self, track: u32, ts: i64) -> Option<u32> {
-        if let Some(stack) = self.stacks.get_mut(&track) {
-            while let Some(&top) = stack.last() {
-                let row = &mut self.rows[top as usize];
-                stack.pop();
-                if row.dur == -1 {
-                    row.dur = ts - row.ts;
-                    return Some(top);
+    /// Closes the innermost open slice of `category` on `track` (as
+    /// trace_processor's SliceTracker::End given a category: slices opened
+    /// above it stay open); returns its row.
+    pub fn end_category(&mut self, track: u32, ts: i64, category: &str) -> Option<u32> {
+        self.complete(track, ts, Some(category))
+    }
+
+    /// SliceTracker::CompleteSliceBegin / Finalize: the stack closed up to
+    /// `ts`, then the innermost open slice (of `category`, if given) ends; it
+    /// leaves the stack only if it is on top (else with what is above it).
+    fn complete(&mut self, track: u32, ts: i64, category: Option<&str>) -> Option<u32> {
+        self.close_stack(track, ts, -1);
+        let stack = self.stacks.get_mut(&track)?;
+        let rows = &mut self.rows;
+        let at = stack.iter().rposition(|&r| {
+            let row = &rows[r as usize];
+            row.dur == -1 && category.map_or(true, |c| row.category == Some(c))
+        })?;
+        let top = stack[at];
+        let row = &mut rows[top as usize];
+        row.dur = ts - row.ts;
+        if at + 1 == stack.len() {
+            stack.pop();
+        }
+        Some(top)
+    }
+
+    /// SliceTracker::MaybeCloseStack before an event at `ts` (a slice of
+    /// `new_dur`, -1 open): complete slices that ended are popped (one
+    /// ending exactly at `ts` too, unless both are instants); a complete
+    /// slice with open slices above it that ended before `ts` truncates
+    /// them to its end, counting misplaced_end_event. (Its check for a
+    /// complete slice partially overlapping a new one, which drops the new
+    /// one, is not modelled: no importer here makes such slices.)
+    fn close_stack(&mut self, track: u32, ts: i64, new_dur: i64) {
+        let Some(stack) = self.stacks.get_mut(&track) else {
+            return;
+        };
+        let mut open_above = false;
+        let mut i = stack.len();
+        while i > 0 {
+            i -= 1;
+            if i >= stack.len() {
+                continue;
+            }
+            let row = &self.rows[stack[i] as usize];
+            if row.dur == -1 {
+                open_above = true;
+                continue;
+            }
+            let end = row.ts + row.dur;
+            if open_above {
+                if ts <= end {
+                    continue;
                 }
-                // a completed instant
+                self.misplaced_end_events += 1;
+                for &child in &stack[i + 1..] {
+                    let child = &mut self.rows[child as usize];
+                    child.dur = end - child.ts;
+                }
+                stack.truncate(i);
+                open_above = false;
+                continue;
+            }
+            if end < ts || (end == ts && !(row.dur == 0 && new_dur == 0)) {
+                // (trace_processor pops the stack's top here)
+                stack.pop();
             }
         }
-        None
     }
 }

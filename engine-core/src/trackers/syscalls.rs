@@ -101,7 +101,7 @@ impl SyscallTracker {
             return;
         }
         let track = thread_track(c, utid);
-        if let Some(row) = c.slices.end(&mut c.stats, track, ts) {
+        if let Some(row) = c.slices.end(track, ts) {
             let mut items = self.enter_args.remove(&row).unwrap_or_default();
             if let Some(ret) = e.int("ret") {
                 items.push(("ret".into(), Some(ArgVal::Int(ret))));
@@ -123,6 +123,6 @@ impl SyscallTracker {
         }
         c.stats.add("truncated_sys_write_duration", 1, None);
         let track = thread_track(c, utid);
-        c.slices.end(&mut c.stats, track, ts);
+        c.slices.end(track, ts);
     }
 }

@@ -1,0 +1,134 @@
+//! Kernel work as slices (trace_processor's FtraceParser::
+//! ParseWorkqueueExecuteStart / End, ParseDirectReclaimBegin / End,
+//! ParseShrinkSlabStart / End, ParseHrtimerExpireEntry / Exit):
+//!
+//! - workqueue_execute_start opens a slice of category "workqueue" on the
+//!   thread's track, named by the work function's kernel symbol (its
+//!   address in hex when not interned), with arg `cpu`;
+//!   workqueue_execute_end closes the innermost open "workqueue" slice;
+//! - mm_vmscan_direct_reclaim_begin opens "mm_vmscan_direct_reclaim" on the
+//!   thread's track (args direct_reclaim_order, direct_reclaim_may_writepage,
+//!   direct_reclaim_gfp_flags); _end closes the innermost open slice, adding
+//!   direct_reclaim_nr_reclaimed;
+//! - mm_shrink_slab_start opens "mm_vmscan_shrink_slab" (args shrink_name:
+//!   the shrinker's symbol, total_scan, priority); mm_shrink_slab_end closes
+//!   the innermost open slice, adding `freed` (its retval);
+//! - hrtimer_expire_entry opens a slice of category "hrtimer" named by the
+//!   timer function's symbol on the CPU's "Hrtimer Cpu N" track (type
+//!   cpu_hrtimer); hrtimer_expire_exit closes the innermost open "hrtimer"
+//!   slice there.
+//!
+//! An absent field reads as 0 (protozero's default), so each arg is always
+//! there. An end with nothing open is ignored.
+
+use super::atrace::thread_track;
+use super::tracks::ArgVal;
+use super::Ctx;
+use crate::decoder::proto::symbol_or_address;
+use crate::events::FtraceEv;
+
+const WORKQUEUE: &str = "workqueue";
+const HRTIMER: &str = "hrtimer";
+
+/// Imports `e` if it is one of the events above.
+pub fn event(c: &mut Ctx, e: &FtraceEv) {
+    let int = |f: &str| e.int(f).unwrap_or(0);
+    let uint = |f: &str| ArgVal::Uint(e.int(f).unwrap_or(0) as u64);
+    match e.name {
+        "workqueue_execute_start" => {
+            let track = own_thread_track(c, e);
+            let args = [("cpu", Some(ArgVal::Int(e.cpu as i128)))];
+            begin(c, track, e, Some(WORKQUEUE), symbol_or_address(e), &args);
+        }
+        "workqueue_execute_end" => {
+            let track = own_thread_track(c, e);
+            c.slices.end_category(track, e.ts, WORKQUEUE);
+        }
+        "mm_vmscan_direct_reclaim_begin" => {
+            let track = own_thread_track(c, e);
+            let args = [
+                ("direct_reclaim_order", Some(ArgVal::Int(int("order")))),
+                (
+                    "direct_reclaim_may_writepage",
+                    Some(ArgVal::Int(int("may_writepage"))),
+                ),
+                ("direct_reclaim_gfp_flags", Some(uint("gfp_flags"))),
+            ];
+            begin(c, track, e, None, "mm_vmscan_direct_reclaim".into(), &args);
+        }
+        "mm_vmscan_direct_reclaim_end" => {
+            let track = own_thread_track(c, e);
+            end_with(
+                c,
+                track,
+                e.ts,
+                &[("direct_reclaim_nr_reclaimed", Some(uint("nr_reclaimed")))],
+            );
+        }
+        "mm_shrink_slab_start" => {
+            let track = own_thread_track(c, e);
+            let args = [
+                ("shrink_name", Some(ArgVal::Str(symbol_or_address(e)))),
+                ("total_scan", Some(uint("total_scan"))),
+                ("priority", Some(ArgVal::Int(int("priority")))),
+            ];
+            begin(c, track, e, None, "mm_vmscan_shrink_slab".into(), &args);
+        }
+        "mm_shrink_slab_end" => {
+            let track = own_thread_track(c, e);
+            end_with(
+                c,
+                track,
+                e.ts,
+                &[("freed", Some(ArgVal::Int(int("retval"))))],
+            );
+        }
+        "hrtimer_expire_entry" => {
+            let track = hrtimer_track(c, e.cpu);
+            begin(c, track, e, Some(HRTIMER), symbol_or_address(e), &[]);
+        }
+        "hrtimer_expire_exit" => {
+            let track = hrtimer_track(c, e.cpu);
+            c.slices.end_category(track, e.ts, HRTIMER);
+        }
+        _ => {}
+    }
+}
+
+fn own_thread_track(c: &mut Ctx, e: &FtraceEv) -> u32 {
+    let utid = c.pt.get_or_create_thread(e.pid);
+    thread_track(c, utid)
+}
+
+fn hrtimer_track(c: &mut Ctx, cpu: i64) -> u32 {
+    c.cpu_slice_track("cpu_hrtimer", &format!("Hrtimer Cpu {cpu}"), cpu)
+}
+
+/// Opens a slice; its args may grow at its end (`end_with`).
+fn begin(
+    c: &mut Ctx,
+    track: u32,
+    e: &FtraceEv,
+    category: Option<&'static str>,
+    name: String,
+    args: &[(&str, Option<ArgVal>)],
+) {
+    let set = (!args.is_empty()).then(|| c.args.add_set_unique(args));
+    let before = c.slices.rows.len();
+    c.slices.begin(&mut c.stats, track, e.ts, name, -1, set);
+    if let Some(row) = c.slices.rows.get_mut(before) {
+        row.category = category;
+    }
+}
+
+/// Closes the innermost open slice, adding `args` to it.
+fn end_with(c: &mut Ctx, track: u32, ts: i64, args: &[(&str, Option<ArgVal>)]) {
+    let Some(row) = c.slices.end(track, ts) else {
+        return;
+    };
+    let row = &mut c.slices.rows[row as usize];
+    match row.arg_set {
+        Some(set) => c.args.extend_set(set, args),
+        None => row.arg_set = Some(c.args.add_set_unique(args)),
+    }
+}
