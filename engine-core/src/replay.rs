@@ -289,6 +289,14 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if symbol_failed && parser_looks_up_symbol(e.name) {
                     ctx.stats.add("interned_data_tokenizer_errors", 1, None);
                 }
+                if crate::trackers::kernel::not_imported(e.name) {
+                    let stat = format!(
+                        "{}ftrace_{}",
+                        crate::decoder::proto::SKIPPED_STAT_PREFIX,
+                        e.name
+                    );
+                    ctx.stats.add(&stat, 1, None);
+                }
                 ftrace_event(
                     &mut ctx,
                     &mut slots,
@@ -497,6 +505,10 @@ fn ftrace_event(
         "wakeup_source_deactivate" => power::wakeup_source_deactivate(c, ts, e),
         "suspend_resume" => power::suspend_resume(c, ts, e),
         "gpu_frequency" => counters::gpu_frequency(c, ts, e),
+        "gpu_mem_total" => counters::gpu_mem_total(c, ts, e),
+        "clock_enable" | "clock_disable" => counters::clock_state(c, ts, e),
+        "thermal_temperature" => counters::thermal_temperature(c, ts, e),
+        "cdev_update" => counters::cdev_update(c, ts, e),
         "rss_stat" | "rss_stat_throttled" => crate::trackers::memory::rss_stat(c, ts, e),
         "oom_score_adj_update" => crate::trackers::memory::oom_score_adj_update(c, ts, e),
         "suspend_resume_minimal" => power::suspend_resume_minimal(c, ts, e),

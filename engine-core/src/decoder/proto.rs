@@ -269,17 +269,15 @@ pub fn parser_looks_up_symbol(name: &str) -> bool {
 
 /// The kernel symbol of `e` (an event `symbol_address_field` names), else
 /// its address as C's "%#x" prints it (trace_processor's
-/// InternedKernelSymbolOrFallback).
+/// InternedKernelSymbolOrFallback); systrace text gives the name itself.
 pub fn symbol_or_address(e: &FtraceEv) -> String {
-    match e.str(SYMBOL_FIELD) {
+    let field = symbol_address_field(e.name).unwrap_or("");
+    match e.str(SYMBOL_FIELD).or(e.str(field)) {
         Some(s) => s.to_owned(),
-        None => {
-            let field = symbol_address_field(e.name).unwrap_or("");
-            match e.int(field).unwrap_or(0) as u64 {
-                0 => "0".into(),
-                a => format!("{a:#x}"),
-            }
-        }
+        None => match e.int(field).unwrap_or(0) as u64 {
+            0 => "0".into(),
+            a => format!("{a:#x}"),
+        },
     }
 }
 

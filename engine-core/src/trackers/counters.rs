@@ -211,16 +211,22 @@ pub fn devfreq(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     counter(c, ts, t, e.int("freq").unwrap_or(0));
 }
 
-/// A gpu's frequency track (unit kHz, as trace_processor labels it, though
-/// sys_stats' gpufreq_mhz values are stored as given).
-fn gpu_freq_track(c: &mut Ctx, gpu: i64) -> u32 {
-    let ugpu = match c.counters.gpus.iter().position(|&g| g == gpu) {
+/// The ugpu of gpu `gpu` (trace_processor's GpuTracker::GetOrCreateGpu: in
+/// order of first appearance).
+fn ugpu(c: &mut Ctx, gpu: i64) -> usize {
+    match c.counters.gpus.iter().position(|&g| g == gpu) {
         Some(i) => i,
         None => {
             c.counters.gpus.push(gpu);
             c.counters.gpus.len() - 1
         }
-    };
+    }
+}
+
+/// A gpu's frequency track (unit kHz, as trace_processor labels it, though
+/// sys_stats' gpufreq_mhz values are stored as given).
+fn gpu_freq_track(c: &mut Ctx, gpu: i64) -> u32 {
+    let ugpu = ugpu(c, gpu);
     c.tracks.intern_with(
         &mut c.args,
         "gpu_frequency",
@@ -237,6 +243,98 @@ fn gpu_freq_track(c: &mut Ctx, gpu: i64) -> u32 {
 pub fn gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let t = gpu_freq_track(c, e.int("gpu_id").unwrap_or(0) as i64);
     counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
+}
+
+/// gpu_mem_total (FtraceParser::ParseGpuMemTotal): a gpu's memory, in
+/// bytes, as a whole (pid 0: "gpu_memory") or of one process
+/// ("process_gpu_memory"), both named "GPU Memory". A process's event for a
+/// pid with no live thread is dropped (kworkers report it after the
+/// process died); else the pid is made its own process's main thread.
+pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let gpu = e.int("gpu_id").unwrap_or(0) as i64;
+    let pid = e.int("pid").unwrap_or(0) as i64;
+    let process = if pid == 0 {
+        None
+    } else {
+        if c.pt.thread_or_none(pid).is_none() {
+            return;
+        }
+        let utid = c.pt.update_thread(pid, pid);
+        c.pt.t_upid[utid as usize]
+    };
+    let ugpu = ugpu(c, gpu) as i64;
+    let mut dims = vec![("ugpu", Dim::Int(ugpu)), ("gpu", Dim::Int(gpu))];
+    let type_ = match process {
+        Some(upid) => {
+            dims.push(("upid", Dim::Int(upid as i64)));
+            "process_gpu_memory"
+        }
+        None => "gpu_memory",
+    };
+    let owner = Owner {
+        upid: process,
+        ..Default::default()
+    };
+    let t = c.tracks.intern_with(
+        &mut c.args,
+        type_,
+        Some("GPU Memory"),
+        "counter",
+        dims,
+        owner,
+        Some("bytes"),
+        Vec::new,
+    );
+    counter(c, ts, t, e.int("size").unwrap_or(0));
+}
+
+/// clock_enable / clock_disable (FtraceParser::ParseClockEnable / Disable):
+/// the clock's state on its "<name> State" track.
+pub fn clock_state(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let name = e.str("name").unwrap_or("").to_owned();
+    let t = c.tracks.intern(
+        &mut c.args,
+        "clock_state",
+        Some(&format!("{name} State")),
+        "counter",
+        vec![("linux_device", Dim::Str(name))],
+        Owner::default(),
+        0,
+    );
+    counter(c, ts, t, e.int("state").unwrap_or(0));
+}
+
+/// thermal_temperature (ThermalTracker::ParseThermalTemperature): the
+/// zone's "<thermal_zone> Temperature" counter.
+pub fn thermal_temperature(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let zone = e.str("thermal_zone").unwrap_or("").to_owned();
+    let t = c.tracks.intern(
+        &mut c.args,
+        "thermal_temperature",
+        Some(&format!("{zone} Temperature")),
+        "counter",
+        vec![("thermal_zone", Dim::Str(zone))],
+        Owner::default(),
+        0,
+    );
+    counter(c, ts, t, e.int("temp").unwrap_or(0));
+}
+
+/// cdev_update (ThermalTracker::ParseCdevUpdate): the cooling device's
+/// target state on its "<type> Cooling Device" counter.
+pub fn cdev_update(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let device = e.str("type").unwrap_or("").to_owned();
+    let t = c.tracks.intern(
+        &mut c.args,
+        "cooling_device_counter",
+        Some(&format!("{device} Cooling Device")),
+        "counter",
+        vec![("linux_device", Dim::Str(device))],
+        Owner::default(),
+        0,
+    );
+    // a double in systrace text
+    counter_num(c, ts, t, e.num("target").unwrap_or(0.0));
 }
 
 pub fn clock_rate(c: &mut Ctx, ts: i64, name: &str, rate: i128) {

@@ -10,6 +10,148 @@ use super::syscalls::SyscallTracker;
 use super::Ctx;
 use crate::events::FtraceEv;
 
+/// The ftrace events trace_processor v58.2's FtraceParser turns into slices,
+/// counters or tracks (its switch over FtraceEvent) that no tracker here
+/// imports: they keep their `ftrace_event` rows (with args), and each one
+/// the reference would have parsed counts in
+/// `artscope_skipped_ftrace_<event>`, so the first query says which tables
+/// lack them. Sorted (binary search).
+pub const NOT_IMPORTED_EVENTS: [&str; 128] = [
+    "android_fs_dataread_end",
+    "android_fs_dataread_start",
+    "bcl_irq_trigger",
+    "binder_lock",
+    "binder_locked",
+    "binder_unlock",
+    "cma_alloc_finish",
+    "cma_alloc_info",
+    "cma_alloc_start",
+    "cpuhp_enter",
+    "cpuhp_exit",
+    "cpuhp_multi_enter",
+    "cpuhp_pause",
+    "cros_ec_sensorhub_data",
+    "dcvsh_freq",
+    "device_pm_callback_end",
+    "device_pm_callback_start",
+    "dma_heap_stat",
+    "dmabuf_rss_stat",
+    "dpu_disp_dpu_line_underrun",
+    "dpu_disp_dpu_underrun",
+    "dpu_disp_frame_done_missing",
+    "dpu_disp_frame_done_timeout",
+    "dpu_disp_frame_start_missing",
+    "dpu_disp_frame_start_timeout",
+    "dpu_disp_vblank_irq_enable",
+    "drm_run_job",
+    "drm_sched_job",
+    "drm_sched_job_done",
+    "drm_sched_job_queue",
+    "drm_sched_job_run",
+    "drm_sched_process_job",
+    "drm_vblank_event",
+    "drm_vblank_event_delivered",
+    "f2fs_iostat",
+    "f2fs_iostat_latency",
+    "f2fs_write_checkpoint",
+    "fastrpc_dma_stat",
+    "fwtp_perfetto_counter",
+    "fwtp_perfetto_slice",
+    "google_icc_event",
+    "google_irm_event",
+    "gpu_power_state",
+    "gpu_work_period",
+    "gram_collision",
+    "i2c_read",
+    "i2c_result",
+    "i2c_write",
+    "inet_sock_set_state",
+    "kfree_skb",
+    "kgsl_gpu_frequency",
+    "lwis_tracing_mark_write",
+    "mali_gpu_power_state",
+    "mali_mali_CSF_INTERRUPT_END",
+    "mali_mali_CSF_INTERRUPT_START",
+    "mali_mali_PM_MCU_HCTL_CORES_DOWN_SCALE_NOTIFY_PEND",
+    "mali_mali_PM_MCU_HCTL_CORES_NOTIFY_PEND",
+    "mali_mali_PM_MCU_HCTL_CORE_INACTIVE_PEND",
+    "mali_mali_PM_MCU_HCTL_MCU_ON_RECHECK",
+    "mali_mali_PM_MCU_HCTL_SHADERS_CORE_OFF_PEND",
+    "mali_mali_PM_MCU_HCTL_SHADERS_PEND_OFF",
+    "mali_mali_PM_MCU_HCTL_SHADERS_PEND_ON",
+    "mali_mali_PM_MCU_HCTL_SHADERS_READY_OFF",
+    "mali_mali_PM_MCU_IN_SLEEP",
+    "mali_mali_PM_MCU_OFF",
+    "mali_mali_PM_MCU_ON",
+    "mali_mali_PM_MCU_ON_CORE_ATTR_UPDATE_PEND",
+    "mali_mali_PM_MCU_ON_GLB_REINIT_PEND",
+    "mali_mali_PM_MCU_ON_HALT",
+    "mali_mali_PM_MCU_ON_HWCNT_DISABLE",
+    "mali_mali_PM_MCU_ON_HWCNT_ENABLE",
+    "mali_mali_PM_MCU_ON_PEND_HALT",
+    "mali_mali_PM_MCU_ON_PEND_SLEEP",
+    "mali_mali_PM_MCU_ON_SLEEP_INITIATE",
+    "mali_mali_PM_MCU_PEND_OFF",
+    "mali_mali_PM_MCU_PEND_ON_RELOAD",
+    "mali_mali_PM_MCU_POWER_DOWN",
+    "mali_mali_PM_MCU_RESET_WAIT",
+    "mm_alloc_contig_migrate_range_info",
+    "mm_event_record",
+    "mm_vmscan_memcg_reclaim_begin",
+    "mm_vmscan_memcg_reclaim_end",
+    "napi_gro_receive_entry",
+    "napi_gro_receive_exit",
+    "net_dev_xmit",
+    "netif_receive_skb",
+    "panel_settings_full",
+    "panel_settings_lite",
+    "panel_write_generic",
+    "param_set_value_cpm",
+    "pixel_mm_kswapd_done",
+    "pixel_mm_kswapd_wake",
+    "rpm_status",
+    "scm_call_end",
+    "scm_call_start",
+    "tcp_retransmit_skb",
+    "trusty_enqueue_nop",
+    "trusty_ipc_connect",
+    "trusty_ipc_connect_end",
+    "trusty_ipc_handle_event",
+    "trusty_ipc_poll",
+    "trusty_ipc_read",
+    "trusty_ipc_read_end",
+    "trusty_ipc_rx",
+    "trusty_ipc_write",
+    "trusty_irq",
+    "trusty_reclaim_memory",
+    "trusty_reclaim_memory_done",
+    "trusty_share_memory",
+    "trusty_share_memory_done",
+    "trusty_smc",
+    "trusty_smc_done",
+    "trusty_std_call32",
+    "trusty_std_call32_done",
+    "ufshcd_clk_gating",
+    "ufshcd_command",
+    "v4l2_dqbuf",
+    "v4l2_qbuf",
+    "vb2_v4l2_buf_done",
+    "vb2_v4l2_buf_queue",
+    "vb2_v4l2_dqbuf",
+    "vb2_v4l2_qbuf",
+    "virtio_gpu_cmd_queue",
+    "virtio_gpu_cmd_response",
+    "virtio_video_cmd",
+    "virtio_video_cmd_done",
+    "virtio_video_resource_queue",
+    "virtio_video_resource_queue_done",
+];
+
+/// Whether `name` is one of `NOT_IMPORTED_EVENTS`.
+pub fn not_imported(name: &str) -> bool {
+    NOT_IMPORTED_EVENTS.binary_search(&name).is_ok()
+}
+
 #[derive(Default)]
 pub struct KernelTrackers {
     pub ion: IonTracker,
@@ -37,5 +179,16 @@ impl KernelTrackers {
             GPU_SLICE_EVENT => self.adreno.retired(c, ts, e),
             _ => super::kernel_slices::event(c, e),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn not_imported_events_sorted() {
+        let e = super::NOT_IMPORTED_EVENTS;
+        assert!(e.windows(2).all(|w| w[0] < w[1]));
+        assert!(super::not_imported("ufshcd_command"));
+        assert!(!super::not_imported("workqueue_execute_start"));
     }
 }

@@ -1,6 +1,7 @@
 //! Kernel work as slices (trace_processor's FtraceParser::
 //! ParseWorkqueueExecuteStart / End, ParseDirectReclaimBegin / End,
-//! ParseShrinkSlabStart / End, ParseHrtimerExpireEntry / Exit):
+//! ParseShrinkSlabStart / End, ParseSignalGenerate / Deliver,
+//! ParseHrtimerExpireEntry / Exit):
 //!
 //! - workqueue_execute_start opens a slice of category "workqueue" on the
 //!   thread's track, named by the work function's kernel symbol (its
@@ -13,6 +14,9 @@
 //! - mm_shrink_slab_start opens "mm_vmscan_shrink_slab" (args shrink_name:
 //!   the shrinker's symbol, total_scan, priority); mm_shrink_slab_end closes
 //!   the innermost open slice, adding `freed` (its retval);
+//! - signal_generate / signal_deliver: an instant of that name with arg
+//!   `signal.sig` on the track of the thread signalled (generate: its `pid`
+//!   field; deliver: the event's own thread);
 //! - hrtimer_expire_entry opens a slice of category "hrtimer" named by the
 //!   timer function's symbol on the CPU's "Hrtimer Cpu N" track (type
 //!   cpu_hrtimer); hrtimer_expire_exit closes the innermost open "hrtimer"
@@ -24,7 +28,7 @@
 use super::atrace::thread_track;
 use super::tracks::ArgVal;
 use super::Ctx;
-use crate::decoder::proto::symbol_or_address;
+use crate::decoder::proto::{symbol_or_address, SYMBOL_FIELD};
 use crate::events::FtraceEv;
 
 const WORKQUEUE: &str = "workqueue";
@@ -37,8 +41,11 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
     match e.name {
         "workqueue_execute_start" => {
             let track = own_thread_track(c, e);
-            let args = [("cpu", Some(ArgVal::Int(e.cpu as i128)))];
-            begin(c, track, e, Some(WORKQUEUE), symbol_or_address(e), &args);
+            // from protobuf (its symbol looked up) with a `cpu` arg; from
+            // systrace text without one, as trace_processor's text reader
+            let cpu = [("cpu", Some(ArgVal::Int(e.cpu as i128)))];
+            let args: &[_] = if e.has(SYMBOL_FIELD) { &cpu } else { &[] };
+            begin(c, track, e, Some(WORKQUEUE), symbol_or_address(e), args);
         }
         "workqueue_execute_end" => {
             let track = own_thread_track(c, e);
@@ -83,6 +90,16 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
                 &[("freed", Some(ArgVal::Int(int("retval"))))],
             );
         }
+        "signal_generate" => {
+            // on the thread the signal is sent to
+            let utid = c.pt.get_or_create_thread(int("pid") as i64);
+            let track = thread_track(c, utid);
+            instant(c, track, e, "signal_generate", int("sig"));
+        }
+        "signal_deliver" => {
+            let track = own_thread_track(c, e);
+            instant(c, track, e, "signal_deliver", int("sig"));
+        }
         "hrtimer_expire_entry" => {
             let track = hrtimer_track(c, e.cpu);
             begin(c, track, e, Some(HRTIMER), symbol_or_address(e), &[]);
@@ -119,6 +136,13 @@ fn begin(
     if let Some(row) = c.slices.rows.get_mut(before) {
         row.category = category;
     }
+}
+
+/// An instant (dur 0) with the signal number as `signal.sig`.
+fn instant(c: &mut Ctx, track: u32, e: &FtraceEv, name: &str, sig: i128) {
+    let set = c.args.add_set(&[("signal.sig", Some(ArgVal::Int(sig)))]);
+    c.slices
+        .begin(&mut c.stats, track, e.ts, name.into(), 0, Some(set));
 }
 
 /// Closes the innermost open slice, adding `args` to it.
