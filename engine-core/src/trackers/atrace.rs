@@ -14,7 +14,8 @@ use crate::events::FtraceEv;
 /// spread over (trace_processor's TrackCompressor).
 #[derive(Default)]
 pub struct AsyncSlots {
-    compressor: TrackCompressor,
+    /// trace_processor's TrackCompressor (shared with dma-buf lanes)
+    pub(crate) compressor: TrackCompressor,
     /// per S/F lane track: (begins so far, the last begin's ts)
     unnestable: HashMap<u32, (i64, i64)>,
 }

@@ -245,6 +245,29 @@ pub fn gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
 }
 
+/// dcvsh_freq (FtraceParser::ParseCpuFreqThrottle): a cpu's frequency
+/// while throttled, on its "cpufreq_throttle" track.
+pub fn cpu_freq_throttle(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let cpu = e.int("cpu").unwrap_or(0) as u32 as i64;
+    let t = c.tracks.intern(
+        &mut c.args,
+        "cpu_frequency_throttle",
+        Some("cpufreq_throttle"),
+        "counter",
+        vec![("cpu", Dim::Int(cpu))],
+        cpu_owner(cpu),
+        0,
+    );
+    counter(c, ts, t, e.int("freq").unwrap_or(0));
+}
+
+/// kgsl_gpu_frequency (ParseKgslGpuFreq): the Adreno gpu's frequency, given
+/// in units of 1000 (stored x1000), on the gpu's "gpufreq" track.
+pub fn kgsl_gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let t = gpu_freq_track(c, e.int("gpu_id").unwrap_or(0) as i64);
+    counter_num(c, ts, t, e.int("gpu_freq").unwrap_or(0) as f64 * 1000.0);
+}
+
 /// gpu_mem_total (FtraceParser::ParseGpuMemTotal): a gpu's memory, in
 /// bytes, as a whole (pid 0: "gpu_memory") or of one process
 /// ("process_gpu_memory"), both named "GPU Memory". A process's event for a

@@ -12,11 +12,12 @@ use crate::events::FtraceEv;
 
 /// The ftrace events trace_processor v58.2's FtraceParser turns into slices,
 /// counters or tracks (its switch over FtraceEvent) that no tracker here
-/// imports: they keep their `ftrace_event` rows (with args), and each one
+/// imports (cpuhp_pause is left out: the reference makes nothing of it): they
+/// keep their `ftrace_event` rows (with args), and each one
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 128] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 119] = [
     "android_fs_dataread_end",
     "android_fs_dataread_start",
     "bcl_irq_trigger",
@@ -26,15 +27,9 @@ pub const NOT_IMPORTED_EVENTS: [&str; 128] = [
     "cma_alloc_finish",
     "cma_alloc_info",
     "cma_alloc_start",
-    "cpuhp_enter",
-    "cpuhp_exit",
-    "cpuhp_multi_enter",
-    "cpuhp_pause",
     "cros_ec_sensorhub_data",
-    "dcvsh_freq",
     "device_pm_callback_end",
     "device_pm_callback_start",
-    "dma_heap_stat",
     "dmabuf_rss_stat",
     "dpu_disp_dpu_line_underrun",
     "dpu_disp_dpu_underrun",
@@ -67,7 +62,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 128] = [
     "i2c_write",
     "inet_sock_set_state",
     "kfree_skb",
-    "kgsl_gpu_frequency",
     "lwis_tracing_mark_write",
     "mali_gpu_power_state",
     "mali_mali_CSF_INTERRUPT_END",
@@ -131,8 +125,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 128] = [
     "trusty_smc_done",
     "trusty_std_call32",
     "trusty_std_call32_done",
-    "ufshcd_clk_gating",
-    "ufshcd_command",
     "v4l2_dqbuf",
     "v4l2_qbuf",
     "vb2_v4l2_buf_done",

@@ -10,6 +10,7 @@ pub mod compressor;
 pub mod counters;
 pub mod cpu;
 pub mod cpu_per_uid;
+pub mod devices;
 pub mod drm;
 pub mod frame_timeline;
 pub mod funcgraph;

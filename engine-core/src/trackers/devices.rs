@@ -1,0 +1,204 @@
+//! Device activity ftrace events as counters and slices (trace_processor's
+//! FtraceParser): UFS storage commands and clock gating, CPU hotplug,
+//! dma-buf heap allocations.
+//!
+//! - ufshcd_command (ParseUfshcdCommand): the commands in flight on the
+//!   global "io.ufs.command.count" counter (the doorbell's set bits; without
+//!   a doorbell 1 for a send, 0 for a completion), and per command tag a
+//!   slice track "io.ufs.command.tag[NNN]": a send (str_t 0) opens a slice
+//!   named by its SCSI opcode (and group id), a completion closes it;
+//! - ufshcd_clk_gating (ParseUfshcdClkGating): the clock gating state on
+//!   "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)" (the kernel's ON 1,
+//!   REQ_OFF 2, REQ_ON 3 renumbered 3, 1, 2);
+//! - cpuhp_enter / cpuhp_multi_enter (ParseCpuhpEnter): a slice
+//!   "cpuhp(<idx>)" of category "cpu" on the hotplugged cpu's "CPU Hotplug
+//!   N" track, args action_cpu (the cpu the event ran on) and cpuhp_idx;
+//!   cpuhp_exit closes the innermost open slice there (cpuhp_pause: nothing,
+//!   as in trace_processor);
+//! - dma_heap_stat (ParseDmaHeapStat): the heaps' total on the global
+//!   "mem.dma_heap" counter, the change on the thread's
+//!   "mem.dma_heap_change" counter (arg inode), and each buffer as a slice
+//!   "<len / 1024> kB" on the "mem.dma_buffer" tracks, from its allocation
+//!   (len > 0) to its free, lanes keyed by the buffer's inode.
+//!
+//! An absent field reads as 0 (protozero's default).
+
+use super::atrace::AsyncSlots;
+use super::compressor::{lane_dims, Nesting};
+use super::tracks::{ArgVal, Dim, Owner};
+use super::Ctx;
+use crate::events::FtraceEv;
+
+/// Imports `e` if it is one of the events above.
+pub fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+    let uint = |f: &str| e.int(f).unwrap_or(0) as u64;
+    match e.name {
+        "ufshcd_command" => {
+            let doorbell = uint("doorbell") as u32;
+            let str_t = uint("str_t");
+            let in_flight = match doorbell {
+                0 => (str_t != 1) as u32,
+                d => d.count_ones(),
+            };
+            let count = global_track(c, "ufs_command_count", "io.ufs.command.count", "counter");
+            c.counters.push(e.ts, count, in_flight as f64, None);
+            let tag = uint("tag") as u32;
+            let track = c.tracks.intern(
+                &mut c.args,
+                "ufs_command_tag",
+                Some(&format!("io.ufs.command.tag[{tag:03}]")),
+                "slice",
+                vec![("ufs_tag", Dim::Int(tag as i64))],
+                Owner::default(),
+                0,
+            );
+            if str_t == 0 {
+                let name = ufs_command_name(uint("opcode") as u32, uint("group_id") as u32);
+                c.slices.begin(&mut c.stats, track, e.ts, name, -1, None);
+            } else {
+                c.slices.end(track, e.ts);
+            }
+        }
+        "ufshcd_clk_gating" => {
+            let state = match e.int("state").unwrap_or(0) {
+                1 => 3,
+                2 => 1,
+                3 => 2,
+                _ => 0,
+            };
+            let name = "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)";
+            let track = global_track(c, "ufs_clkgating", name, "counter");
+            c.counters.push(e.ts, track, state as f64, None);
+        }
+        "cpuhp_enter" | "cpuhp_multi_enter" => {
+            let idx = e.int("idx").unwrap_or(0) as i32;
+            let track = hotplug_track(c, uint("cpu") as u32);
+            let args = [
+                ("action_cpu", Some(ArgVal::Uint(e.cpu as u64))),
+                ("cpuhp_idx", Some(ArgVal::Int(idx as i128))),
+            ];
+            let set = c.args.add_set_unique(&args);
+            let before = c.slices.rows.len();
+            c.slices.begin(
+                &mut c.stats,
+                track,
+                e.ts,
+                format!("cpuhp({idx})"),
+                -1,
+                Some(set),
+            );
+            if let Some(row) = c.slices.rows.get_mut(before) {
+                row.category = Some("cpu");
+            }
+        }
+        "cpuhp_exit" => {
+            let track = hotplug_track(c, uint("cpu") as u32);
+            c.slices.end(track, e.ts);
+        }
+        "dma_heap_stat" => dma_heap_stat(c, slots, e),
+        _ => {}
+    }
+}
+
+/// A track with no dimensions (one for the whole trace).
+fn global_track(c: &mut Ctx, type_: &'static str, name: &str, event_type: &'static str) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        type_,
+        Some(name),
+        event_type,
+        vec![],
+        Owner::default(),
+        0,
+    )
+}
+
+fn hotplug_track(c: &mut Ctx, cpu: u32) -> u32 {
+    c.cpu_slice_track("cpu_hotplug", &format!("CPU Hotplug {cpu}"), cpu as i64)
+}
+
+fn dma_heap_stat(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+    let total = e.int("total_allocated").unwrap_or(0) as u64;
+    let len = e.int("len").unwrap_or(0) as i64;
+    let inode = e.int("inode").unwrap_or(0) as u64;
+    let heap = global_track(c, "android_dma_heap", "mem.dma_heap", "counter");
+    c.counters.push(e.ts, heap, total as f64, None);
+    let utid = c.pt.get_or_create_thread(e.pid);
+    let change = c.tracks.intern(
+        &mut c.args,
+        "android_dma_heap_change",
+        Some("mem.dma_heap_change"),
+        "counter",
+        vec![("utid", Dim::Int(utid as i64))],
+        Owner {
+            utid: Some(utid),
+            ..Default::default()
+        },
+        0,
+    );
+    let set = c.args.add_set(&[("inode", Some(ArgVal::Uint(inode)))]);
+    c.counters.push(e.ts, change, len as f64, Some(set));
+    const TYPE: &str = "android_dma_allocations";
+    let cookie = inode as i64 as i128;
+    let lanes = &mut slots.compressor;
+    let (idx, begin) = if len > 0 {
+        (lanes.begin(TYPE, &vec![], cookie, Nesting::Nestable), true)
+    } else {
+        (lanes.end(TYPE, &vec![], cookie), false)
+    };
+    let track = c.tracks.intern(
+        &mut c.args,
+        TYPE,
+        Some("mem.dma_buffer"),
+        "slice",
+        lane_dims(vec![], idx),
+        Owner::default(),
+        0,
+    );
+    if begin {
+        let name = format!("{} kB", len / 1024);
+        c.slices.begin(&mut c.stats, track, e.ts, name, -1, None);
+    } else {
+        c.slices.end(track, e.ts);
+    }
+}
+
+/// A UFS command's slice name: its SCSI opcode's name, with the group id
+/// when it has one (GetUfsCmdString).
+fn ufs_command_name(opcode: u32, group_id: u32) -> String {
+    let name = match opcode {
+        4 => "FORMAT UNIT",
+        18 => "INQUIRY",
+        85 => "MODE SELECT (10)",
+        90 => "MODE SENSE (10)",
+        52 => "PRE-FETCH (10)",
+        144 => "PRE-FETCH (16)",
+        8 => "READ (6)",
+        40 => "READ (10)",
+        136 => "READ (16)",
+        60 => "READ BUFFER",
+        37 => "READ CAPACITY (10)",
+        158 => "READ CAPACITY (16)",
+        160 => "REPORT LUNS",
+        3 => "REQUEST SENSE",
+        162 => "SECURITY PROTOCOL IN",
+        181 => "SECURITY PROTOCOL OUT",
+        29 => "SEND DIAGNOSTIC",
+        27 => "START STOP UNIT",
+        53 => "SYNCHRONIZE CACHE (10)",
+        145 => "SYNCHRONIZE CACHE (16)",
+        0 => "TEST UNIT READY",
+        66 => "UNMAP",
+        47 => "VERIFY",
+        10 => "WRITE (6)",
+        42 => "WRITE (10)",
+        138 => "WRITE (16)",
+        59 => "WRITE BUFFER",
+        _ => "UNDEFINED",
+    };
+    if group_id > 0 {
+        format!("{name} (GID={group_id:#x})")
+    } else {
+        name.to_owned()
+    }
+}

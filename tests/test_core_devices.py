@@ -1,0 +1,149 @@
+"""UFS commands and clock gating, CPU hotplug, dma-buf heap and throttled
+CPU / Adreno GPU frequencies (issue 18) in the compiled core: on a hand-made
+schedule (events out of order across CPUs, overlapping buffers, a buffer
+still allocated at the end), the counters, tracks and slices
+trace_processor's FtraceParser makes (ParseUfshcdCommand /
+ParseUfshcdClkGating, ParseCpuhpEnter / Exit, ParseDmaHeapStat,
+ParseCpuFreqThrottle, ParseKgslGpuFreq), derived by hand below; and the same
+tables as the real trace_processor where it is available."""
+
+from __future__ import annotations
+
+import pytest
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+
+def _trace() -> bytes:
+    trace = pb.Trace()
+
+    def bundle(cpu):
+        b = trace.packet.add().ftrace_events
+        b.cpu = cpu
+        return b
+
+    # CPU 1, first in the file though later in time: CPU 2 hotplugged with
+    # a nested step, and a throttled CPU 3
+    b1 = bundle(1)
+    h = b1.event.add(timestamp=1_000, pid=20).cpuhp_enter
+    h.cpu, h.idx, h.target = 2, 5, 0
+    h = b1.event.add(timestamp=1_100, pid=20).cpuhp_multi_enter
+    h.cpu, h.idx = 2, 7
+    b1.event.add(timestamp=1_150, pid=20).cpuhp_pause.cpus = 4
+    b1.event.add(timestamp=1_200, pid=20).cpuhp_exit.cpu = 2
+    b1.event.add(timestamp=1_300, pid=20).cpuhp_exit.cpu = 2
+    d = b1.event.add(timestamp=1_400, pid=0).dcvsh_freq
+    d.cpu, d.freq = 3, 1_200_000
+    # CPU 0: two UFS commands, clock gating, the GPU clock, dma-buf buffers
+    b0 = bundle(0)
+
+    def ev(ts):
+        return b0.event.add(timestamp=ts, pid=30)
+
+    u = ev(500).ufshcd_command
+    u.str_t, u.tag, u.opcode, u.doorbell = 0, 3, 42, 0x5
+    u = ev(600).ufshcd_command
+    u.str_t, u.tag, u.opcode, u.group_id = 0, 4, 40, 1
+    u = ev(700).ufshcd_command
+    u.str_t, u.tag = 1, 3
+    u = ev(800).ufshcd_command
+    u.str_t, u.tag, u.doorbell = 1, 4, 0x1
+    for ts, state in ((900, 1), (950, 2), (960, 0)):
+        ev(ts).ufshcd_clk_gating.state = state
+    g = ev(2_000).kgsl_gpu_frequency
+    g.gpu_id, g.gpu_freq = 0, 585_000
+    for ts, inode, length, total in ((3_000, 11, 8_192, 8_192), (3_100, 12, 4_096, 12_288),
+                                     (3_200, 11, -8_192, 4_096), (3_300, 12, -4_096, 0),
+                                     (3_400, 13, 2_048, 2_048)):
+        h = ev(ts).dma_heap_stat
+        h.inode, h.len, h.total_allocated = inode, length, total
+    return trace.SerializeToString()
+
+
+SLICES = """
+SELECT s.ts, s.dur, s.name, s.category, s.depth, t.name AS track,
+       extract_arg(t.dimension_arg_set_id, 'track_compressor_idx') AS lane
+FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts
+"""
+EXPECTED_SLICES = [
+    (500, 200, "WRITE (10)", None, 0, "io.ufs.command.tag[003]", None),
+    (600, 200, "READ (10) (GID=0x1)", None, 0, "io.ufs.command.tag[004]", None),
+    (1_000, 300, "cpuhp(5)", "cpu", 0, "CPU Hotplug 2", None),
+    (1_100, 100, "cpuhp(7)", "cpu", 1, "CPU Hotplug 2", None),
+    (3_000, 200, "8 kB", None, 0, "mem.dma_buffer", 0),
+    (3_100, 200, "4 kB", None, 0, "mem.dma_buffer", 1),
+    # the idle first lane takes the next buffer
+    (3_400, -1, "2 kB", None, 0, "mem.dma_buffer", 0),
+]
+HOTPLUG_ARGS = """
+SELECT s.name, a.key, a.value_type, a.display_value
+FROM slice s JOIN args a USING (arg_set_id) WHERE s.category = 'cpu' ORDER BY s.ts, a.key
+"""
+EXPECTED_HOTPLUG_ARGS = [
+    ("cpuhp(5)", "action_cpu", "uint", "1"), ("cpuhp(5)", "cpuhp_idx", "int", "5"),
+    ("cpuhp(7)", "action_cpu", "uint", "1"), ("cpuhp(7)", "cpuhp_idx", "int", "7"),
+]
+COUNTERS = """
+SELECT c.ts, t.name, c.value, extract_arg(c.arg_set_id, 'inode') AS inode
+FROM counter c JOIN track t ON c.track_id = t.id ORDER BY c.ts, t.name
+"""
+UFS_COUNT, CLKGATING = "io.ufs.command.count", "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)"
+EXPECTED_COUNTERS = [
+    (500, UFS_COUNT, 2.0, None),    # doorbell 0b101: two commands in flight
+    (600, UFS_COUNT, 1.0, None),    # no doorbell: a send counts 1
+    (700, UFS_COUNT, 0.0, None),    # no doorbell: a completion counts 0
+    (800, UFS_COUNT, 1.0, None),
+    (900, CLKGATING, 3.0, None),    # ON
+    (950, CLKGATING, 1.0, None),    # REQ_OFF
+    (960, CLKGATING, 0.0, None),    # OFF
+    (1_400, "cpufreq_throttle", 1_200_000.0, None),
+    (2_000, "gpufreq", 585_000_000.0, None),
+    (3_000, "mem.dma_heap", 8_192.0, None),
+    (3_000, "mem.dma_heap_change", 8_192.0, 11),
+    (3_100, "mem.dma_heap", 12_288.0, None),
+    (3_100, "mem.dma_heap_change", 4_096.0, 12),
+    (3_200, "mem.dma_heap", 4_096.0, None),
+    (3_200, "mem.dma_heap_change", -8_192.0, 11),
+    (3_300, "mem.dma_heap", 0.0, None),
+    (3_300, "mem.dma_heap_change", -4_096.0, 12),
+    (3_400, "mem.dma_heap", 2_048.0, None),
+    (3_400, "mem.dma_heap_change", 2_048.0, 13),
+]
+
+
+@pytest.fixture(scope="module")
+def eng():
+    from artscope.engines.embedded import EmbeddedEngine
+
+    e = EmbeddedEngine()
+    e.load_bytes(_trace(), "devices")
+    yield e
+    e.close()
+
+
+def test_slices(eng):
+    assert eng.query(SLICES).rows() == EXPECTED_SLICES
+
+
+def test_hotplug_args(eng):
+    assert eng.query(HOTPLUG_ARGS).rows() == EXPECTED_HOTPLUG_ARGS
+
+
+def test_counters(eng):
+    assert eng.query(COUNTERS).rows() == EXPECTED_COUNTERS
+
+
+def test_imported_events_are_not_reported_skipped(eng):
+    assert eng.query("SELECT count(*) FROM stats WHERE name LIKE 'artscope_skipped_ftrace_%'"
+                     ).item() == 0
+
+
+@pytest.mark.tp
+def test_same_as_trace_processor(tp_rows, tp_diffs):
+    data = _trace()
+    assert tp_rows(data, SLICES) == EXPECTED_SLICES
+    assert tp_rows(data, HOTPLUG_ARGS) == EXPECTED_HOTPLUG_ARGS
+    assert tp_rows(data, COUNTERS) == EXPECTED_COUNTERS
+    diffs, compared = tp_diffs(data)
+    assert {"slice", "counter", "track", "counter_track", "cpu_track", "args",
+            "stats", "ftrace_event"} <= compared
+    assert diffs == {}
