@@ -177,3 +177,70 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     assert {"slice", "args", "track", "thread_track", "cpu_track", "stats",
             "ftrace_event", "thread_state"} <= compared
     assert diffs == {}
+
+
+# --- binder lock, secure monitor calls, memcg reclaim --------------------------
+
+def _locks_trace() -> bytes:
+    trace = pb.Trace()
+    b = trace.packet.add().ftrace_events
+    b.cpu = 0
+
+    def ev(ts, pid=60):
+        return b.event.add(timestamp=ts, pid=pid)
+
+    ev(10_000).binder_lock.tag = "lock"
+    ev(10_100).binder_locked.tag = "lock"
+    # a secure monitor call while holding the lock
+    ev(10_150).scm_call_start.x0 = 0x3000012
+    ev(10_200).scm_call_end.SetInParent()
+    ev(10_300).binder_unlock.tag = "lock"
+    # locked without an attempt, unlocked without holding it: nothing
+    ev(10_400).binder_locked.tag = "lock"
+    ev(10_500, pid=61).binder_unlock.tag = "lock"
+    r = ev(11_000).mm_vmscan_memcg_reclaim_begin
+    r.order, r.may_writepage, r.gfp_flags = 1, 0, 0xCC0
+    ev(11_500).mm_vmscan_memcg_reclaim_end.nr_reclaimed = 16
+    return trace.SerializeToString()
+
+
+LOCK_SLICES = "SELECT ts, dur, name, category, depth FROM slice ORDER BY ts"
+EXPECTED_LOCK_SLICES = [
+    (10_000, 100, "binder lock waiting", "binder", 0),
+    (10_100, 200, "binder lock held", "binder", 0),
+    (10_150, 50, "scm id=0x3000012", None, 1),
+    (11_000, 500, "mm_vmscan_memcg_reclaim", None, 0),
+]
+EXPECTED_LOCK_ARGS = [
+    (11_000, "memcg_reclaim_gfp_flags", "uint", str(0xCC0)),
+    (11_000, "memcg_reclaim_may_writepage", "int", "0"),
+    (11_000, "memcg_reclaim_nr_reclaimed", "uint", "16"),
+    (11_000, "memcg_reclaim_order", "int", "1"),
+]
+
+
+@pytest.fixture(scope="module")
+def locks_eng():
+    from artscope.engines.embedded import EmbeddedEngine
+
+    e = EmbeddedEngine()
+    e.load_bytes(_locks_trace(), "locks")
+    yield e
+    e.close()
+
+
+def test_lock_scm_and_memcg_slices(locks_eng):
+    assert locks_eng.query(LOCK_SLICES).rows() == EXPECTED_LOCK_SLICES
+    assert locks_eng.query(SLICE_ARGS).rows() == EXPECTED_LOCK_ARGS
+    # the unlock of a thread never locked still made its thread
+    assert locks_eng.query("SELECT tid FROM thread WHERE tid IN (60, 61) ORDER BY tid"
+                           ).rows() == [(60,), (61,)]
+
+
+@pytest.mark.tp
+def test_locks_same_as_trace_processor(tp_rows, tp_diffs):
+    data = _locks_trace()
+    assert tp_rows(data, LOCK_SLICES) == EXPECTED_LOCK_SLICES
+    assert tp_rows(data, SLICE_ARGS) == EXPECTED_LOCK_ARGS
+    diffs, _ = tp_diffs(data)
+    assert diffs == {}

@@ -558,6 +558,9 @@ fn ftrace_event(
         "irq_handler_entry" | "irq_handler_exit" | "local_timer_entry" | "local_timer_exit"
         | "softirq_entry" | "softirq_exit" => irq::event(c, e),
         "binder_command" => binder.command(c, e.pid, e.int("cmd").unwrap_or(0)),
+        "binder_lock" => binder.lock(c, ts, e.pid),
+        "binder_locked" => binder.locked(c, ts, e.pid),
+        "binder_unlock" => binder.unlock(c, ts, e.pid),
         "binder_return" => binder.returned(c, ts, e.pid, e.int("cmd").unwrap_or(0)),
         _ => kernel.event(c, e),
     }

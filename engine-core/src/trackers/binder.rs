@@ -30,6 +30,8 @@ use super::tracks::ArgVal;
 use super::Ctx;
 
 const CATEGORY: &str = "binder";
+const LOCK_WAITING: &str = "binder lock waiting";
+const LOCK_HELD: &str = "binder lock held";
 const TRANSACTION: &str = "binder transaction";
 const TRANSACTION_ASYNC: &str = "binder transaction async";
 const REPLY: &str = "binder reply";
@@ -95,6 +97,10 @@ pub struct BinderTracker {
     opened: HashMap<u32, Vec<u32>>,
     /// (sending slice, receiving slice) of each received transaction
     flows: Vec<(u32, u32)>,
+    /// pids waiting for the binder lock (binder_lock seen)
+    attempt_lock: HashMap<i64, i64>,
+    /// pids holding it (binder_locked seen)
+    lock_acquired: HashMap<i64, i64>,
 }
 
 /// `0x%02x` as base::IntToHexString.
@@ -389,6 +395,39 @@ impl BinderTracker {
                 ],
             );
         }
+    }
+
+    /// binder_lock (BinderTracker::Lock): "binder lock waiting" opens on the
+    /// thread's track.
+    pub fn lock(&mut self, c: &mut Ctx, ts: i64, pid: i64) {
+        self.attempt_lock.insert(pid, ts);
+        let utid = c.pt.get_or_create_thread(pid);
+        let track = thread_track(c, utid);
+        self.begin(c, track, ts, LOCK_WAITING, -1, Vec::new());
+    }
+
+    /// binder_locked (BinderTracker::Locked): after a binder_lock, the
+    /// innermost open slice ends and "binder lock held" opens.
+    pub fn locked(&mut self, c: &mut Ctx, ts: i64, pid: i64) {
+        let utid = c.pt.get_or_create_thread(pid);
+        if self.attempt_lock.remove(&pid).is_none() {
+            return;
+        }
+        let track = thread_track(c, utid);
+        c.slices.end(track, ts);
+        self.begin(c, track, ts, LOCK_HELD, -1, Vec::new());
+        self.lock_acquired.insert(pid, ts);
+    }
+
+    /// binder_unlock (BinderTracker::Unlock): after a binder_locked, the
+    /// innermost open "binder lock held" ends.
+    pub fn unlock(&mut self, c: &mut Ctx, ts: i64, pid: i64) {
+        let utid = c.pt.get_or_create_thread(pid);
+        if self.lock_acquired.remove(&pid).is_none() {
+            return;
+        }
+        let track = thread_track(c, utid);
+        c.slices.end_named(track, ts, Some(CATEGORY), LOCK_HELD);
     }
 
     /// The binder slices' arg sets, made once every arg is known, and the

@@ -17,13 +17,10 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 119] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 112] = [
     "android_fs_dataread_end",
     "android_fs_dataread_start",
     "bcl_irq_trigger",
-    "binder_lock",
-    "binder_locked",
-    "binder_unlock",
     "cma_alloc_finish",
     "cma_alloc_info",
     "cma_alloc_start",
@@ -91,8 +88,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 119] = [
     "mali_mali_PM_MCU_RESET_WAIT",
     "mm_alloc_contig_migrate_range_info",
     "mm_event_record",
-    "mm_vmscan_memcg_reclaim_begin",
-    "mm_vmscan_memcg_reclaim_end",
     "napi_gro_receive_entry",
     "napi_gro_receive_exit",
     "net_dev_xmit",
@@ -104,8 +99,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 119] = [
     "pixel_mm_kswapd_done",
     "pixel_mm_kswapd_wake",
     "rpm_status",
-    "scm_call_end",
-    "scm_call_start",
     "tcp_retransmit_skb",
     "trusty_enqueue_nop",
     "trusty_ipc_connect",

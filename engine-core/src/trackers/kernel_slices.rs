@@ -11,6 +11,10 @@
 //!   thread's track (args direct_reclaim_order, direct_reclaim_may_writepage,
 //!   direct_reclaim_gfp_flags); _end closes the innermost open slice, adding
 //!   direct_reclaim_nr_reclaimed;
+//! - mm_vmscan_memcg_reclaim_begin / _end: as direct reclaim, named
+//!   "mm_vmscan_memcg_reclaim", args memcg_reclaim_*;
+//! - scm_call_start opens "scm id=<x0 in hex>" on the thread's track,
+//!   scm_call_end closes the innermost open slice there;
 //! - mm_shrink_slab_start opens "mm_vmscan_shrink_slab" (args shrink_name:
 //!   the shrinker's symbol, total_scan, priority); mm_shrink_slab_end closes
 //!   the innermost open slice, adding `freed` (its retval);
@@ -71,6 +75,39 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
                 e.ts,
                 &[("direct_reclaim_nr_reclaimed", Some(uint("nr_reclaimed")))],
             );
+        }
+        "mm_vmscan_memcg_reclaim_begin" => {
+            let track = own_thread_track(c, e);
+            let args = [
+                ("memcg_reclaim_order", Some(ArgVal::Int(int("order")))),
+                (
+                    "memcg_reclaim_may_writepage",
+                    Some(ArgVal::Int(int("may_writepage"))),
+                ),
+                ("memcg_reclaim_gfp_flags", Some(uint("gfp_flags"))),
+            ];
+            begin(c, track, e, None, "mm_vmscan_memcg_reclaim".into(), &args);
+        }
+        "mm_vmscan_memcg_reclaim_end" => {
+            let track = own_thread_track(c, e);
+            end_with(
+                c,
+                track,
+                e.ts,
+                &[("memcg_reclaim_nr_reclaimed", Some(uint("nr_reclaimed")))],
+            );
+        }
+        "scm_call_start" => {
+            let track = own_thread_track(c, e);
+            let name = match int("x0") as u64 {
+                0 => "scm id=0".to_owned(),
+                x0 => format!("scm id={x0:#x}"),
+            };
+            begin(c, track, e, None, name, &[]);
+        }
+        "scm_call_end" => {
+            let track = own_thread_track(c, e);
+            c.slices.end(track, e.ts);
         }
         "mm_shrink_slab_start" => {
             let track = own_thread_track(c, e);

@@ -66,26 +66,47 @@ impl SliceTracker {
     /// its row. An end with nothing open is ignored, uncounted, as
     /// trace_processor's SliceTracker::End ignores it.
     pub fn end(&mut self, track: u32, ts: i64) -> Option<u32> {
-        self.complete(track, ts, None)
+        self.complete(track, ts, None, None)
     }
 
     /// Closes the innermost open slice of `category` on `track` (as
     /// trace_processor's SliceTracker::End given a category: slices opened
     /// above it stay open); returns its row.
     pub fn end_category(&mut self, track: u32, ts: i64, category: &str) -> Option<u32> {
-        self.complete(track, ts, Some(category))
+        self.complete(track, ts, Some(category), None)
+    }
+
+    /// Closes the innermost open slice named `name` (and of `category`, if
+    /// given) on `track`, as SliceTracker::End given both.
+    pub fn end_named(
+        &mut self,
+        track: u32,
+        ts: i64,
+        category: Option<&str>,
+        name: &str,
+    ) -> Option<u32> {
+        self.complete(track, ts, category, Some(name))
     }
 
     /// SliceTracker::CompleteSliceBegin / Finalize: the stack closed up to
-    /// `ts`, then the innermost open slice (of `category`, if given) ends; it
-    /// leaves the stack only if it is on top (else with what is above it).
-    fn complete(&mut self, track: u32, ts: i64, category: Option<&str>) -> Option<u32> {
+    /// `ts`, then the innermost open slice (of `category` and named `name`,
+    /// if given) ends; it leaves the stack only if it is on top (else with
+    /// what is above it).
+    fn complete(
+        &mut self,
+        track: u32,
+        ts: i64,
+        category: Option<&str>,
+        name: Option<&str>,
+    ) -> Option<u32> {
         self.close_stack(track, ts, -1);
         let stack = self.stacks.get_mut(&track)?;
         let rows = &mut self.rows;
         let at = stack.iter().rposition(|&r| {
             let row = &rows[r as usize];
-            row.dur == -1 && category.map_or(true, |c| row.category == Some(c))
+            row.dur == -1
+                && category.map_or(true, |c| row.category == Some(c))
+                && name.map_or(true, |n| row.name == n)
         })?;
         let top = stack[at];
         let row = &mut rows[top as usize];
