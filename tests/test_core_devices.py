@@ -147,3 +147,69 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     assert {"slice", "counter", "track", "counter_track", "cpu_track", "args",
             "stats", "ftrace_event"} <= compared
     assert diffs == {}
+
+
+# --- android_fs data reads ------------------------------------------------------
+
+APK = "/data/app/com.example/base.apk"
+
+
+def _fs_trace() -> bytes:
+    trace = pb.Trace()
+    b = trace.packet.add().ftrace_events
+    b.cpu = 0
+
+    def read(ts, pid, start, ino, offset, nbytes, path=None):
+        ev = b.event.add(timestamp=ts, pid=pid)
+        r = ev.android_fs_dataread_start if start else ev.android_fs_dataread_end
+        r.ino, r.offset, r.bytes = ino, offset, nbytes
+        if path is not None:
+            r.pathbuf = path
+
+    read(5_000, 70, True, 100, 0, 4_096, APK)
+    read(5_100, 71, True, 100, 4_096, 8_192, APK)      # overlaps: a second lane
+    read(5_200, 70, False, 100, 0, 4_096)
+    read(5_300, 70, False, 999, 0, 1)                  # no such read: ignored
+    read(5_400, 71, False, 100, 4_096, 8_192)
+    read(5_500, 70, True, 101, 0, 10)                  # no path; open at the end
+    return trace.SerializeToString()
+
+
+FS_SLICES = """
+SELECT s.ts, s.dur, s.name, t.name AS track,
+       extract_arg(t.dimension_arg_set_id, 'track_compressor_idx') AS lane
+FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts
+"""
+EXPECTED_FS_SLICES = [
+    (5_000, 200, "android_fs_data_read", "android_fs", 0),
+    (5_100, 300, "android_fs_data_read", "android_fs", 1),
+    (5_500, -1, "android_fs_data_read", "android_fs", 0),
+]
+FS_ARGS = """
+SELECT s.ts, a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id)
+ORDER BY s.ts, a.key
+"""
+EXPECTED_FS_ARGS = [
+    (5_000, "bytes_read_end", "4096"), (5_000, "bytes_read_start", "4096"),
+    (5_000, "file_path", APK), (5_000, "offset_end", "0"), (5_000, "offset_start", "0"),
+    (5_100, "bytes_read_end", "8192"), (5_100, "bytes_read_start", "8192"),
+    (5_100, "file_path", APK), (5_100, "offset_end", "4096"),
+    (5_100, "offset_start", "4096"),
+    (5_500, "bytes_read_start", "10"), (5_500, "file_path", None),   # no path: NULL
+    (5_500, "offset_start", "0"),
+]
+
+
+def test_fs_reads(load_embedded):
+    eng = load_embedded(_fs_trace(), "fs")
+    assert eng.query(FS_SLICES).rows() == EXPECTED_FS_SLICES
+    assert eng.query(FS_ARGS).rows() == EXPECTED_FS_ARGS
+
+
+@pytest.mark.tp
+def test_fs_reads_same_as_trace_processor(tp_rows, tp_diffs):
+    data = _fs_trace()
+    assert tp_rows(data, FS_SLICES) == EXPECTED_FS_SLICES
+    assert tp_rows(data, FS_ARGS) == EXPECTED_FS_ARGS
+    diffs, _ = tp_diffs(data)
+    assert diffs == {}

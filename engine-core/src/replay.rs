@@ -508,8 +508,14 @@ fn ftrace_event(
         "gpu_mem_total" => counters::gpu_mem_total(c, ts, e),
         "dcvsh_freq" => counters::cpu_freq_throttle(c, ts, e),
         "kgsl_gpu_frequency" => counters::kgsl_gpu_frequency(c, ts, e),
-        "ufshcd_command" | "ufshcd_clk_gating" | "cpuhp_enter" | "cpuhp_multi_enter"
-        | "cpuhp_exit" | "dma_heap_stat" => crate::trackers::devices::event(c, slots, e),
+        "ufshcd_command"
+        | "ufshcd_clk_gating"
+        | "cpuhp_enter"
+        | "cpuhp_multi_enter"
+        | "cpuhp_exit"
+        | "dma_heap_stat"
+        | "android_fs_dataread_start"
+        | "android_fs_dataread_end" => kernel.devices.event(c, slots, e),
         "clock_enable" | "clock_disable" => counters::clock_state(c, ts, e),
         "thermal_temperature" => counters::thermal_temperature(c, ts, e),
         "cdev_update" => counters::cdev_update(c, ts, e),

@@ -1,6 +1,6 @@
 //! Device activity ftrace events as counters and slices (trace_processor's
 //! FtraceParser): UFS storage commands and clock gating, CPU hotplug,
-//! dma-buf heap allocations.
+//! dma-buf heap allocations, android_fs data reads.
 //!
 //! - ufshcd_command (ParseUfshcdCommand): the commands in flight on the
 //!   global "io.ufs.command.count" counter (the doorbell's set bits; without
@@ -20,8 +20,15 @@
 //!   "mem.dma_heap_change" counter (arg inode), and each buffer as a slice
 //!   "<len / 1024> kB" on the "mem.dma_buffer" tracks, from its allocation
 //!   (len > 0) to its free, lanes keyed by the buffer's inode.
+//! - android_fs_dataread_start (ParseAndroidFsDatareadStart): a slice
+//!   "android_fs_data_read" (args file_path, offset_start, bytes_read_start)
+//!   on the "android_fs" tracks, lanes keyed by the reading thread's tid;
+//!   android_fs_dataread_end with the same inode and offset closes it
+//!   (args offset_end, bytes_read_end); an end matching no start is ignored.
 //!
 //! An absent field reads as 0 (protozero's default).
+
+use rustc_hash::FxHashMap as HashMap;
 
 use super::atrace::AsyncSlots;
 use super::compressor::{lane_dims, Nesting};
@@ -29,8 +36,91 @@ use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
 use crate::events::FtraceEv;
 
-/// Imports `e` if it is one of the events above.
-pub fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+/// What the events above carry from one to the next.
+#[derive(Default)]
+pub struct DeviceTrackers {
+    /// android_fs reads in progress: (inode, offset) -> the reading tid
+    fs_reads: HashMap<(i128, i128), i64>,
+}
+
+impl DeviceTrackers {
+    /// Imports `e` if it is one of the events above.
+    pub fn event(&mut self, c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+        match e.name {
+            "android_fs_dataread_start" => self.fs_read_start(c, slots, e),
+            "android_fs_dataread_end" => self.fs_read_end(c, slots, e),
+            _ => event(c, slots, e),
+        }
+    }
+
+    fn fs_read_start(&mut self, c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+        let int = |f: &str| e.int(f).unwrap_or(0);
+        self.fs_reads.insert((int("ino"), int("offset")), e.pid);
+        let idx = slots
+            .compressor
+            .begin(FS_TYPE, &vec![], e.pid as i128, Nesting::Nestable);
+        let track = fs_track(c, idx);
+        let args = [
+            // an absent path is a NULL string (trace_processor's null StringId)
+            (
+                "file_path",
+                Some(
+                    e.str("pathbuf")
+                        .map_or(ArgVal::NullStr, |p| ArgVal::Str(p.into())),
+                ),
+            ),
+            ("offset_start", Some(ArgVal::Int(int("offset")))),
+            ("bytes_read_start", Some(ArgVal::Int(int("bytes")))),
+        ];
+        let set = c.args.add_set_unique(&args);
+        c.slices.begin(
+            &mut c.stats,
+            track,
+            e.ts,
+            "android_fs_data_read".into(),
+            -1,
+            Some(set),
+        );
+    }
+
+    fn fs_read_end(&mut self, c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+        let int = |f: &str| e.int(f).unwrap_or(0);
+        let Some(tid) = self.fs_reads.remove(&(int("ino"), int("offset"))) else {
+            return;
+        };
+        let idx = slots.compressor.end(FS_TYPE, &vec![], tid as i128);
+        let track = fs_track(c, idx);
+        let Some(row) = c.slices.end(track, e.ts) else {
+            return;
+        };
+        let args = [
+            ("offset_end", Some(ArgVal::Int(int("offset")))),
+            ("bytes_read_end", Some(ArgVal::Int(int("bytes")))),
+        ];
+        let row = &mut c.slices.rows[row as usize];
+        match row.arg_set {
+            Some(set) => c.args.extend_set(set, &args),
+            None => row.arg_set = Some(c.args.add_set_unique(&args)),
+        }
+    }
+}
+
+const FS_TYPE: &str = "android_fs";
+
+fn fs_track(c: &mut Ctx, idx: u32) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        FS_TYPE,
+        Some("android_fs"),
+        "slice",
+        lane_dims(vec![], idx),
+        Owner::default(),
+        0,
+    )
+}
+
+/// The stateless events above.
+fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
     let uint = |f: &str| e.int(f).unwrap_or(0) as u64;
     match e.name {
         "ufshcd_command" => {

@@ -17,9 +17,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 112] = [
-    "android_fs_dataread_end",
-    "android_fs_dataread_start",
+pub const NOT_IMPORTED_EVENTS: [&str; 110] = [
     "bcl_irq_trigger",
     "cma_alloc_finish",
     "cma_alloc_info",
@@ -139,6 +137,7 @@ pub fn not_imported(name: &str) -> bool {
 
 #[derive(Default)]
 pub struct KernelTrackers {
+    pub devices: super::devices::DeviceTrackers,
     pub ion: IonTracker,
     pub syscalls: SyscallTracker,
     pub adreno: AdrenoTracker,
