@@ -103,7 +103,5 @@ def test_first_switches_and_wakings_without_a_running_thread_are_counted(engine)
 @pytest.mark.tp
 def test_same_tables_as_trace_processor(tp_diffs):
     differ, _ = tp_diffs(_trace())
-    # the switches' and wakings' ftrace args are not kept (FTRACE_ARGS in
-    # tests/test_tp_tables.py)
-    assert differ == {"ftrace_event": {"arg_set_id"}, "raw": {"arg_set_id"},
-                      "args": {"rows"}}
+    # the soft-dropped compact switches' raw rows included, with their args
+    assert differ == {}

@@ -84,9 +84,8 @@ def test_same_ftrace_event_as_trace_processor(tmp_path, tp_bin):
     path.write_bytes(_trace())
     diffs = {d.table: set(d.aspects) for d in compare_tp.compare_trace(path, tp_bin)
              if d.table == "ftrace_event" and d.aspects}
-    # arg_set_id: sched_switch / sched_waking keep no args in the embedded
-    # engine (FTRACE_ARGS in tests/test_tp_tables.py)
-    assert diffs == {"ftrace_event": {"arg_set_id"}}
+    # sched_switch / sched_waking rows with their args too
+    assert diffs == {}
 
     from artscope.engines.trace_processor import TraceProcessorEngine
 

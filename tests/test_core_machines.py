@@ -160,10 +160,8 @@ def test_trace_id_is_the_trace_files_id_inside_its_containers(load):
 def test_machine_tables_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
     assert {"machine", "metadata", "stats", "cpu", "thread"} <= compared
-    # the switches' ftrace args are not kept (FTRACE_ARGS in tests/test_tp_tables.py)
-    ftrace_args = {"ftrace_event": {"arg_set_id"}, "raw": {"arg_set_id"}, "args": {"rows"}}
     if trace is _adopted_trace:
-        assert differ == ftrace_args
+        assert differ == {}
         assert load(trace()).query(METADATA_FUNCTIONS).rows() == tp_rows(
             trace(), METADATA_FUNCTIONS)
     else:
@@ -172,7 +170,8 @@ def test_machine_tables_as_trace_processor(tp_diffs, tp_rows, load, trace):
         remote = {"thread": {"rows"}, "process": {"rows"}, "metadata": {"rows"},
                   "stats": {"rows"}, "sched": {"rows"}, "sched_slice": {"rows"},
                   "thread_state": {"rows"}, "cpu": {"rows"}, "trace_bounds": {"end_ts"},
-                  "clock_snapshot": {"rows"}}
-        assert {t: a for t, a in differ.items() if t not in ftrace_args} == remote
+                  "clock_snapshot": {"rows"}, "ftrace_event": {"rows"}, "raw": {"rows"},
+                  "args": {"rows"}}
+        assert differ == remote
         assert "machine" not in differ
 

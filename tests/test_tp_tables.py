@@ -37,8 +37,6 @@ import compare_tp  # noqa: E402
 pytestmark = [pytest.mark.tp]
 
 ALL = None  # a gap on every compared trace (a schema difference)
-ALL_FIXTURES = {f"fixtures/{p.name}" for p in (REPO / "fixtures").iterdir()
-                if p.name.endswith((".pftrace", ".pftrace.gz"))}
 
 
 @dataclass(frozen=True)
@@ -53,75 +51,11 @@ class Gap:
 STATS_VALUES = ("stats the embedded engine counts differently: "
                 "frame_timeline_event_parser_errors (an actual frame event "
                 "trace_processor's parser rejects)")
-FTRACE_ARGS = ("args: the args of the ftrace events the embedded engine keeps none for "
-               "(sched_switch, sched_waking, cpu_frequency, cpu_idle: millions of rows on a "
-               "real trace); the embedded engine has fewer rows")
-ARGS = ("args: the ftrace args above (FTRACE_ARGS), on traces with events of those kinds "
-        "(every trace listed, key by key); on the api32 trace also some binder ('data size', "
-        "'offsets size') and dma fence ('fence seqno', 'fence context') args' values and "
-        "some `message` args")
 REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither the host's nor "
                   "the adopted one): trace_processor imports them with machine_id 1, the "
                   "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
 
 KNOWN_GAPS: list[Gap] = [
-    Gap("args", ['rows'], ARGS, {
-        "conformance/parser_parsing/test_sched_blocked_reason_symbolized_sched_blocked_reason_function",
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-        "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
-        "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_1",
-        "conformance/parser_process_tracking/test_unknown_thread_name_tracking",
-        "conformance/tables_counters/test_counters_group_by_freq_counters_group_by_freq",
-        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
-        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
-        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
-        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
-        "conformance/parser_process_tracking/test_process_tracking",
-        "conformance/parser_process_tracking/test_process_tracking_machine_id",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
-        "conformance/parser_smoke/test_synth_1_smoke",
-        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
-        *(ALL_FIXTURES - {"fixtures/no_sched.pftrace"}),
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-        "shared/trappy-surfaceflinger.html",
-    }),
-    Gap("ftrace_event", ['arg_set_id'], FTRACE_ARGS, {
-        "conformance/parser_parsing/test_sched_blocked_reason_symbolized_sched_blocked_reason_function",
-        "conformance/parser_ftrace_crop/test_crop_compact_sched_switch",
-        "shared/trappy-surfaceflinger.html",
-        "conformance/parser_parsing/test_sched_blocked_systrace_sched_blocked_reason",
-        "conformance/parser_process_tracking/test_unknown_thread_name_tracking",
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu_machine_id",
-        "conformance/tables_counters/test_synth_1_filter_counter_machine_id",
-        "conformance/parser_atrace_error_handling/test_instant_async_atrace_instant_async",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_1",
-        "conformance/tables_counters/test_counters_group_by_freq_counters_group_by_freq",
-        "conformance/parser_atrace_error_handling/test_instant_atrace_instant_with_thread",
-        "conformance/parser_parsing/test_ftrace_with_tracing_start_list_sched_slice_spans",
-        "conformance/parser_parsing/test_sched_blocked_proto_sched_blocked_reason",
-        "conformance/parser_process_tracking/test_process_tracking",
-        "conformance/parser_process_tracking/test_process_tracking_machine_id",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_exec",
-        "conformance/parser_process_tracking/test_process_tracking_process_tracking_short_lived_2",
-        "conformance/parser_smoke/test_synth_1_smoke",
-        "conformance/stdlib_linux/test_linux_cpu_idle_stats",
-        "conformance/tables_counters/test_counters_where_cpu_counters_where_cpu",
-        "fixtures/choreographer_only.pftrace",
-        "fixtures/frames.pftrace",
-        "fixtures/freq.pftrace",
-        "fixtures/open_at_end.pftrace",
-        "fixtures/pinned_clean.pftrace",
-        "fixtures/pinned_clean.pftrace.gz",
-        "fixtures/pinned_late.pftrace",
-        "fixtures/pinned_late_compact.pftrace",
-        "fixtures/tid_reuse.pftrace",
-        "fixtures/truncated.pftrace",
-        "shared/perfskills-api32_startup_warm.perfetto-trace",
-    }),
     Gap("stats", ['value'], STATS_VALUES, {
         "conformance/parser_graphics/test_actual_frame_timeline_events",
     }),

@@ -60,6 +60,7 @@ pub struct Switch {
     pub compact: bool,
     pub prev_pid: i64,
     pub prev_comm: StrId,
+    pub prev_prio: i64,
     pub prev_state: i64,
     pub next_pid: i64,
     pub next_comm: StrId,
@@ -76,6 +77,7 @@ pub struct StoredSwitch {
     pub prev_comm: StrId,
     pub next_comm: StrId,
     pub next_prio: i32,
+    pub prev_prio: i32,
     pub compact: bool,
 }
 
@@ -99,7 +101,21 @@ pub struct Waking {
     pub pid: Option<i64>,
     pub wakee_pid: i64,
     pub comm: StrId,
+    pub prio: i32,
+    pub target_cpu: i32,
+    /// sched_waking's `success` (older kernels write it)
+    pub success: i32,
+    /// which of the event's fields were present (`WAKING_*` bits; compact
+    /// wakings have comm, pid, prio and target_cpu)
+    pub present: u8,
 }
+
+/// `Waking::present` bits, in SchedWakingFtraceEvent's field order.
+pub const WAKING_COMM: u8 = 1;
+pub const WAKING_PID: u8 = 2;
+pub const WAKING_PRIO: u8 = 4;
+pub const WAKING_SUCCESS: u8 = 8;
+pub const WAKING_TARGET_CPU: u8 = 16;
 
 /// Any ftrace event other than sched_switch / sched_waking.
 #[derive(Debug, Clone)]
@@ -378,6 +394,9 @@ pub struct Sink {
     /// (payload byte offset, trusted_packet_sequence_id), the tokenizer's
     /// import logs.
     pub skipped_packet_logs: Vec<(i64, u32)>,
+    /// FtraceStats' setup errors (failed / unknown events, atrace and
+    /// exclusive feature errors), each an import log with its message.
+    pub ftrace_setup_error_logs: Vec<String>,
     /// ChromeMetadataPackets read so far (their metadata keys' letter).
     pub chrome_metadata_packets: u32,
     /// Every recorded TraceConfig's bytes, in file order (rendered as text by
@@ -440,7 +459,7 @@ impl Sink {
 impl Sink {
     pub fn push_switch(&mut self, s: Switch) {
         let compact = match (
-            s.compact && s.prev_pid == 0 && s.prev_comm == 0,
+            s.compact && s.prev_pid == 0 && s.prev_comm == 0 && s.prev_prio == 0,
             u32::try_from(s.cpu),
             i32::try_from(s.next_pid),
             i32::try_from(s.next_prio),
@@ -469,8 +488,9 @@ impl Sink {
             cpu: s.cpu,
             prev_comm: s.prev_comm,
             next_comm: s.next_comm,
-            // an int32 field in every format; wider values are clamped
+            // int32 fields in every format; wider values are clamped
             next_prio: s.next_prio.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
+            prev_prio: s.prev_prio.clamp(i32::MIN as i64, i32::MAX as i64) as i32,
             compact: s.compact,
         });
     }
@@ -486,6 +506,7 @@ impl Sink {
                     compact: s.compact,
                     prev_pid: s.prev_pid,
                     prev_comm: s.prev_comm,
+                    prev_prio: s.prev_prio as i64,
                     prev_state: s.prev_state,
                     next_pid: s.next_pid,
                     next_comm: s.next_comm,
@@ -500,6 +521,7 @@ impl Sink {
                     compact: true,
                     prev_pid: 0,
                     prev_comm: 0,
+                    prev_prio: 0,
                     prev_state: s.prev_state,
                     next_pid: s.next_pid as i64,
                     next_comm: s.next_comm,

@@ -19,7 +19,7 @@ use crate::trackers::irq;
 use crate::trackers::kernel::KernelTrackers;
 use crate::trackers::power;
 use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE};
-use crate::trackers::raw::RawTable;
+use crate::trackers::raw::{Comm, RawTable, SchedArgs, SwitchArgs};
 use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
 use crate::trackers::slices::SliceTracker;
 use crate::trackers::tracks::{ArgVal, Args, Tracks};
@@ -27,10 +27,6 @@ use crate::trackers::{CpuSet, Ctx, PerCpu};
 
 const CLONE_THREAD: i128 = 0x10000;
 const KTHREADD_PID: i64 = 2;
-
-/// Events whose raw rows carry no args (they have dedicated tables).
-const DEDICATED_TABLE_EVENTS: [&str; 4] =
-    ["sched_switch", "sched_waking", "cpu_frequency", "cpu_idle"];
 
 /// Everything the tables are made of.
 pub struct Imported {
@@ -78,6 +74,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     };
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
+    crate::trackers::import_logs::ftrace_setup_errors(&mut ctx, &sink.ftrace_setup_error_logs);
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
     } else {
@@ -132,6 +129,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     };
     // per-CPU last running utid (compact_sched infers prev from it)
     let mut last_utid: PerCpu<u32> = PerCpu::default();
+    // per-CPU last switch's (next_pid, next_prio): compact_sched's prev_*
+    let mut last_next: PerCpu<(i64, i64)> = PerCpu::default();
+    let mut sched_args = SchedArgs::default();
     let mut skipped_compact = 0i64;
     let mut skipped_compact_waking = 0i64;
 
@@ -165,23 +165,29 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             &names[s.next_comm as usize],
                             PRIO_FTRACE,
                         );
+                        let prev_next = last_next.insert(s.cpu, (s.next_pid, s.next_prio));
                         match last_utid.insert(s.cpu, u) {
                             None => skipped_compact += 1,
                             Some(prev) if raw_switch => {
                                 cpus_seen.insert(s.cpu);
-                                raw.push(s.ts, "sched_switch", s.cpu, Some(prev), None, false)
+                                let a = switch_args(&s, Some((prev, pt)), prev_next);
+                                let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                                raw.push(s.ts, "sched_switch", s.cpu, Some(prev), Some(set), false)
                             }
                             Some(_) => {}
                         }
                     } else if raw_switch {
                         cpus_seen.insert(s.cpu);
                         let u = pt.get_or_create_thread(s.prev_pid);
-                        raw.push(s.ts, "sched_switch", s.cpu, Some(u), None, false);
+                        let a = switch_args(&s, None, None);
+                        let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                        raw.push(s.ts, "sched_switch", s.cpu, Some(u), Some(set), false);
                     }
                     continue;
                 }
                 let next_utid =
                     pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
+                let prev_next = last_next.insert(s.cpu, (s.next_pid, s.next_prio));
                 let prev_utid = if s.compact {
                     let prev = last_utid.insert(s.cpu, next_utid);
                     match prev {
@@ -208,7 +214,17 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     s.next_prio,
                 );
                 if raw_switch {
-                    raw.push(s.ts, "sched_switch", s.cpu, Some(prev_utid), None, true);
+                    let prev = s.compact.then_some((prev_utid, &ctx.pt));
+                    let a = switch_args(&s, prev, prev_next);
+                    let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                    raw.push(
+                        s.ts,
+                        "sched_switch",
+                        s.cpu,
+                        Some(prev_utid),
+                        Some(set),
+                        true,
+                    );
                 }
                 ctx.thread_state.switch_out(prev_utid, s.ts, state);
                 ctx.thread_state.switch_in(next_utid, s.ts, s.cpu);
@@ -235,7 +251,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if w.ts < soft_cut {
                     // soft-dropped: its raw row only
                     if raw_on {
-                        raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
+                        let set = waking_args(&mut sched_args, &mut ctx.args, &sink.strings, w);
+                        raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
                     }
                     continue;
                 }
@@ -245,7 +262,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE)
                 };
                 if raw_on {
-                    raw.push(w.ts, "sched_waking", w.cpu, waker, None, false);
+                    let set = waking_args(&mut sched_args, &mut ctx.args, &sink.strings, w);
+                    raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
                 }
                 note_other(w.ts);
                 let flags = w
@@ -269,9 +287,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if raw_on {
                     // trace_processor's ftrace_event.arg_set_id is not
                     // nullable: a row without args has 0 (whatever set 0 is)
-                    let arg_set = if DEDICATED_TABLE_EVENTS.contains(&e.name) {
-                        None
-                    } else if e.fields.iter().any(|f| f.0 != SYMBOL_FIELD) {
+                    let arg_set = if e.fields.iter().any(|f| f.0 != SYMBOL_FIELD) {
                         Some(crate::trackers::raw::event_args(&mut ctx.args, e))
                     } else {
                         Some(0)
@@ -713,4 +729,45 @@ pub fn probe_stage(tag: &str) {
         field("VmRSS:"),
         field("VmHWM:")
     );
+}
+
+/// A sched_switch raw row's args: the event's own fields, or for a
+/// compact_sched switch (`compact_prev`: its prev thread) the inferred prev
+/// side: the CPU's last next_pid / next_prio and the prev thread's name now
+/// (FtraceSchedEventTracker::PushSchedSwitchCompact).
+fn switch_args<'a>(
+    s: &Switch,
+    compact_prev: Option<(u32, &'a ProcessTracker)>,
+    prev_next: Option<(i64, i64)>,
+) -> SwitchArgs<'a> {
+    let (prev_comm, prev_pid, prev_prio) = match compact_prev {
+        Some((utid, pt)) => {
+            let comm = match &pt.t_name[utid as usize] {
+                Some(name) => Comm::Name(name),
+                None => Comm::Null,
+            };
+            let (pid, prio) = prev_next.unwrap_or((0, 0));
+            (comm, pid, prio)
+        }
+        None => (Comm::Str(s.prev_comm), s.prev_pid, s.prev_prio),
+    };
+    SwitchArgs {
+        prev_comm,
+        prev_pid,
+        prev_prio,
+        prev_state: s.prev_state,
+        next_comm: s.next_comm,
+        next_pid: s.next_pid,
+        next_prio: s.next_prio,
+    }
+}
+
+/// A sched_waking raw row's arg set (0, trace_processor's non-null
+/// default, for one without fields).
+fn waking_args(sched: &mut SchedArgs, args: &mut Args, strings: &Strings, w: &Waking) -> i64 {
+    if w.present == 0 {
+        0
+    } else {
+        sched.waking(args, strings, w)
+    }
 }

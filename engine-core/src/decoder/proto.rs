@@ -806,6 +806,7 @@ impl<'s> ProtoDecoder<'s> {
                     compact: true,
                     prev_pid: 0,
                     prev_comm: 0,
+                    prev_prio: 0,
                     prev_state: sw_state[i] as i64,
                     next_pid: i32v(sw_pid[i]),
                     next_comm: intern[sw_comm[i] as u32 as usize],
@@ -848,6 +849,11 @@ impl<'s> ProtoDecoder<'s> {
                     pid: None,
                     wakee_pid: i32v(wk_pid[i]),
                     comm: intern[wk_comm[i] as u32 as usize],
+                    // compact_sched keeps them as uint16 (PushSchedWakingCompact)
+                    prio: wk_prio[i] as u16 as i32,
+                    target_cpu: wk_cpu[i] as u16 as i32,
+                    success: 0,
+                    present: WAKING_COMM | WAKING_PID | WAKING_PRIO | WAKING_TARGET_CPU,
                 });
                 // waking_common_flags, where the producer wrote them
                 if let Some(&f) = wk_flags.get(i).filter(|&&f| f != 0) {
@@ -974,6 +980,7 @@ impl<'s> ProtoDecoder<'s> {
         match name {
             "sched_switch" => {
                 let (mut prev_comm, mut prev_pid, mut prev_state) = (&b""[..], 0i64, 0i64);
+                let mut prev_prio = 0i64;
                 let (mut next_comm, mut next_pid, mut next_prio) = (&b""[..], 0i64, 0i64);
                 for p in ev.parts() {
                     for f in Fields::new(p) {
@@ -981,6 +988,7 @@ impl<'s> ProtoDecoder<'s> {
                         match (n, v) {
                             (1, Value::Bytes(b)) => prev_comm = b,
                             (2, Value::Varint(x)) => prev_pid = i32v(x),
+                            (3, Value::Varint(x)) => prev_prio = i32v(x),
                             (4, Value::Varint(x)) => prev_state = x as i64,
                             (5, Value::Bytes(b)) => next_comm = b,
                             (6, Value::Varint(x)) => next_pid = i32v(x),
@@ -997,6 +1005,7 @@ impl<'s> ProtoDecoder<'s> {
                     compact: false,
                     prev_pid,
                     prev_comm,
+                    prev_prio,
                     prev_state,
                     next_pid,
                     next_comm,
@@ -1005,12 +1014,31 @@ impl<'s> ProtoDecoder<'s> {
             }
             "sched_waking" => {
                 let (mut comm, mut wpid) = (&b""[..], 0i64);
+                let (mut prio, mut success, mut target_cpu, mut present) = (0, 0, 0, 0u8);
                 for p in ev.parts() {
                     for f in Fields::new(p) {
                         let (n, v) = f?;
                         match (n, v) {
-                            (1, Value::Bytes(b)) => comm = b,
-                            (2, Value::Varint(x)) => wpid = i32v(x),
+                            (1, Value::Bytes(b)) => {
+                                comm = b;
+                                present |= WAKING_COMM;
+                            }
+                            (2, Value::Varint(x)) => {
+                                wpid = i32v(x);
+                                present |= WAKING_PID;
+                            }
+                            (3, Value::Varint(x)) => {
+                                prio = i32v(x) as i32;
+                                present |= WAKING_PRIO;
+                            }
+                            (4, Value::Varint(x)) => {
+                                success = i32v(x) as i32;
+                                present |= WAKING_SUCCESS;
+                            }
+                            (5, Value::Varint(x)) => {
+                                target_cpu = i32v(x) as i32;
+                                present |= WAKING_TARGET_CPU;
+                            }
                             _ => {}
                         }
                     }
@@ -1023,6 +1051,10 @@ impl<'s> ProtoDecoder<'s> {
                     pid: Some(pid),
                     wakee_pid: wpid,
                     comm,
+                    prio,
+                    target_cpu,
+                    success,
+                    present,
                 });
             }
             "generic" => {
@@ -1645,6 +1677,9 @@ impl<'s> ProtoDecoder<'s> {
         // read_events, now_ts], oldest_event_ts
         let mut cpu_stats: Vec<(i64, [i64; 7], f64)> = Vec::new();
         let (mut preserve, mut setup_errors) = (false, 0i64);
+        // the setup errors' import log messages, in trace_processor's order
+        let (mut failed, mut unknown) = (Vec::new(), Vec::new());
+        let (mut atrace, mut exclusive) = (None, None);
         let mut kprobe = [0i64; 2];
         let mut parse_errors: Vec<u64> = Vec::new();
         for p in parts {
@@ -1673,8 +1708,23 @@ impl<'s> ProtoDecoder<'s> {
                         }
                         cpu_stats.push((cpu, vals, oldest));
                     }
-                    (5 | 13, Value::Bytes(b)) if !b.is_empty() => setup_errors += 1,
-                    (6 | 7, Value::Bytes(_)) => setup_errors += 1,
+                    (5, Value::Bytes(b)) if !b.is_empty() => {
+                        setup_errors += 1;
+                        atrace = Some(format!("Atrace failures: {}", text_ref(b)));
+                    }
+                    (13, Value::Bytes(b)) if !b.is_empty() => {
+                        setup_errors += 1;
+                        exclusive =
+                            Some(format!("Ftrace exclusive feature error: {}", text_ref(b)));
+                    }
+                    (6, Value::Bytes(b)) => {
+                        setup_errors += 1;
+                        unknown.push(format!("Ftrace event unknown: {}", text_ref(b)));
+                    }
+                    (7, Value::Bytes(b)) => {
+                        setup_errors += 1;
+                        failed.push(format!("Ftrace event failed: {}", text_ref(b)));
+                    }
                     (8, Value::Varint(x)) => preserve = x != 0,
                     (9, v) => push_varints(v, &mut parse_errors)?,
                     (10, Value::Bytes(b)) => {
@@ -1755,6 +1805,14 @@ impl<'s> ProtoDecoder<'s> {
         }
         if phase == "begin" && setup_errors > 0 && self.setup_error_seqs.insert(self.seq_id) {
             st.add("ftrace_setup_errors", setup_errors, None);
+            let logs = &mut self.sink.ftrace_setup_error_logs;
+            logs.extend(
+                failed
+                    .into_iter()
+                    .chain(unknown)
+                    .chain(atrace)
+                    .chain(exclusive),
+            );
         }
         Ok(())
     }

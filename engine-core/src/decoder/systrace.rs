@@ -902,7 +902,7 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                 match event {
                     "sched_switch" => {
                         let a = Args::parse(args);
-                        let (Some(prev_pid), Some(_prev_prio), Some(next_pid), Some(next_prio)) = (
+                        let (Some(prev_pid), Some(prev_prio), Some(next_pid), Some(next_prio)) = (
                             c_u32(a.s("prev_pid")),
                             c_i32(a.s("prev_prio")),
                             c_u32(a.s("next_pid")),
@@ -918,6 +918,7 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                             compact: false,
                             prev_pid,
                             prev_comm: sink.strings.intern(&text(prev_comm)),
+                            prev_prio,
                             prev_state: prev_state_to_raw(a.s("prev_state")),
                             next_pid,
                             next_comm: sink.strings.intern(&text(next_comm)),
@@ -963,6 +964,11 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                             pid: Some(pid),
                             wakee_pid: wakee,
                             comm: comm_id,
+                            // no raw rows from text: its args are not kept
+                            prio: 0,
+                            target_cpu: 0,
+                            success: 0,
+                            present: 0,
                         });
                         seen.insert(wakee);
                         cur_name.insert(wakee, comm);

@@ -390,8 +390,8 @@ impl BinderTracker {
             self.add_args(
                 row,
                 vec![
-                    ("data size", ArgVal::Int(data_size)),
-                    ("offsets size", ArgVal::Int(offsets_size)),
+                    ("data size", ArgVal::Uint(data_size as u64)),
+                    ("offsets size", ArgVal::Uint(offsets_size as u64)),
                 ],
             );
         }

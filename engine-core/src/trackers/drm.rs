@@ -63,7 +63,9 @@ impl DrmTracker {
 
     fn begin_front(c: &mut Ctx, tl: &Timeline, ts: i64) {
         if let Some(&seqno) = tl.pending.front() {
-            let set = c.args.add_set(&[("fence seqno", Some(ArgVal::Int(seqno)))]);
+            let set = c
+                .args
+                .add_set(&[("fence seqno", Some(ArgVal::Uint(seqno as u64)))]);
             c.slices
                 .begin(&mut c.stats, tl.track, ts, "fence".into(), -1, Some(set));
         }
@@ -119,8 +121,8 @@ impl DrmTracker {
         let utid = c.pt.get_or_create_thread(pid);
         let track = thread_track(c, utid);
         let set = c.args.add_set(&[
-            ("fence context", Some(ArgVal::Int(context))),
-            ("fence seqno", Some(ArgVal::Int(seqno))),
+            ("fence context", Some(ArgVal::Uint(context as u64))),
+            ("fence seqno", Some(ArgVal::Uint(seqno as u64))),
         ]);
         c.slices.begin(
             &mut c.stats,

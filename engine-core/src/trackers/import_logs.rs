@@ -6,7 +6,8 @@
 //! ts, no byte_offset) and the tokenizer's logs of packets skipped for
 //! their sequence's invalid incremental state (byte_offset: the packet's
 //! payload offset in the decoded bytes, the file's unless the trace is
-//! compressed; no ts), which come first as the tokenizer runs first.
+//! compressed; no ts), which come first as the tokenizer runs first, and
+//! the ftrace setup errors FtraceStats reports (no ts, no byte_offset).
 
 use super::tracks::ArgVal;
 use super::Ctx;
@@ -64,6 +65,24 @@ pub fn skipped_packets(c: &mut Ctx, logs: &[(i64, u32)]) {
         c.import_logs.push(ImportLog {
             ts: None,
             byte_offset: Some(offset),
+            severity: severity(NAME),
+            name: NAME,
+            arg_set_id: Some(args),
+        });
+    }
+}
+
+/// The ftrace setup errors FtraceStats reported (the decoder counted them
+/// in ftrace_setup_errors): a collection log each, no ts, arg `message`.
+pub fn ftrace_setup_errors(c: &mut Ctx, messages: &[String]) {
+    const NAME: &str = "ftrace_setup_errors";
+    for message in messages {
+        let args = c
+            .args
+            .add_set(&[("message", Some(ArgVal::Str(message.clone())))]);
+        c.import_logs.push(ImportLog {
+            ts: None,
+            byte_offset: None,
             severity: severity(NAME),
             name: NAME,
             arg_set_id: Some(args),

@@ -4,7 +4,14 @@
 use super::tracks::{ArgVal, Args};
 use crate::decoder::ftrace_schema::generic_fields;
 use crate::decoder::proto::{symbol_address_field, FieldKind, SYMBOL_FIELD};
-use crate::events::{FieldVal, FtraceEv};
+use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
+
+use crate::events::{
+    FieldVal, FtraceEv, StrId, Strings, Waking, WAKING_COMM, WAKING_PID, WAKING_PRIO,
+    WAKING_SUCCESS, WAKING_TARGET_CPU,
+};
 
 /// ftrace_event rows, narrow (millions of rows on a real trace): names as
 /// ids into `names`, NULLs as u32::MAX.
@@ -134,4 +141,161 @@ pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
         })
         .collect();
     args.add_set(&items)
+}
+
+/// A comm in a sched event's args: a decoded string, or a thread's name
+/// (compact_sched infers prev_comm from it).
+pub enum Comm<'a> {
+    Str(StrId),
+    Name(&'a Arc<str>),
+    Null,
+}
+
+impl Comm<'_> {
+    fn arg(&self, strings: &Strings) -> ArgVal {
+        match self {
+            Comm::Str(id) => ArgVal::Str(strings.get(*id).to_owned()),
+            Comm::Name(n) => ArgVal::Str(n.to_string()),
+            Comm::Null => ArgVal::NullStr,
+        }
+    }
+
+    /// The comm as one word of a cache key: a decoded string by its id, a
+    /// thread name by its address (the cache holds every name it keys by,
+    /// so no other string can take that address while it is cached).
+    fn word(&self) -> u64 {
+        match self {
+            Comm::Str(id) => *id as u64,
+            Comm::Name(n) => (1 << 63) | Arc::as_ptr(*n) as *const u8 as u64,
+            Comm::Null => 1 << 62,
+        }
+    }
+}
+
+/// A sched_switch's raw args (FtraceSchedEventTracker::AddRawSchedSwitchEvent).
+pub struct SwitchArgs<'a> {
+    pub prev_comm: Comm<'a>,
+    pub prev_pid: i64,
+    pub prev_prio: i64,
+    pub prev_state: i64,
+    pub next_comm: StrId,
+    pub next_pid: i64,
+    pub next_prio: i64,
+}
+
+/// The arg sets of sched_switch / sched_waking raw rows. Millions of rows
+/// share a few thousand distinct sets: each distinct set is made (and
+/// deduplicated by content, `Args::add_set`) once, then found by its
+/// fields in a hash map, without building its args again.
+#[derive(Default)]
+pub struct SchedArgs {
+    /// switch args packed in five words (`SwitchArgs::key`) -> set
+    switches: FxHashMap<[u64; 5], i64>,
+    /// the thread names `switches` keys by address, kept alive
+    names: Vec<Arc<str>>,
+    wakings: FxHashMap<(StrId, i64, i32, i32, i32, u8), i64>,
+}
+
+impl SwitchArgs<'_> {
+    /// The args packed for the cache; None when a value does not fit its
+    /// 32 bits (such a switch's set is made, deduplicated by content, every
+    /// time).
+    fn key(&self) -> Option<[u64; 5]> {
+        let w32 = |v: i64| i32::try_from(v).ok().map(|v| v as u32 as u64);
+        Some([
+            self.prev_comm.word(),
+            self.next_comm as u64,
+            w32(self.prev_pid)? << 32 | w32(self.next_pid)?,
+            w32(self.prev_prio)? << 32 | w32(self.next_prio)?,
+            self.prev_state as u64,
+        ])
+    }
+}
+
+impl SchedArgs {
+    pub fn switch(&mut self, args: &mut Args, strings: &Strings, a: SwitchArgs) -> i64 {
+        let key = a.key();
+        if let Some(set) = key.and_then(|k| self.switches.get(&k)) {
+            return *set;
+        }
+        let items = [
+            ("prev_comm", Some(a.prev_comm.arg(strings))),
+            ("prev_pid", Some(ArgVal::Int(a.prev_pid as i128))),
+            ("prev_prio", Some(ArgVal::Int(a.prev_prio as i128))),
+            ("prev_state", Some(ArgVal::Int(a.prev_state as i128))),
+            (
+                "next_comm",
+                Some(ArgVal::Str(strings.get(a.next_comm).to_owned())),
+            ),
+            ("next_pid", Some(ArgVal::Int(a.next_pid as i128))),
+            ("next_prio", Some(ArgVal::Int(a.next_prio as i128))),
+        ];
+        let set = args.add_set(&items);
+        if let Some(key) = key {
+            if let Comm::Name(name) = a.prev_comm {
+                self.names.push(Arc::clone(name));
+            }
+            self.switches.insert(key, set);
+        }
+        set
+    }
+
+    /// A sched_waking's raw args: its fields present (compact: comm, pid,
+    /// prio, target_cpu, as PushSchedWakingCompact adds them).
+    pub fn waking(&mut self, args: &mut Args, strings: &Strings, w: &Waking) -> i64 {
+        let key = (
+            w.comm,
+            w.wakee_pid,
+            w.prio,
+            w.success,
+            w.target_cpu,
+            w.present,
+        );
+        if let Some(&set) = self.wakings.get(&key) {
+            return set;
+        }
+        let has = |bit: u8| w.present & bit != 0;
+        let int = |v: i64| Some(ArgVal::Int(v as i128));
+        let items = [
+            (
+                "comm",
+                has(WAKING_COMM).then(|| ArgVal::Str(strings.get(w.comm).to_owned())),
+            ),
+            (
+                "pid",
+                if has(WAKING_PID) {
+                    int(w.wakee_pid)
+                } else {
+                    None
+                },
+            ),
+            (
+                "prio",
+                if has(WAKING_PRIO) {
+                    int(w.prio as i64)
+                } else {
+                    None
+                },
+            ),
+            (
+                "success",
+                if has(WAKING_SUCCESS) {
+                    int(w.success as i64)
+                } else {
+                    None
+                },
+            ),
+            (
+                "target_cpu",
+                if has(WAKING_TARGET_CPU) {
+                    int(w.target_cpu as i64)
+                } else {
+                    None
+                },
+            ),
+        ];
+        let set = args.add_set(&items);
+        self.wakings.insert(key, set);
+        set
+    }
 }

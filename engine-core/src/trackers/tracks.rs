@@ -121,10 +121,7 @@ impl Args {
     /// (trace_processor's GlobalArgsTracker stores each distinct set once:
     /// e.g. the same dimensions of two tracks, the `packet_ts` of every
     /// power rail sample of a packet, repeated print events' args).
-    pub fn add_set<K: AsRef<str> + std::fmt::Debug>(
-        &mut self,
-        items: &[(K, Option<ArgVal>)],
-    ) -> i64 {
+    pub fn add_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
         let content = content_hash(items);
         if let Some(&id) = self.by_content.get(&content) {
             return id;
@@ -217,13 +214,24 @@ impl Args {
 }
 
 /// A 64-bit hash of an arg set's content (None values are no args; each
-/// value's type counts), as trace_processor's ArgSetHash.
-fn content_hash<K: std::fmt::Debug>(items: &[(K, Option<ArgVal>)]) -> u64 {
+/// value's type counts), as trace_processor's ArgSetHash. Hashed field by
+/// field (SipHash): a sched_switch row's set is looked up this way.
+fn content_hash<K: AsRef<str>>(items: &[(K, Option<ArgVal>)]) -> u64 {
     use std::hash::{Hash, Hasher};
-    let present: Vec<_> = items.iter().filter(|(_, v)| v.is_some()).collect();
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    format!("{present:?}").hash(&mut hasher);
-    hasher.finish()
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for (key, value) in items {
+        let Some(value) = value else { continue };
+        key.as_ref().hash(&mut h);
+        match value {
+            ArgVal::Int(i) => (0u8, *i).hash(&mut h),
+            ArgVal::Uint(u) => (1u8, *u).hash(&mut h),
+            ArgVal::Real(r) => (2u8, r.to_bits()).hash(&mut h),
+            ArgVal::Str(s) => (3u8, s.as_str()).hash(&mut h),
+            ArgVal::Bool(b) => (4u8, *b).hash(&mut h),
+            ArgVal::NullStr => 5u8.hash(&mut h),
+        }
+    }
+    h.finish()
 }
 
 /// An arg's flat_key: its key without array indices ("args[0]" -> "args"),
