@@ -311,66 +311,55 @@ pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     counter(c, ts, t, e.int("size").unwrap_or(0));
 }
 
-/// clock_enable / clock_disable (FtraceParser::ParseClockEnable / Disable):
-/// the clock's state on its "<name> State" track.
-pub fn clock_state(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    let name = e.str("name").unwrap_or("").to_owned();
+/// A counter on the track of `type_` keyed by one string dimension (a
+/// device, a thermal zone), named "<value> <suffix>".
+fn keyed_counter(
+    c: &mut Ctx,
+    ts: i64,
+    (type_, dim, suffix): (&'static str, &'static str, &str),
+    key: &str,
+    value: f64,
+) {
     let t = c.tracks.intern(
         &mut c.args,
-        "clock_state",
-        Some(&format!("{name} State")),
+        type_,
+        Some(&format!("{key} {suffix}")),
         "counter",
-        vec![("linux_device", Dim::Str(name))],
+        vec![(dim, Dim::Str(key.to_owned()))],
         Owner::default(),
         0,
     );
-    counter(c, ts, t, e.int("state").unwrap_or(0));
+    counter_num(c, ts, t, value);
+}
+
+/// clock_enable / clock_disable (FtraceParser::ParseClockEnable / Disable):
+/// the clock's state on its "<name> State" track.
+pub fn clock_state(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let track = ("clock_state", "linux_device", "State");
+    let state = e.int("state").unwrap_or(0) as f64;
+    keyed_counter(c, ts, track, e.str("name").unwrap_or(""), state);
 }
 
 /// thermal_temperature (ThermalTracker::ParseThermalTemperature): the
 /// zone's "<thermal_zone> Temperature" counter.
 pub fn thermal_temperature(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    let zone = e.str("thermal_zone").unwrap_or("").to_owned();
-    let t = c.tracks.intern(
-        &mut c.args,
-        "thermal_temperature",
-        Some(&format!("{zone} Temperature")),
-        "counter",
-        vec![("thermal_zone", Dim::Str(zone))],
-        Owner::default(),
-        0,
-    );
-    counter(c, ts, t, e.int("temp").unwrap_or(0));
+    let track = ("thermal_temperature", "thermal_zone", "Temperature");
+    let temp = e.int("temp").unwrap_or(0) as f64;
+    keyed_counter(c, ts, track, e.str("thermal_zone").unwrap_or(""), temp);
 }
 
 /// cdev_update (ThermalTracker::ParseCdevUpdate): the cooling device's
-/// target state on its "<type> Cooling Device" counter.
+/// target state on its "<type> Cooling Device" counter (a double in
+/// systrace text).
 pub fn cdev_update(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    let device = e.str("type").unwrap_or("").to_owned();
-    let t = c.tracks.intern(
-        &mut c.args,
-        "cooling_device_counter",
-        Some(&format!("{device} Cooling Device")),
-        "counter",
-        vec![("linux_device", Dim::Str(device))],
-        Owner::default(),
-        0,
-    );
-    // a double in systrace text
-    counter_num(c, ts, t, e.num("target").unwrap_or(0.0));
+    let track = ("cooling_device_counter", "linux_device", "Cooling Device");
+    let target = e.num("target").unwrap_or(0.0);
+    keyed_counter(c, ts, track, e.str("type").unwrap_or(""), target);
 }
 
 pub fn clock_rate(c: &mut Ctx, ts: i64, name: &str, rate: i128) {
-    let t = c.tracks.intern(
-        &mut c.args,
-        "clock_frequency",
-        Some(&format!("{name} Frequency")),
-        "counter",
-        vec![("linux_device", Dim::Str(name.to_owned()))],
-        Owner::default(),
-        0,
-    );
-    counter(c, ts, t, rate);
+    let track = ("clock_frequency", "linux_device", "Frequency");
+    keyed_counter(c, ts, track, name, rate as f64);
 }
 
 pub fn clock_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {

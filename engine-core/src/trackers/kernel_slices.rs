@@ -37,6 +37,7 @@ use crate::events::FtraceEv;
 
 const WORKQUEUE: &str = "workqueue";
 const HRTIMER: &str = "hrtimer";
+const NO_ARGS: &[(&str, Option<ArgVal>)] = &[];
 
 /// Imports `e` if it is one of the events above.
 pub fn event(c: &mut Ctx, e: &FtraceEv) {
@@ -55,55 +56,17 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
             let track = own_thread_track(c, e);
             c.slices.end_category(track, e.ts, WORKQUEUE);
         }
-        "mm_vmscan_direct_reclaim_begin" => {
-            let track = own_thread_track(c, e);
-            let args = [
-                ("direct_reclaim_order", Some(ArgVal::Int(int("order")))),
-                (
-                    "direct_reclaim_may_writepage",
-                    Some(ArgVal::Int(int("may_writepage"))),
-                ),
-                ("direct_reclaim_gfp_flags", Some(uint("gfp_flags"))),
-            ];
-            begin(c, track, e, None, "mm_vmscan_direct_reclaim".into(), &args);
-        }
-        "mm_vmscan_direct_reclaim_end" => {
-            let track = own_thread_track(c, e);
-            end_with(
-                c,
-                track,
-                e.ts,
-                &[("direct_reclaim_nr_reclaimed", Some(uint("nr_reclaimed")))],
-            );
-        }
-        "mm_vmscan_memcg_reclaim_begin" => {
-            let track = own_thread_track(c, e);
-            let args = [
-                ("memcg_reclaim_order", Some(ArgVal::Int(int("order")))),
-                (
-                    "memcg_reclaim_may_writepage",
-                    Some(ArgVal::Int(int("may_writepage"))),
-                ),
-                ("memcg_reclaim_gfp_flags", Some(uint("gfp_flags"))),
-            ];
-            begin(c, track, e, None, "mm_vmscan_memcg_reclaim".into(), &args);
-        }
-        "mm_vmscan_memcg_reclaim_end" => {
-            let track = own_thread_track(c, e);
-            end_with(
-                c,
-                track,
-                e.ts,
-                &[("memcg_reclaim_nr_reclaimed", Some(uint("nr_reclaimed")))],
-            );
-        }
+        "mm_vmscan_direct_reclaim_begin" => reclaim_begin(c, e, "direct_reclaim"),
+        "mm_vmscan_direct_reclaim_end" => reclaim_end(c, e, "direct_reclaim"),
+        "mm_vmscan_memcg_reclaim_begin" => reclaim_begin(c, e, "memcg_reclaim"),
+        "mm_vmscan_memcg_reclaim_end" => reclaim_end(c, e, "memcg_reclaim"),
         "scm_call_start" => {
             let track = own_thread_track(c, e);
             let name = match int("x0") as u64 {
                 0 => "scm id=0".to_owned(),
                 x0 => format!("scm id={x0:#x}"),
             };
-            begin(c, track, e, None, name, &[]);
+            begin(c, track, e, None, name, NO_ARGS);
         }
         "scm_call_end" => {
             let track = own_thread_track(c, e);
@@ -139,7 +102,7 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
         }
         "hrtimer_expire_entry" => {
             let track = hrtimer_track(c, e.cpu);
-            begin(c, track, e, Some(HRTIMER), symbol_or_address(e), &[]);
+            begin(c, track, e, Some(HRTIMER), symbol_or_address(e), NO_ARGS);
         }
         "hrtimer_expire_exit" => {
             let track = hrtimer_track(c, e.cpu);
@@ -147,6 +110,38 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
         }
         _ => {}
     }
+}
+
+/// A direct or memcg reclaim (`kind`) begins: "mm_vmscan_<kind>" with args
+/// <kind>_order, <kind>_may_writepage, <kind>_gfp_flags.
+fn reclaim_begin(c: &mut Ctx, e: &FtraceEv, kind: &str) {
+    let track = own_thread_track(c, e);
+    let field = |f: &str| e.int(f).unwrap_or(0);
+    let args = [
+        (format!("{kind}_order"), Some(ArgVal::Int(field("order")))),
+        (
+            format!("{kind}_may_writepage"),
+            Some(ArgVal::Int(field("may_writepage"))),
+        ),
+        (
+            format!("{kind}_gfp_flags"),
+            Some(ArgVal::Uint(field("gfp_flags") as u64)),
+        ),
+    ];
+    let name = format!("mm_vmscan_{kind}");
+    begin(c, track, e, None, name, &args);
+}
+
+/// A reclaim ends: the innermost open slice gets <kind>_nr_reclaimed.
+fn reclaim_end(c: &mut Ctx, e: &FtraceEv, kind: &str) {
+    let track = own_thread_track(c, e);
+    let reclaimed = ArgVal::Uint(e.int("nr_reclaimed").unwrap_or(0) as u64);
+    end_with(
+        c,
+        track,
+        e.ts,
+        &[(format!("{kind}_nr_reclaimed"), Some(reclaimed))],
+    );
 }
 
 fn own_thread_track(c: &mut Ctx, e: &FtraceEv) -> u32 {
@@ -165,7 +160,7 @@ fn begin(
     e: &FtraceEv,
     category: Option<&'static str>,
     name: String,
-    args: &[(&str, Option<ArgVal>)],
+    args: &[(impl AsRef<str>, Option<ArgVal>)],
 ) {
     let set = (!args.is_empty()).then(|| c.args.add_set_unique(args));
     let before = c.slices.rows.len();
@@ -183,7 +178,7 @@ fn instant(c: &mut Ctx, track: u32, e: &FtraceEv, name: &str, sig: i128) {
 }
 
 /// Closes the innermost open slice, adding `args` to it.
-fn end_with(c: &mut Ctx, track: u32, ts: i64, args: &[(&str, Option<ArgVal>)]) {
+fn end_with(c: &mut Ctx, track: u32, ts: i64, args: &[(impl AsRef<str>, Option<ArgVal>)]) {
     let Some(row) = c.slices.end(track, ts) else {
         return;
     };
