@@ -189,34 +189,58 @@ pub struct SwitchArgs<'a> {
 /// fields in a hash map, without building its args again.
 #[derive(Default)]
 pub struct SchedArgs {
-    /// switch args packed in five words (`SwitchArgs::key`) -> set
-    switches: FxHashMap<[u64; 5], i64>,
+    /// switch args packed in five words (`SwitchArgs::key`), by their 64-bit
+    /// mix (a fingerprint, as `Args::add_set` keys sets by a content hash:
+    /// 16-byte entries keep the map small enough for the CPU caches, the
+    /// lookup's cost) -> set
+    switches: FxHashMap<u64, u32>,
     /// the thread names `switches` keys by address, kept alive
     names: Vec<Arc<str>>,
     wakings: FxHashMap<(StrId, i64, i32, i32, i32, u8), i64>,
+}
+
+/// A switch's args in five words.
+struct SwitchKey(u64, u64, u64, u64, u64);
+
+impl SwitchKey {
+    /// The words mixed into one (murmur3's finalizer).
+    fn mixed(&self) -> u64 {
+        fn mix(mut h: u64) -> u64 {
+            h ^= h >> 33;
+            h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+            h ^= h >> 33;
+            h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+            h ^ (h >> 33)
+        }
+        let mut h = mix(self.0);
+        for w in [self.1, self.2, self.3, self.4] {
+            h = mix(h ^ w);
+        }
+        h
+    }
 }
 
 impl SwitchArgs<'_> {
     /// The args packed for the cache; None when a value does not fit its
     /// 32 bits (such a switch's set is made, deduplicated by content, every
     /// time).
-    fn key(&self) -> Option<[u64; 5]> {
+    fn key(&self) -> Option<SwitchKey> {
         let w32 = |v: i64| i32::try_from(v).ok().map(|v| v as u32 as u64);
-        Some([
+        Some(SwitchKey(
             self.prev_comm.word(),
             self.next_comm as u64,
             w32(self.prev_pid)? << 32 | w32(self.next_pid)?,
             w32(self.prev_prio)? << 32 | w32(self.next_prio)?,
             self.prev_state as u64,
-        ])
+        ))
     }
 }
 
 impl SchedArgs {
     pub fn switch(&mut self, args: &mut Args, strings: &Strings, a: SwitchArgs) -> i64 {
-        let key = a.key();
-        if let Some(set) = key.and_then(|k| self.switches.get(&k)) {
-            return *set;
+        let key = a.key().map(|k| k.mixed());
+        if let Some(&set) = key.and_then(|k| self.switches.get(&k)) {
+            return set as i64;
         }
         let items = [
             ("prev_comm", Some(a.prev_comm.arg(strings))),
@@ -231,11 +255,11 @@ impl SchedArgs {
             ("next_prio", Some(ArgVal::Int(a.next_prio as i128))),
         ];
         let set = args.add_set(&items);
-        if let Some(key) = key {
+        if let (Some(key), Ok(id)) = (key, u32::try_from(set)) {
             if let Comm::Name(name) = a.prev_comm {
                 self.names.push(Arc::clone(name));
             }
-            self.switches.insert(key, set);
+            self.switches.insert(key, id);
         }
         set
     }
