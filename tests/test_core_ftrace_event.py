@@ -98,3 +98,33 @@ def test_same_ftrace_event_as_trace_processor(tmp_path, tp_bin):
             ("mali_pm_status", "gpu", None, "mali0", "string")]
     finally:
         tp.close()
+
+
+def _generic_named_as_typed() -> bytes:
+    """Legacy generic events whose names are typed events' names."""
+    trace = pb.Trace()
+    bundle = trace.packet.add().ftrace_events
+    bundle.cpu = 0
+    for ts, name in ((1_000, "cpu_frequency"), (2_000, "gpu_power_state")):
+        g = bundle.event.add(timestamp=ts, pid=7).generic
+        g.event_name = name
+        g.field.add(name="state", uint_value=1)
+    return trace.SerializeToString()
+
+
+def test_a_generic_event_is_never_parsed_as_the_typed_event_of_its_name(load_embedded):
+    # trace_processor keeps a generic event's raw row and nothing else: no
+    # cpufreq counter, no powervr slice, nothing reported as skipped
+    eng = load_embedded(_generic_named_as_typed(), "generic_typed")
+    assert eng.query("SELECT ts, name FROM ftrace_event ORDER BY ts").rows() == [
+        (1_000, "cpu_frequency"), (2_000, "gpu_power_state")]
+    assert eng.query("SELECT (SELECT count(*) FROM counter) + (SELECT count(*) FROM slice) "
+                     "+ (SELECT count(*) FROM stats WHERE name LIKE 'artscope_skipped%' "
+                     "AND value > 0)").item() == 0
+
+
+@pytest.mark.tp
+def test_generic_named_as_typed_as_trace_processor(tp_diffs):
+    diffs, compared = tp_diffs(_generic_named_as_typed())
+    assert {"ftrace_event", "counter", "slice", "args"} <= compared
+    assert diffs == {}

@@ -126,6 +126,9 @@ pub struct FtraceEv {
     pub name: &'static str,
     /// Present fields in field-number order (protobuf ListFields order).
     pub fields: Vec<(&'static str, FieldVal)>,
+    /// A legacy generic event (FtraceEvent.generic, named by itself):
+    /// trace_processor keeps its raw row only, whatever its name.
+    pub generic: bool,
 }
 
 impl FtraceEv {

@@ -298,7 +298,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         ctx.stats.add("interned_data_tokenizer_errors", 1, None);
                     }
                 }
-                if e.ts < soft_cut {
+                // a legacy generic event has no typed parser, whatever its name
+                if e.ts < soft_cut || e.generic {
                     continue;
                 }
                 // and so did its typed parser

@@ -1066,6 +1066,7 @@ impl<'s> ProtoDecoder<'s> {
                     pid,
                     name,
                     fields,
+                    generic: true,
                 });
             }
             _ => {
@@ -1092,6 +1093,7 @@ impl<'s> ProtoDecoder<'s> {
                     pid,
                     name,
                     fields,
+                    generic: false,
                 };
                 if name.starts_with("kgsl_adreno_cmdbatch_") {
                     for e in self.adreno.event(e) {

@@ -937,6 +937,7 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                             pid,
                             name: "print",
                             fields: vec![("buf", FieldVal::Str(text_drop_invalid(args)))],
+                            generic: false,
                         });
                         // An atrace payload ties pid to its tgid (UpdateThread),
                         // which may start a new utid: re-emit name/tgid after.
@@ -980,6 +981,7 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                             pid,
                             name: event,
                             fields,
+                            generic: false,
                         }),
                         None => count(&mut bad_fields, event),
                     },

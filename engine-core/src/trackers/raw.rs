@@ -116,7 +116,13 @@ impl RawTable {
 /// kernel symbol's iid replaced by the symbol, as trace_processor gives
 /// them; each distinct set stored once (trace_processor shares them).
 pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
-    let specs = generic_fields(e.name).unwrap_or(&[]);
+    // a legacy generic event's fields are its own, whatever its name: no
+    // typed event's schema says which are unsigned
+    let specs = if e.generic {
+        &[]
+    } else {
+        generic_fields(e.name).unwrap_or(&[])
+    };
     let symbol = e.str(SYMBOL_FIELD);
     let symbol_field = symbol.and(symbol_address_field(e.name));
     let items: Vec<(&str, Option<ArgVal>)> = e
