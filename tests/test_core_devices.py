@@ -213,3 +213,48 @@ def test_fs_reads_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(data, FS_ARGS) == EXPECTED_FS_ARGS
     diffs, _ = tp_diffs(data)
     assert diffs == {}
+
+
+# --- GPU power states -------------------------------------------------------------
+
+def _gpu_power_trace() -> bytes:
+    trace = pb.Trace()
+    b = trace.packet.add().ftrace_events
+    b.cpu = 0
+    for ts, state in ((1_000, 2), (2_000, 1), (3_000, 0), (3_500, 7)):
+        p = b.event.add(timestamp=ts, pid=0).gpu_power_state
+        p.old_state, p.new_state = 0, state
+    for ts, state in ((1_500, 1), (2_500, 0)):
+        m = b.event.add(timestamp=ts, pid=0).mali_gpu_power_state
+        m.from_state, m.to_state = 1 - state, state
+    return trace.SerializeToString()
+
+
+GPU_POWER = """
+SELECT s.ts, s.dur, s.name, t.name FROM slice s JOIN track t ON s.track_id = t.id
+UNION ALL
+SELECT c.ts, NULL, CAST(CAST(c.value AS INT) AS TEXT), t.name FROM counter c JOIN track t ON c.track_id = t.id
+ORDER BY 1
+"""
+POWERVR = "powervr_gpu_power_state"
+EXPECTED_GPU_POWER = [
+    (1_000, 1_000, "ON", POWERVR),
+    (1_500, None, "1", "mali_gpu_power_state"),
+    (2_000, 1_000, "PG", POWERVR),
+    (2_500, None, "0", "mali_gpu_power_state"),
+    (3_000, 500, "OFF", POWERVR),
+    (3_500, -1, "Unknown", POWERVR),    # an unknown state; open at the end
+]
+
+
+def test_gpu_power_states(load_embedded):
+    eng = load_embedded(_gpu_power_trace(), "gpu_power")
+    assert eng.query(GPU_POWER).rows() == EXPECTED_GPU_POWER
+
+
+@pytest.mark.tp
+def test_gpu_power_states_same_as_trace_processor(tp_rows, tp_diffs):
+    data = _gpu_power_trace()
+    assert tp_rows(data, GPU_POWER) == EXPECTED_GPU_POWER
+    diffs, _ = tp_diffs(data)
+    assert diffs == {}

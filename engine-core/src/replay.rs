@@ -532,7 +532,9 @@ fn ftrace_event(
         | "cpuhp_exit"
         | "dma_heap_stat"
         | "android_fs_dataread_start"
-        | "android_fs_dataread_end" => kernel.devices.event(c, slots, e),
+        | "android_fs_dataread_end"
+        | "gpu_power_state"
+        | "mali_gpu_power_state" => kernel.devices.event(c, slots, e),
         "clock_enable" | "clock_disable" => counters::clock_state(c, ts, e),
         "thermal_temperature" => counters::thermal_temperature(c, ts, e),
         "cdev_update" => counters::cdev_update(c, ts, e),

@@ -1,6 +1,6 @@
 //! Device activity ftrace events as counters and slices (trace_processor's
 //! FtraceParser): UFS storage commands and clock gating, CPU hotplug,
-//! dma-buf heap allocations, android_fs data reads.
+//! dma-buf heap allocations, android_fs data reads, GPU power states.
 //!
 //! - ufshcd_command (ParseUfshcdCommand): the commands in flight on the
 //!   global "io.ufs.command.count" counter (the doorbell's set bits; without
@@ -25,6 +25,11 @@
 //!   on the "android_fs" tracks, lanes keyed by the reading thread's tid;
 //!   android_fs_dataread_end with the same inode and offset closes it
 //!   (args offset_end, bytes_read_end); an end matching no start is ignored.
+//! - gpu_power_state (ParseGpuPowerState, PowerVR): the state as a slice
+//!   ("OFF", "PG", "ON", else "Unknown") on the "powervr_gpu_power_state"
+//!   track, each new state closing the last; mali_gpu_power_state
+//!   (ParseMaliGpuPowerState): the new state on the "mali_gpu_power_state"
+//!   counter.
 //!
 //! An absent field reads as 0 (protozero's default).
 
@@ -186,6 +191,28 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
             c.slices.end(track, e.ts);
         }
         "dma_heap_stat" => dma_heap_stat(c, slots, e),
+        "gpu_power_state" => {
+            let track = global_track(
+                c,
+                "powervr_gpu_power_state",
+                "powervr_gpu_power_state",
+                "slice",
+            );
+            c.slices.end(track, e.ts);
+            let name = match e.int("new_state").unwrap_or(0) {
+                0 => "OFF",
+                1 => "PG",
+                2 => "ON",
+                _ => "Unknown",
+            };
+            c.slices
+                .begin(&mut c.stats, track, e.ts, name.into(), -1, None);
+        }
+        "mali_gpu_power_state" => {
+            let track = global_track(c, "mali_gpu_power_state", "mali_gpu_power_state", "counter");
+            let state = e.int("to_state").unwrap_or(0) as f64;
+            c.counters.push(e.ts, track, state, None);
+        }
         _ => {}
     }
 }

@@ -17,7 +17,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 110] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 108] = [
     "bcl_irq_trigger",
     "cma_alloc_finish",
     "cma_alloc_info",
@@ -49,7 +49,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 110] = [
     "fwtp_perfetto_slice",
     "google_icc_event",
     "google_irm_event",
-    "gpu_power_state",
     "gpu_work_period",
     "gram_collision",
     "i2c_read",
@@ -58,7 +57,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 110] = [
     "inet_sock_set_state",
     "kfree_skb",
     "lwis_tracing_mark_write",
-    "mali_gpu_power_state",
     "mali_mali_CSF_INTERRUPT_END",
     "mali_mali_CSF_INTERRUPT_START",
     "mali_mali_PM_MCU_HCTL_CORES_DOWN_SCALE_NOTIFY_PEND",
