@@ -127,10 +127,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             Some((a, _)) => (a, ts),
         });
     };
-    // per-CPU last running utid (compact_sched infers prev from it)
-    let mut last_utid: PerCpu<u32> = PerCpu::default();
-    // per-CPU last switch's (next_pid, next_prio): compact_sched's prev_*
-    let mut last_next: PerCpu<(i64, i64)> = PerCpu::default();
+    // per CPU, the last switch's next side (utid, pid, prio): compact_sched
+    // infers the prev side of the CPU's next switch from it
+    let mut last_running: PerCpu<Running> = PerCpu::default();
     let mut sched_args = SchedArgs::default();
     let mut skipped_compact = 0i64;
     let mut skipped_compact_waking = 0i64;
@@ -165,21 +164,27 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             &names[s.next_comm as usize],
                             PRIO_FTRACE,
                         );
-                        let prev_next = last_next.insert(s.cpu, (s.next_pid, s.next_prio));
-                        match last_utid.insert(s.cpu, u) {
+                        match last_running.insert(s.cpu, (u, s.next_pid, s.next_prio)) {
                             None => skipped_compact += 1,
                             Some(prev) if raw_switch => {
                                 cpus_seen.insert(s.cpu);
-                                let a = switch_args(&s, Some((prev, pt)), prev_next);
+                                let a = switch_args(&s, Some((prev, pt)));
                                 let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
-                                raw.push(s.ts, "sched_switch", s.cpu, Some(prev), Some(set), false)
+                                raw.push(
+                                    s.ts,
+                                    "sched_switch",
+                                    s.cpu,
+                                    Some(prev.0),
+                                    Some(set),
+                                    false,
+                                )
                             }
                             Some(_) => {}
                         }
                     } else if raw_switch {
                         cpus_seen.insert(s.cpu);
                         let u = pt.get_or_create_thread(s.prev_pid);
-                        let a = switch_args(&s, None, None);
+                        let a = switch_args(&s, None);
                         let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
                         raw.push(s.ts, "sched_switch", s.cpu, Some(u), Some(set), false);
                     }
@@ -187,18 +192,16 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 }
                 let next_utid =
                     pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
-                let prev_next = last_next.insert(s.cpu, (s.next_pid, s.next_prio));
+                let prev_running = last_running.insert(s.cpu, (next_utid, s.next_pid, s.next_prio));
                 let prev_utid = if s.compact {
-                    let prev = last_utid.insert(s.cpu, next_utid);
-                    match prev {
-                        Some(p) => p,
+                    match prev_running {
+                        Some(p) => p.0,
                         None => {
                             skipped_compact += 1;
                             continue;
                         }
                     }
                 } else {
-                    last_utid.insert(s.cpu, next_utid);
                     pt.update_thread_name(s.prev_pid, &names[s.prev_comm as usize], PRIO_FTRACE)
                 };
                 cpus_seen.insert(s.cpu);
@@ -214,8 +217,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     s.next_prio,
                 );
                 if raw_switch {
-                    let prev = s.compact.then_some((prev_utid, &ctx.pt));
-                    let a = switch_args(&s, prev, prev_next);
+                    let compact_prev = prev_running.filter(|_| s.compact).map(|p| (p, &ctx.pt));
+                    let a = switch_args(&s, compact_prev);
                     let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
                     raw.push(
                         s.ts,
@@ -235,8 +238,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 let waker = if w.compact {
                     // the waker is the CPU's running thread: none known yet,
                     // the waking is skipped (no row at all)
-                    match last_utid.get(w.cpu) {
-                        Some(&k) => Some(k),
+                    match last_running.get(w.cpu) {
+                        Some(&(k, _, _)) => Some(k),
                         None => {
                             skipped_compact_waking += 1;
                             continue;
@@ -251,7 +254,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if w.ts < soft_cut {
                     // soft-dropped: its raw row only
                     if raw_on {
-                        let set = waking_args(&mut sched_args, &mut ctx.args, &sink.strings, w);
+                        let set = sched_args.waking(&mut ctx.args, &sink.strings, w);
                         raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
                     }
                     continue;
@@ -262,7 +265,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE)
                 };
                 if raw_on {
-                    let set = waking_args(&mut sched_args, &mut ctx.args, &sink.strings, w);
+                    let set = sched_args.waking(&mut ctx.args, &sink.strings, w);
                     raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
                 }
                 note_other(w.ts);
@@ -285,14 +288,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 };
                 let symbol_failed = symbol_lookup_failed(e);
                 if raw_on {
-                    // trace_processor's ftrace_event.arg_set_id is not
-                    // nullable: a row without args has 0 (whatever set 0 is)
-                    let arg_set = if e.fields.iter().any(|f| f.0 != SYMBOL_FIELD) {
-                        Some(crate::trackers::raw::event_args(&mut ctx.args, e))
-                    } else {
-                        Some(0)
-                    };
-                    raw.push(e.ts, e.name, e.cpu, utid, arg_set, false);
+                    let arg_set = crate::trackers::raw::event_args(&mut ctx.args, e);
+                    raw.push(e.ts, e.name, e.cpu, utid, Some(arg_set), false);
                     // its raw args looked the symbol up (a field present)
                     if symbol_failed && symbol_address_field(e.name).is_some_and(|f| e.has(f)) {
                         ctx.stats.add("interned_data_tokenizer_errors", 1, None);
@@ -734,22 +731,23 @@ pub fn probe_stage(tag: &str) {
     );
 }
 
+/// A CPU's running thread as its last switch left it: (utid, pid, prio).
+type Running = (u32, i64, i64);
+
 /// A sched_switch raw row's args: the event's own fields, or for a
-/// compact_sched switch (`compact_prev`: its prev thread) the inferred prev
-/// side: the CPU's last next_pid / next_prio and the prev thread's name now
+/// compact_sched switch (`compact_prev`: the CPU's running thread before
+/// it) the inferred prev side: that thread's pid and prio and its name now
 /// (FtraceSchedEventTracker::PushSchedSwitchCompact).
 fn switch_args<'a>(
     s: &Switch,
-    compact_prev: Option<(u32, &'a ProcessTracker)>,
-    prev_next: Option<(i64, i64)>,
+    compact_prev: Option<(Running, &'a ProcessTracker)>,
 ) -> SwitchArgs<'a> {
     let (prev_comm, prev_pid, prev_prio) = match compact_prev {
-        Some((utid, pt)) => {
+        Some(((utid, pid, prio), pt)) => {
             let comm = match &pt.t_name[utid as usize] {
                 Some(name) => Comm::Name(name),
                 None => Comm::Null,
             };
-            let (pid, prio) = prev_next.unwrap_or((0, 0));
             (comm, pid, prio)
         }
         None => (Comm::Str(s.prev_comm), s.prev_pid, s.prev_prio),
@@ -762,15 +760,5 @@ fn switch_args<'a>(
         next_comm: s.next_comm,
         next_pid: s.next_pid,
         next_prio: s.next_prio,
-    }
-}
-
-/// A sched_waking raw row's arg set (0, trace_processor's non-null
-/// default, for one without fields).
-fn waking_args(sched: &mut SchedArgs, args: &mut Args, strings: &Strings, w: &Waking) -> i64 {
-    if w.present == 0 {
-        0
-    } else {
-        sched.waking(args, strings, w)
     }
 }

@@ -305,7 +305,7 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                     let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
                     let set = c.args.add_set(&thread_arg("utid"));
                     c.slices
-                        .begin(&mut c.stats, track, ts, tp.name, 0, Some(set))
+                        .begin(&mut c.stats, track, ts, tp.name, 0, Some(set));
                 }
                 'G' => {
                     let idx = comp.begin(TYPE, &dims, tp.cookie, Nesting::Nestable);
@@ -313,7 +313,7 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                     // its end adds `end_utid` to it
                     let set = c.args.add_set_unique(&thread_arg("utid"));
                     c.slices
-                        .begin(&mut c.stats, track, ts, tp.name, -1, Some(set))
+                        .begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
                 }
                 _ => {
                     let idx = comp.end(TYPE, &dims, tp.cookie);

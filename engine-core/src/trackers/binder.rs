@@ -161,12 +161,9 @@ impl BinderTracker {
         dur: i64,
         args: ArgList,
     ) -> Option<u32> {
-        let row = c.slices.rows.len() as u32;
-        c.slices
-            .begin(&mut c.stats, track, ts, name.to_owned(), dur, None);
-        if c.slices.rows.len() as u32 <= row {
-            return None;
-        }
+        let row = c
+            .slices
+            .begin(&mut c.stats, track, ts, name.to_owned(), dur, None)?;
         c.slices.rows[row as usize].category = Some(CATEGORY);
         self.opened.entry(track).or_default().push(row);
         self.add_args(row, args);

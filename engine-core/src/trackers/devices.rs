@@ -173,17 +173,12 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
                 ("cpuhp_idx", Some(ArgVal::Int(idx as i128))),
             ];
             let set = c.args.add_set_unique(&args);
-            let before = c.slices.rows.len();
-            c.slices.begin(
-                &mut c.stats,
-                track,
-                e.ts,
-                format!("cpuhp({idx})"),
-                -1,
-                Some(set),
-            );
-            if let Some(row) = c.slices.rows.get_mut(before) {
-                row.category = Some("cpu");
+            let name = format!("cpuhp({idx})");
+            if let Some(row) = c
+                .slices
+                .begin(&mut c.stats, track, e.ts, name, -1, Some(set))
+            {
+                c.slices.rows[row as usize].category = Some("cpu");
             }
         }
         "cpuhp_exit" => {

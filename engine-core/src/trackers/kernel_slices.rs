@@ -94,11 +94,11 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
             // on the thread the signal is sent to
             let utid = c.pt.get_or_create_thread(int("pid") as i64);
             let track = thread_track(c, utid);
-            instant(c, track, e, "signal_generate", int("sig"));
+            signal_instant(c, track, e, "signal_generate", int("sig"));
         }
         "signal_deliver" => {
             let track = own_thread_track(c, e);
-            instant(c, track, e, "signal_deliver", int("sig"));
+            signal_instant(c, track, e, "signal_deliver", int("sig"));
         }
         "hrtimer_expire_entry" => {
             let track = hrtimer_track(c, e.cpu);
@@ -163,15 +163,13 @@ fn begin(
     args: &[(impl AsRef<str>, Option<ArgVal>)],
 ) {
     let set = (!args.is_empty()).then(|| c.args.add_set_unique(args));
-    let before = c.slices.rows.len();
-    c.slices.begin(&mut c.stats, track, e.ts, name, -1, set);
-    if let Some(row) = c.slices.rows.get_mut(before) {
-        row.category = category;
+    if let Some(row) = c.slices.begin(&mut c.stats, track, e.ts, name, -1, set) {
+        c.slices.rows[row as usize].category = category;
     }
 }
 
 /// An instant (dur 0) with the signal number as `signal.sig`.
-fn instant(c: &mut Ctx, track: u32, e: &FtraceEv, name: &str, sig: i128) {
+fn signal_instant(c: &mut Ctx, track: u32, e: &FtraceEv, name: &str, sig: i128) {
     let set = c.args.add_set(&[("signal.sig", Some(ArgVal::Int(sig)))]);
     c.slices
         .begin(&mut c.stats, track, e.ts, name.into(), 0, Some(set));

@@ -15,15 +15,17 @@ pub fn kprobe(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let utid = c.pt.get_or_create_thread(e.pid);
     let track = thread_track(c, utid);
     match e.int("type").unwrap_or(0) {
-        BEGIN => c
-            .slices
-            .begin(&mut c.stats, track, ts, name.into(), -1, None),
+        BEGIN => {
+            c.slices
+                .begin(&mut c.stats, track, ts, name.into(), -1, None);
+        }
         END => {
             c.slices.end(track, ts);
         }
-        INSTANT => c
-            .slices
-            .begin(&mut c.stats, track, ts, name.into(), 0, None),
+        INSTANT => {
+            c.slices
+                .begin(&mut c.stats, track, ts, name.into(), 0, None);
+        }
         _ => {}
     }
 }

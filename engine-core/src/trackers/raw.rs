@@ -111,11 +111,16 @@ impl RawTable {
     }
 }
 
-/// The arg set of an ftrace event's raw row: its fields, unsigned ones
+/// The arg set of an ftrace event's raw row (0 without fields:
+/// trace_processor's ftrace_event.arg_set_id is not nullable, a row without
+/// args has 0, whatever set 0 is): its fields, unsigned ones
 /// (uint32 / uint64 in the event's proto) typed 'uint' and an interned
 /// kernel symbol's iid replaced by the symbol, as trace_processor gives
 /// them; each distinct set stored once (trace_processor shares them).
 pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
+    if e.fields.iter().all(|f| f.0 == SYMBOL_FIELD) {
+        return 0;
+    }
     // a legacy generic event's fields are its own, whatever its name: no
     // typed event's schema says which are unsigned
     let specs = if e.generic {
@@ -271,8 +276,12 @@ impl SchedArgs {
     }
 
     /// A sched_waking's raw args: its fields present (compact: comm, pid,
-    /// prio, target_cpu, as PushSchedWakingCompact adds them).
+    /// prio, target_cpu, as PushSchedWakingCompact adds them); 0, as
+    /// `event_args`, with none.
     pub fn waking(&mut self, args: &mut Args, strings: &Strings, w: &Waking) -> i64 {
+        if w.present == 0 {
+            return 0;
+        }
         let key = (
             w.comm,
             w.wakee_pid,
@@ -285,44 +294,16 @@ impl SchedArgs {
             return set;
         }
         let has = |bit: u8| w.present & bit != 0;
-        let int = |v: i64| Some(ArgVal::Int(v as i128));
+        let int = |bit: u8, v: i64| has(bit).then_some(ArgVal::Int(v as i128));
         let items = [
             (
                 "comm",
                 has(WAKING_COMM).then(|| ArgVal::Str(strings.get(w.comm).to_owned())),
             ),
-            (
-                "pid",
-                if has(WAKING_PID) {
-                    int(w.wakee_pid)
-                } else {
-                    None
-                },
-            ),
-            (
-                "prio",
-                if has(WAKING_PRIO) {
-                    int(w.prio as i64)
-                } else {
-                    None
-                },
-            ),
-            (
-                "success",
-                if has(WAKING_SUCCESS) {
-                    int(w.success as i64)
-                } else {
-                    None
-                },
-            ),
-            (
-                "target_cpu",
-                if has(WAKING_TARGET_CPU) {
-                    int(w.target_cpu as i64)
-                } else {
-                    None
-                },
-            ),
+            ("pid", int(WAKING_PID, w.wakee_pid)),
+            ("prio", int(WAKING_PRIO, w.prio as i64)),
+            ("success", int(WAKING_SUCCESS, w.success as i64)),
+            ("target_cpu", int(WAKING_TARGET_CPU, w.target_cpu as i64)),
         ];
         let set = args.add_set(&items);
         self.wakings.insert(key, set);

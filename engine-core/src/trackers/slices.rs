@@ -30,7 +30,8 @@ pub struct SliceTracker {
 }
 
 impl SliceTracker {
-    /// Opens a slice (dur -1) or adds an instant (dur 0) on `track`.
+    /// Opens a slice (dur -1) or adds an instant (dur 0) on `track`;
+    /// returns its row, None when it was dropped (too deep).
     pub fn begin(
         &mut self,
         stats: &mut Stats,
@@ -39,13 +40,13 @@ impl SliceTracker {
         name: String,
         dur: i64,
         arg_set: Option<i64>,
-    ) {
+    ) -> Option<u32> {
         self.close_stack(track, ts, dur);
         let stack = self.stacks.entry(track).or_default();
         let depth = stack.len();
         if depth >= MAX_SLICE_DEPTH {
             stats.add("slice_drop_too_deep", 1, None);
-            return;
+            return None;
         }
         let parent = stack.last().copied();
         let sid = self.rows.len() as u32;
@@ -60,6 +61,7 @@ impl SliceTracker {
             arg_set,
         });
         stack.push(sid);
+        Some(sid)
     }
 
     /// Closes the innermost open slice on `track` if there is one; returns
@@ -130,11 +132,9 @@ impl SliceTracker {
         };
         let mut open_above = false;
         let mut i = stack.len();
+        // (every pop below leaves `i` inside the stack)
         while i > 0 {
             i -= 1;
-            if i >= stack.len() {
-                continue;
-            }
             let row = &self.rows[stack[i] as usize];
             if row.dur == -1 {
                 open_above = true;

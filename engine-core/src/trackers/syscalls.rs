@@ -83,10 +83,10 @@ impl SyscallTracker {
         if name == SYS_WRITE {
             self.in_sys_write.insert(utid);
         }
-        let row = c.slices.rows.len() as u32;
-        c.slices
+        let row = c
+            .slices
             .begin(&mut c.stats, track, ts, name.into_owned(), dur, set);
-        if dur == -1 && !items.is_empty() && c.slices.rows.len() as u32 > row {
+        if let Some(row) = row.filter(|_| dur == -1 && !items.is_empty()) {
             self.enter_args.insert(row, items);
         }
     }

@@ -215,7 +215,7 @@ impl Args {
 
 /// A 64-bit hash of an arg set's content (None values are no args; each
 /// value's type counts), as trace_processor's ArgSetHash. Hashed field by
-/// field (SipHash): a sched_switch row's set is looked up this way.
+/// field (SipHash), without formatting the set.
 fn content_hash<K: AsRef<str>>(items: &[(K, Option<ArgVal>)]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
