@@ -28,6 +28,9 @@ trace and the table is compared with trace_processor's
   (RUN_STATS: its parse timings and its clock-conversion cache's misses) are
   compared as present, not by value.
 
+Besides the tables, TO_FTRACE (each ftrace_event row as a line of text
+ftrace) is compared as if it were a table of one column, ``to_ftrace``.
+
 A table differs in "aspects": ``rows`` when the row counts differ, else the
 names of the columns whose sorted values differ (``row pairing`` when every
 column's values agree but not the rows), plus any column only the embedded
@@ -82,6 +85,13 @@ SLICE_TABLES = frozenset({"slice", "slices", "expected_frame_timeline_slice",
 TRACK_TABLES = frozenset({"track", "thread_track", "process_track", "cpu_track",
                           "counter_track", "cpu_counter_track", "process_counter_track",
                           "thread_counter_track"})
+#: Functions compared as tables: name -> the query giving their values
+#: (rows trace_processor refuses to print, chrome_event / track_event ones,
+#: left out).
+FUNCTION_TABLES = {
+    "to_ftrace": ("SELECT to_ftrace(id) AS line FROM ftrace_event "
+                  "WHERE name NOT GLOB 'chrome_event.*' AND name NOT GLOB 'track_event.*'"),
+}
 
 
 @dataclasses.dataclass
@@ -217,10 +227,12 @@ def canonical(rows: Iterable[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
     return sorted(rows, key=lambda r: tuple(_sort_key(v) for v in r))
 
 
-def compare_table(table: str, er: Resolver, tr: Resolver) -> TableDiff:
-    """``table`` on both engines (embedded ``er``, trace_processor ``tr``)."""
-    e_cols, e_raw = _fetch(er.eng, f"SELECT * FROM {table}")
-    t_cols, t_raw = _fetch(tr.eng, f"SELECT * FROM {table}")
+def compare_table(table: str, er: Resolver, tr: Resolver, sql: str | None = None) -> TableDiff:
+    """``table`` on both engines (embedded ``er``, trace_processor ``tr``);
+    ``sql`` gives its rows when it is not a table (FUNCTION_TABLES)."""
+    sql = sql or f"SELECT * FROM {table}"
+    e_cols, e_raw = _fetch(er.eng, sql)
+    t_cols, t_raw = _fetch(tr.eng, sql)
     aspects = {f"{c} (embedded only)" for c in e_cols if c not in t_cols}
     not_served = tuple(c for c in t_cols if c not in e_cols)
     ec, e_rows = er.rows(table, e_cols, e_raw)
@@ -274,7 +286,9 @@ def compare_trace(path: Path, tp_bin: str | None = None) -> list[TableDiff]:
     try:
         tables = served_tables(emb)
         er, tr = Resolver(emb), Resolver(tp)
-        return [compare_table(t, er, tr) for t in tables]
+        functions = [compare_table(name, er, tr, sql) for name, sql in FUNCTION_TABLES.items()
+                     if "ftrace_event" in tables]
+        return [compare_table(t, er, tr) for t in tables] + functions
     finally:
         emb.close()
         tp.close()

@@ -21,6 +21,7 @@ pub mod span_join;
 pub mod stats_table;
 pub mod tables;
 pub mod time_functions;
+pub mod to_ftrace;
 pub mod tp_stats;
 pub mod trackers;
 pub mod vtab;

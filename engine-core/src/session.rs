@@ -99,6 +99,7 @@ impl Session {
         }
         let session = Session { conn, catalog };
         session.register_functions(bounds)?;
+        session.register_to_ftrace()?;
         Ok(session)
     }
 
@@ -130,6 +131,33 @@ impl Session {
             })?;
         self.register_time_functions(flags)?;
         self.register_metadata_functions(flags)
+    }
+
+    /// TO_FTRACE(id): an ftrace_event row as a line of text ftrace (module
+    /// `to_ftrace`); an error for an argument that is not an integer or a
+    /// row it cannot print, as trace_processor's.
+    fn register_to_ftrace(&self) -> rusqlite::Result<()> {
+        let table = |name: &str| self.catalog.get(name).cloned();
+        let (Some(raw), Some(thread), Some(process), Some(args)) = (
+            table("ftrace_event"),
+            table("thread"),
+            table("process"),
+            table("args"),
+        ) else {
+            return Ok(());
+        };
+        let text = crate::to_ftrace::FtraceText::new(raw, thread, process, args);
+        let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
+        self.conn
+            .create_scalar_function("to_ftrace", 1, flags, move |ctx| {
+                let ValueRef::Integer(id) = ctx.get_raw(0) else {
+                    return Err(rusqlite::Error::UserFunctionError(
+                        "Usage: to_ftrace(id)".into(),
+                    ));
+                };
+                text.line(id)
+                    .map_err(|e| rusqlite::Error::UserFunctionError(e.into()))
+            })
     }
 
     /// trace_processor's metadata functions: the value (str_value, else

@@ -24,13 +24,77 @@ pub fn kernel_version(sysname: Option<&str>, release: Option<&str>) -> (u32, u32
     (4, 4)
 }
 
+/// A raw prev_state as trace_processor's TaskState prints it
+/// (FromRawPrevState(raw, version).ToString(separator)): its flags' letters
+/// in the kernel's order (at most 3 characters, separators included), R /
+/// R+ for a runnable task; None for a state that kernel cannot report.
+pub fn task_state_str(raw: i64, version: (u32, u32), separator: Option<char>) -> Option<String> {
+    const NEW: &[(i64, char)] = &[
+        (0x01, 'S'),
+        (0x02, 'D'),
+        (0x04, 'T'),
+        (0x08, 't'),
+        (0x10, 'X'),
+        (0x20, 'Z'),
+        (0x40, 'P'),
+        (0x80, 'I'),
+    ];
+    const OLD: &[(i64, char)] = &[
+        (0x01, 'S'),
+        (0x02, 'D'),
+        (0x04, 'T'),
+        (0x08, 't'),
+        (0x10, 'X'),
+        (0x20, 'Z'),
+        (0x40, 'x'),
+        (0x80, 'K'),
+        (0x100, 'W'),
+        (0x200, 'P'),
+        (0x400, 'N'),
+    ];
+    let new = version >= (4, 14);
+    let v = raw & 0xFFFF;
+    if new && v & 0xFE00 != 0 {
+        return None;
+    }
+    let preempted = if new {
+        0x100
+    } else if version >= (4, 8) {
+        0x1000
+    } else {
+        0x800
+    };
+    let letters = if new { NEW } else { OLD };
+    let mut flags: Vec<char> = letters
+        .iter()
+        .filter(|(bit, _)| v & bit != 0)
+        .map(|&(_, c)| c)
+        .collect();
+    if flags.is_empty() {
+        return Some(if v & preempted != 0 { "R+" } else { "R" }.into());
+    }
+    if !new && flags.len() == 2 && flags.contains(&'D') && flags.contains(&'N') {
+        // uninterruptible + no-load is TASK_IDLE
+        flags = vec!['I'];
+    }
+    const ORDER: &str = "SDTtXZPxKWNI";
+    flags.sort_by_key(|c| ORDER.find(*c).unwrap());
+    let mut out = String::new();
+    for c in flags {
+        if let (Some(sep), false) = (separator, out.is_empty()) {
+            out.push(sep);
+        }
+        out.push(c);
+    }
+    // TaskStateStr holds 3 characters
+    out.truncate(3);
+    Some(out)
+}
+
 /// Decodes a raw prev_state into trace_processor's end_state string; the
 /// strings are interned into small ids (`names`), decoded once per value.
 pub struct EndStates {
-    letters: &'static [(i64, char)],
-    preempted: i64,
-    invalid_mask: i64,
-    dn_is_i: bool,
+    version: (u32, u32),
     cache: HashMap<i64, u16>,
     pub names: Vec<Option<String>>,
     ids: HashMap<Option<String>, u16>,
@@ -42,41 +106,8 @@ pub const R: u16 = 1;
 
 impl EndStates {
     pub fn new(version: (u32, u32)) -> Self {
-        const NEW: &[(i64, char)] = &[
-            (0x01, 'S'),
-            (0x02, 'D'),
-            (0x04, 'T'),
-            (0x08, 't'),
-            (0x10, 'X'),
-            (0x20, 'Z'),
-            (0x40, 'P'),
-            (0x80, 'I'),
-        ];
-        const OLD: &[(i64, char)] = &[
-            (0x01, 'S'),
-            (0x02, 'D'),
-            (0x04, 'T'),
-            (0x08, 't'),
-            (0x10, 'X'),
-            (0x20, 'Z'),
-            (0x40, 'x'),
-            (0x80, 'K'),
-            (0x100, 'W'),
-            (0x200, 'P'),
-            (0x400, 'N'),
-        ];
-        let new = version >= (4, 14);
         let mut s = EndStates {
-            letters: if new { NEW } else { OLD },
-            preempted: if new {
-                0x100
-            } else if version >= (4, 8) {
-                0x1000
-            } else {
-                0x800
-            },
-            invalid_mask: if new { 0xFE00 } else { 0 },
-            dn_is_i: !new,
+            version,
             cache: HashMap::default(),
             names: Vec::new(),
             ids: HashMap::default(),
@@ -100,31 +131,7 @@ impl EndStates {
         if let Some(&id) = self.cache.get(&raw) {
             return id;
         }
-        let v = raw & 0xFFFF;
-        let out: Option<String> = if self.invalid_mask != 0 && v & self.invalid_mask != 0 {
-            None
-        } else {
-            let mut flags: Vec<char> = self
-                .letters
-                .iter()
-                .filter(|(bit, _)| v & bit != 0)
-                .map(|&(_, c)| c)
-                .collect();
-            if flags.is_empty() {
-                Some(if v & self.preempted != 0 { "R+" } else { "R" }.into())
-            } else if self.dn_is_i
-                && flags.len() == 2
-                && flags.contains(&'D')
-                && flags.contains(&'N')
-            {
-                Some("I".into())
-            } else {
-                const ORDER: &str = "SDTtXZPxKWNI";
-                flags.sort_by_key(|c| ORDER.find(*c).unwrap());
-                Some(flags.into_iter().take(3).collect())
-            }
-        };
-        let id = self.intern(out);
+        let id = self.intern(task_state_str(raw, self.version, None));
         self.cache.insert(raw, id);
         id
     }
