@@ -71,6 +71,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .clone()
             .unwrap_or_default()
             .to_lowercase(),
+        kernel_version: version,
     };
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
@@ -538,6 +539,11 @@ fn ftrace_event(
         "rss_stat" | "rss_stat_throttled" => crate::trackers::memory::rss_stat(c, ts, e),
         "oom_score_adj_update" => crate::trackers::memory::oom_score_adj_update(c, ts, e),
         "suspend_resume_minimal" => power::suspend_resume_minimal(c, ts, e),
+        "rpm_status" => power::rpm_status(c, ts, e),
+        "device_pm_callback_start" => power::device_pm_callback_start(c, ts, e),
+        "device_pm_callback_end" => power::device_pm_callback_end(c, ts, e),
+        "dmabuf_rss_stat" => crate::trackers::memory::dmabuf_rss_stat(c, ts, e),
+        "mm_event_record" => crate::trackers::memory::mm_event_record(c, ts, e),
         "task_newtask" => {
             let new_tid = e.int("pid").unwrap_or(0) as i64;
             if new_tid == 0 {

@@ -17,15 +17,9 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 108] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 97] = [
     "bcl_irq_trigger",
-    "cma_alloc_finish",
-    "cma_alloc_info",
-    "cma_alloc_start",
     "cros_ec_sensorhub_data",
-    "device_pm_callback_end",
-    "device_pm_callback_start",
-    "dmabuf_rss_stat",
     "dpu_disp_dpu_line_underrun",
     "dpu_disp_dpu_underrun",
     "dpu_disp_frame_done_missing",
@@ -82,8 +76,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 108] = [
     "mali_mali_PM_MCU_PEND_ON_RELOAD",
     "mali_mali_PM_MCU_POWER_DOWN",
     "mali_mali_PM_MCU_RESET_WAIT",
-    "mm_alloc_contig_migrate_range_info",
-    "mm_event_record",
     "napi_gro_receive_entry",
     "napi_gro_receive_exit",
     "net_dev_xmit",
@@ -92,9 +84,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 108] = [
     "panel_settings_lite",
     "panel_write_generic",
     "param_set_value_cpm",
-    "pixel_mm_kswapd_done",
-    "pixel_mm_kswapd_wake",
-    "rpm_status",
     "tcp_retransmit_skb",
     "trusty_enqueue_nop",
     "trusty_ipc_connect",

@@ -24,7 +24,18 @@
 //! - hrtimer_expire_entry opens a slice of category "hrtimer" named by the
 //!   timer function's symbol on the CPU's "Hrtimer Cpu N" track (type
 //!   cpu_hrtimer); hrtimer_expire_exit closes the innermost open "hrtimer"
-//!   slice there.
+//!   slice there;
+//! - pixel_mm_kswapd_wake opens "kswapd_efficiency" on the thread's track;
+//!   pixel_mm_kswapd_done closes the innermost open one, adding the fields
+//!   it has as `pages scanned`, `pages reclaimed`, `efficiency %` (reclaimed
+//!   / scanned, rounded) and `pages allocated`
+//!   (PixelMmKswapdEventTracker);
+//! - a CMA allocation (ParseCmaAllocStart / Finish / Info,
+//!   ParseMmAllocContigMigrateRangeInfo), by kernel version: from 5.10,
+//!   cma_alloc_start opens "mm_cma_alloc" on the thread's track; before
+//!   6.1 cma_alloc_info closes it with its own counts, from 6.1
+//!   cma_alloc_finish does, with the counts of the thread's last
+//!   mm_alloc_contig_migrate_range_info since the start (0 without one).
 //!
 //! An absent field reads as 0 (protozero's default), so each arg is always
 //! there. An end with nothing open is ignored.
@@ -108,6 +119,101 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
             let track = hrtimer_track(c, e.cpu);
             c.slices.end_category(track, e.ts, HRTIMER);
         }
+        "pixel_mm_kswapd_wake" => {
+            let track = own_thread_track(c, e);
+            begin(c, track, e, None, KSWAPD.into(), NO_ARGS);
+        }
+        "pixel_mm_kswapd_done" => kswapd_done(c, e),
+        "cma_alloc_start" | "cma_alloc_finish" | "cma_alloc_info" => cma_alloc(c, e),
+        "mm_alloc_contig_migrate_range_info" if c.kernel_version >= (6, 1) => {
+            let utid = c.pt.get_or_create_thread(e.pid);
+            let counts =
+                ["nr_migrated", "nr_reclaimed", "nr_mapped"].map(|f| e.int(f).unwrap_or(0) as u64);
+            c.memory.cma_migration.insert(utid, counts);
+        }
+        _ => {}
+    }
+}
+
+const KSWAPD: &str = "kswapd_efficiency";
+
+fn kswapd_done(c: &mut Ctx, e: &FtraceEv) {
+    let track = own_thread_track(c, e);
+    let field = |f: &str| e.int(f).map(|v| v as u64);
+    let (scanned, reclaimed) = (field("delta_nr_scanned"), field("delta_nr_reclaimed"));
+    let efficiency = match (scanned, reclaimed) {
+        (Some(s), Some(r)) => {
+            let pct = (r as f64 * 100.0 / s as f64).round();
+            // as the reference's cast on x86-64: NaN / out of range ->
+            // 2^63 (0 scanned)
+            Some(if (0.0..18_446_744_073_709_551_616.0).contains(&pct) {
+                pct as u64
+            } else {
+                1 << 63
+            })
+        }
+        _ => None,
+    };
+    let args = [
+        ("pages scanned", scanned.map(ArgVal::Uint)),
+        ("pages reclaimed", reclaimed.map(ArgVal::Uint)),
+        ("efficiency %", efficiency.map(ArgVal::Uint)),
+        (
+            "pages allocated",
+            field("delta_nr_allocated").map(ArgVal::Uint),
+        ),
+    ];
+    let row = c.slices.end_named(track, e.ts, None, KSWAPD);
+    add_end_args(c, row, &args);
+}
+
+/// cma_alloc_start / _finish / _info, each in the kernel versions that
+/// have it (the module's header).
+fn cma_alloc(c: &mut Ctx, e: &FtraceEv) {
+    let v = c.kernel_version;
+    let uint = |f: &str| ArgVal::Uint(e.int(f).unwrap_or(0) as u64);
+    let name = || ArgVal::Str(e.str("name").unwrap_or("").to_owned());
+    match e.name {
+        "cma_alloc_start" if v >= (5, 10) => {
+            let utid = c.pt.get_or_create_thread(e.pid);
+            if v >= (6, 1) {
+                c.memory.cma_migration.insert(utid, [0; 3]);
+            }
+            let track = thread_track(c, utid);
+            begin(c, track, e, None, "mm_cma_alloc".into(), NO_ARGS);
+        }
+        "cma_alloc_finish" if v >= (6, 1) => {
+            let utid = c.pt.get_or_create_thread(e.pid);
+            let track = thread_track(c, utid);
+            let [migrated, reclaimed, mapped] = c.memory.cma_migration.get(&utid).map_or(
+                [ArgVal::Uint(0), ArgVal::Uint(0), ArgVal::Uint(0)],
+                |counts| counts.map(ArgVal::Uint),
+            );
+            let args = [
+                ("cma_name", Some(name())),
+                ("cma_pfn", Some(uint("pfn"))),
+                ("cma_req_pages", Some(uint("count"))),
+                ("cma_nr_migrated", Some(migrated)),
+                ("cma_nr_reclaimed", Some(reclaimed)),
+                ("cma_nr_mapped", Some(mapped)),
+            ];
+            end_with(c, track, e.ts, &args);
+        }
+        "cma_alloc_info" if ((5, 10)..(6, 1)).contains(&v) => {
+            let track = own_thread_track(c, e);
+            let args = [
+                ("cma_name", Some(name())),
+                ("cma_pfn", Some(uint("pfn"))),
+                ("cma_req_pages", Some(uint("count"))),
+                ("cma_nr_migrated", Some(uint("nr_migrated"))),
+                ("cma_nr_reclaimed", Some(uint("nr_reclaimed"))),
+                ("cma_nr_mapped", Some(uint("nr_mapped"))),
+                ("cma_nr_isolate_fail", Some(uint("err_iso"))),
+                ("cma_nr_migrate_fail", Some(uint("err_mig"))),
+                ("cma_nr_test_fail", Some(uint("err_test"))),
+            ];
+            end_with(c, track, e.ts, &args);
+        }
         _ => {}
     }
 }
@@ -177,7 +283,13 @@ fn signal_instant(c: &mut Ctx, track: u32, e: &FtraceEv, name: &str, sig: i128) 
 
 /// Closes the innermost open slice, adding `args` to it.
 fn end_with(c: &mut Ctx, track: u32, ts: i64, args: &[(impl AsRef<str>, Option<ArgVal>)]) {
-    let Some(row) = c.slices.end(track, ts) else {
+    let row = c.slices.end(track, ts);
+    add_end_args(c, row, args);
+}
+
+/// Adds `args` to the slice `row` just ended (if one did).
+fn add_end_args(c: &mut Ctx, row: Option<u32>, args: &[(impl AsRef<str>, Option<ArgVal>)]) {
+    let Some(row) = row else {
         return;
     };
     let row = &mut c.slices.rows[row as usize];

@@ -84,6 +84,13 @@ fn process_memory_description(key: &str) -> Option<String> {
              not be accurate. Prefer relying on rss.anon + rss.file + rss.shmem which have \
              pushed ftrace events so are more time accurate. See {POLLED_URL} for information."
         ),
+        "dmabuf_rss" => "DMA buffer RSS: Physical memory used for DMA buffers (successor to \
+                         Android ION). Used for surfaces, hardware bitmaps, media/camera buffers, \
+                         and other GPU/hardware accelerator memory. Critical for graphics/camera \
+                         apps. High values indicate GPU memory pressure or resource leaks in \
+                         graphics/media pipelines. See dmabuf ftrace events or \
+                         /proc/[pid]/fdinfo polling for information."
+            .to_owned(),
         "unreclaimable" => {
             "Unreclaimable memory: KGSL driver specific event, rarely useful.".to_owned()
         }
@@ -137,9 +144,11 @@ pub fn oom_score_adj_track(c: &mut Ctx, upid: u32) -> u32 {
 
 /// What a thread's memory counter measures (resolved to a track at the end).
 enum ThreadCounter {
-    /// rss_stat: a process_memory_key
+    /// rss_stat, dmabuf_rss_stat: a process_memory_key
     Memory(&'static str),
     OomScoreAdj,
+    /// mm_event_record: (type, metric)
+    MmEvent(&'static str, &'static str),
 }
 
 #[derive(Default)]
@@ -151,6 +160,10 @@ pub struct MemoryTracker {
     /// per thread, its `utid` arg set, shared by its counters (as
     /// trace_processor shares identical arg sets)
     utid_sets: HashMap<u32, i64>,
+    /// per thread, the (nr_migrated, nr_reclaimed, nr_mapped) of its last
+    /// mm_alloc_contig_migrate_range_info: its CMA allocation's counts
+    /// (kernel_slices)
+    pub cma_migration: HashMap<u32, [u64; 3]>,
 }
 
 /// rss_stat's `member` -> process_memory_key (the kernel's MM_* counters).
@@ -216,6 +229,44 @@ pub fn rss_stat(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     }
 }
 
+/// dmabuf_rss_stat: the task's process's dma-buf RSS (`mem.dmabuf_rss`).
+pub fn dmabuf_rss_stat(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let rss = e.int("rss").unwrap_or(0) as u64;
+    let utid = c.pt.get_or_create_thread(e.pid);
+    push_for_thread(c, ts, rss as f64, utid, ThreadCounter::Memory("dmabuf_rss"));
+}
+
+/// mm_event_record (FtraceParser::ParseMmEventRecord): the count, max_lat
+/// and avg_lat of one kind of memory event, as `mem.mm.<type>.<metric>`
+/// counters of the task's process; a type the kernel does not define is
+/// counted (mm_unknown_type) and dropped.
+pub fn mm_event_record(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let utid = c.pt.get_or_create_thread(e.pid);
+    let kind = match e.int("type").unwrap_or(0) {
+        0 => "min_flt",
+        1 => "maj_flt",
+        2 => "read_io",
+        3 => "compaction",
+        4 => "reclaim",
+        5 => "swp_flt",
+        6 => "kern_alloc",
+        _ => {
+            c.stats.add("mm_unknown_type", 1, None);
+            return;
+        }
+    };
+    for metric in ["count", "max_lat", "avg_lat"] {
+        let value = e.int(metric).unwrap_or(0) as u32;
+        push_for_thread(
+            c,
+            ts,
+            value as f64,
+            utid,
+            ThreadCounter::MmEvent(kind, metric),
+        );
+    }
+}
+
 /// oom_score_adj_update: the task's new oom_score_adj (an int16: old
 /// tracers wrote negative values as unsigned varints, b/120618641).
 pub fn oom_score_adj_update(c: &mut Ctx, ts: i64, e: &FtraceEv) {
@@ -248,6 +299,39 @@ pub fn finish(c: &mut Ctx) {
                 },
                 0,
             ),
+            (ThreadCounter::MmEvent(kind, metric), upid) => {
+                let (type_, owner_dim, owner) = match upid {
+                    Some(upid) => (
+                        "mm_event",
+                        ("upid", Dim::Int(upid as i64)),
+                        Owner {
+                            upid: Some(upid),
+                            ..Default::default()
+                        },
+                    ),
+                    None => (
+                        "mm_event_thread_fallback",
+                        ("utid", Dim::Int(utid as i64)),
+                        Owner {
+                            utid: Some(utid),
+                            ..Default::default()
+                        },
+                    ),
+                };
+                c.tracks.intern(
+                    &mut c.args,
+                    type_,
+                    Some(&format!("mem.mm.{kind}.{metric}")),
+                    "counter",
+                    vec![
+                        owner_dim,
+                        ("mm_event_type", Dim::Str(kind.to_owned())),
+                        ("mm_event_metric", Dim::Str(metric.to_owned())),
+                    ],
+                    owner,
+                    0,
+                )
+            }
             (ThreadCounter::OomScoreAdj, None) => c.tracks.intern(
                 &mut c.args,
                 "oom_score_adj_thread_fallback",

@@ -62,6 +62,9 @@ pub struct Ctx {
     pub import_logs: Vec<import_logs::ImportLog>,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
+    /// (major, minor) of the traced kernel from utsname (4.4 when unknown,
+    /// as trace_processor assumes): CMA events' layouts depend on it
+    pub kernel_version: (u32, u32),
 }
 
 impl Ctx {

@@ -124,6 +124,8 @@ pub struct PowerTracker {
     suspend_state: SuspendState,
     /// the open suspend_enter's slice name (its cookie)
     suspend_enter_cookie: String,
+    /// rpm_status: the devices' tracks with a state slice open
+    rpm_open: rustc_hash::FxHashSet<u32>,
 }
 
 /// A track compressor's lane: the cookie (slice name) it serves and how
@@ -557,6 +559,112 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         ("callback_phase", Some(ArgVal::NullStr)),
     ]);
     c.slices.begin(&mut c.stats, track, ts, name, -1, Some(set));
+}
+
+/// rpm_status (FtraceParser::ParseRpmStatus): a device's runtime PM state
+/// as slices (`Active`, `Resuming`, `Suspending`, `Invalid State`) on its
+/// `linux_rpm` track; a new status ends the open one, and the suspended
+/// state, where devices spend most of their time, has none.
+pub fn rpm_status(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    const RPM_SUSPENDED: i128 = 2;
+    let device = e.str("name").unwrap_or("");
+    let track = c.tracks.intern(
+        &mut c.args,
+        "linux_rpm",
+        None,
+        "counter",
+        vec![("linux_device", Dim::Str(device.to_owned()))],
+        Owner::default(),
+        0,
+    );
+    if c.power.rpm_open.contains(&track) {
+        c.slices.end(track, ts);
+    }
+    let status = e.int("status").unwrap_or(0);
+    if status == RPM_SUSPENDED {
+        c.power.rpm_open.remove(&track);
+        return;
+    }
+    let name = match status {
+        0 => "Active",
+        1 => "Resuming",
+        3 => "Suspending",
+        _ => "Invalid State",
+    };
+    c.slices
+        .begin(&mut c.stats, track, ts, name.into(), -1, None);
+    c.power.rpm_open.insert(track);
+}
+
+/// A device PM callback's slice name, `<device> <driver>` (its lane's
+/// cookie).
+fn device_pm_name(e: &FtraceEv) -> String {
+    format!(
+        "{} {}",
+        e.str("device").unwrap_or(""),
+        e.str("driver").unwrap_or("")
+    )
+}
+
+/// device_pm_callback_start (FtraceParser::ParseDevicePmCallbackStart): a
+/// `<device> <driver>` slice on the suspend / resume lanes, with the
+/// callback's phase (`<event>[:<phase>]`, e.g. `suspend:late`).
+pub fn device_pm_callback_start(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let event = match e.int("event").unwrap_or(0) {
+        0x2 => "suspend",
+        0x10 => "resume",
+        0x1 => "freeze",
+        0x8 => "quiesce",
+        0x4 => "hibernate",
+        0x20 => "thaw",
+        0x40 => "restore",
+        0x80 => "recover",
+        _ => "(unknown PM event)",
+    };
+    // an empty pm_ops is the prepare / complete phase (the kernel leaves it
+    // empty there); else its leading phase, if any
+    let pm_ops = e.str("pm_ops").unwrap_or("");
+    let phase = match (pm_ops, event) {
+        ("", "suspend") => Some("prepare"),
+        ("", "resume") => Some("complete"),
+        _ => ["early", "late", "noirq"]
+            .into_iter()
+            .find(|p| pm_ops.starts_with(p)),
+    };
+    let callback_phase = match phase {
+        Some(p) => format!("{event}:{p}"),
+        None => event.to_owned(),
+    };
+    let name = device_pm_name(e);
+    let (idx, track) = suspend_lane(c, &name);
+    c.power.suspend_lanes[idx].open += 1;
+    let utid = c.pt.get_or_create_thread(e.pid);
+    let set = c.args.add_set(&[
+        ("utid", Some(ArgVal::Uint(utid as u64))),
+        (
+            "event_type",
+            Some(ArgVal::Str("Device PM Suspend Event".into())),
+        ),
+        ("cpu", Some(ArgVal::Uint(e.cpu as u64))),
+        (
+            "device_name",
+            Some(ArgVal::Str(e.str("device").unwrap_or("").into())),
+        ),
+        (
+            "driver_name",
+            Some(ArgVal::Str(e.str("driver").unwrap_or("").into())),
+        ),
+        ("callback_phase", Some(ArgVal::Str(callback_phase))),
+    ]);
+    c.slices.begin(&mut c.stats, track, ts, name, -1, Some(set));
+}
+
+/// device_pm_callback_end: ends its `<device> <driver>` slice.
+pub fn device_pm_callback_end(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let (idx, track) = suspend_lane(c, &device_pm_name(e));
+    let lane = &mut c.power.suspend_lanes[idx];
+    lane.open = lane.open.saturating_sub(1);
+    c.slices.end(track, ts);
 }
 
 /// suspend_resume_minimal: a `Suspended` slice on the `Suspend/Resume
