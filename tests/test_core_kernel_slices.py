@@ -176,7 +176,11 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     diffs, compared = tp_diffs(data)
     assert {"slice", "args", "track", "thread_track", "cpu_track", "stats",
             "ftrace_event", "thread_state"} <= compared
-    assert diffs == {}
+    # The hrtimer at 6000 has no function arg. trace_processor's to_ftrace
+    # reads a field at its index in the first set of the event's name, here
+    # past this set's end (another set's row: `direct_reclaim_may_writepage=`);
+    # the embedded engine prints the fields the row has (to_ftrace.rs).
+    assert diffs == {"to_ftrace": {"line"}}
 
 
 # --- binder lock, secure monitor calls, memcg reclaim --------------------------

@@ -171,7 +171,7 @@ def test_machine_tables_as_trace_processor(tp_diffs, tp_rows, load, trace):
                   "stats": {"rows"}, "sched": {"rows"}, "sched_slice": {"rows"},
                   "thread_state": {"rows"}, "cpu": {"rows"}, "trace_bounds": {"end_ts"},
                   "clock_snapshot": {"rows"}, "ftrace_event": {"rows"}, "raw": {"rows"},
-                  "args": {"rows"}}
+                  "args": {"rows"}, "to_ftrace": {"rows"}}
         assert differ == remote
         assert "machine" not in differ
 

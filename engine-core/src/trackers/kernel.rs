@@ -1,7 +1,7 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
 //! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
-//! Adreno GPU command batches; workqueue, reclaim and hrtimer slices:
-//! `kernel_slices`), and which events each imports: the replay
+//! Adreno GPU command batches, Trusty calls; workqueue, reclaim and
+//! hrtimer slices: `kernel_slices`), and which events each imports: the replay
 //! hands them every ftrace event its own match does not take.
 
 use super::adreno::{AdrenoTracker, GPU_SLICE_EVENT};
@@ -17,7 +17,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 97] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 79] = [
     "bcl_irq_trigger",
     "cros_ec_sensorhub_data",
     "dpu_disp_dpu_line_underrun",
@@ -85,24 +85,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 97] = [
     "panel_write_generic",
     "param_set_value_cpm",
     "tcp_retransmit_skb",
-    "trusty_enqueue_nop",
-    "trusty_ipc_connect",
-    "trusty_ipc_connect_end",
-    "trusty_ipc_handle_event",
-    "trusty_ipc_poll",
-    "trusty_ipc_read",
-    "trusty_ipc_read_end",
-    "trusty_ipc_rx",
-    "trusty_ipc_write",
-    "trusty_irq",
-    "trusty_reclaim_memory",
-    "trusty_reclaim_memory_done",
-    "trusty_share_memory",
-    "trusty_share_memory_done",
-    "trusty_smc",
-    "trusty_smc_done",
-    "trusty_std_call32",
-    "trusty_std_call32_done",
     "v4l2_dqbuf",
     "v4l2_qbuf",
     "vb2_v4l2_buf_done",
@@ -148,6 +130,24 @@ impl KernelTrackers {
             "funcgraph_exit" => super::funcgraph::exit(c, ts, e),
             "kgsl_adreno_cmdbatch_queued" => self.adreno.queued(e),
             GPU_SLICE_EVENT => self.adreno.retired(c, ts, e),
+            "trusty_smc"
+            | "trusty_smc_done"
+            | "trusty_std_call32"
+            | "trusty_std_call32_done"
+            | "trusty_share_memory"
+            | "trusty_share_memory_done"
+            | "trusty_reclaim_memory"
+            | "trusty_reclaim_memory_done"
+            | "trusty_irq"
+            | "trusty_ipc_handle_event"
+            | "trusty_ipc_connect"
+            | "trusty_ipc_connect_end"
+            | "trusty_ipc_write"
+            | "trusty_ipc_read"
+            | "trusty_ipc_read_end"
+            | "trusty_ipc_poll"
+            | "trusty_ipc_rx"
+            | "trusty_enqueue_nop" => super::trusty::event(c, e),
             _ => super::kernel_slices::event(c, e),
         }
     }

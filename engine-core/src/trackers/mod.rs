@@ -32,12 +32,26 @@ pub mod syscall_table;
 pub mod syscalls;
 pub mod tracks;
 pub mod triggers;
+pub mod trusty;
 
 use std::collections::BTreeSet;
 
 use crate::events::Stats;
 use process::ProcessTracker;
 use tracks::{Args, Tracks};
+
+/// `s` as the reference's `base::StackString<N>` keeps it: at most
+/// `size - 1` bytes (cut at a character boundary).
+pub fn stack_string(mut s: String, size: usize) -> String {
+    if s.len() >= size {
+        let mut end = size - 1;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        s.truncate(end);
+    }
+    s
+}
 
 /// State every tracker shares.
 pub struct Ctx {

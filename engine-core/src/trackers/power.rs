@@ -418,15 +418,7 @@ fn entity_residency(c: &mut Ctx, ts: i64, r: Option<&[Residency]>) {
 
 /// `Wakelock(<name>)`, cut to 31 bytes as the reference's 32-byte buffer.
 fn wakelock_name(name: &str) -> String {
-    let mut s = format!("Wakelock({name})");
-    if s.len() > 31 {
-        let mut end = 31;
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        s.truncate(end);
-    }
-    s
+    super::stack_string(format!("Wakelock({name})"), 32)
 }
 
 fn wakelock_track(c: &mut Ctx, name: &str) -> u32 {
@@ -511,14 +503,7 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         "timekeeping_freeze" => 0,
         _ => e.int("val").unwrap_or(0) as i32,
     };
-    let mut name = format!("{action}({val})");
-    if name.len() > 63 {
-        let mut end = 63;
-        while !name.is_char_boundary(end) {
-            end -= 1;
-        }
-        name.truncate(end);
-    }
+    let name = super::stack_string(format!("{action}({val})"), 64);
     if e.int("start").unwrap_or(0) == 0 {
         let (idx, track) = suspend_lane(c, &name);
         let lane = &mut c.power.suspend_lanes[idx];
