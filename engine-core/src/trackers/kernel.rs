@@ -1,6 +1,7 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
 //! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
-//! Adreno GPU command batches, Trusty calls; workqueue, reclaim and
+//! Adreno GPU command batches, Mali MCU states and CSF interrupts, Pixel
+//! display faults, Trusty calls; workqueue, reclaim and
 //! hrtimer slices: `kernel_slices`), and which events each imports: the replay
 //! hands them every ftrace event its own match does not take.
 
@@ -17,16 +18,9 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 79] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 46] = [
     "bcl_irq_trigger",
     "cros_ec_sensorhub_data",
-    "dpu_disp_dpu_line_underrun",
-    "dpu_disp_dpu_underrun",
-    "dpu_disp_frame_done_missing",
-    "dpu_disp_frame_done_timeout",
-    "dpu_disp_frame_start_missing",
-    "dpu_disp_frame_start_timeout",
-    "dpu_disp_vblank_irq_enable",
     "drm_run_job",
     "drm_sched_job",
     "drm_sched_job_done",
@@ -44,38 +38,12 @@ pub const NOT_IMPORTED_EVENTS: [&str; 79] = [
     "google_icc_event",
     "google_irm_event",
     "gpu_work_period",
-    "gram_collision",
     "i2c_read",
     "i2c_result",
     "i2c_write",
     "inet_sock_set_state",
     "kfree_skb",
     "lwis_tracing_mark_write",
-    "mali_mali_CSF_INTERRUPT_END",
-    "mali_mali_CSF_INTERRUPT_START",
-    "mali_mali_PM_MCU_HCTL_CORES_DOWN_SCALE_NOTIFY_PEND",
-    "mali_mali_PM_MCU_HCTL_CORES_NOTIFY_PEND",
-    "mali_mali_PM_MCU_HCTL_CORE_INACTIVE_PEND",
-    "mali_mali_PM_MCU_HCTL_MCU_ON_RECHECK",
-    "mali_mali_PM_MCU_HCTL_SHADERS_CORE_OFF_PEND",
-    "mali_mali_PM_MCU_HCTL_SHADERS_PEND_OFF",
-    "mali_mali_PM_MCU_HCTL_SHADERS_PEND_ON",
-    "mali_mali_PM_MCU_HCTL_SHADERS_READY_OFF",
-    "mali_mali_PM_MCU_IN_SLEEP",
-    "mali_mali_PM_MCU_OFF",
-    "mali_mali_PM_MCU_ON",
-    "mali_mali_PM_MCU_ON_CORE_ATTR_UPDATE_PEND",
-    "mali_mali_PM_MCU_ON_GLB_REINIT_PEND",
-    "mali_mali_PM_MCU_ON_HALT",
-    "mali_mali_PM_MCU_ON_HWCNT_DISABLE",
-    "mali_mali_PM_MCU_ON_HWCNT_ENABLE",
-    "mali_mali_PM_MCU_ON_PEND_HALT",
-    "mali_mali_PM_MCU_ON_PEND_SLEEP",
-    "mali_mali_PM_MCU_ON_SLEEP_INITIATE",
-    "mali_mali_PM_MCU_PEND_OFF",
-    "mali_mali_PM_MCU_PEND_ON_RELOAD",
-    "mali_mali_PM_MCU_POWER_DOWN",
-    "mali_mali_PM_MCU_RESET_WAIT",
     "napi_gro_receive_entry",
     "napi_gro_receive_exit",
     "net_dev_xmit",
@@ -110,6 +78,7 @@ pub struct KernelTrackers {
     pub ion: IonTracker,
     pub syscalls: SyscallTracker,
     pub adreno: AdrenoTracker,
+    pub mali: super::mali::MaliTracker,
 }
 
 impl KernelTrackers {
@@ -130,6 +99,8 @@ impl KernelTrackers {
             "funcgraph_exit" => super::funcgraph::exit(c, ts, e),
             "kgsl_adreno_cmdbatch_queued" => self.adreno.queued(e),
             GPU_SLICE_EVENT => self.adreno.retired(c, ts, e),
+            name if super::mali::takes(name) => self.mali.event(c, e),
+            name if super::display::takes(name) => super::display::event(c, e),
             "trusty_smc"
             | "trusty_smc_done"
             | "trusty_std_call32"

@@ -288,7 +288,11 @@ fn end_with(c: &mut Ctx, track: u32, ts: i64, args: &[(impl AsRef<str>, Option<A
 }
 
 /// Adds `args` to the slice `row` just ended (if one did).
-fn add_end_args(c: &mut Ctx, row: Option<u32>, args: &[(impl AsRef<str>, Option<ArgVal>)]) {
+pub(super) fn add_end_args(
+    c: &mut Ctx,
+    row: Option<u32>,
+    args: &[(impl AsRef<str>, Option<ArgVal>)],
+) {
     let Some(row) = row else {
         return;
     };

@@ -113,6 +113,9 @@ pub struct Args {
     by_content: HashMap<u64, i64>,
     /// the sets `add_set_unique` made, stored once only by `commit_pending`
     pending: Vec<i64>,
+    /// the rows of each such set while it may grow (`extend_set` updates
+    /// a key it already has)
+    growing: HashMap<i64, Vec<u32>>,
 }
 
 impl Args {
@@ -136,7 +139,9 @@ impl Args {
     /// row's args when its event completes, storing equal sets once:
     /// `commit_pending` does that at the end of the import.
     pub fn add_set_unique<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
-        let id = self.new_set(items);
+        let id = self.next_id;
+        self.growing.insert(id, Vec::new());
+        self.new_set(items);
         self.pending.push(id);
         id
     }
@@ -152,6 +157,7 @@ impl Args {
     /// set: returns the sets dropped -> the equal set that replaces them
     /// (their rows are removed; the caller repoints what referenced them).
     pub fn commit_pending(&mut self) -> HashMap<i64, i64> {
+        self.growing.clear();
         let pending: std::collections::HashSet<i64> = self.pending.drain(..).collect();
         let mut content: HashMap<i64, Vec<(&str, Option<ArgVal>)>> = HashMap::default();
         for r in self.rows.iter().filter(|r| pending.contains(&r.set_id)) {
@@ -183,7 +189,8 @@ impl Args {
     }
 
     /// Adds `items` to the set `set_id` (one made by `add_set_unique`:
-    /// args added to a row after it was created).
+    /// args added to a row after it was created); a key the set has gets
+    /// the new value in place (ArgsInserter::AddArg's kAddOrUpdate).
     pub fn extend_set<K: AsRef<str>>(&mut self, set_id: i64, items: &[(K, Option<ArgVal>)]) {
         for (key, value) in items {
             let Some(value) = value else { continue };
@@ -198,6 +205,13 @@ impl Args {
                 ArgVal::Str(s) => ArgValue::Str(s.as_str().into()),
                 ArgVal::NullStr => ArgValue::NullStr,
             };
+            if let Some(rows) = self.growing.get_mut(&set_id) {
+                if let Some(&r) = rows.iter().find(|&&r| self.rows[r as usize].key == key) {
+                    self.rows[r as usize].value = value;
+                    continue;
+                }
+                rows.push(self.rows.len() as u32);
+            }
             self.rows.push(ArgRow { set_id, key, value });
         }
     }
