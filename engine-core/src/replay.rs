@@ -474,6 +474,14 @@ fn ftrace_event(
             e.int("seqno").unwrap_or(0),
         ),
         "dma_fence_wait_end" => DrmTracker::wait_end(c, ts, e.pid),
+        "drm_vblank_event" => DrmTracker::vblank(c, e, false),
+        "drm_vblank_event_delivered" => DrmTracker::vblank(c, e, true),
+        "drm_sched_job"
+        | "drm_sched_job_queue"
+        | "drm_run_job"
+        | "drm_sched_job_run"
+        | "drm_sched_process_job"
+        | "drm_sched_job_done" => drm.sched_job(c, e),
         "binder_transaction" => binder.transaction(
             c,
             ts,

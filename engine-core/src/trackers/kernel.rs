@@ -18,17 +18,9 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 46] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 38] = [
     "bcl_irq_trigger",
     "cros_ec_sensorhub_data",
-    "drm_run_job",
-    "drm_sched_job",
-    "drm_sched_job_done",
-    "drm_sched_job_queue",
-    "drm_sched_job_run",
-    "drm_sched_process_job",
-    "drm_vblank_event",
-    "drm_vblank_event_delivered",
     "f2fs_iostat",
     "f2fs_iostat_latency",
     "f2fs_write_checkpoint",
