@@ -26,7 +26,7 @@ def freq_engine(fixtures_dir):
 
 @pytest.mark.parametrize("sql, kind, name", [
     ("SELECT * FROM heap_profile_allocation", "table", "heap_profile_allocation"),
-    ("SELECT thread_dur FROM slice", "column", "thread_dur"),
+    ("SELECT thread_instruction_count FROM slice", "column", "thread_instruction_count"),
     ("SELECT s.cat FROM slice s", "column", "s.cat"),
     ("SELECT spans_overlapping_dur(1, 2)", "function", "spans_overlapping_dur"),
 ])

@@ -393,6 +393,21 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         let n = ctx.slices.misplaced_end_events;
         ctx.stats.add("misplaced_end_event", n, None);
     }
+    for o in std::mem::take(&mut ctx.slices.dropped_overlaps) {
+        let args = vec![
+            ("overlap_start", Some(ArgVal::Int(o.start as i128))),
+            ("overlap_end", Some(ArgVal::Int(o.end as i128))),
+            ("conflicting_slice_name", Some(ArgVal::Str(o.name))),
+            ("conflicting_slice_ts", Some(ArgVal::Int(o.ts as i128))),
+            ("conflicting_slice_dur", Some(ArgVal::Int(o.dur as i128))),
+        ];
+        crate::trackers::import_logs::ImportLog::record(
+            &mut ctx,
+            o.start,
+            "slice_drop_overlapping_complete_event",
+            args,
+        );
+    }
     sched.finish(&mut ctx.stats);
     binder.finish(&mut ctx);
     ctx.power.uid_tracks =
@@ -528,6 +543,7 @@ fn ftrace_event(
         "wakeup_source_deactivate" => power::wakeup_source_deactivate(c, ts, e),
         "suspend_resume" => power::suspend_resume(c, ts, e),
         "gpu_frequency" => counters::gpu_frequency(c, ts, e),
+        counters::GPU_WORK_PERIOD_COPY => counters::gpu_work_period(c, ts, e),
         "gpu_mem_total" => counters::gpu_mem_total(c, ts, e),
         "dcvsh_freq" => counters::cpu_freq_throttle(c, ts, e),
         "kgsl_gpu_frequency" => counters::kgsl_gpu_frequency(c, ts, e),

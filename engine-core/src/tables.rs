@@ -171,6 +171,8 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
                 c("depth", I),
                 c("parent_id", I),
                 c("arg_set_id", I),
+                c("thread_ts", I),
+                c("thread_dur", I),
             ],
         ),
         (
@@ -823,7 +825,15 @@ pub fn fill<'v>(
             }
         }
         "slice" => {
+            // thread_ts / thread_dur: the few slices that have them
+            let thread_times: rustc_hash::FxHashMap<u32, (i64, i64)> = ctx
+                .slices
+                .thread_times
+                .iter()
+                .map(|&(row, ts, dur)| (row, (ts, dur)))
+                .collect();
             for (i, r) in ctx.slices.rows.iter().enumerate() {
+                let thread = thread_times.get(&(i as u32));
                 ins.row(&[
                     V::Int(i as i64),
                     V::Int(r.ts),
@@ -834,6 +844,8 @@ pub fn fill<'v>(
                     V::Int(r.depth),
                     ou32(r.parent),
                     oi(r.arg_set),
+                    oi(thread.map(|t| t.0)),
+                    oi(thread.map(|t| t.1)),
                 ])?;
             }
         }

@@ -1099,12 +1099,50 @@ impl<'s> ProtoDecoder<'s> {
                     for e in self.adreno.event(e) {
                         self.sink.push_ftrace(e);
                     }
+                } else if name == "gpu_work_period" {
+                    self.gpu_work_period(e);
                 } else {
                     self.sink.push_ftrace(e);
                 }
             }
         }
         Ok(())
+    }
+
+    /// gpu_work_period (FtraceTokenizer::TokenizeFtraceGpuWorkPeriod): its
+    /// raw row at the event's time, and a copy (`GPU_WORK_PERIOD_COPY`, no
+    /// row) parsed at the period's start, a CLOCK_MONOTONIC_RAW time
+    /// converted to trace time; an event without a start
+    /// (ftrace_bundle_tokenizer_errors) or whose start no clock snapshot
+    /// converts is dropped whole.
+    fn gpu_work_period(&mut self, e: FtraceEv) {
+        const MONOTONIC_RAW: u32 = 5;
+        let Some(start) = e.int("start_time_ns") else {
+            self.sink
+                .stats
+                .add("ftrace_bundle_tokenizer_errors", 1, None);
+            return;
+        };
+        self.sink.clock_converted();
+        let Some(ts) = self
+            .clocks
+            .to_boottime(self.seq_id, MONOTONIC_RAW, start as u64 as i64)
+        else {
+            let stat = if self.clocks.knows(self.seq_id, MONOTONIC_RAW) {
+                "clock_sync_failure_no_path"
+            } else {
+                "clock_sync_failure_unknown_source_clock"
+            };
+            self.sink.stats.add(stat, 1, None);
+            return;
+        };
+        let copy = FtraceEv {
+            ts,
+            name: crate::trackers::counters::GPU_WORK_PERIOD_COPY,
+            ..e.clone()
+        };
+        self.sink.push_ftrace(e);
+        self.sink.push_ftrace(copy);
     }
 
     fn process_tree(&mut self, ts: i64, parts: &[&[u8]]) -> R<()> {

@@ -213,7 +213,7 @@ pub fn devfreq(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 
 /// The ugpu of gpu `gpu` (trace_processor's GpuTracker::GetOrCreateGpu: in
 /// order of first appearance).
-fn ugpu(c: &mut Ctx, gpu: i64) -> usize {
+pub(super) fn ugpu(c: &mut Ctx, gpu: i64) -> usize {
     match c.counters.gpus.iter().position(|&g| g == gpu) {
         Some(i) => i,
         None => {
@@ -534,5 +534,62 @@ pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
             };
             counter(c, ts, t, value);
         }
+    }
+}
+
+/// A gpu_work_period's copy at its start (the decoder's), which makes its
+/// slice.
+pub const GPU_WORK_PERIOD_COPY: &str = "__gpu_work_period";
+
+/// gpu_work_period (GpuWorkPeriodTracker), at `ts` the period's start in
+/// trace time (its copy): a uid's GPU work period as a
+/// slice of the period's length on its (ugpu, gpu, uid) track, named by
+/// the share of it the GPU was active (`%42.00`), with that active time as
+/// its thread_dur (thread_ts: its start); a period ending before it starts
+/// is logged (gpu_work_period_negative_duration) and dropped.
+pub fn gpu_work_period(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let gpu = e.int("gpu_id").unwrap_or(0) as u32;
+    let uid = e.int("uid").unwrap_or(0) as u32 as i32;
+    let ugpu = ugpu(c, gpu as i64);
+    let track = c.tracks.intern(
+        &mut c.args,
+        "android_gpu_work_period",
+        None,
+        "slice",
+        vec![
+            ("ugpu", Dim::Int(ugpu as i64)),
+            ("gpu", Dim::Int(gpu as i64)),
+            ("uid", Dim::Int(uid as i64)),
+        ],
+        Owner::default(),
+        0,
+    );
+    let start = e.int("start_time_ns").unwrap_or(0) as u64;
+    let end = e.int("end_time_ns").unwrap_or(0) as u64;
+    let duration = end.wrapping_sub(start) as i64;
+    if duration < 0 {
+        let args = vec![
+            ("start_time_ns", Some(ArgVal::Int(start as i64 as i128))),
+            ("end_time_ns", Some(ArgVal::Int(end as i64 as i128))),
+            ("gpu_id", Some(ArgVal::Int(gpu as i128))),
+        ];
+        super::import_logs::ImportLog::record(c, ts, "gpu_work_period_negative_duration", args);
+        return;
+    }
+    let active = e.int("total_active_duration_ns").unwrap_or(0) as u64 as i64;
+    let percent = 100.0 * (active as f64 / duration as f64);
+    // printf's %.2f: nan / inf as C writes them
+    let text = match percent {
+        p if p.is_nan() && p.is_sign_negative() => "-nan".to_owned(),
+        p if p.is_nan() => "nan".to_owned(),
+        p if p.is_infinite() => if p > 0.0 { "inf" } else { "-inf" }.to_owned(),
+        p => format!("{p:.2}"),
+    };
+    let name = super::stack_string(format!("%{text}"), 255);
+    if let Some(row) = c
+        .slices
+        .begin(&mut c.stats, track, ts, name, duration, None)
+    {
+        c.slices.thread_times.push((row, ts, active));
     }
 }

@@ -1,7 +1,7 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
 //! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
 //! Adreno GPU command batches, Mali MCU states and CSF interrupts, Pixel
-//! display faults, Trusty calls; workqueue, reclaim and
+//! display faults, network, Trusty calls; workqueue, reclaim and
 //! hrtimer slices: `kernel_slices`), and which events each imports: the replay
 //! hands them every ftrace event its own match does not take.
 
@@ -18,7 +18,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 38] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 30] = [
     "bcl_irq_trigger",
     "cros_ec_sensorhub_data",
     "f2fs_iostat",
@@ -29,22 +29,14 @@ pub const NOT_IMPORTED_EVENTS: [&str; 38] = [
     "fwtp_perfetto_slice",
     "google_icc_event",
     "google_irm_event",
-    "gpu_work_period",
     "i2c_read",
     "i2c_result",
     "i2c_write",
-    "inet_sock_set_state",
-    "kfree_skb",
     "lwis_tracing_mark_write",
-    "napi_gro_receive_entry",
-    "napi_gro_receive_exit",
-    "net_dev_xmit",
-    "netif_receive_skb",
     "panel_settings_full",
     "panel_settings_lite",
     "panel_write_generic",
     "param_set_value_cpm",
-    "tcp_retransmit_skb",
     "v4l2_dqbuf",
     "v4l2_qbuf",
     "vb2_v4l2_buf_done",
@@ -71,6 +63,7 @@ pub struct KernelTrackers {
     pub syscalls: SyscallTracker,
     pub adreno: AdrenoTracker,
     pub mali: super::mali::MaliTracker,
+    pub net: super::net::NetTracker,
 }
 
 impl KernelTrackers {
@@ -93,6 +86,7 @@ impl KernelTrackers {
             GPU_SLICE_EVENT => self.adreno.retired(c, ts, e),
             name if super::mali::takes(name) => self.mali.event(c, e),
             name if super::display::takes(name) => super::display::event(c, e),
+            name if super::net::takes(name) => self.net.event(c, e),
             "trusty_smc"
             | "trusty_smc_done"
             | "trusty_std_call32"

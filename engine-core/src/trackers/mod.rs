@@ -24,6 +24,7 @@ pub mod kprobes;
 pub mod logs;
 pub mod mali;
 pub mod memory;
+pub mod net;
 pub mod power;
 pub mod process;
 pub mod raw;

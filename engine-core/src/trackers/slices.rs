@@ -27,6 +27,22 @@ pub struct SliceTracker {
     /// open slices truncated by the end of a complete slice below them
     /// (trace_processor's misplaced_end_event; the replay adds it to stats)
     pub misplaced_end_events: i64,
+    /// complete slices dropped for partially overlapping one on their track
+    /// (the replay logs them: slice_drop_overlapping_complete_event)
+    pub dropped_overlaps: Vec<Overlap>,
+    /// (row, thread_ts, thread_dur) of the slices that have them
+    pub thread_times: Vec<(u32, i64, i64)>,
+}
+
+/// A new complete slice `[start, start + its dur)` that starts inside the
+/// complete slice `name` `[ts, ts + dur)` and ends after it, so `[start,
+/// end)` is ambiguous (SliceTracker's OverlapInfo).
+pub struct Overlap {
+    pub start: i64,
+    pub end: i64,
+    pub name: String,
+    pub ts: i64,
+    pub dur: i64,
 }
 
 impl SliceTracker {
@@ -41,7 +57,10 @@ impl SliceTracker {
         dur: i64,
         arg_set: Option<i64>,
     ) -> Option<u32> {
-        self.close_stack(track, ts, dur);
+        if let Some(overlap) = self.close_stack(track, ts, dur) {
+            self.dropped_overlaps.push(overlap);
+            return None;
+        }
         let stack = self.stacks.entry(track).or_default();
         let depth = stack.len();
         if depth >= MAX_SLICE_DEPTH {
@@ -124,12 +143,10 @@ impl SliceTracker {
     /// ending exactly at `ts` too, unless both are instants); a complete
     /// slice with open slices above it that ended before `ts` truncates
     /// them to its end, counting misplaced_end_event. (Its check for a
-    /// complete slice partially overlapping a new one, which drops the new
-    /// one, is not modelled: no importer here makes such slices.)
-    fn close_stack(&mut self, track: u32, ts: i64, new_dur: i64) {
-        let Some(stack) = self.stacks.get_mut(&track) else {
-            return;
-        };
+    /// complete slice that the new complete slice starts inside and
+    /// outlasts is returned: the new one is dropped.)
+    fn close_stack(&mut self, track: u32, ts: i64, new_dur: i64) -> Option<Overlap> {
+        let stack = self.stacks.get_mut(&track)?;
         let mut open_above = false;
         let mut i = stack.len();
         // (every pop below leaves `i` inside the stack)
@@ -157,7 +174,18 @@ impl SliceTracker {
             if end < ts || (end == ts && !(row.dur == 0 && new_dur == 0)) {
                 // (trace_processor pops the stack's top here)
                 stack.pop();
+                continue;
+            }
+            if new_dur > 0 && ts < end && ts + new_dur > end {
+                return Some(Overlap {
+                    start: ts,
+                    end,
+                    name: row.name.clone(),
+                    ts: row.ts,
+                    dur: row.dur,
+                });
             }
         }
+        None
     }
 }
