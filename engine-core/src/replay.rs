@@ -528,7 +528,9 @@ fn ftrace_event(
         | "sde_tracing_mark_write"
         | "g2d_tracing_mark_write"
         | "samsung_tracing_mark_write"
-        | "mali_tracing_mark_write" => atrace::kernel_mark_variant(c, slots, e),
+        | "mali_tracing_mark_write"
+        | "panel_write_generic"
+        | "lwis_tracing_mark_write" => atrace::kernel_mark_variant(c, slots, e),
         "cpu_frequency" => counters::cpu_frequency(c, ts, e),
         "cpu_frequency_limits" => counters::cpu_frequency_limits(c, ts, e),
         "cpu_idle" => counters::cpu_idle(c, ts, e),

@@ -146,6 +146,7 @@ pub fn kernel_mark_variant(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
         name: e
             .str("name")
             .or_else(|| e.str("trace_name"))
+            .or_else(|| e.str("func_name"))
             .unwrap_or("")
             .into(),
         value: e.int("value").unwrap_or(0),

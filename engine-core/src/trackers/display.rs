@@ -11,7 +11,10 @@
 //! - gram_collision: `ddic_underrun` on `ddic_underrun[<panel_index>]`;
 //!
 //! and dpu_disp_vblank_irq_enable as `disp_vblank_irq_enable` slices (begun
-//! by an enable, ended by a disable) on `vblank_irq_en[<output_id>]`.
+//! by an enable, ended by a disable) on `vblank_irq_en[<output_id>]`; the
+//! panel's settings (panel_settings_full / _lite) as instants of that name
+//! on `panel_settings_full[<panel_index>]` / `..._lite[...]`, with the
+//! settings as args.
 
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
@@ -29,6 +32,8 @@ pub fn takes(name: &str) -> bool {
             | "dpu_disp_frame_done_missing"
             | "gram_collision"
             | "dpu_disp_vblank_irq_enable"
+            | "panel_settings_full"
+            | "panel_settings_lite"
     )
 }
 
@@ -78,6 +83,33 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
                 "ddic_underrun",
                 &[("collision_cnt", arg("collision_cnt"))],
             );
+        }
+        "panel_settings_full" | "panel_settings_lite" => {
+            let flag = |f: &str| Some(ArgVal::Bool(int(f) != 0));
+            let (type_, args) = if e.name == "panel_settings_full" {
+                let args = vec![
+                    ("hbm", flag("hbm")),
+                    ("irc", arg("irc")),
+                    ("h_pwm", flag("h_pwm")),
+                    ("fi_auto", flag("fi_auto")),
+                    ("fi_manual", flag("fi_manual")),
+                    ("early_exit", flag("early_exit")),
+                    ("min_rr", arg("min_rr")),
+                    ("max_rr", arg("max_rr")),
+                    ("te_freq", arg("te_freq")),
+                ];
+                ("panel_settings_full", args)
+            } else {
+                let args = vec![
+                    ("vrr", flag("vrr")),
+                    ("min_rr", arg("min_rr")),
+                    ("max_rr", arg("max_rr")),
+                    ("te_freq", arg("te_freq")),
+                ];
+                ("panel_settings_lite", args)
+            };
+            let track = track(c, type_, type_, "panel_index", id32("panel_index"));
+            instant(c, track, e.ts, type_, &args);
         }
         "dpu_disp_vblank_irq_enable" => {
             let track = track(

@@ -18,7 +18,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 30] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 26] = [
     "bcl_irq_trigger",
     "cros_ec_sensorhub_data",
     "f2fs_iostat",
@@ -32,10 +32,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 30] = [
     "i2c_read",
     "i2c_result",
     "i2c_write",
-    "lwis_tracing_mark_write",
-    "panel_settings_full",
-    "panel_settings_lite",
-    "panel_write_generic",
     "param_set_value_cpm",
     "v4l2_dqbuf",
     "v4l2_qbuf",
