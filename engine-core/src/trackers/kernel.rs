@@ -1,7 +1,7 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
 //! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
 //! Adreno GPU command batches, Mali MCU states and CSF interrupts, Pixel
-//! display faults, network, Trusty calls; workqueue, reclaim and
+//! display faults, network, I2C transfers, Trusty calls; workqueue, reclaim and
 //! hrtimer slices: `kernel_slices`), and which events each imports: the replay
 //! hands them every ftrace event its own match does not take.
 
@@ -18,7 +18,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 26] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 23] = [
     "bcl_irq_trigger",
     "cros_ec_sensorhub_data",
     "f2fs_iostat",
@@ -29,9 +29,6 @@ pub const NOT_IMPORTED_EVENTS: [&str; 26] = [
     "fwtp_perfetto_slice",
     "google_icc_event",
     "google_irm_event",
-    "i2c_read",
-    "i2c_result",
-    "i2c_write",
     "param_set_value_cpm",
     "v4l2_dqbuf",
     "v4l2_qbuf",
@@ -60,6 +57,7 @@ pub struct KernelTrackers {
     pub adreno: AdrenoTracker,
     pub mali: super::mali::MaliTracker,
     pub net: super::net::NetTracker,
+    pub i2c: super::i2c::I2cTracker,
 }
 
 impl KernelTrackers {
@@ -83,6 +81,7 @@ impl KernelTrackers {
             name if super::mali::takes(name) => self.mali.event(c, e),
             name if super::display::takes(name) => super::display::event(c, e),
             name if super::net::takes(name) => self.net.event(c, e),
+            "i2c_read" | "i2c_write" | "i2c_result" => self.i2c.event(c, e),
             "trusty_smc"
             | "trusty_smc_done"
             | "trusty_std_call32"
@@ -112,7 +111,7 @@ mod tests {
     fn not_imported_events_sorted() {
         let e = super::NOT_IMPORTED_EVENTS;
         assert!(e.windows(2).all(|w| w[0] < w[1]));
-        assert!(super::not_imported("i2c_read"));
+        assert!(super::not_imported("f2fs_iostat"));
         assert!(!super::not_imported("workqueue_execute_start"));
     }
 }

@@ -16,6 +16,7 @@ pub mod drm;
 pub mod frame_timeline;
 pub mod funcgraph;
 pub mod game_interventions;
+pub mod i2c;
 pub mod import_logs;
 pub mod irq;
 pub mod kernel;
