@@ -1,7 +1,7 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
 //! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
 //! Adreno GPU command batches, Mali MCU states and CSF interrupts, Pixel
-//! display faults, network, I2C transfers, Trusty calls; workqueue, reclaim and
+//! display faults, network, I2C transfers, F2FS, Trusty calls; workqueue, reclaim and
 //! hrtimer slices: `kernel_slices`), and which events each imports: the replay
 //! hands them every ftrace event its own match does not take.
 
@@ -18,12 +18,9 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 23] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 20] = [
     "bcl_irq_trigger",
     "cros_ec_sensorhub_data",
-    "f2fs_iostat",
-    "f2fs_iostat_latency",
-    "f2fs_write_checkpoint",
     "fastrpc_dma_stat",
     "fwtp_perfetto_counter",
     "fwtp_perfetto_slice",
@@ -82,6 +79,8 @@ impl KernelTrackers {
             name if super::display::takes(name) => super::display::event(c, e),
             name if super::net::takes(name) => self.net.event(c, e),
             "i2c_read" | "i2c_write" | "i2c_result" => self.i2c.event(c, e),
+            "f2fs_iostat" | "f2fs_iostat_latency" => super::f2fs::iostat(c, e),
+            "f2fs_write_checkpoint" => super::f2fs::write_checkpoint(c, e),
             "trusty_smc"
             | "trusty_smc_done"
             | "trusty_std_call32"
@@ -111,7 +110,7 @@ mod tests {
     fn not_imported_events_sorted() {
         let e = super::NOT_IMPORTED_EVENTS;
         assert!(e.windows(2).all(|w| w[0] < w[1]));
-        assert!(super::not_imported("f2fs_iostat"));
+        assert!(super::not_imported("v4l2_qbuf"));
         assert!(!super::not_imported("workqueue_execute_start"));
     }
 }

@@ -13,6 +13,7 @@ pub mod cpu_per_uid;
 pub mod devices;
 pub mod display;
 pub mod drm;
+pub mod f2fs;
 pub mod frame_timeline;
 pub mod funcgraph;
 pub mod game_interventions;
