@@ -4,8 +4,8 @@ counters for a thread: the process's track, else the thread's fallback),
 Pixel kswapd efficiency slices, CMA allocation slices (by kernel version:
 5.10's cma_alloc_info, 6.1's cma_alloc_finish with the migrate range
 counts), runtime PM (rpm_status) state slices and device PM callback
-slices on the suspend / resume lanes, as trace_processor's FtraceParser
-makes them. Expected rows are derived by hand from the schedules below,
+slices on the suspend / resume lanes, and battery current limiter (BCL)
+throttling counters, as trace_processor's FtraceParser makes them. Expected rows are derived by hand from the schedules below,
 then checked against the real trace_processor where it is available."""
 
 from __future__ import annotations
@@ -244,3 +244,55 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
         assert diffs == {}
     assert tp_rows(_trace_5_10(), SLICES) == EXPECTED_SLICES_5_10
     assert tp_rows(_trace_5_10(), SLICE_ARGS) == EXPECTED_SLICE_ARGS_5_10
+
+
+def _bcl_trace() -> bytes:
+    trace = pb.Trace()
+    pkt = trace.packet.add(trusted_packet_sequence_id=SEQ)
+    pkt.ftrace_events.cpu = 0
+    events = pkt.ftrace_events.event
+    b = events.add(timestamp=1_000, pid=0).bcl_irq_trigger
+    b.id, b.throttle, b.cpu0_limit, b.cpu1_limit, b.cpu2_limit = 3, 1, 1_700_000, 2_000_000, 1_500_000
+    b.tpu_limit, b.gpu_limit, b.voltage, b.capacity = 0, 600_000, 3_400, 12
+    # not throttling: no id (-1) and no limits (0), whatever the event says
+    b = events.add(timestamp=2_000, pid=0).bcl_irq_trigger
+    b.id, b.throttle, b.cpu0_limit, b.voltage, b.capacity = 3, 0, 1_700_000, 3_600, 11
+    return trace.SerializeToString()
+
+
+BCL = """
+SELECT c.ts, t.name, c.value FROM counter c JOIN counter_track t ON c.track_id = t.id
+WHERE t.type = 'bcl_irq' ORDER BY c.ts, t.name
+"""
+EXPECTED_BCL = [
+    (1_000, "bcl_irq_capacity", 12.0),
+    (1_000, "bcl_irq_cpu0", 1_700_000.0),
+    (1_000, "bcl_irq_cpu1", 2_000_000.0),
+    (1_000, "bcl_irq_cpu2", 1_500_000.0),
+    (1_000, "bcl_irq_gpu", 600_000.0),
+    (1_000, "bcl_irq_id", 3.0),
+    (1_000, "bcl_irq_throttle", 1.0),
+    (1_000, "bcl_irq_tpu", 0.0),
+    (1_000, "bcl_irq_voltage", 3_400.0),
+    (2_000, "bcl_irq_capacity", 11.0),
+    (2_000, "bcl_irq_cpu0", 0.0),
+    (2_000, "bcl_irq_cpu1", 0.0),
+    (2_000, "bcl_irq_cpu2", 0.0),
+    (2_000, "bcl_irq_gpu", 0.0),
+    (2_000, "bcl_irq_id", -1.0),
+    (2_000, "bcl_irq_throttle", 0.0),
+    (2_000, "bcl_irq_tpu", 0.0),
+    (2_000, "bcl_irq_voltage", 3_600.0),
+]
+
+
+def test_bcl_throttling_counters(load_embedded):
+    assert load_embedded(_bcl_trace()).query(BCL).rows() == EXPECTED_BCL
+
+
+@pytest.mark.tp
+def test_bcl_same_as_trace_processor(tp_rows, tp_diffs):
+    assert tp_rows(_bcl_trace(), BCL) == EXPECTED_BCL
+    diffs, compared = tp_diffs(_bcl_trace())
+    assert {"counter", "counter_track", "track"} <= compared
+    assert diffs == {}

@@ -546,6 +546,7 @@ fn ftrace_event(
         "suspend_resume" => power::suspend_resume(c, ts, e),
         "gpu_frequency" => counters::gpu_frequency(c, ts, e),
         counters::GPU_WORK_PERIOD_COPY => counters::gpu_work_period(c, ts, e),
+        "bcl_irq_trigger" => counters::bcl_irq(c, ts, e),
         "gpu_mem_total" => counters::gpu_mem_total(c, ts, e),
         "dcvsh_freq" => counters::cpu_freq_throttle(c, ts, e),
         "kgsl_gpu_frequency" => counters::kgsl_gpu_frequency(c, ts, e),

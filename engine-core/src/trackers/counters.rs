@@ -593,3 +593,36 @@ pub fn gpu_work_period(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         c.slices.thread_times.push((row, ts, active));
     }
 }
+
+/// bcl_irq_trigger (FtraceParser::ParseBclIrq): a battery current limiter
+/// interrupt on the `bcl_irq_*` counters (dimension `bcl_key`): its id (-1
+/// when not throttling), whether it throttles, the CPU clusters' / TPU's /
+/// GPU's limits (0 when not throttling), the voltage and the capacity.
+pub fn bcl_irq(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let int = |f: &str| e.int(f).unwrap_or(0) as i32;
+    let throttle = int("throttle");
+    let limit = |f: &str| if throttle != 0 { int(f) } else { 0 };
+    let values = [
+        ("bcl_irq_id", if throttle != 0 { int("id") } else { -1 }),
+        ("bcl_irq_throttle", throttle),
+        ("bcl_irq_cpu0", limit("cpu0_limit")),
+        ("bcl_irq_cpu1", limit("cpu1_limit")),
+        ("bcl_irq_cpu2", limit("cpu2_limit")),
+        ("bcl_irq_tpu", limit("tpu_limit")),
+        ("bcl_irq_gpu", limit("gpu_limit")),
+        ("bcl_irq_voltage", int("voltage")),
+        ("bcl_irq_capacity", int("capacity")),
+    ];
+    for (key, value) in values {
+        let track = c.tracks.intern(
+            &mut c.args,
+            "bcl_irq",
+            Some(key),
+            "counter",
+            vec![("bcl_key", Dim::Str(key.to_owned()))],
+            Owner::default(),
+            0,
+        );
+        c.counters.push(ts, track, value as f64, None);
+    }
+}

@@ -18,8 +18,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 20] = [
-    "bcl_irq_trigger",
+pub const NOT_IMPORTED_EVENTS: [&str; 19] = [
     "cros_ec_sensorhub_data",
     "fastrpc_dma_stat",
     "fwtp_perfetto_counter",
