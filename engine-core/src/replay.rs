@@ -567,7 +567,7 @@ fn ftrace_event(
         "oom_score_adj_update" => crate::trackers::memory::oom_score_adj_update(c, ts, e),
         "suspend_resume_minimal" => power::suspend_resume_minimal(c, ts, e),
         "rpm_status" => power::rpm_status(c, ts, e),
-        "device_pm_callback_start" => power::device_pm_callback_start(c, ts, e),
+        "device_pm_callback_start" => power::device_pm_callback_start(c, e),
         "device_pm_callback_end" => power::device_pm_callback_end(c, ts, e),
         "dmabuf_rss_stat" => crate::trackers::memory::dmabuf_rss_stat(c, ts, e),
         "mm_event_record" => crate::trackers::memory::mm_event_record(c, ts, e),

@@ -23,6 +23,7 @@ use rustc_hash::FxHashMap;
 
 use crate::columns::Table;
 use crate::tables::V;
+use crate::trackers::irq::SOFTIRQ_ACTIONS;
 use crate::trackers::sched::task_state_str;
 
 /// One arg of a set, as its row gives it.
@@ -295,19 +296,6 @@ struct Line<'o, 'a> {
     args: &'a [(&'a str, Arg<'a>)],
     kernel: (u32, u32),
 }
-
-const SOFTIRQ_ACTIONS: [&str; 10] = [
-    "HI",
-    "TIMER",
-    "NET_TX",
-    "NET_RX",
-    "BLOCK",
-    "BLOCK_IOPOLL",
-    "TASKLET",
-    "SCHED",
-    "HRTIMER",
-    "RCU",
-];
 
 impl<'a> Line<'_, 'a> {
     fn find(&self, field: &str) -> Option<Arg<'a>> {

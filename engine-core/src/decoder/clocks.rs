@@ -36,13 +36,20 @@ impl ClockSync {
             .push(clocks.iter().map(|&(c, ts)| (key(seq, c), ts)).collect());
     }
 
-    /// Whether any snapshot so far has `clock` (a failed conversion is then
-    /// clock_sync_failure_no_path, else _unknown_source_clock).
-    pub fn knows(&self, seq: u32, clock: u32) -> bool {
+    /// The stat a failed conversion from `clock` counts in:
+    /// clock_sync_failure_no_path when a snapshot so far has the clock, else
+    /// clock_sync_failure_unknown_source_clock.
+    pub fn failure_stat(&self, seq: u32, clock: u32) -> &'static str {
         let k = key(seq, clock);
-        self.snapshots
+        let known = self
+            .snapshots
             .iter()
-            .any(|s| s.iter().any(|(c, _)| *c == k))
+            .any(|s| s.iter().any(|(c, _)| *c == k));
+        if known {
+            "clock_sync_failure_no_path"
+        } else {
+            "clock_sync_failure_unknown_source_clock"
+        }
     }
 
     /// Whether a conversion was made or tried (`to_boottime`).

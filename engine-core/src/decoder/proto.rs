@@ -880,11 +880,7 @@ impl<'s> ProtoDecoder<'s> {
                         self.sink.clock_converted();
                         let Some(ts) = self.clocks.to_boottime(self.seq_id, REALTIME, realtime)
                         else {
-                            let stat = if self.clocks.knows(self.seq_id, REALTIME) {
-                                "clock_sync_failure_no_path"
-                            } else {
-                                "clock_sync_failure_unknown_source_clock"
-                            };
+                            let stat = self.clocks.failure_stat(self.seq_id, REALTIME);
                             self.sink.stats.add(stat, 1, None);
                             continue;
                         };
@@ -1128,11 +1124,7 @@ impl<'s> ProtoDecoder<'s> {
             .clocks
             .to_boottime(self.seq_id, MONOTONIC_RAW, start as u64 as i64)
         else {
-            let stat = if self.clocks.knows(self.seq_id, MONOTONIC_RAW) {
-                "clock_sync_failure_no_path"
-            } else {
-                "clock_sync_failure_unknown_source_clock"
-            };
+            let stat = self.clocks.failure_stat(self.seq_id, MONOTONIC_RAW);
             self.sink.stats.add(stat, 1, None);
             return;
         };

@@ -22,7 +22,7 @@ use crate::events::FtraceEv;
 const CATEGORY: &str = "irq";
 
 /// The kernel's softirq vector names, by vector (softirq_to_name).
-const SOFTIRQ_ACTIONS: [&str; 10] = [
+pub const SOFTIRQ_ACTIONS: [&str; 10] = [
     "HI",
     "TIMER",
     "NET_TX",

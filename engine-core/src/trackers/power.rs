@@ -528,22 +528,34 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     } else if action == "freeze_processes" && c.power.suspend_state == SuspendState::Enter {
         c.power.suspend_state = SuspendState::Freeze;
     }
+    // not a device PM callback: no device, driver or phase
+    let device = [ArgVal::NullStr, ArgVal::NullStr, ArgVal::NullStr];
+    begin_suspend_slice(c, e, name, "Main Kernel Suspend Event", device);
+}
+
+/// A suspend / resume slice `name` on its lane, with the thread, the
+/// event's type, the cpu and `device`: its device, driver and callback
+/// phase.
+fn begin_suspend_slice(
+    c: &mut Ctx,
+    e: &FtraceEv,
+    name: String,
+    event_type: &str,
+    [device, driver, phase]: [ArgVal; 3],
+) {
     let (idx, track) = suspend_lane(c, &name);
     c.power.suspend_lanes[idx].open += 1;
     let utid = c.pt.get_or_create_thread(e.pid);
     let set = c.args.add_set(&[
         ("utid", Some(ArgVal::Uint(utid as u64))),
-        (
-            "event_type",
-            Some(ArgVal::Str("Main Kernel Suspend Event".into())),
-        ),
+        ("event_type", Some(ArgVal::Str(event_type.into()))),
         ("cpu", Some(ArgVal::Uint(e.cpu as u64))),
-        // not a device PM callback: no device, driver or phase
-        ("device_name", Some(ArgVal::NullStr)),
-        ("driver_name", Some(ArgVal::NullStr)),
-        ("callback_phase", Some(ArgVal::NullStr)),
+        ("device_name", Some(device)),
+        ("driver_name", Some(driver)),
+        ("callback_phase", Some(phase)),
     ]);
-    c.slices.begin(&mut c.stats, track, ts, name, -1, Some(set));
+    c.slices
+        .begin(&mut c.stats, track, e.ts, name, -1, Some(set));
 }
 
 /// rpm_status (FtraceParser::ParseRpmStatus): a device's runtime PM state
@@ -594,7 +606,7 @@ fn device_pm_name(e: &FtraceEv) -> String {
 /// device_pm_callback_start (FtraceParser::ParseDevicePmCallbackStart): a
 /// `<device> <driver>` slice on the suspend / resume lanes, with the
 /// callback's phase (`<event>[:<phase>]`, e.g. `suspend:late`).
-pub fn device_pm_callback_start(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+pub fn device_pm_callback_start(c: &mut Ctx, e: &FtraceEv) {
     let event = match e.int("event").unwrap_or(0) {
         0x2 => "suspend",
         0x10 => "resume",
@@ -620,28 +632,12 @@ pub fn device_pm_callback_start(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         Some(p) => format!("{event}:{p}"),
         None => event.to_owned(),
     };
-    let name = device_pm_name(e);
-    let (idx, track) = suspend_lane(c, &name);
-    c.power.suspend_lanes[idx].open += 1;
-    let utid = c.pt.get_or_create_thread(e.pid);
-    let set = c.args.add_set(&[
-        ("utid", Some(ArgVal::Uint(utid as u64))),
-        (
-            "event_type",
-            Some(ArgVal::Str("Device PM Suspend Event".into())),
-        ),
-        ("cpu", Some(ArgVal::Uint(e.cpu as u64))),
-        (
-            "device_name",
-            Some(ArgVal::Str(e.str("device").unwrap_or("").into())),
-        ),
-        (
-            "driver_name",
-            Some(ArgVal::Str(e.str("driver").unwrap_or("").into())),
-        ),
-        ("callback_phase", Some(ArgVal::Str(callback_phase))),
-    ]);
-    c.slices.begin(&mut c.stats, track, ts, name, -1, Some(set));
+    let device = [
+        ArgVal::Str(e.str("device").unwrap_or("").into()),
+        ArgVal::Str(e.str("driver").unwrap_or("").into()),
+        ArgVal::Str(callback_phase),
+    ];
+    begin_suspend_slice(c, e, device_pm_name(e), "Device PM Suspend Event", device);
 }
 
 /// device_pm_callback_end: ends its `<device> <driver>` slice.
