@@ -258,3 +258,64 @@ def test_gpu_power_states_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(data, GPU_POWER) == EXPECTED_GPU_POWER
     diffs, _ = tp_diffs(data)
     assert diffs == {}
+
+
+# --- DSP memory (fastrpc) and interconnect events ------------------------------
+
+def _dsp_trace() -> bytes:
+    trace = pb.Trace()
+    pkt = trace.packet.add(trusted_packet_sequence_id=1)
+    pkt.ftrace_events.cpu = 0
+    events = pkt.ftrace_events.event
+    f = events.add(timestamp=1_000, pid=300).fastrpc_dma_stat
+    f.cid, f.len, f.total_allocated = 3, 4_096, 4_096
+    f = events.add(timestamp=1_100, pid=301).fastrpc_dma_stat
+    f.cid, f.len, f.total_allocated = 3, -1_024, 3_072
+    f = events.add(timestamp=1_200, pid=300).fastrpc_dma_stat
+    f.cid, f.len, f.total_allocated = 7, 512, 512
+    events.add(timestamp=2_000, pid=0).google_icc_event.event = "vote: bw=100"
+    events.add(timestamp=2_100, pid=0).google_irm_event.event = "update"
+    return trace.SerializeToString()
+
+
+DSP_COUNTERS = """
+SELECT c.ts, t.name, c.value, extract_arg(t.dimension_arg_set_id, 'utid') IS NOT NULL
+FROM counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts, t.name
+"""
+EXPECTED_DSP_COUNTERS = [
+    # the DSP's total, and the change on the thread's own track
+    (1_000, "mem.fastrpc[CDSP]", 4_096.0, 0),
+    (1_000, "mem.fastrpc_change[CDSP]", 4_096.0, 1),
+    (1_100, "mem.fastrpc[CDSP]", 3_072.0, 0),
+    (1_100, "mem.fastrpc_change[CDSP]", -1_024.0, 1),
+    # a channel id with no DSP name is named by itself
+    (1_200, "mem.fastrpc[7]", 512.0, 0),
+    (1_200, "mem.fastrpc_change[7]", 512.0, 1),
+]
+CHANGE_TRACKS = "SELECT count(*) FROM thread_counter_track WHERE type = 'fastrpc_change'"
+INTERCONNECT = """
+SELECT s.ts, s.dur, s.category, s.name, t.name FROM slice s JOIN track t ON s.track_id = t.id
+ORDER BY s.ts
+"""
+EXPECTED_INTERCONNECT = [
+    (2_000, 0, "google_icc_event", "vote: bw=100", "Interconnect Events"),
+    (2_100, 0, "google_irm_event", "update", "Interconnect Events"),
+]
+
+
+def test_dsp_memory_and_interconnect(load_embedded):
+    e = load_embedded(_dsp_trace())
+    assert e.query(DSP_COUNTERS).rows() == EXPECTED_DSP_COUNTERS
+    # one per (DSP, thread)
+    assert e.query(CHANGE_TRACKS).item() == 3
+    assert e.query(INTERCONNECT).rows() == EXPECTED_INTERCONNECT
+
+
+@pytest.mark.tp
+def test_dsp_memory_and_interconnect_same_as_trace_processor(tp_rows, tp_diffs):
+    assert tp_rows(_dsp_trace(), DSP_COUNTERS) == EXPECTED_DSP_COUNTERS
+    assert tp_rows(_dsp_trace(), CHANGE_TRACKS) == [(3,)]
+    assert tp_rows(_dsp_trace(), INTERCONNECT) == EXPECTED_INTERCONNECT
+    diffs, compared = tp_diffs(_dsp_trace())
+    assert {"counter", "counter_track", "thread_counter_track", "slice"} <= compared
+    assert diffs == {}

@@ -559,7 +559,10 @@ fn ftrace_event(
         | "android_fs_dataread_start"
         | "android_fs_dataread_end"
         | "gpu_power_state"
-        | "mali_gpu_power_state" => kernel.devices.event(c, slots, e),
+        | "mali_gpu_power_state"
+        | "fastrpc_dma_stat"
+        | "google_icc_event"
+        | "google_irm_event" => kernel.devices.event(c, slots, e),
         "clock_enable" | "clock_disable" => counters::clock_state(c, ts, e),
         "thermal_temperature" => counters::thermal_temperature(c, ts, e),
         "cdev_update" => counters::cdev_update(c, ts, e),

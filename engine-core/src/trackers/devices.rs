@@ -29,7 +29,14 @@
 //!   ("OFF", "PG", "ON", else "Unknown") on the "powervr_gpu_power_state"
 //!   track, each new state closing the last; mali_gpu_power_state
 //!   (ParseMaliGpuPowerState): the new state on the "mali_gpu_power_state"
-//!   counter.
+//!   counter;
+//! - fastrpc_dma_stat (ParseFastRpcDmaStat): a DSP's DMA memory on its
+//!   `mem.fastrpc[<DSP>]` counter and the thread's change on its
+//!   `mem.fastrpc_change[<DSP>]` counter (DSPs ASDP, MDSP, SDSP, CDSP by
+//!   channel id, else the id);
+//! - google_icc_event / google_irm_event (Pixel interconnect): instants
+//!   named by the event's text, of that category, on the global
+//!   `Interconnect Events` track.
 //!
 //! An absent field reads as 0 (protozero's default).
 
@@ -202,6 +209,52 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
             };
             c.slices
                 .begin(&mut c.stats, track, e.ts, name.into(), -1, None);
+        }
+        "fastrpc_dma_stat" => {
+            let cid = e.int("cid").unwrap_or(0) as i32 as u32;
+            let dsp = match cid {
+                0 => "ASDP".to_owned(),
+                1 => "MDSP".to_owned(),
+                2 => "SDSP".to_owned(),
+                3 => "CDSP".to_owned(),
+                other => other.to_string(),
+            };
+            let total = c.tracks.intern(
+                &mut c.args,
+                "fastrpc",
+                Some(&format!("mem.fastrpc[{dsp}]")),
+                "counter",
+                vec![("cid", Dim::Int(cid as i64))],
+                Owner::default(),
+                0,
+            );
+            c.counters
+                .push(e.ts, total, uint("total_allocated") as f64, None);
+            let utid = c.pt.get_or_create_thread(e.pid);
+            let change = c.tracks.intern(
+                &mut c.args,
+                "fastrpc_change",
+                Some(&format!("mem.fastrpc_change[{dsp}]")),
+                "counter",
+                vec![
+                    ("cid", Dim::Int(cid as i64)),
+                    ("utid", Dim::Int(utid as i64)),
+                ],
+                Owner {
+                    utid: Some(utid),
+                    ..Default::default()
+                },
+                0,
+            );
+            let len = e.int("len").unwrap_or(0) as i64;
+            c.counters.push(e.ts, change, len as f64, None);
+        }
+        "google_icc_event" | "google_irm_event" => {
+            let track = global_track(c, "interconnect_events", "Interconnect Events", "slice");
+            let name = e.str("event").unwrap_or("").to_owned();
+            if let Some(row) = c.slices.begin(&mut c.stats, track, e.ts, name, 0, None) {
+                c.slices.rows[row as usize].category = Some(e.name);
+            }
         }
         "mali_gpu_power_state" => {
             let track = global_track(c, "mali_gpu_power_state", "mali_gpu_power_state", "counter");

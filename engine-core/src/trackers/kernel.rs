@@ -18,13 +18,10 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 19] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 16] = [
     "cros_ec_sensorhub_data",
-    "fastrpc_dma_stat",
     "fwtp_perfetto_counter",
     "fwtp_perfetto_slice",
-    "google_icc_event",
-    "google_irm_event",
     "param_set_value_cpm",
     "v4l2_dqbuf",
     "v4l2_qbuf",
