@@ -117,6 +117,60 @@ pub const WAKING_PRIO: u8 = 4;
 pub const WAKING_SUCCESS: u8 = 8;
 pub const WAKING_TARGET_CPU: u8 = 16;
 
+/// An ftrace event trace_processor's tokenizer stamps with a field of its
+/// own (FtraceTokenizer::TokenizeFtrace<Event>): its raw row stays at the
+/// event's time, and a copy named `copy` (no row) is parsed at the field's
+/// time, `clock` converted to trace time (None: already trace time).
+pub struct SelfStamped {
+    pub event: &'static str,
+    pub field: &'static str,
+    pub clock: Option<u32>,
+    pub copy: &'static str,
+}
+
+/// The parsed copies of the self-stamped events (`SELF_STAMPED`).
+pub const GPU_WORK_PERIOD_COPY: &str = "__gpu_work_period";
+pub const ACPM_BULK_COPY: &str = "__thermal_exynos_acpm_bulk";
+pub const CPM_COPY: &str = "__param_set_value_cpm";
+pub const FWTP_COUNTER_COPY: &str = "__fwtp_perfetto_counter";
+pub const FWTP_SLICE_COPY: &str = "__fwtp_perfetto_slice";
+
+/// CLOCK_MONOTONIC_RAW's builtin clock id.
+const MONOTONIC_RAW: u32 = 5;
+
+pub const SELF_STAMPED: [SelfStamped; 5] = [
+    SelfStamped {
+        event: "gpu_work_period",
+        field: "start_time_ns",
+        clock: Some(MONOTONIC_RAW),
+        copy: GPU_WORK_PERIOD_COPY,
+    },
+    SelfStamped {
+        event: "thermal_exynos_acpm_bulk",
+        field: "timestamp",
+        clock: None,
+        copy: ACPM_BULK_COPY,
+    },
+    SelfStamped {
+        event: "param_set_value_cpm",
+        field: "timestamp",
+        clock: None,
+        copy: CPM_COPY,
+    },
+    SelfStamped {
+        event: "fwtp_perfetto_counter",
+        field: "timestamp",
+        clock: None,
+        copy: FWTP_COUNTER_COPY,
+    },
+    SelfStamped {
+        event: "fwtp_perfetto_slice",
+        field: "timestamp",
+        clock: None,
+        copy: FWTP_SLICE_COPY,
+    },
+];
+
 /// Any ftrace event other than sched_switch / sched_waking.
 #[derive(Debug, Clone)]
 pub struct FtraceEv {

@@ -535,7 +535,7 @@ fn ftrace_event(
         "cpu_frequency_limits" => counters::cpu_frequency_limits(c, ts, e),
         "cpu_idle" => counters::cpu_idle(c, ts, e),
         "sched_cpu_util_cfs" => counters::sched_cpu_util_cfs(c, ts, e),
-        "thermal_exynos_acpm_bulk" | "thermal_exynos_acpm_high_overhead" => {
+        ACPM_BULK_COPY | "thermal_exynos_acpm_high_overhead" => {
             counters::thermal_exynos_acpm(c, ts, e)
         }
         "devfreq_frequency" => counters::devfreq(c, ts, e),
@@ -545,7 +545,10 @@ fn ftrace_event(
         "wakeup_source_deactivate" => power::wakeup_source_deactivate(c, ts, e),
         "suspend_resume" => power::suspend_resume(c, ts, e),
         "gpu_frequency" => counters::gpu_frequency(c, ts, e),
-        counters::GPU_WORK_PERIOD_COPY => counters::gpu_work_period(c, ts, e),
+        GPU_WORK_PERIOD_COPY => counters::gpu_work_period(c, ts, e),
+        CPM_COPY | FWTP_COUNTER_COPY => counters::pixel_firmware_counter(c, ts, e),
+        FWTP_SLICE_COPY => kernel.fwtp_slice(c, ts, e),
+        "cros_ec_sensorhub_data" => counters::cros_ec_sensorhub_data(c, ts, e),
         "bcl_irq_trigger" => counters::bcl_irq(c, ts, e),
         "gpu_mem_total" => counters::gpu_mem_total(c, ts, e),
         "dcvsh_freq" => counters::cpu_freq_throttle(c, ts, e),

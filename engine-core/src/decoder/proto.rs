@@ -1095,8 +1095,8 @@ impl<'s> ProtoDecoder<'s> {
                     for e in self.adreno.event(e) {
                         self.sink.push_ftrace(e);
                     }
-                } else if name == "gpu_work_period" {
-                    self.gpu_work_period(e);
+                } else if let Some(how) = SELF_STAMPED.iter().find(|s| s.event == name) {
+                    self.self_stamped(e, how);
                 } else {
                     self.sink.push_ftrace(e);
                 }
@@ -1105,32 +1105,35 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
-    /// gpu_work_period (FtraceTokenizer::TokenizeFtraceGpuWorkPeriod): its
-    /// raw row at the event's time, and a copy (`GPU_WORK_PERIOD_COPY`, no
-    /// row) parsed at the period's start, a CLOCK_MONOTONIC_RAW time
-    /// converted to trace time; an event without a start
-    /// (ftrace_bundle_tokenizer_errors) or whose start no clock snapshot
-    /// converts is dropped whole.
-    fn gpu_work_period(&mut self, e: FtraceEv) {
-        const MONOTONIC_RAW: u32 = 5;
-        let Some(start) = e.int("start_time_ns") else {
+    /// An event stamped by a field of its own (`SelfStamped`): its raw
+    /// row, and its copy at the field's time; an event without the field
+    /// (ftrace_bundle_tokenizer_errors) or whose time no clock snapshot
+    /// converts is dropped whole, as trace_processor's tokenizer drops it.
+    fn self_stamped(&mut self, e: FtraceEv, how: &SelfStamped) {
+        let Some(stamp) = e.int(how.field) else {
             self.sink
                 .stats
                 .add("ftrace_bundle_tokenizer_errors", 1, None);
             return;
         };
-        self.sink.clock_converted();
-        let Some(ts) = self
-            .clocks
-            .to_boottime(self.seq_id, MONOTONIC_RAW, start as u64 as i64)
-        else {
-            let stat = self.clocks.failure_stat(self.seq_id, MONOTONIC_RAW);
-            self.sink.stats.add(stat, 1, None);
-            return;
+        let stamp = stamp as u64 as i64;
+        let ts = match how.clock {
+            None => stamp,
+            Some(clock) => {
+                self.sink.clock_converted();
+                match self.clocks.to_boottime(self.seq_id, clock, stamp) {
+                    Some(ts) => ts,
+                    None => {
+                        let stat = self.clocks.failure_stat(self.seq_id, clock);
+                        self.sink.stats.add(stat, 1, None);
+                        return;
+                    }
+                }
+            }
         };
         let copy = FtraceEv {
             ts,
-            name: crate::trackers::counters::GPU_WORK_PERIOD_COPY,
+            name: how.copy,
             ..e.clone()
         };
         self.sink.push_ftrace(e);

@@ -115,18 +115,14 @@ const ACPM_ZONES: [&str; 7] = ["BIG", "MID", "LITTLE", "GPU", "ISP", "TPU", "AUR
 
 /// thermal_exynos_acpm_bulk / _high_overhead: a zone's temperature and its
 /// cooling device state, each counter with the zone id as arg
-/// (ThermalTracker). The bulk event is stamped with its own `timestamp`
-/// field (ACPM batches them), the other with the event's.
+/// (ThermalTracker). The bulk event comes as its copy at its own
+/// `timestamp` (ACPM batches them: `SelfStamped`).
 pub fn thermal_exynos_acpm(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let tz_id = e.int("tz_id").unwrap_or(0);
     let Some(&zone) = usize::try_from(tz_id).ok().and_then(|i| ACPM_ZONES.get(i)) else {
         c.stats
             .add("ftrace_thermal_exynos_acpm_unknown_tz_id", 1, None);
         return;
-    };
-    let ts = match e.name {
-        "thermal_exynos_acpm_bulk" => e.int("timestamp").unwrap_or(0) as i64,
-        _ => ts,
     };
     for (kind, name, field) in [
         (
@@ -537,10 +533,6 @@ pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
     }
 }
 
-/// A gpu_work_period's copy at its start (the decoder's), which makes its
-/// slice.
-pub const GPU_WORK_PERIOD_COPY: &str = "__gpu_work_period";
-
 /// gpu_work_period (GpuWorkPeriodTracker), at `ts` the period's start in
 /// trace time (its copy): a uid's GPU work period as a
 /// slice of the period's length on its (ugpu, gpu, uid) track, named by
@@ -625,4 +617,60 @@ pub fn bcl_irq(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         );
         c.counters.push(ts, track, value as f64, None);
     }
+}
+
+/// param_set_value_cpm / fwtp_perfetto_counter (FtraceParser::
+/// ParseParamSetValueCpm / ParseFwtpPerfettoCounter), as their copies at
+/// their own timestamp: the value on the `pixel_cpm_counters` /
+/// `pixel_fwtp_counters` track named by the event's body / name.
+pub fn pixel_firmware_counter(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let (type_, key) = if e.name == crate::events::CPM_COPY {
+        ("pixel_cpm_counters", "body")
+    } else {
+        ("pixel_fwtp_counters", "name")
+    };
+    let name = e.str(key).unwrap_or("");
+    let track = c.tracks.intern(
+        &mut c.args,
+        type_,
+        Some(&super::stack_string(name.to_owned(), 255)),
+        "counter",
+        vec![("name", Dim::Str(name.to_owned()))],
+        Owner::default(),
+        0,
+    );
+    let value = e.int("value").unwrap_or(0) as u32;
+    c.counters.push(ts, track, value as f64, None);
+}
+
+/// cros_ec_sensorhub_data (ParseCrosEcSensorhubData): a ChromeOS EC
+/// sensor's sample latency (current_time - current_timestamp) on its
+/// `cros_ec.cros_ec_sensorhub_data.<sensor>` counter, args the sensor
+/// (`ec_num`), the FIFO delay (`ec_delta`) and the sample time
+/// (`sample_ts`).
+pub fn cros_ec_sensorhub_data(c: &mut Ctx, ts: i64, e: &FtraceEv) {
+    let int = |f: &str| e.int(f).unwrap_or(0) as i64;
+    let sensor = int("ec_sensor_num") as u32;
+    let track = c.tracks.intern(
+        &mut c.args,
+        "cros_ec_sensorhub_data",
+        Some(&format!("cros_ec.cros_ec_sensorhub_data.{sensor}")),
+        "counter",
+        vec![("ec_sensor_num", Dim::Int(sensor as i64))],
+        Owner::default(),
+        0,
+    );
+    let sample = int("current_timestamp");
+    let set = c.args.add_set(&[
+        ("ec_num", Some(ArgVal::Int(sensor as i128))),
+        (
+            "ec_delta",
+            Some(ArgVal::Int(
+                int("fifo_timestamp").wrapping_sub(sample) as i128
+            )),
+        ),
+        ("sample_ts", Some(ArgVal::Int(sample as i128))),
+    ]);
+    let latency = int("current_time").wrapping_sub(sample);
+    c.counters.push(ts, track, latency as f64, Some(set));
 }

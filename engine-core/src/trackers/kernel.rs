@@ -18,11 +18,7 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 16] = [
-    "cros_ec_sensorhub_data",
-    "fwtp_perfetto_counter",
-    "fwtp_perfetto_slice",
-    "param_set_value_cpm",
+pub const NOT_IMPORTED_EVENTS: [&str; 12] = [
     "v4l2_dqbuf",
     "v4l2_qbuf",
     "vb2_v4l2_buf_done",
@@ -51,6 +47,10 @@ pub struct KernelTrackers {
     pub mali: super::mali::MaliTracker,
     pub net: super::net::NetTracker,
     pub i2c: super::i2c::I2cTracker,
+    /// fwtp_perfetto_slice's one track (see `fwtp_slice`)
+    fwtp_track: Option<u32>,
+    /// its slices' categories (firmware-defined: a few), each stored once
+    fwtp_categories: Vec<&'static str>,
 }
 
 impl KernelTrackers {
@@ -100,6 +100,46 @@ impl KernelTrackers {
     }
 }
 
+impl KernelTrackers {
+    /// fwtp_perfetto_slice (FtraceParser::ParseFwtpPerfettoSlice), as its
+    /// copy at its own timestamp: a begin ends the open slice and opens one
+    /// named by the event (category its category), an end ends it. All are
+    /// on one `pixel_fwtp_slices` track, named by the first event's name:
+    /// the reference keys that track by its blueprint alone.
+    pub fn fwtp_slice(&mut self, c: &mut Ctx, ts: i64, e: &FtraceEv) {
+        let name = e.str("name").unwrap_or("");
+        let track = *self.fwtp_track.get_or_insert_with(|| {
+            c.tracks.intern(
+                &mut c.args,
+                "pixel_fwtp_slices",
+                Some(name),
+                "slice",
+                vec![],
+                Default::default(),
+                0,
+            )
+        });
+        c.slices.end(track, ts);
+        if e.int("begin").unwrap_or(0) != 0 {
+            let category = e.str("category").unwrap_or("");
+            let category = match self.fwtp_categories.iter().find(|&&k| k == category) {
+                Some(&k) => k,
+                None => {
+                    let k: &'static str = Box::leak(category.into());
+                    self.fwtp_categories.push(k);
+                    k
+                }
+            };
+            if let Some(row) = c
+                .slices
+                .begin(&mut c.stats, track, ts, name.to_owned(), -1, None)
+            {
+                c.slices.rows[row as usize].category = Some(category);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -107,6 +147,7 @@ mod tests {
         let e = super::NOT_IMPORTED_EVENTS;
         assert!(e.windows(2).all(|w| w[0] < w[1]));
         assert!(super::not_imported("v4l2_qbuf"));
+        assert!(!super::not_imported("fwtp_perfetto_slice"));
         assert!(!super::not_imported("workqueue_execute_start"));
     }
 }
