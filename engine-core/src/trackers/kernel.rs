@@ -18,15 +18,13 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 12] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 10] = [
     "v4l2_dqbuf",
     "v4l2_qbuf",
     "vb2_v4l2_buf_done",
     "vb2_v4l2_buf_queue",
     "vb2_v4l2_dqbuf",
     "vb2_v4l2_qbuf",
-    "virtio_gpu_cmd_queue",
-    "virtio_gpu_cmd_response",
     "virtio_video_cmd",
     "virtio_video_cmd_done",
     "virtio_video_resource_queue",
@@ -47,6 +45,7 @@ pub struct KernelTrackers {
     pub mali: super::mali::MaliTracker,
     pub net: super::net::NetTracker,
     pub i2c: super::i2c::I2cTracker,
+    pub virtio_gpu: super::virtio::VirtioGpuTracker,
     /// fwtp_perfetto_slice's one track (see `fwtp_slice`)
     fwtp_track: Option<u32>,
     /// its slices' categories (firmware-defined: a few), each stored once

@@ -1,0 +1,127 @@
+//! virtio GPU command queues (trace_processor's VirtioGpuTracker), as an
+//! Android emulator or VM guest traces them: for each of the `control` and
+//! `cursor` queues, a command (virtio_gpu_cmd_queue) is a slice named by
+//! its command type on the queue's `Virtgpu <Queue> Queue` lanes (one per
+//! command in flight, keyed by its seqno) until its response
+//! (virtio_gpu_cmd_response); both report the queue's free descriptors on
+//! `Virtgpu <Queue> Free`, and a response to a command without a fence
+//! adds the command's latency on `Virtgpu <Queue> Latency`. Other queues
+//! are ignored.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::atrace::AsyncSlots;
+use super::compressor::{lane_dims, Nesting};
+use super::tracks::{Dim, Owner};
+use super::Ctx;
+use crate::events::FtraceEv;
+
+const QUEUE_TYPE: &str = "virtgpu_queue_event";
+
+#[derive(Default)]
+pub struct VirtioGpuTracker {
+    /// per queue (Control, Cursor): seqno -> when its command was queued
+    /// (commands without a fence only)
+    queued: [HashMap<u32, i64>; 2],
+}
+
+/// A command type's name (the kernel's VIRTIO_GPU_CMD_*), "" if unknown.
+fn command_name(kind: u32) -> &'static str {
+    const CMDS_2D: [&str; 14] = [
+        "GET_DISPLAY_INFO",
+        "RESOURCE_CREATE_2D",
+        "RESOURCE_UNREF",
+        "SET_SCANOUT",
+        "RESOURCE_FLUSH",
+        "TRANSFER_TO_HOST_2D",
+        "RESOURCE_ATTACH_BACKING",
+        "RESOURCE_DETACH_BACKING",
+        "GET_CAPSET_INFO",
+        "GET_CAPSET",
+        "GET_EDID",
+        "RESOURCE_ASSIGN_UUID",
+        "RESOURCE_CREATE_BLOB",
+        "SET_SCANOUT_BLOB",
+    ];
+    const CMDS_3D: [&str; 10] = [
+        "CTX_CREATE",
+        "CTX_DESTROY",
+        "CTX_ATTACH_RESOURCE",
+        "CTX_DETACH_RESOURCE",
+        "RESOURCE_CREATE_3D",
+        "TRANSFER_TO_HOST_3D",
+        "TRANSFER_FROM_HOST_3D",
+        "SUBMIT_3D",
+        "RESOURCE_MAP_BLOB",
+        "RESOURCE_UNMAP_BLOB",
+    ];
+    const CMDS_CURSOR: [&str; 2] = ["UPDATE_CURSOR", "MOVE_CURSOR"];
+    let (table, base): (&[&str], u32) = match kind >> 8 {
+        1 => (&CMDS_2D, 0x100),
+        2 => (&CMDS_3D, 0x200),
+        3 => (&CMDS_CURSOR, 0x300),
+        _ => return "",
+    };
+    table.get((kind - base) as usize).copied().unwrap_or("")
+}
+
+impl VirtioGpuTracker {
+    /// virtio_gpu_cmd_queue / virtio_gpu_cmd_response.
+    pub fn event(&mut self, c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
+        let (index, queue) = match e.str("name") {
+            Some("control") => (0, "Control"),
+            Some("cursor") => (1, "Cursor"),
+            _ => return,
+        };
+        let u = |f: &str| e.int(f).unwrap_or(0) as u64;
+        let free = counter_track(c, "virtgpu_num_free", queue, "Free");
+        c.counters
+            .push(e.ts, free, u("num_free") as u32 as f64, None);
+        let seqno = u("seqno") as u32;
+        let dims = vec![("virtgpu_name", Dim::Str(queue.to_owned()))];
+        if e.name == "virtio_gpu_cmd_queue" {
+            let idx = slots
+                .compressor
+                .begin(QUEUE_TYPE, &dims, seqno as i128, Nesting::Nestable);
+            let track = lane_track(c, queue, dims, idx);
+            let name = command_name(u("type") as u32).to_owned();
+            c.slices.begin(&mut c.stats, track, e.ts, name, -1, None);
+            // a fenced command may wait on the host: no latency for it
+            if u("fence_id") == 0 {
+                self.queued[index].insert(seqno, e.ts);
+            }
+        } else {
+            let idx = slots.compressor.end(QUEUE_TYPE, &dims, seqno as i128);
+            let track = lane_track(c, queue, dims, idx);
+            c.slices.end(track, e.ts);
+            if let Some(start) = self.queued[index].remove(&seqno) {
+                let latency = counter_track(c, "virtgpu_latency", queue, "Latency");
+                c.counters.push(e.ts, latency, (e.ts - start) as f64, None);
+            }
+        }
+    }
+}
+
+fn lane_track(c: &mut Ctx, queue: &str, dims: Vec<(&'static str, Dim)>, idx: u32) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        QUEUE_TYPE,
+        Some(&format!("Virtgpu {queue} Queue")),
+        "slice",
+        lane_dims(dims, idx),
+        Owner::default(),
+        0,
+    )
+}
+
+fn counter_track(c: &mut Ctx, type_: &'static str, queue: &str, what: &str) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        type_,
+        Some(&format!("Virtgpu {queue} {what}")),
+        "counter",
+        vec![("virtgpu_name", Dim::Str(queue.to_owned()))],
+        Owner::default(),
+        0,
+    )
+}
