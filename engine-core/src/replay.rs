@@ -567,6 +567,10 @@ fn ftrace_event(
         | "google_icc_event"
         | "google_irm_event" => kernel.devices.event(c, slots, e),
         "virtio_gpu_cmd_queue" | "virtio_gpu_cmd_response" => kernel.virtio_gpu.event(c, slots, e),
+        "virtio_video_cmd"
+        | "virtio_video_cmd_done"
+        | "virtio_video_resource_queue"
+        | "virtio_video_resource_queue_done" => crate::trackers::virtio::video(c, slots, e),
         "clock_enable" | "clock_disable" => counters::clock_state(c, ts, e),
         "thermal_temperature" => counters::thermal_temperature(c, ts, e),
         "cdev_update" => counters::cdev_update(c, ts, e),

@@ -18,17 +18,13 @@ use crate::events::FtraceEv;
 /// the reference would have parsed counts in
 /// `artscope_skipped_ftrace_<event>`, so the first query says which tables
 /// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 10] = [
+pub const NOT_IMPORTED_EVENTS: [&str; 6] = [
     "v4l2_dqbuf",
     "v4l2_qbuf",
     "vb2_v4l2_buf_done",
     "vb2_v4l2_buf_queue",
     "vb2_v4l2_dqbuf",
     "vb2_v4l2_qbuf",
-    "virtio_video_cmd",
-    "virtio_video_cmd_done",
-    "virtio_video_resource_queue",
-    "virtio_video_resource_queue_done",
 ];
 
 /// Whether `name` is one of `NOT_IMPORTED_EVENTS`.
