@@ -132,10 +132,6 @@ def test_counters(eng):
     assert eng.query(COUNTERS).rows() == EXPECTED_COUNTERS
 
 
-def test_imported_events_are_not_reported_skipped(eng):
-    assert eng.query("SELECT count(*) FROM stats WHERE name LIKE 'artscope_skipped_ftrace_%'"
-                     ).item() == 0
-
 
 @pytest.mark.tp
 def test_same_as_trace_processor(tp_rows, tp_diffs):

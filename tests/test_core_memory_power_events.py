@@ -225,11 +225,6 @@ def test_cma_before_5_10_ignored(engines):
     assert sorted(e.query("SELECT tid FROM thread").to_series().to_list()) == [0, 1, APP, WORKER]
 
 
-def test_no_longer_reported_as_skipped(engines):
-    skipped = engines["6.1"].query(
-        "SELECT name FROM stats WHERE name GLOB 'artscope_skipped_ftrace_*' AND value > 0")
-    assert skipped.rows() == []
-
 
 @pytest.mark.tp
 def test_same_as_trace_processor(tp_rows, tp_diffs):

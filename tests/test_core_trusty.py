@@ -92,11 +92,6 @@ def test_slices(load_embedded):
     assert load_embedded(_trace()).query(SLICES).rows() == EXPECTED
 
 
-def test_no_longer_reported_as_skipped(load_embedded):
-    assert load_embedded(_trace()).query(
-        "SELECT count(*) FROM stats WHERE name GLOB 'artscope_skipped_ftrace_trusty*'"
-        " AND value > 0").item() == 0
-
 
 @pytest.mark.tp
 def test_same_as_trace_processor(tp_rows, tp_diffs):

@@ -61,10 +61,6 @@ def _trace_with_skipped_data() -> bytes:
     ev = bundle.event.add(timestamp=1_000, pid=0)
     ev.cpu_frequency.state = 1_800_000
     ev.cpu_frequency.cpu_id = 0
-    # ftrace events trace_processor parses into tables the engine does not
-    bundle.event.add(timestamp=1_100, pid=0).v4l2_dqbuf.index = 1
-    for i in range(2):
-        bundle.event.add(timestamp=1_200 + i, pid=0).v4l2_qbuf.index = i
     for i in range(3):
         p = trace.packet.add(timestamp=2_000 + i, trusted_packet_sequence_id=1)
         p.track_event.type = pb.TrackEvent.TYPE_INSTANT
@@ -86,9 +82,7 @@ def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
         with pytest.warns(SkippedDataWarning) as record:
             stats = eng.query("SELECT name, value, severity FROM stats "
                               "WHERE name LIKE 'artscope_skipped_%' ORDER BY name")
-        assert stats.rows() == [("artscope_skipped_ftrace_v4l2_dqbuf", 1, "info"),
-                                ("artscope_skipped_ftrace_v4l2_qbuf", 2, "info"),
-                                ("artscope_skipped_gpu_counter_event", 1, "info"),
+        assert stats.rows() == [("artscope_skipped_gpu_counter_event", 1, "info"),
                                 ("artscope_skipped_graphics_frame_event", 2, "info"),
                                 ("artscope_skipped_track_event", 3, "info")]
         assert len(record) == 1
@@ -97,16 +91,11 @@ def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
         assert "3 track_event packet(s) (slice, thread_track" in msg
         assert "2 graphics_frame_event packet(s) (graphics_frame_slice)" in msg
         assert "1 gpu_counter_event packet(s) (gpu_counter_track, counter)" in msg
-        assert "2 v4l2_qbuf ftrace event(s) (the slices / counters / tracks" in msg
-        assert "1 v4l2_dqbuf ftrace event(s)" in msg
         assert "clock_snapshot" not in msg and "--engine trace_processor" in msg
         # what it did import is there; and it is said once per trace
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             assert eng.query("SELECT count(*) AS n FROM counter")["n"][0] == 1
-            # the unparsed ftrace events keep their rows
-            assert eng.query("SELECT count(*) AS n FROM ftrace_event WHERE name IN "
-                             "('v4l2_dqbuf', 'v4l2_qbuf')")["n"][0] == 3
     finally:
         eng.close()
 

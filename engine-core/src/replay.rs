@@ -304,14 +304,6 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 if symbol_failed && parser_looks_up_symbol(e.name) {
                     ctx.stats.add("interned_data_tokenizer_errors", 1, None);
                 }
-                if crate::trackers::kernel::not_imported(e.name) {
-                    let stat = format!(
-                        "{}ftrace_{}",
-                        crate::decoder::proto::SKIPPED_STAT_PREFIX,
-                        e.name
-                    );
-                    ctx.stats.add(&stat, 1, None);
-                }
                 ftrace_event(
                     &mut ctx,
                     &mut slots,

@@ -11,27 +11,6 @@ use super::syscalls::SyscallTracker;
 use super::Ctx;
 use crate::events::FtraceEv;
 
-/// The ftrace events trace_processor v58.2's FtraceParser turns into slices,
-/// counters or tracks (its switch over FtraceEvent) that no tracker here
-/// imports (cpuhp_pause is left out: the reference makes nothing of it): they
-/// keep their `ftrace_event` rows (with args), and each one
-/// the reference would have parsed counts in
-/// `artscope_skipped_ftrace_<event>`, so the first query says which tables
-/// lack them. Sorted (binary search).
-pub const NOT_IMPORTED_EVENTS: [&str; 6] = [
-    "v4l2_dqbuf",
-    "v4l2_qbuf",
-    "vb2_v4l2_buf_done",
-    "vb2_v4l2_buf_queue",
-    "vb2_v4l2_dqbuf",
-    "vb2_v4l2_qbuf",
-];
-
-/// Whether `name` is one of `NOT_IMPORTED_EVENTS`.
-pub fn not_imported(name: &str) -> bool {
-    NOT_IMPORTED_EVENTS.binary_search(&name).is_ok()
-}
-
 #[derive(Default)]
 pub struct KernelTrackers {
     pub devices: super::devices::DeviceTrackers,
@@ -42,6 +21,7 @@ pub struct KernelTrackers {
     pub net: super::net::NetTracker,
     pub i2c: super::i2c::I2cTracker,
     pub virtio_gpu: super::virtio::VirtioGpuTracker,
+    pub v4l2: super::v4l2::V4l2Tracker,
     /// fwtp_perfetto_slice's one track (see `fwtp_slice`)
     fwtp_track: Option<u32>,
     /// its slices' categories (firmware-defined: a few), each stored once
@@ -71,6 +51,8 @@ impl KernelTrackers {
             name if super::net::takes(name) => self.net.event(c, e),
             "i2c_read" | "i2c_write" | "i2c_result" => self.i2c.event(c, e),
             "f2fs_iostat" | "f2fs_iostat_latency" => super::f2fs::iostat(c, e),
+            "v4l2_qbuf" | "v4l2_dqbuf" | "vb2_v4l2_buf_queue" | "vb2_v4l2_buf_done"
+            | "vb2_v4l2_qbuf" | "vb2_v4l2_dqbuf" => self.v4l2.event(c, e),
             "f2fs_write_checkpoint" => super::f2fs::write_checkpoint(c, e),
             "trusty_smc"
             | "trusty_smc_done"
@@ -132,17 +114,5 @@ impl KernelTrackers {
                 c.slices.rows[row as usize].category = Some(category);
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn not_imported_events_sorted() {
-        let e = super::NOT_IMPORTED_EVENTS;
-        assert!(e.windows(2).all(|w| w[0] < w[1]));
-        assert!(super::not_imported("v4l2_qbuf"));
-        assert!(!super::not_imported("fwtp_perfetto_slice"));
-        assert!(!super::not_imported("workqueue_execute_start"));
     }
 }

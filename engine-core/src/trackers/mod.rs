@@ -38,6 +38,7 @@ pub mod syscalls;
 pub mod tracks;
 pub mod triggers;
 pub mod trusty;
+pub mod v4l2;
 pub mod virtio;
 
 use std::collections::BTreeSet;

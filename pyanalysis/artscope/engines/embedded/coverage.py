@@ -9,10 +9,7 @@ Two cases (issue 18):
 * a trace holding packets of a kind the importer skips (track_event, GPU,
   heap profiles, perf samples, android logs, ...) gets one ``stats`` row per
   skipped kind, ``artscope_skipped_<TracePacket field>`` (severity info,
-  value = packets; engine-core/src/decoder/proto.rs counts them), and per
-  ftrace event trace_processor parses into tables of its own that the
-  engine does not (ufshcd_command, i2c, mali, ...),
-  ``artscope_skipped_ftrace_<event>`` (value = events); the
+  value = packets; engine-core/src/decoder/proto.rs counts them); the
   first query made by user code says once, as a :class:`SkippedDataWarning`
   (a UserWarning: a notebook shows it under the cell), which tables
   trace_processor would have filled from them. artscope's own metric
@@ -72,14 +69,6 @@ WOULD_FILL: dict[str, str] = {
 }
 
 
-#: ``artscope_skipped_ftrace_<event>``: ftrace events trace_processor turns
-#: into slices / counters and the embedded engine keeps only as
-#: ``ftrace_event`` rows (engine-core/src/trackers/kernel.rs
-#: NOT_IMPORTED_EVENTS).
-FTRACE_KIND_PREFIX = "ftrace_"
-FTRACE_WOULD_FILL = ("the slices / counters / tracks trace_processor makes of them; "
-                     "their ftrace_event rows and args are kept")
-
 
 class SkippedDataWarning(UserWarning):
     """The trace holds data the embedded engine does not import."""
@@ -102,11 +91,7 @@ def skipped_data_message(rows: list[tuple[str, Any]]) -> str | None:
         if not name.startswith(SKIPPED_STAT_PREFIX) or not value:
             continue
         kind = name[len(SKIPPED_STAT_PREFIX):]
-        if kind.startswith(FTRACE_KIND_PREFIX):
-            event = kind[len(FTRACE_KIND_PREFIX):]
-            parts.append(f"{value} {event} ftrace event(s) ({FTRACE_WOULD_FILL})")
-        else:
-            parts.append(f"{value} {kind} packet(s) ({WOULD_FILL.get(kind, kind)})")
+        parts.append(f"{value} {kind} packet(s) ({WOULD_FILL.get(kind, kind)})")
     if not parts:
         return None
     return ("this trace holds data the embedded engine does not import, so these tables "
