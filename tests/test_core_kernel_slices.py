@@ -248,3 +248,40 @@ def test_locks_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(data, SLICE_ARGS) == EXPECTED_LOCK_ARGS
     diffs, _ = tp_diffs(data)
     assert diffs == {}
+
+
+# --- slices nested too deep -----------------------------------------------------
+
+def _deep_trace() -> bytes:
+    """513 atrace slices opened one inside the other on one thread: the
+    reference keeps 512 levels (SliceTracker::kMaxDepth)."""
+    trace = pb.Trace()
+    pkt = trace.packet.add(trusted_packet_sequence_id=SEQ)
+    pkt.ftrace_events.cpu = 0
+    for i in range(513):
+        pkt.ftrace_events.event.add(timestamp=1_000 + i, pid=KWORKER).print.buf = (
+            f"B|{KWORKER}|level {i}\n")
+    return trace.SerializeToString()
+
+
+DEEP_LOG = """
+SELECT ts, name, extract_arg(arg_set_id, 'parent_slice_name'),
+  extract_arg(arg_set_id, 'current_slice_name') FROM _trace_import_logs
+"""
+# the 513th (level 512) is dropped and logged under level 511
+EXPECTED_DEEP_LOG = [(1_512, "slice_max_depth_exceeded", "level 511", "level 512")]
+
+
+def test_too_deep_slice_dropped_and_logged(load_embedded):
+    e = load_embedded(_deep_trace())
+    assert e.query("SELECT count(*), max(depth) FROM slice").rows() == [(512, 511)]
+    assert e.query(DEEP_LOG).rows() == EXPECTED_DEEP_LOG
+    assert e.query("SELECT value FROM stats WHERE name = 'slice_max_depth_exceeded'").item() == 1
+
+
+@pytest.mark.tp
+def test_too_deep_same_as_trace_processor(tp_rows, tp_diffs):
+    assert tp_rows(_deep_trace(), DEEP_LOG) == EXPECTED_DEEP_LOG
+    diffs, compared = tp_diffs(_deep_trace())
+    assert {"slice", "stats"} <= compared
+    assert diffs == {}

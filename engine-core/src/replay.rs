@@ -385,6 +385,18 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         let n = ctx.slices.misplaced_end_events;
         ctx.stats.add("misplaced_end_event", n, None);
     }
+    for (ts, parent, name) in std::mem::take(&mut ctx.slices.dropped_too_deep) {
+        let args = vec![
+            ("parent_slice_name", Some(ArgVal::Str(parent))),
+            ("current_slice_name", Some(ArgVal::Str(name))),
+        ];
+        crate::trackers::import_logs::ImportLog::record(
+            &mut ctx,
+            ts,
+            "slice_max_depth_exceeded",
+            args,
+        );
+    }
     for o in std::mem::take(&mut ctx.slices.dropped_overlaps) {
         let args = vec![
             ("overlap_start", Some(ArgVal::Int(o.start as i128))),

@@ -141,7 +141,6 @@ impl AdrenoTracker {
         if process_name.is_some() {
             c.tracks.rows[track as usize].name = Some(name);
         }
-        c.slices
-            .begin(&mut c.stats, track, ts, "GPU".into(), dur, None);
+        c.slices.begin(track, ts, "GPU".into(), dur, None);
     }
 }

@@ -183,7 +183,7 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
             };
             let track = thread_track(c, utid);
             let dur = if tp.phase == 'B' { -1 } else { 0 };
-            c.slices.begin(&mut c.stats, track, ts, tp.name, dur, None);
+            c.slices.begin(track, ts, tp.name, dur, None);
         }
         'E' => {
             let utid = if tp.tgid == 0 {
@@ -257,8 +257,7 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                 let set = c
                     .args
                     .add_set_unique(&[("cookie", Some(ArgVal::Int(tp.cookie)))]);
-                c.slices
-                    .begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
+                c.slices.begin(track, ts, tp.name, -1, Some(set));
             } else {
                 let idx = slots.compressor.end(TYPE, &dims, tp.cookie);
                 let ended = end_async(c, TYPE, &tp.name, upid, lane_dims(dims, idx), ts);
@@ -286,7 +285,7 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
         }
         'N' if tp.track == "DeviceStateChanged" => {
             let track = device_state_track(c);
-            c.slices.begin(&mut c.stats, track, ts, tp.name, 0, None);
+            c.slices.begin(track, ts, tp.name, 0, None);
         }
         'N' | 'G' | 'H' => {
             const TYPE: &str = "atrace_async_slice_for_track";
@@ -305,16 +304,14 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
                     let idx = comp.scoped(TYPE, &dims, ts, 0);
                     let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
                     let set = c.args.add_set(&thread_arg("utid"));
-                    c.slices
-                        .begin(&mut c.stats, track, ts, tp.name, 0, Some(set));
+                    c.slices.begin(track, ts, tp.name, 0, Some(set));
                 }
                 'G' => {
                     let idx = comp.begin(TYPE, &dims, tp.cookie, Nesting::Nestable);
                     let track = async_track(c, TYPE, &tp.track, upid, lane_dims(dims, idx));
                     // its end adds `end_utid` to it
                     let set = c.args.add_set_unique(&thread_arg("utid"));
-                    c.slices
-                        .begin(&mut c.stats, track, ts, tp.name, -1, Some(set));
+                    c.slices.begin(track, ts, tp.name, -1, Some(set));
                 }
                 _ => {
                     let idx = comp.end(TYPE, &dims, tp.cookie);
@@ -393,8 +390,7 @@ pub fn system_property(c: &mut Ctx, ts: i64, values: &[(String, String)]) {
     for (name, value) in values {
         if name == "debug.tracing.device_state" {
             let track = device_state_track(c);
-            c.slices
-                .begin(&mut c.stats, track, ts, value.as_str().into(), 0, None);
+            c.slices.begin(track, ts, value.as_str().into(), 0, None);
             continue;
         }
         let Ok(state) = value.trim().parse::<i32>() else {

@@ -161,9 +161,7 @@ impl BinderTracker {
         dur: i64,
         args: ArgList,
     ) -> Option<u32> {
-        let row = c
-            .slices
-            .begin(&mut c.stats, track, ts, name.to_owned(), dur, None)?;
+        let row = c.slices.begin(track, ts, name.to_owned(), dur, None)?;
         c.slices.rows[row as usize].category = Some(CATEGORY);
         self.opened.entry(track).or_default().push(row);
         self.add_args(row, args);

@@ -31,8 +31,7 @@ fn sector_args(c: &mut Ctx, e: &FtraceEv) -> i64 {
 pub fn start(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = device_track(c, e);
     let set = sector_args(c, e);
-    c.slices
-        .begin(&mut c.stats, track, ts, NAME.into(), -1, Some(set));
+    c.slices.begin(track, ts, NAME.into(), -1, Some(set));
 }
 
 /// The done event's sector replaces the start's (the same key).

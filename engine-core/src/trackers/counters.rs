@@ -578,10 +578,7 @@ pub fn gpu_work_period(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         p => format!("{p:.2}"),
     };
     let name = super::stack_string(format!("%{text}"), 255);
-    if let Some(row) = c
-        .slices
-        .begin(&mut c.stats, track, ts, name, duration, None)
-    {
+    if let Some(row) = c.slices.begin(track, ts, name, duration, None) {
         c.slices.thread_times.push((row, ts, active));
     }
 }

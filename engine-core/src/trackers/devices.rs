@@ -85,14 +85,8 @@ impl DeviceTrackers {
             ("bytes_read_start", Some(ArgVal::Int(int("bytes")))),
         ];
         let set = c.args.add_set_unique(&args);
-        c.slices.begin(
-            &mut c.stats,
-            track,
-            e.ts,
-            "android_fs_data_read".into(),
-            -1,
-            Some(set),
-        );
+        c.slices
+            .begin(track, e.ts, "android_fs_data_read".into(), -1, Some(set));
     }
 
     fn fs_read_end(&mut self, c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
@@ -156,7 +150,7 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
             );
             if str_t == 0 {
                 let name = ufs_command_name(uint("opcode") as u32, uint("group_id") as u32);
-                c.slices.begin(&mut c.stats, track, e.ts, name, -1, None);
+                c.slices.begin(track, e.ts, name, -1, None);
             } else {
                 c.slices.end(track, e.ts);
             }
@@ -181,10 +175,7 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
             ];
             let set = c.args.add_set_unique(&args);
             let name = format!("cpuhp({idx})");
-            if let Some(row) = c
-                .slices
-                .begin(&mut c.stats, track, e.ts, name, -1, Some(set))
-            {
+            if let Some(row) = c.slices.begin(track, e.ts, name, -1, Some(set)) {
                 c.slices.rows[row as usize].category = Some("cpu");
             }
         }
@@ -207,8 +198,7 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
                 2 => "ON",
                 _ => "Unknown",
             };
-            c.slices
-                .begin(&mut c.stats, track, e.ts, name.into(), -1, None);
+            c.slices.begin(track, e.ts, name.into(), -1, None);
         }
         "fastrpc_dma_stat" => {
             let cid = e.int("cid").unwrap_or(0) as i32 as u32;
@@ -252,7 +242,7 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
         "google_icc_event" | "google_irm_event" => {
             let track = global_track(c, "interconnect_events", "Interconnect Events", "slice");
             let name = e.str("event").unwrap_or("").to_owned();
-            if let Some(row) = c.slices.begin(&mut c.stats, track, e.ts, name, 0, None) {
+            if let Some(row) = c.slices.begin(track, e.ts, name, 0, None) {
                 c.slices.rows[row as usize].category = Some(e.name);
             }
         }
@@ -322,7 +312,7 @@ fn dma_heap_stat(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
     );
     if begin {
         let name = format!("{} kB", len / 1024);
-        c.slices.begin(&mut c.stats, track, e.ts, name, -1, None);
+        c.slices.begin(track, e.ts, name, -1, None);
     } else {
         c.slices.end(track, e.ts);
     }

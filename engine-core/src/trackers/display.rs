@@ -123,14 +123,8 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
                 let set = c
                     .args
                     .add_set_unique(&[("display_id", arg("id")), ("output_id", arg("output_id"))]);
-                c.slices.begin(
-                    &mut c.stats,
-                    track,
-                    e.ts,
-                    "disp_vblank_irq_enable".into(),
-                    -1,
-                    Some(set),
-                );
+                c.slices
+                    .begin(track, e.ts, "disp_vblank_irq_enable".into(), -1, Some(set));
             } else {
                 c.slices.end(track, e.ts);
             }
@@ -174,6 +168,5 @@ fn track(c: &mut Ctx, type_: &'static str, name: &str, dim: &'static str, value:
 
 fn instant(c: &mut Ctx, track: u32, ts: i64, name: &str, args: &[(&str, Option<ArgVal>)]) {
     let set = c.args.add_set(args);
-    c.slices
-        .begin(&mut c.stats, track, ts, name.into(), 0, Some(set));
+    c.slices.begin(track, ts, name.into(), 0, Some(set));
 }

@@ -136,8 +136,7 @@ impl DrmTracker {
             let set = c
                 .args
                 .add_set(&[("fence seqno", Some(ArgVal::Uint(seqno as u64)))]);
-            c.slices
-                .begin(&mut c.stats, tl.track, ts, "fence".into(), -1, Some(set));
+            c.slices.begin(tl.track, ts, "fence".into(), -1, Some(set));
         }
     }
 
@@ -204,8 +203,7 @@ impl DrmTracker {
             .args
             .add_set(&[("vblank seqno", Some(ArgVal::Uint(seqno as u64)))]);
         let name = if delivered { "deliver" } else { "signal" };
-        c.slices
-            .begin(&mut c.stats, track, e.ts, name.into(), 0, Some(set));
+        c.slices.begin(track, e.ts, name.into(), 0, Some(set));
     }
 
     /// The GPU scheduler's job events (the module's header).
@@ -273,10 +271,7 @@ impl DrmTracker {
         args.extend(job.args());
         let set = c.args.add_set(&args);
         let name = "drm_sched_job_queue".to_owned();
-        if let Some(row) = c
-            .slices
-            .begin(&mut c.stats, track, e.ts, name, 0, Some(set))
-        {
+        if let Some(row) = c.slices.begin(track, e.ts, name, 0, Some(set)) {
             self.ring(c, ring).queued.insert(job.local_key(), row);
         }
     }
@@ -314,10 +309,7 @@ impl DrmTracker {
         };
         let track = ring.track;
         let set = c.args.add_set_unique(&job.args());
-        let Some(row) = c
-            .slices
-            .begin(&mut c.stats, track, ts, "job".into(), -1, Some(set))
-        else {
+        let Some(row) = c.slices.begin(track, ts, "job".into(), -1, Some(set)) else {
             return;
         };
         if let Some(queued) = self.ring(c, name).queued.remove(&job.local_key()) {
@@ -332,14 +324,8 @@ impl DrmTracker {
             ("fence context", Some(ArgVal::Uint(context as u64))),
             ("fence seqno", Some(ArgVal::Uint(seqno as u64))),
         ]);
-        c.slices.begin(
-            &mut c.stats,
-            track,
-            ts,
-            "dma_fence_wait".into(),
-            -1,
-            Some(set),
-        );
+        c.slices
+            .begin(track, ts, "dma_fence_wait".into(), -1, Some(set));
     }
 
     pub fn wait_end(c: &mut Ctx, ts: i64, pid: i64) {

@@ -148,8 +148,7 @@ pub fn write_checkpoint(c: &mut Ctx, e: &FtraceEv) {
             }
             let set = c.args.add_set_unique(&args);
             let name = "F2fs Write Checkpoint".to_owned();
-            c.slices
-                .begin(&mut c.stats, track, e.ts, name, -1, Some(set));
+            c.slices.begin(track, e.ts, name, -1, Some(set));
         }
         FINISH => {
             c.slices.end(track, e.ts);

@@ -359,14 +359,8 @@ impl FrameTimelineTracker {
             ));
         }
         let arg_set = c.args.add_set(&args);
-        c.slices.begin(
-            &mut c.stats,
-            track,
-            ts,
-            token.to_string(),
-            -1,
-            Some(arg_set),
-        );
+        c.slices
+            .begin(track, ts, token.to_string(), -1, Some(arg_set));
         // (the newest slice, as the reference does even when the begin was dropped)
         let sid = c.slices.rows.len() as u32 - 1;
         self.cookie.insert(cookie, Some((sid, upid, expected)));

@@ -36,8 +36,7 @@ fn track(c: &mut Ctx, e: &FtraceEv) -> u32 {
 
 pub fn entry(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let t = track(c, e);
-    c.slices
-        .begin(&mut c.stats, t, ts, symbol_or_address(e), -1, None);
+    c.slices.begin(t, ts, symbol_or_address(e), -1, None);
 }
 
 pub fn exit(c: &mut Ctx, ts: i64, e: &FtraceEv) {

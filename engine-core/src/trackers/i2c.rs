@@ -44,14 +44,8 @@ impl I2cTracker {
         match ops.last_mut() {
             Some(op) => op.1 = op.1.max(msg_nr.wrapping_add(1)),
             None => {
-                c.slices.begin(
-                    &mut c.stats,
-                    track,
-                    e.ts,
-                    format!("i2c-{adapter}"),
-                    -1,
-                    None,
-                );
+                c.slices
+                    .begin(track, e.ts, format!("i2c-{adapter}"), -1, None);
                 ops.push((adapter, msg_nr.wrapping_add(1)));
             }
         }

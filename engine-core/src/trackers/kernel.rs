@@ -107,10 +107,7 @@ impl KernelTrackers {
                     k
                 }
             };
-            if let Some(row) = c
-                .slices
-                .begin(&mut c.stats, track, ts, name.to_owned(), -1, None)
-            {
+            if let Some(row) = c.slices.begin(track, ts, name.to_owned(), -1, None) {
                 c.slices.rows[row as usize].category = Some(category);
             }
         }

@@ -269,7 +269,7 @@ fn begin(
     args: &[(impl AsRef<str>, Option<ArgVal>)],
 ) {
     let set = (!args.is_empty()).then(|| c.args.add_set_unique(args));
-    if let Some(row) = c.slices.begin(&mut c.stats, track, e.ts, name, -1, set) {
+    if let Some(row) = c.slices.begin(track, e.ts, name, -1, set) {
         c.slices.rows[row as usize].category = category;
     }
 }
@@ -277,8 +277,7 @@ fn begin(
 /// An instant (dur 0) with the signal number as `signal.sig`.
 fn signal_instant(c: &mut Ctx, track: u32, e: &FtraceEv, name: &str, sig: i128) {
     let set = c.args.add_set(&[("signal.sig", Some(ArgVal::Int(sig)))]);
-    c.slices
-        .begin(&mut c.stats, track, e.ts, name.into(), 0, Some(set));
+    c.slices.begin(track, e.ts, name.into(), 0, Some(set));
 }
 
 /// Closes the innermost open slice, adding `args` to it.

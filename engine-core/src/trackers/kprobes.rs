@@ -16,15 +16,13 @@ pub fn kprobe(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = thread_track(c, utid);
     match e.int("type").unwrap_or(0) {
         BEGIN => {
-            c.slices
-                .begin(&mut c.stats, track, ts, name.into(), -1, None);
+            c.slices.begin(track, ts, name.into(), -1, None);
         }
         END => {
             c.slices.end(track, ts);
         }
         INSTANT => {
-            c.slices
-                .begin(&mut c.stats, track, ts, name.into(), 0, None);
+            c.slices.begin(track, ts, name.into(), 0, None);
         }
         _ => {}
     }

@@ -45,14 +45,8 @@ impl MaliTracker {
         )];
         if start {
             let set = c.args.add_set_unique(&info);
-            c.slices.begin(
-                &mut c.stats,
-                track,
-                e.ts,
-                CSF_INTERRUPT.into(),
-                -1,
-                Some(set),
-            );
+            c.slices
+                .begin(track, e.ts, CSF_INTERRUPT.into(), -1, Some(set));
         } else {
             let row = c.slices.end_named(track, e.ts, None, CSF_INTERRUPT);
             super::kernel_slices::add_end_args(c, row, &info);
@@ -72,8 +66,7 @@ impl MaliTracker {
         if let Some(open) = &self.mcu_state {
             c.slices.end_named(track, ts, None, open);
         }
-        c.slices
-            .begin(&mut c.stats, track, ts, state.to_owned(), -1, None);
+        c.slices.begin(track, ts, state.to_owned(), -1, None);
         self.mcu_state = Some(state.to_owned());
     }
 }

@@ -449,14 +449,8 @@ impl IonTracker {
             };
             self.ion_buffers[slot] = Some(buffer);
             let track = ion_buffer_track(c, slot);
-            c.slices.begin(
-                &mut c.stats,
-                track,
-                ts,
-                format!("{} kB", len / 1024),
-                -1,
-                None,
-            );
+            c.slices
+                .begin(track, ts, format!("{} kB", len / 1024), -1, None);
         } else if let Some(slot) = self.ion_buffers.iter().position(|b| *b == Some(buffer)) {
             self.ion_buffers[slot] = None;
             let track = ion_buffer_track(c, slot);
@@ -516,6 +510,5 @@ fn ion_buffer_track(c: &mut Ctx, slot: usize) -> u32 {
 pub fn oom_kill(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
     let track = super::atrace::thread_track(c, utid);
-    c.slices
-        .begin(&mut c.stats, track, ts, "mem.oom_kill".into(), 0, None);
+    c.slices.begin(track, ts, "mem.oom_kill".into(), 0, None);
 }

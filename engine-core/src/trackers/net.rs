@@ -119,7 +119,7 @@ impl NetTracker {
                     int("sport") as u32,
                     int("dport") as u32
                 );
-                if let Some(row) = c.slices.begin(&mut c.stats, track, e.ts, name, 0, None) {
+                if let Some(row) = c.slices.begin(track, e.ts, name, 0, None) {
                     c.slices.rows[row as usize].category = Some("tcp_event");
                 }
             }
@@ -129,10 +129,7 @@ impl NetTracker {
                     .args
                     .add_set_unique(&[("len", Some(ArgVal::Int(int("len") as u32 as i128)))]);
                 let name = dev.to_owned();
-                if let Some(row) = c
-                    .slices
-                    .begin(&mut c.stats, track, e.ts, name, -1, Some(set))
-                {
+                if let Some(row) = c.slices.begin(track, e.ts, name, -1, Some(set)) {
                     c.slices.rows[row as usize].category = Some("napi_gro");
                 }
             }
@@ -204,7 +201,7 @@ impl NetTracker {
             0,
         );
         c.slices.end(track, e.ts);
-        if let Some(row) = c.slices.begin(&mut c.stats, track, e.ts, name, -1, None) {
+        if let Some(row) = c.slices.begin(track, e.ts, name, -1, None) {
             c.slices.rows[row as usize].category = Some("tcp_state");
         }
     }

@@ -443,8 +443,7 @@ pub fn wakeup_source_activate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         return;
     }
     let t = wakelock_track(c, name);
-    c.slices
-        .begin(&mut c.stats, t, ts, wakelock_name(name), -1, None);
+    c.slices.begin(t, ts, wakelock_name(name), -1, None);
 }
 
 /// wakeup_source_deactivate: the slice ends with the last activation.
@@ -554,8 +553,7 @@ fn begin_suspend_slice(
         ("driver_name", Some(driver)),
         ("callback_phase", Some(phase)),
     ]);
-    c.slices
-        .begin(&mut c.stats, track, e.ts, name, -1, Some(set));
+    c.slices.begin(track, e.ts, name, -1, Some(set));
 }
 
 /// rpm_status (FtraceParser::ParseRpmStatus): a device's runtime PM state
@@ -588,8 +586,7 @@ pub fn rpm_status(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         3 => "Suspending",
         _ => "Invalid State",
     };
-    c.slices
-        .begin(&mut c.stats, track, ts, name.into(), -1, None);
+    c.slices.begin(track, ts, name.into(), -1, None);
     c.power.rpm_open.insert(track);
 }
 
@@ -661,8 +658,7 @@ pub fn suspend_resume_minimal(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         0,
     );
     if e.int("start").unwrap_or(0) != 0 {
-        c.slices
-            .begin(&mut c.stats, track, ts, "Suspended".into(), -1, None);
+        c.slices.begin(track, ts, "Suspended".into(), -1, None);
     } else {
         c.slices.end(track, ts);
     }

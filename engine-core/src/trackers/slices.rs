@@ -4,8 +4,6 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::events::Stats;
-
 pub const MAX_SLICE_DEPTH: usize = 512;
 
 pub struct SliceRow {
@@ -30,6 +28,10 @@ pub struct SliceTracker {
     /// complete slices dropped for partially overlapping one on their track
     /// (the replay logs them: slice_drop_overlapping_complete_event)
     pub dropped_overlaps: Vec<Overlap>,
+    /// slices dropped for nesting deeper than MAX_SLICE_DEPTH: (ts, the
+    /// innermost open slice's name, theirs); the replay logs them
+    /// (slice_max_depth_exceeded)
+    pub dropped_too_deep: Vec<(i64, String, String)>,
     /// (row, thread_ts, thread_dur) of the slices that have them
     pub thread_times: Vec<(u32, i64, i64)>,
 }
@@ -50,7 +52,6 @@ impl SliceTracker {
     /// returns its row, None when it was dropped (too deep).
     pub fn begin(
         &mut self,
-        stats: &mut Stats,
         track: u32,
         ts: i64,
         name: String,
@@ -64,7 +65,10 @@ impl SliceTracker {
         let stack = self.stacks.entry(track).or_default();
         let depth = stack.len();
         if depth >= MAX_SLICE_DEPTH {
-            stats.add("slice_drop_too_deep", 1, None);
+            let parent = stack
+                .last()
+                .map_or("", |&p| self.rows[p as usize].name.as_str());
+            self.dropped_too_deep.push((ts, parent.to_owned(), name));
             return None;
         }
         let parent = stack.last().copied();

@@ -83,9 +83,7 @@ impl SyscallTracker {
         if name == SYS_WRITE {
             self.in_sys_write.insert(utid);
         }
-        let row = c
-            .slices
-            .begin(&mut c.stats, track, ts, name.into_owned(), dur, set);
+        let row = c.slices.begin(track, ts, name.into_owned(), dur, set);
         if let Some(row) = row.filter(|_| dur == -1 && !items.is_empty()) {
             self.enter_args.insert(row, items);
         }

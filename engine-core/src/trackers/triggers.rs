@@ -33,8 +33,7 @@ pub fn slice(c: &mut Ctx, ts: i64, t: &Trigger) {
             ("chrome_trigger.name_hash", Some(ArgVal::Uint(*hash as u64))),
             ("chrome_trigger.name", name.clone().map(ArgVal::Str)),
         ]);
-        c.slices
-            .begin(&mut c.stats, track, ts, t.name.clone(), 0, Some(args));
+        c.slices.begin(track, ts, t.name.clone(), 0, Some(args));
         return;
     }
     let producer = (!t.producer.is_empty()).then(|| ArgVal::Str(t.producer.clone()));
@@ -43,6 +42,5 @@ pub fn slice(c: &mut Ctx, ts: i64, t: &Trigger) {
         c.args
             .add_set(&[("producer_name", producer), ("trusted_producer_uid", uid)])
     });
-    c.slices
-        .begin(&mut c.stats, track, ts, t.name.clone(), 0, args);
+    c.slices.begin(track, ts, t.name.clone(), 0, args);
 }

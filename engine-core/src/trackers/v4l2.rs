@@ -179,9 +179,7 @@ impl V4l2Tracker {
         let track = thread_track(c, utid);
         let set = c.args.add_set(&args);
         let name = stack_string(name, 64);
-        let row = c
-            .slices
-            .begin(&mut c.stats, track, e.ts, name, 0, Some(set));
+        let row = c.slices.begin(track, e.ts, name, 0, Some(set));
         if let Some(r) = row {
             c.slices.rows[r as usize].category = Some(CATEGORY);
         }

@@ -93,7 +93,7 @@ impl VirtioGpuTracker {
                 .begin(QUEUE_TYPE, &dims, seqno as i128, Nesting::Nestable);
             let track = lane_track(c, queue, dims, idx);
             let name = command_name(u("type") as u32).to_owned();
-            c.slices.begin(&mut c.stats, track, e.ts, name, -1, None);
+            c.slices.begin(track, e.ts, name, -1, None);
             // a fenced command may wait on the host: no latency for it
             if u("fence_id") == 0 {
                 self.queued[index].insert(seqno, e.ts);
@@ -199,8 +199,7 @@ pub fn video(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
                 0,
             );
             let name = video_command_name(int("type") as u64).to_owned();
-            c.slices
-                .begin(&mut c.stats, track, e.ts, name, VIDEO_CMD_DUR, None);
+            c.slices.begin(track, e.ts, name, VIDEO_CMD_DUR, None);
         }
         _ => {
             let done = e.name == "virtio_video_resource_queue_done";
@@ -234,7 +233,7 @@ pub fn video(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
             );
             if !done {
                 let name = format!("Resource #{resource}");
-                c.slices.begin(&mut c.stats, track, e.ts, name, -1, None);
+                c.slices.begin(track, e.ts, name, -1, None);
                 return;
             }
             let arg = |f: &str| Some(ArgVal::Int(int(f)));
