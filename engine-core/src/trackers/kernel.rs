@@ -1,9 +1,10 @@
 //! The trackers of kernel ftrace events beyond sched / atrace / binder /
 //! rss_stat (ion and oom kills, syscalls, kprobes, block io, funcgraph,
 //! Adreno GPU command batches, Mali MCU states and CSF interrupts, Pixel
-//! display faults, network, I2C transfers, F2FS, Trusty calls; workqueue, reclaim and
-//! hrtimer slices: `kernel_slices`), and which events each imports: the replay
-//! hands them every ftrace event its own match does not take.
+//! display faults, network, I2C transfers, F2FS, V4L2, Trusty calls, Pixel
+//! firmware slices; workqueue, reclaim, hrtimer, kswapd and CMA slices:
+//! `kernel_slices`), and which events each imports: the replay hands them
+//! every ftrace event its own match does not take.
 
 use super::adreno::{AdrenoTracker, GPU_SLICE_EVENT};
 use super::memory::IonTracker;
