@@ -9,7 +9,8 @@
 //! trace's utsname says: trace_processor v58.2 records the kernel version on
 //! the importer's context, which its to_ftrace plugin does not read (on a
 //! 5.10 kernel it prints a preempted task's state as `W`, not `R+`), and
-//! the lines are its lines. `KERNEL` is the one place to change once it does.
+//! the lines are its lines. So only 4.4's GFP flag table is ported (the
+//! reference's 3.4, 3.10 and 4.14 tables are unreachable from to_ftrace).
 //!
 //! One deliberate difference: trace_processor finds a special event's fields
 //! by their position in the first arg set of that event name it printed;
@@ -37,8 +38,8 @@ enum Arg<'a> {
     Null,
 }
 
-/// The kernel version whose prev_state and gfp_flags layouts lines use
-/// (see the module's header).
+/// The kernel version whose prev_state layout lines use (see the module's
+/// header; gfp_flags is 4.4's too).
 const KERNEL: (u32, u32) = (4, 4);
 
 /// The tables a line is made of, and the args grouped by set (built once).
@@ -102,7 +103,6 @@ impl FtraceText {
             Line {
                 out: &mut out,
                 args: &args,
-                kernel: KERNEL,
             }
             .event(name);
         }
@@ -294,7 +294,6 @@ fn g16(x: f64) -> String {
 struct Line<'o, 'a> {
     out: &'o mut String,
     args: &'a [(&'a str, Arg<'a>)],
-    kernel: (u32, u32),
 }
 
 impl<'a> Line<'_, 'a> {
@@ -320,7 +319,7 @@ impl<'a> Line<'_, 'a> {
         self.out.push_str(key);
         self.out.push('=');
         if key == "gfp_flags" {
-            let flags = gfp_flags(as_u64(v), self.kernel);
+            let flags = gfp_flags(as_u64(v));
             self.out.push_str(&flags);
         } else {
             write(self, v);
@@ -428,9 +427,8 @@ impl<'a> Line<'_, 'a> {
                 for f in ["prev_comm", "prev_pid", "prev_prio"] {
                     self.arg(f);
                 }
-                let kernel = self.kernel;
                 self.arg_as("prev_state", "prev_state", |l, v| {
-                    let state = task_state_str(as_u64(v) as i64, kernel, Some('|'));
+                    let state = task_state_str(as_u64(v) as i64, KERNEL, Some('|'));
                     l.lit(state.as_deref().unwrap_or("?"));
                 });
                 self.lit(" ==>");
@@ -604,84 +602,9 @@ fn as_u64(v: Arg) -> u64 {
     }
 }
 
-/// The GFP flag names of each kernel layout, most specific first
-/// (types/gfp_flags.cc, after the kernel's trace_print_flags_seq()).
+/// 4.4's GFP flag names, most specific first (types/gfp_flags.cc's v4_4,
+/// after the kernel's trace_print_flags_seq()).
 type Flags = &'static [(u64, &'static str)];
-
-const GFP_3_4: Flags = &[
-    (
-        0x10 | 0x40 | 0x80 | 0x20000 | 0x02 | 0x08 | 0x4000 | 0x10000 | 0x1000 | 0x200 | 0x400000,
-        "GFP_TRANSHUGE",
-    ),
-    (
-        0x10 | 0x40 | 0x80 | 0x20000 | 0x02 | 0x08,
-        "GFP_HIGHUSER_MOVABLE",
-    ),
-    (0x10 | 0x40 | 0x80 | 0x20000 | 0x02, "GFP_HIGHUSER"),
-    (0x10 | 0x40 | 0x80 | 0x20000, "GFP_USER"),
-    (0x10 | 0x40 | 0x80 | 0x80000, "GFP_TEMPORARY"),
-    (0x10 | 0x40 | 0x80, "GFP_KERNEL"),
-    (0x10 | 0x40, "GFP_NOFS"),
-    (0x20, "GFP_ATOMIC"),
-    (0x10, "GFP_NOIO"),
-    (0x20, "GFP_HIGH"),
-    (0x10, "GFP_WAIT"),
-    (0x40, "GFP_IO"),
-    (0x100, "GFP_COLD"),
-    (0x200, "GFP_NOWARN"),
-    (0x400, "GFP_REPEAT"),
-    (0x800, "GFP_NOFAIL"),
-    (0x1000, "GFP_NORETRY"),
-    (0x4000, "GFP_COMP"),
-    (0x8000, "GFP_ZERO"),
-    (0x10000, "GFP_NOMEMALLOC"),
-    (0x20000, "GFP_HARDWALL"),
-    (0x40000, "GFP_THISNODE"),
-    (0x80000, "GFP_RECLAIMABLE"),
-    (0x08, "GFP_MOVABLE"),
-    // a zero mask always matches: the reference prints it on every value
-    (0, "GFP_NOTRACK"),
-    (0x400000, "GFP_NO_KSWAPD"),
-    (0x800000, "GFP_OTHER_NODE"),
-];
-
-const GFP_3_10: Flags = &[
-    (
-        0x10 | 0x40 | 0x80 | 0x20000 | 0x02 | 0x08 | 0x4000 | 0x10000 | 0x1000 | 0x200 | 0x400000,
-        "GFP_TRANSHUGE",
-    ),
-    (
-        0x10 | 0x40 | 0x80 | 0x20000 | 0x02 | 0x08,
-        "GFP_HIGHUSER_MOVABLE",
-    ),
-    (0x10 | 0x40 | 0x80 | 0x20000 | 0x02, "GFP_HIGHUSER"),
-    (0x10 | 0x40 | 0x80 | 0x20000, "GFP_USER"),
-    (0x10 | 0x40 | 0x80 | 0x80000, "GFP_TEMPORARY"),
-    (0x10 | 0x40 | 0x80, "GFP_KERNEL"),
-    (0x10 | 0x40, "GFP_NOFS"),
-    (0x20, "GFP_ATOMIC"),
-    (0x10, "GFP_NOIO"),
-    (0x20, "GFP_HIGH"),
-    (0x10, "GFP_WAIT"),
-    (0x40, "GFP_IO"),
-    (0x100, "GFP_COLD"),
-    (0x200, "GFP_NOWARN"),
-    (0x400, "GFP_REPEAT"),
-    (0x800, "GFP_NOFAIL"),
-    (0x1000, "GFP_NORETRY"),
-    (0x4000, "GFP_COMP"),
-    (0x8000, "GFP_ZERO"),
-    (0x10000, "GFP_NOMEMALLOC"),
-    (0x2000, "GFP_MEMALLOC"),
-    (0x20000, "GFP_HARDWALL"),
-    (0x40000, "GFP_THISNODE"),
-    (0x80000, "GFP_RECLAIMABLE"),
-    (0x100000, "GFP_KMEMCG"),
-    (0x08, "GFP_MOVABLE"),
-    (0x200000, "GFP_NOTRACK"),
-    (0x400000, "GFP_NO_KSWAPD"),
-    (0x800000, "GFP_OTHER_NODE"),
-];
 
 /// 4.4's reclaim bits: __GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM
 const RECLAIM_4_4: u64 = 0x400000 | 0x2000000;
@@ -725,71 +648,15 @@ const GFP_4_4: Flags = &[
     (0x800000, "GFP_OTHER_NODE"),
 ];
 
-/// 4.14's reclaim bits: __GFP_DIRECT_RECLAIM | __GFP_KSWAPD_RECLAIM
-const RECLAIM_4_14: u64 = 0x400000 | 0x1000000;
-const TRANSHUGE_LIGHT_4_14: u64 =
-    (RECLAIM_4_14 | 0x40 | 0x80 | 0x20000 | 0x02 | 0x08 | 0x4000 | 0x10000 | 0x200) & !RECLAIM_4_14;
-
-const GFP_4_14: Flags = &[
-    (TRANSHUGE_LIGHT_4_14 | 0x400000, "GFP_TRANSHUGE"),
-    (TRANSHUGE_LIGHT_4_14, "GFP_TRANSHUGE_LIGHT"),
-    (
-        RECLAIM_4_14 | 0x40 | 0x80 | 0x20000 | 0x02 | 0x08,
-        "GFP_HIGHUSER_MOVABLE",
-    ),
-    (RECLAIM_4_14 | 0x40 | 0x80 | 0x20000 | 0x02, "GFP_HIGHUSER"),
-    (RECLAIM_4_14 | 0x40 | 0x80 | 0x20000, "GFP_USER"),
-    (RECLAIM_4_14 | 0x40 | 0x80 | 0x100000, "GFP_KERNEL_ACCOUNT"),
-    (RECLAIM_4_14 | 0x40 | 0x80, "GFP_KERNEL"),
-    (RECLAIM_4_14 | 0x40, "GFP_NOFS"),
-    (0x20 | 0x80000 | 0x1000000, "GFP_ATOMIC"),
-    (RECLAIM_4_14, "GFP_NOIO"),
-    (0x1000000, "GFP_NOWAIT"),
-    (0x01, "GFP_DMA"),
-    (0x02, "__GFP_HIGHMEM"),
-    (0x04, "GFP_DMA32"),
-    (0x20, "__GFP_HIGH"),
-    (0x80000, "__GFP_ATOMIC"),
-    (0x40, "__GFP_IO"),
-    (0x80, "__GFP_FS"),
-    (0x100, "__GFP_COLD"),
-    (0x200, "__GFP_NOWARN"),
-    (0x400, "__GFP_RETRY_MAYFAIL"),
-    (0x800, "__GFP_NOFAIL"),
-    (0x1000, "__GFP_NORETRY"),
-    (0x4000, "__GFP_COMP"),
-    (0x8000, "__GFP_ZERO"),
-    (0x10000, "__GFP_NOMEMALLOC"),
-    (0x2000, "__GFP_MEMALLOC"),
-    (0x20000, "__GFP_HARDWALL"),
-    (0x40000, "__GFP_THISNODE"),
-    (0x10, "__GFP_RECLAIMABLE"),
-    (0x08, "__GFP_MOVABLE"),
-    (0x100000, "__GFP_ACCOUNT"),
-    (0x800000, "__GFP_WRITE"),
-    (RECLAIM_4_14, "__GFP_RECLAIM"),
-    (0x400000, "__GFP_DIRECT_RECLAIM"),
-    (0x1000000, "__GFP_KSWAPD_RECLAIM"),
-];
-
-/// A gfp_flags value as the kernel's format prints it (WriteGfpFlag): the
+/// A gfp_flags value as a 4.4 kernel's format prints it (WriteGfpFlag): the
 /// names of the masks it holds, most specific first, `|`-joined, then any
 /// bits left over in hex.
-fn gfp_flags(mut value: u64, kernel: (u32, u32)) -> String {
+fn gfp_flags(mut value: u64) -> String {
     if value == 0 {
         return "GFP_NOWAIT".into();
     }
-    let masks = if kernel < (3, 10) {
-        GFP_3_4
-    } else if kernel < (4, 4) {
-        GFP_3_10
-    } else if kernel < (4, 14) {
-        GFP_4_4
-    } else {
-        GFP_4_14
-    };
     let mut names: Vec<&str> = Vec::new();
-    for &(mask, name) in masks {
+    for &(mask, name) in GFP_4_4 {
         if value & mask == mask {
             value &= !mask;
             names.push(name);
@@ -811,24 +678,22 @@ mod tests {
 
     #[test]
     fn gfp_flags_as_the_kernel_prints_them() {
-        assert_eq!(gfp_flags(0, (5, 10)), "GFP_NOWAIT");
-        // GFP_KERNEL on 4.14+: reclaim | IO | FS
+        const RECLAIM: u64 = 0x400000 | 0x2000000;
+        assert_eq!(gfp_flags(0), "GFP_NOWAIT");
+        // GFP_KERNEL: reclaim | IO | FS
+        assert_eq!(gfp_flags(RECLAIM | 0x40 | 0x80), "GFP_KERNEL");
         assert_eq!(
-            gfp_flags(0x400000 | 0x1000000 | 0x40 | 0x80, (5, 10)),
-            "GFP_KERNEL"
+            gfp_flags(RECLAIM | 0x40 | 0x80 | 0x8000),
+            "GFP_KERNEL|GFP_ZERO"
         );
-        assert_eq!(
-            gfp_flags(0x400000 | 0x1000000 | 0x40 | 0x80 | 0x8000, (5, 10)),
-            "GFP_KERNEL|__GFP_ZERO"
-        );
+        // the composite GFP_ATOMIC before its parts
+        assert_eq!(gfp_flags(0x20 | 0x80000 | 0x2000000), "GFP_ATOMIC");
         // a bit no name holds is left over in hex
         assert_eq!(
-            gfp_flags(0x1000000 | 0x8000000, (5, 10)),
-            "GFP_NOWAIT|0x8000000"
+            gfp_flags(RECLAIM | 0x40 | 0x80 | 0x4000000),
+            "GFP_KERNEL|0x4000000"
         );
-        assert_eq!(gfp_flags(0x8000000, (5, 10)), "0x8000000");
-        // 3.4's zero mask matches every value
-        assert_eq!(gfp_flags(0x20, (3, 4)), "GFP_ATOMIC|GFP_NOTRACK");
+        assert_eq!(gfp_flags(0x4000000), "0x4000000");
     }
 
     #[test]
