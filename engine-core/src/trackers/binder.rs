@@ -161,8 +161,9 @@ impl BinderTracker {
         dur: i64,
         args: ArgList,
     ) -> Option<u32> {
-        let row = c.slices.begin(track, ts, name.to_owned(), dur, None)?;
-        c.slices.rows[row as usize].category = Some(CATEGORY);
+        let row = c
+            .slices
+            .begin_in(CATEGORY, track, ts, name.to_owned(), dur, None)?;
         self.opened.entry(track).or_default().push(row);
         self.add_args(row, args);
         Some(row)

@@ -175,9 +175,7 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
             ];
             let set = c.args.add_set_unique(&args);
             let name = format!("cpuhp({idx})");
-            if let Some(row) = c.slices.begin(track, e.ts, name, -1, Some(set)) {
-                c.slices.rows[row as usize].category = Some("cpu");
-            }
+            c.slices.begin_in("cpu", track, e.ts, name, -1, Some(set));
         }
         "cpuhp_exit" => {
             let track = hotplug_track(c, uint("cpu") as u32);
@@ -242,9 +240,7 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
         "google_icc_event" | "google_irm_event" => {
             let track = global_track(c, "interconnect_events", "Interconnect Events", "slice");
             let name = e.str("event").unwrap_or("").to_owned();
-            if let Some(row) = c.slices.begin(track, e.ts, name, 0, None) {
-                c.slices.rows[row as usize].category = Some(e.name);
-            }
+            c.slices.begin_in(e.name, track, e.ts, name, 0, None);
         }
         "mali_gpu_power_state" => {
             let track = global_track(c, "mali_gpu_power_state", "mali_gpu_power_state", "counter");

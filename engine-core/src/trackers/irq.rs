@@ -47,9 +47,7 @@ fn track(c: &mut Ctx, soft: bool, cpu: i64) -> u32 {
 
 fn begin(c: &mut Ctx, soft: bool, e: &FtraceEv, name: String) {
     let track = track(c, soft, e.cpu);
-    if let Some(row) = c.slices.begin(track, e.ts, name, -1, None) {
-        c.slices.rows[row as usize].category = Some(CATEGORY);
-    }
+    c.slices.begin_in(CATEGORY, track, e.ts, name, -1, None);
 }
 
 /// Closes the innermost open slice of the track, adding `arg` to it.

@@ -108,9 +108,8 @@ impl KernelTrackers {
                     k
                 }
             };
-            if let Some(row) = c.slices.begin(track, ts, name.to_owned(), -1, None) {
-                c.slices.rows[row as usize].category = Some(category);
-            }
+            c.slices
+                .begin_in(category, track, ts, name.to_owned(), -1, None);
         }
     }
 }

@@ -119,9 +119,7 @@ impl NetTracker {
                     int("sport") as u32,
                     int("dport") as u32
                 );
-                if let Some(row) = c.slices.begin(track, e.ts, name, 0, None) {
-                    c.slices.rows[row as usize].category = Some("tcp_event");
-                }
+                c.slices.begin_in("tcp_event", track, e.ts, name, 0, None);
             }
             "napi_gro_receive_entry" => {
                 let track = napi_track(c, e.cpu);
@@ -129,9 +127,8 @@ impl NetTracker {
                     .args
                     .add_set_unique(&[("len", Some(ArgVal::Int(int("len") as u32 as i128)))]);
                 let name = dev.to_owned();
-                if let Some(row) = c.slices.begin(track, e.ts, name, -1, Some(set)) {
-                    c.slices.rows[row as usize].category = Some("napi_gro");
-                }
+                c.slices
+                    .begin_in("napi_gro", track, e.ts, name, -1, Some(set));
             }
             "napi_gro_receive_exit" => {
                 let track = napi_track(c, e.cpu);
@@ -201,9 +198,7 @@ impl NetTracker {
             0,
         );
         c.slices.end(track, e.ts);
-        if let Some(row) = c.slices.begin(track, e.ts, name, -1, None) {
-            c.slices.rows[row as usize].category = Some("tcp_state");
-        }
+        c.slices.begin_in("tcp_state", track, e.ts, name, -1, None);
     }
 }
 

@@ -87,6 +87,21 @@ impl SliceTracker {
         Some(sid)
     }
 
+    /// As `begin`, a slice of `category`.
+    pub fn begin_in(
+        &mut self,
+        category: &'static str,
+        track: u32,
+        ts: i64,
+        name: String,
+        dur: i64,
+        arg_set: Option<i64>,
+    ) -> Option<u32> {
+        let row = self.begin(track, ts, name, dur, arg_set)?;
+        self.rows[row as usize].category = Some(category);
+        Some(row)
+    }
+
     /// Closes the innermost open slice on `track` if there is one; returns
     /// its row. An end with nothing open is ignored, uncounted, as
     /// trace_processor's SliceTracker::End ignores it.

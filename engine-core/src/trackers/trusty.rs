@@ -136,9 +136,7 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
 /// buffer holds it.
 fn begin(c: &mut Ctx, track: u32, ts: i64, name: String, dur: i64) {
     let name = stack_string(name, 256);
-    if let Some(row) = c.slices.begin(track, ts, name, dur, None) {
-        c.slices.rows[row as usize].category = Some(CATEGORY);
-    }
+    c.slices.begin_in(CATEGORY, track, ts, name, dur, None);
 }
 
 fn instant(c: &mut Ctx, track: u32, ts: i64, name: String) {

@@ -179,10 +179,7 @@ impl V4l2Tracker {
         let track = thread_track(c, utid);
         let set = c.args.add_set(&args);
         let name = stack_string(name, 64);
-        let row = c.slices.begin(track, e.ts, name, 0, Some(set));
-        if let Some(r) = row {
-            c.slices.rows[r as usize].category = Some(CATEGORY);
-        }
+        let row = c.slices.begin_in(CATEGORY, track, e.ts, name, 0, Some(set));
         let key = (minor, seq, u("type"), u("index"));
         match e.name {
             "v4l2_qbuf" => {
