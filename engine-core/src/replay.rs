@@ -381,37 +381,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         ctx.stats
             .add("compact_sched_switch_skipped", skipped_compact, None);
     }
-    if ctx.slices.misplaced_end_events > 0 {
-        let n = ctx.slices.misplaced_end_events;
-        ctx.stats.add("misplaced_end_event", n, None);
-    }
-    for (ts, parent, name) in std::mem::take(&mut ctx.slices.dropped_too_deep) {
-        let args = vec![
-            ("parent_slice_name", Some(ArgVal::Str(parent))),
-            ("current_slice_name", Some(ArgVal::Str(name))),
-        ];
-        crate::trackers::import_logs::ImportLog::record(
-            &mut ctx,
-            ts,
-            "slice_max_depth_exceeded",
-            args,
-        );
-    }
-    for o in std::mem::take(&mut ctx.slices.dropped_overlaps) {
-        let args = vec![
-            ("overlap_start", Some(ArgVal::Int(o.start as i128))),
-            ("overlap_end", Some(ArgVal::Int(o.end as i128))),
-            ("conflicting_slice_name", Some(ArgVal::Str(o.name))),
-            ("conflicting_slice_ts", Some(ArgVal::Int(o.ts as i128))),
-            ("conflicting_slice_dur", Some(ArgVal::Int(o.dur as i128))),
-        ];
-        crate::trackers::import_logs::ImportLog::record(
-            &mut ctx,
-            o.start,
-            "slice_drop_overlapping_complete_event",
-            args,
-        );
-    }
+    crate::trackers::slices::finish(&mut ctx);
     sched.finish(&mut ctx.stats);
     binder.finish(&mut ctx);
     ctx.power.uid_tracks =

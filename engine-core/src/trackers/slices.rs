@@ -4,6 +4,9 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::tracks::ArgVal;
+use super::Ctx;
+
 pub const MAX_SLICE_DEPTH: usize = 512;
 
 pub struct SliceRow {
@@ -23,15 +26,15 @@ pub struct SliceTracker {
     pub rows: Vec<SliceRow>,
     stacks: HashMap<u32, Vec<u32>>,
     /// open slices truncated by the end of a complete slice below them
-    /// (trace_processor's misplaced_end_event; the replay adds it to stats)
-    pub misplaced_end_events: i64,
+    /// (trace_processor's misplaced_end_event; `finish` counts them)
+    misplaced_end_events: i64,
     /// complete slices dropped for partially overlapping one on their track
-    /// (the replay logs them: slice_drop_overlapping_complete_event)
-    pub dropped_overlaps: Vec<Overlap>,
+    /// (`finish` logs them: slice_drop_overlapping_complete_event)
+    dropped_overlaps: Vec<Overlap>,
     /// slices dropped for nesting deeper than MAX_SLICE_DEPTH: (ts, the
-    /// innermost open slice's name, theirs); the replay logs them
+    /// innermost open slice's name, theirs); `finish` logs them
     /// (slice_max_depth_exceeded)
-    pub dropped_too_deep: Vec<(i64, String, String)>,
+    dropped_too_deep: Vec<(i64, String, String)>,
     /// (row, thread_ts, thread_dur) of the slices that have them
     pub thread_times: Vec<(u32, i64, i64)>,
 }
@@ -39,12 +42,40 @@ pub struct SliceTracker {
 /// A new complete slice `[start, start + its dur)` that starts inside the
 /// complete slice `name` `[ts, ts + dur)` and ends after it, so `[start,
 /// end)` is ambiguous (SliceTracker's OverlapInfo).
-pub struct Overlap {
-    pub start: i64,
-    pub end: i64,
-    pub name: String,
-    pub ts: i64,
-    pub dur: i64,
+struct Overlap {
+    start: i64,
+    end: i64,
+    name: String,
+    ts: i64,
+    dur: i64,
+}
+
+/// The end of the import: the slices' stat (misplaced_end_event) and the
+/// import logs of the slices dropped (too deep, overlapping), as
+/// trace_processor's SliceTracker records them.
+pub fn finish(c: &mut Ctx) {
+    use super::import_logs::ImportLog;
+    if c.slices.misplaced_end_events > 0 {
+        let n = c.slices.misplaced_end_events;
+        c.stats.add("misplaced_end_event", n, None);
+    }
+    for (ts, parent, name) in std::mem::take(&mut c.slices.dropped_too_deep) {
+        let args = vec![
+            ("parent_slice_name", Some(ArgVal::Str(parent))),
+            ("current_slice_name", Some(ArgVal::Str(name))),
+        ];
+        ImportLog::record(c, ts, "slice_max_depth_exceeded", args);
+    }
+    for o in std::mem::take(&mut c.slices.dropped_overlaps) {
+        let args = vec![
+            ("overlap_start", Some(ArgVal::Int(o.start as i128))),
+            ("overlap_end", Some(ArgVal::Int(o.end as i128))),
+            ("conflicting_slice_name", Some(ArgVal::Str(o.name))),
+            ("conflicting_slice_ts", Some(ArgVal::Int(o.ts as i128))),
+            ("conflicting_slice_dur", Some(ArgVal::Int(o.dur as i128))),
+        ];
+        ImportLog::record(c, o.start, "slice_drop_overlapping_complete_event", args);
+    }
 }
 
 impl SliceTracker {
