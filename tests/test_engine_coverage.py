@@ -49,7 +49,8 @@ def test_other_sql_errors_are_one_line_query_errors(freq_engine):
 
 
 def _trace_with_skipped_data() -> bytes:
-    """Three track_event, two graphics_frame_event and one gpu_counter_event packet
+    """Three track events of a legacy async phase (imported but for their
+    async slices), two graphics_frame_event and one gpu_counter_event packet
     beside one imported cpu_frequency event; one clock_snapshot (bookkeeping,
     not counted)."""
     trace = pb.Trace()
@@ -63,8 +64,9 @@ def _trace_with_skipped_data() -> bytes:
     ev.cpu_frequency.cpu_id = 0
     for i in range(3):
         p = trace.packet.add(timestamp=2_000 + i, trusted_packet_sequence_id=1)
-        p.track_event.type = pb.TrackEvent.TYPE_INSTANT
         p.track_event.name = f"event {i}"
+        p.track_event.legacy_event.phase = ord("b")
+        p.track_event.legacy_event.unscoped_id = 7
     for i in range(2):
         p = trace.packet.add(timestamp=3_000 + i)
         p.graphics_frame_event.buffer_event.frame_number = i
@@ -84,11 +86,11 @@ def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
                               "WHERE name LIKE 'artscope_skipped_%' ORDER BY name")
         assert stats.rows() == [("artscope_skipped_gpu_counter_event", 1, "info"),
                                 ("artscope_skipped_graphics_frame_event", 2, "info"),
-                                ("artscope_skipped_track_event", 3, "info")]
+                                ("artscope_skipped_track_event_fields", 3, "info")]
         assert len(record) == 1
         msg = str(record[0].message)
         assert "\n" not in msg
-        assert "3 track_event packet(s) (slice, thread_track" in msg
+        assert "3 track event(s) with parts not imported (slice, flow, args" in msg
         assert "2 graphics_frame_event packet(s) (graphics_frame_slice)" in msg
         assert "1 gpu_counter_event packet(s) (gpu_counter_track, counter)" in msg
         assert "clock_snapshot" not in msg and "--engine trace_processor" in msg

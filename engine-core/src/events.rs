@@ -336,6 +336,8 @@ pub enum PacketData {
     Power(crate::trackers::power::PowerEvent),
     /// AndroidAflags.error: the aflags data source failed (an import log).
     AflagsError(String),
+    /// TrackEvent, TrackDescriptor, ThreadDescriptor, ProcessDescriptor.
+    TrackEvent(crate::decoder::track_event::TrackEventPacket),
 }
 
 #[derive(Debug, Clone)]
@@ -492,6 +494,10 @@ pub struct Sink {
     pub power: crate::trackers::power::Descriptors,
     /// (uid, cluster, total cpu ms) of CpuPerUidData (its track table).
     pub cpu_per_uid_totals: Vec<(u32, u32, i64)>,
+    /// Track event descriptor tracks reserved while decoding, and the
+    /// sequences that marked their first packet (trackers::track_event).
+    pub track_event_reservations: crate::decoder::track_event::Reservations,
+    pub first_packet_seqs: rustc_hash::FxHashSet<u32>,
 }
 
 impl Sink {

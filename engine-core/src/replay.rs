@@ -18,7 +18,9 @@ use crate::trackers::frame_timeline::FrameTimelineTracker;
 use crate::trackers::irq;
 use crate::trackers::kernel::KernelTrackers;
 use crate::trackers::power;
-use crate::trackers::process::{Name, ProcessTracker, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE};
+use crate::trackers::process::{
+    Name, ProcessTracker, PNAME_SYSTEM, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE,
+};
 use crate::trackers::raw::{Comm, RawTable, SchedArgs, SwitchArgs};
 use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
 use crate::trackers::slices::SliceTracker;
@@ -120,6 +122,15 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut drm = DrmTracker::default();
     let mut binder = BinderTracker::default();
     let mut kernel = KernelTrackers::default();
+    let (mut track_events, reservation_errors) =
+        crate::trackers::track_event::TrackEventTracker::new(
+            std::mem::take(&mut sink.track_event_reservations),
+            std::mem::take(&mut sink.first_packet_seqs),
+        );
+    for (stat, uuid) in reservation_errors {
+        let args = vec![("track_uuid", Some(ArgVal::Uint(uuid)))];
+        crate::trackers::import_logs::ImportLog::record_analysis(&mut ctx, stat, args);
+    }
     let mut cpus_seen = CpuSet::default();
     let mut ts_other: Option<(i64, i64)> = None;
     let mut note_other = |ts: i64| {
@@ -358,6 +369,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     PacketData::AflagsError(msg) => {
                         crate::trackers::import_logs::aflags_error(&mut ctx, p.ts, msg)
                     }
+                    PacketData::TrackEvent(te) => track_events.packet(&mut ctx, p.ts, te),
                 }
             }
         }
@@ -650,7 +662,7 @@ fn process_tree(
         let pupid = pt.get_or_create_process(p.ppid.unwrap_or(0));
         let upid = pt.get_or_create_process(p.pid) as usize;
         let name: Name = Some(Rc::from(argv0));
-        pt.p_name[upid] = name;
+        pt.set_process_name(upid as u32, &name, PNAME_SYSTEM);
         pt.set_process_parent(upid as u32, pupid);
         if p.uid.is_some() {
             pt.p_uid[upid] = p.uid;
@@ -694,7 +706,7 @@ fn systrace_dump(
         let pupid = pt.get_or_create_process(*ppid);
         let upid = pt.get_or_create_process(*pid) as usize;
         pt.set_process_parent(upid as u32, pupid);
-        pt.p_name[upid] = Some(Rc::from(name.as_str()));
+        pt.set_process_name(upid as u32, &Some(Rc::from(name.as_str())), PNAME_SYSTEM);
         // an empty cmdline, which trace_processor's string pool stores as NULL
         pt.p_cmdline[upid] = None;
     }

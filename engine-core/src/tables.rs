@@ -811,12 +811,12 @@ pub fn fill<'v>(
                     V::Int(i as i64),
                     ot(r.name.as_deref()),
                     V::Text(r.type_),
-                    V::Null,
+                    ou32(r.parent),
                     oi(r.dimension_arg_set_id),
                     oi(r.source_arg_set_id),
                     V::Int(HOST_MACHINE_ID),
                     V::Text(r.event_type),
-                    ot(r.unit),
+                    ot(r.unit.as_deref()),
                     ot(r.description.as_deref()),
                     ou32(r.utid),
                     ou32(r.upid),
@@ -826,12 +826,7 @@ pub fn fill<'v>(
         }
         "slice" => {
             // thread_ts / thread_dur: the few slices that have them
-            let thread_times: rustc_hash::FxHashMap<u32, (i64, i64)> = ctx
-                .slices
-                .thread_times
-                .iter()
-                .map(|&(row, ts, dur)| (row, (ts, dur)))
-                .collect();
+            let thread_times = &ctx.slices.thread_times;
             for (i, r) in ctx.slices.rows.iter().enumerate() {
                 let thread = thread_times.get(&(i as u32));
                 ins.row(&[
@@ -839,13 +834,17 @@ pub fn fill<'v>(
                     V::Int(r.ts),
                     V::Int(r.dur),
                     V::Int(r.track as i64),
-                    ot(r.category),
-                    V::Text(&r.name),
+                    ot(r.category.as_deref()),
+                    if r.null_name {
+                        V::Null
+                    } else {
+                        V::Text(&r.name)
+                    },
                     V::Int(r.depth),
                     ou32(r.parent),
                     oi(r.arg_set),
-                    oi(thread.map(|t| t.0)),
-                    oi(thread.map(|t| t.1)),
+                    oi(thread.and_then(|t| t.0)),
+                    oi(thread.and_then(|t| t.1)),
                 ])?;
             }
         }
@@ -942,12 +941,12 @@ pub fn fill<'v>(
             }
         }
         "flow" => {
-            for (i, &(out, into)) in ctx.flows.iter().enumerate() {
+            for (i, &(out, into, trace_id)) in ctx.flows.iter().enumerate() {
                 ins.row(&[
                     V::Int(i as i64),
                     V::Int(out as i64),
                     V::Int(into as i64),
-                    V::Null,
+                    oi(trace_id),
                     V::Null,
                 ])?;
             }

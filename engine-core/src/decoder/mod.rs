@@ -8,4 +8,5 @@ pub mod packets_misc;
 pub mod power;
 pub mod proto;
 pub mod systrace;
+pub mod track_event;
 pub mod wire;

@@ -15,6 +15,7 @@
 use super::ftrace_schema::{
     event_name, generic_fields, is_packet_data_field, packet_data_field_name,
 };
+use super::track_event::TrackEventPacket;
 use super::wire::{push_varints, text, text_ref, Fields, Value, WireError};
 use crate::events::*;
 use crate::metadata::MetaVal;
@@ -206,6 +207,8 @@ pub struct ProtoDecoder<'s> {
     /// The current packet's payload offset in the decoded bytes (the
     /// import log's byte_offset).
     offset: usize,
+    /// Track event packets' per-sequence state and descriptor tracks.
+    track_events: super::track_event::Tokenizer,
 }
 
 /// A packet sequence's losses, counted as trace_processor's ProtoTraceReader
@@ -318,6 +321,7 @@ impl<'s> ProtoDecoder<'s> {
             adreno: Default::default(),
             seq_loss: HashMap::default(),
             offset: 0,
+            track_events: Default::default(),
         }
     }
 
@@ -351,6 +355,16 @@ impl<'s> ProtoDecoder<'s> {
         if self.sink.parse_clock_conversion {
             self.sink.clock_converted();
         }
+        let te = std::mem::take(&mut self.track_events);
+        for stat in te.stats {
+            self.sink.stats.add(stat, 1, None);
+        }
+        if te.skipped_fields > 0 {
+            let stat = format!("{SKIPPED_STAT_PREFIX}track_event_fields");
+            self.sink.stats.add(&stat, te.skipped_fields, None);
+        }
+        self.sink.track_event_reservations = te.reservations;
+        self.sink.first_packet_seqs = te.first_packet_seqs.into_iter().collect();
         if self.sink.remote_machine_packets > 0 {
             let stat = format!("{SKIPPED_STAT_PREFIX}remote_machine_packets");
             let n = std::mem::take(&mut self.sink.remote_machine_packets);
@@ -412,6 +426,8 @@ impl<'s> ProtoDecoder<'s> {
         let mut dropped = 0u64;
         let mut data = OneofRun::new();
         let mut machine_id = 0u32;
+        let mut defaults: Option<&[u8]> = None;
+        let mut first_on_sequence = false;
         for f in Fields::new(raw) {
             let (num, v) = f?;
             if num == 8 {
@@ -441,6 +457,10 @@ impl<'s> ProtoDecoder<'s> {
                 interned = bytes(v);
             } else if num == 98 {
                 machine_id = varint(v).unwrap_or(0) as u32;
+            } else if num == 59 {
+                defaults = bytes(v);
+            } else if num == 87 {
+                first_on_sequence = varint(v).is_some_and(|x| x != 0);
             } else if is_packet_data_field(num) {
                 if let Some(b) = bytes(v) {
                     data.see(num, b);
@@ -460,12 +480,33 @@ impl<'s> ProtoDecoder<'s> {
             self.sink.remote_machine_packets += 1;
             return Ok(());
         }
-        self.count_loss(has_seq, cleared, dropped, flags);
+        if first_on_sequence {
+            self.track_events.first_packet_seqs.insert(self.seq_id);
+        }
+        let skip = self.count_loss(has_seq, cleared, dropped, flags);
         if cleared {
             // the sequence's incremental state starts over (CpuPerUidData
             // sends absolute times again; interned kernel symbols go)
             self.cpu_per_uid.clear_sequence(self.seq_id);
             self.kernel_symbols.remove(&self.seq_id);
+        }
+        if has_seq && cleared {
+            self.track_events.clear(self.seq_id);
+        } else if has_seq && dropped != 0 {
+            self.track_events.loss(self.seq_id);
+        }
+        if let Some(d) = defaults {
+            if has_seq {
+                self.track_events.defaults(self.seq_id, d)?;
+            } else {
+                self.sink
+                    .stats
+                    .add("trace_packet_defaults_missing_sequence_id", 1, None);
+            }
+        }
+        // a timestamp without its own clock is in the sequence's default one
+        if ts.is_some() && clock.is_none() {
+            clock = self.track_events.default_clock(self.seq_id);
         }
         if ts.is_some() && clock.is_some() {
             self.sink.clock_converted();
@@ -478,8 +519,25 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         if let Some(b) = interned {
-            self.interned_data(b)?;
+            if !has_seq {
+                self.sink
+                    .stats
+                    .add("interned_data_missing_sequence_id", 1, None);
+            } else if !self.state_valid() {
+                // (trace_processor also logs it; the import log is not kept)
+                self.sink
+                    .stats
+                    .add("interned_data_skipped_incremental_state_invalid", 1, None);
+            } else {
+                self.interned_data(b)?;
+                self.track_events.interned(self.seq_id, b)?;
+            }
         }
+        if skip {
+            // SEQ_NEEDS_INCREMENTAL_STATE while the state is invalid
+            return Ok(());
+        }
+        let packet_ts = ts;
         let ts = match ts {
             Some(t) => {
                 if t > self.max_ts {
@@ -502,6 +560,53 @@ impl<'s> ProtoDecoder<'s> {
                 if self.sink.order.len() > events_before {
                     self.sink.clock_converted();
                 }
+                Ok(())
+            }
+            Some(11) => {
+                let seq = self.seq_id;
+                let clocks = &mut self.clocks;
+                let mut to_trace = |t: i64| clocks.to_boottime(seq, 3, t).unwrap_or(t);
+                let got = self.track_events.track_event(
+                    seq,
+                    has_seq,
+                    packet_ts,
+                    &parts.concat(),
+                    &mut to_trace,
+                )?;
+                if let Some((ets, e)) = got {
+                    let data = PacketData::TrackEvent(TrackEventPacket::Event(Box::new(e)));
+                    self.sink.push_packet(ets, data);
+                }
+                Ok(())
+            }
+            Some(60) => {
+                let valid = self.state_valid();
+                let seq = self.seq_id;
+                let got = self
+                    .track_events
+                    .track_descriptor(seq, ts, &parts.concat(), valid)?;
+                if let Some(d) = got {
+                    let data = PacketData::TrackEvent(TrackEventPacket::Descriptor(Box::new(d)));
+                    self.sink.push_packet(ts, data);
+                }
+                Ok(())
+            }
+            Some(44) => {
+                let valid = self.state_valid();
+                let seq = self.seq_id;
+                let got =
+                    self.track_events
+                        .thread_descriptor(seq, has_seq, &parts.concat(), valid)?;
+                if let Some(t) = got {
+                    let data = PacketData::TrackEvent(TrackEventPacket::ThreadDescriptor(t));
+                    self.sink.push_packet(ts, data);
+                }
+                Ok(())
+            }
+            Some(43) => {
+                let p = super::track_event::process_descriptor(&parts.concat())?;
+                let data = PacketData::TrackEvent(TrackEventPacket::ProcessDescriptor(p));
+                self.sink.push_packet(ts, data);
                 Ok(())
             }
             Some(2) => self.process_tree(ts, &parts),
@@ -2020,7 +2125,7 @@ impl<'s> ProtoDecoder<'s> {
     /// ParsePacket): previous_packet_dropped counts after the sequence's
     /// first packet; clearing the incremental state makes it valid, a loss
     /// invalid; a packet needing it is skipped while it is invalid.
-    fn count_loss(&mut self, has_seq: bool, cleared: bool, dropped: u64, flags: u64) {
+    fn count_loss(&mut self, has_seq: bool, cleared: bool, dropped: u64, flags: u64) -> bool {
         const SEQ_NEEDS_INCREMENTAL_STATE: u64 = 2;
         let seq_id = self.seq_id;
         let mut first = false;
@@ -2055,8 +2160,16 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink
                     .skipped_packet_logs
                     .push((self.offset as i64, seq_id));
+                return true;
             }
         }
+        false
+    }
+
+    /// Whether the current sequence's incremental state is valid
+    /// (PacketSequenceStateBuilder::IsIncrementalStateValid).
+    fn state_valid(&self) -> bool {
+        self.seq_loss.get(&self.seq_id).is_some_and(|s| s.valid)
     }
 }
 

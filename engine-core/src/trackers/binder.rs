@@ -429,7 +429,8 @@ impl BinderTracker {
     /// The binder slices' arg sets, made once every arg is known, and the
     /// flows.
     pub fn finish(self, c: &mut Ctx) {
-        c.flows.extend(self.flows);
+        c.flows
+            .extend(self.flows.into_iter().map(|(o, i)| (o, i, None)));
         for (row, items) in self.slice_args {
             if items.is_empty() {
                 continue;

@@ -96,6 +96,17 @@ impl TrackCompressor {
         i as u32
     }
 
+    /// The set's first lane, made (bound to cookie 0) if the set has none
+    /// (TrackCompressor::DefaultTrack: a merged set's representative, e.g.
+    /// as a parent).
+    pub fn default_lane(&mut self, type_: &'static str, dims: &Dims) -> u32 {
+        let lanes = self.sets.entry((type_, dims.clone())).or_default();
+        if lanes.is_empty() {
+            lanes.push(Lane::Cookie { cookie: 0, open: 0 });
+        }
+        0
+    }
+
     /// The lane of a slice over [ts, ts + dur].
     pub fn scoped(&mut self, type_: &'static str, dims: &Dims, ts: i64, dur: i64) -> u32 {
         let lanes = self.sets.entry((type_, dims.clone())).or_default();

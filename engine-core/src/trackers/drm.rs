@@ -313,7 +313,7 @@ impl DrmTracker {
             return;
         };
         if let Some(queued) = self.ring(c, name).queued.remove(&job.local_key()) {
-            c.flows.push((queued, row));
+            c.flows.push((queued, row, None));
         }
     }
 

@@ -375,7 +375,7 @@ impl FrameTimelineTracker {
                 .push(sid),
             (2, _) => {
                 for surface in self.surfaces_of_display.remove(&token).unwrap_or_default() {
-                    c.flows.push((surface, sid));
+                    c.flows.push((surface, sid, None));
                 }
             }
             _ => {}

@@ -38,6 +38,21 @@ impl ImportLog {
     }
 }
 
+impl ImportLog {
+    /// An analysis log (RecordAnalysisLog: no ts, no byte_offset).
+    pub fn record_analysis(c: &mut Ctx, name: &'static str, args: Vec<(&str, Option<ArgVal>)>) {
+        c.stats.add(name, 1, None);
+        let arg_set_id = (!args.is_empty()).then(|| c.args.add_set(&args));
+        c.import_logs.push(ImportLog {
+            ts: None,
+            byte_offset: None,
+            severity: severity(name),
+            name,
+            arg_set_id,
+        });
+    }
+}
+
 /// AndroidAflags.error: the aflags tool failed (trace_processor imports no
 /// flags from such a packet).
 pub fn aflags_error(c: &mut Ctx, ts: i64, msg: &str) {

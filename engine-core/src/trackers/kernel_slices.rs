@@ -270,7 +270,7 @@ fn begin(
 ) {
     let set = (!args.is_empty()).then(|| c.args.add_set_unique(args));
     if let Some(row) = c.slices.begin(track, e.ts, name, -1, set) {
-        c.slices.rows[row as usize].category = category;
+        c.slices.rows[row as usize].category = category.map(std::borrow::Cow::Borrowed);
     }
 }
 

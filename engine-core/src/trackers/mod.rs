@@ -35,6 +35,7 @@ pub mod sessions;
 pub mod slices;
 pub mod syscall_table;
 pub mod syscalls;
+pub mod track_event;
 pub mod tracks;
 pub mod triggers;
 pub mod trusty;
@@ -72,9 +73,10 @@ pub struct Ctx {
     pub thread_state: sched::ThreadStateTracker,
     pub states: sched::EndStates,
     pub power: power::PowerTracker,
-    /// flow rows (slice_out, slice_in) in creation order: the binder
-    /// transactions' inferred flows (flow.trace_id NULL)
-    pub flows: Vec<(u32, u32)>,
+    /// flow rows (slice_out, slice_in, trace_id) in creation order: the
+    /// binder transactions' inferred flows and others (trace_id NULL), track
+    /// events' flows (their flow id)
+    pub flows: Vec<(u32, u32, Option<i64>)>,
     /// the `state` table (tracing sessions' states)
     pub state_rows: sessions::StateRows,
     /// the `__intrinsic_logs` table (logcat)

@@ -10,7 +10,13 @@ use rustc_hash::FxHashMap as HashMap;
 pub const PRIO_OTHER: u8 = 0;
 pub const PRIO_FTRACE: u8 = 1;
 pub const PRIO_PROCESS_TREE: u8 = 2;
+pub const PRIO_TRACK_DESCRIPTOR: u8 = 4;
 pub const PRIO_SWAPPER: u8 = 5;
+
+/// ProcessNamePriority: a track descriptor's process name does not
+/// override the system's (process tree, ftrace comms).
+pub const PNAME_TRACK_DESCRIPTOR: u8 = 2;
+pub const PNAME_SYSTEM: u8 = 4;
 
 /// A name: an owned string (thread comms are shared through an Rc-free id
 /// into the caller's pool is not worth it here; names change rarely).
@@ -28,6 +34,8 @@ pub struct ProcessTracker {
     // process columns (upid = index)
     pub p_pid: Vec<i64>,
     pub p_name: Vec<Name>,
+    /// the priority of each process's name (ProcessNamePriority)
+    pub p_name_prio: Vec<u8>,
     pub p_start: Vec<Option<i64>>,
     pub p_end: Vec<Option<i64>>,
     pub p_parent: Vec<Option<u32>>,
@@ -62,6 +70,7 @@ impl ProcessTracker {
         pt.t_upid.push(Some(0));
         pt.p_pid.push(0);
         pt.p_name.push(None);
+        pt.p_name_prio.push(0);
         pt.p_start.push(None);
         pt.p_end.push(None);
         pt.p_parent.push(None);
@@ -166,6 +175,16 @@ impl ProcessTracker {
         }
     }
 
+    /// UpdateProcessName: the name wins if its priority is >= the current
+    /// one's. (A None name leaves the process's name as it is.)
+    pub fn set_process_name(&mut self, upid: u32, name: &Name, prio: u8) {
+        let u = upid as usize;
+        if name.is_some() && prio >= self.p_name_prio[u] {
+            self.p_name[u] = name.clone();
+            self.p_name_prio[u] = prio;
+        }
+    }
+
     pub fn update_thread_name(&mut self, tid: i64, name: &Name, prio: u8) -> u32 {
         let utid = self.get_or_create_thread(tid);
         self.set_thread_name(utid, name, prio);
@@ -213,7 +232,7 @@ impl ProcessTracker {
         let utid = self.update_thread_name(tid, name, prio);
         if let Some(upid) = self.t_upid[utid as usize] {
             if self.p_pid[upid as usize] == tid {
-                self.p_name[upid as usize] = name.clone();
+                self.set_process_name(upid, name, PNAME_SYSTEM);
             }
         }
     }
@@ -225,6 +244,7 @@ impl ProcessTracker {
         let upid = self.p_pid.len() as u32;
         self.p_pid.push(pid);
         self.p_name.push(None);
+        self.p_name_prio.push(0);
         self.p_start.push(None);
         self.p_end.push(None);
         self.p_parent.push(None);
@@ -251,7 +271,7 @@ impl ProcessTracker {
         if ts.is_some() {
             self.p_start[upid as usize] = ts;
         }
-        self.p_name[upid as usize] = name.clone();
+        self.set_process_name(upid, name, PNAME_SYSTEM);
         self.set_thread_name(main, name, prio);
         if let Some(ptid) = parent_tid {
             let parent_utid = self.get_or_create_thread(ptid);

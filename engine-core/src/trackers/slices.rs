@@ -14,8 +14,11 @@ pub struct SliceRow {
     pub dur: i64,
     pub track: u32,
     pub name: String,
-    /// slice.category (set by the trackers that have one, e.g. "binder")
-    pub category: Option<&'static str>,
+    /// slice.category (set by the trackers that have one, e.g. "binder",
+    /// or a track event's categories)
+    pub category: Option<std::borrow::Cow<'static, str>>,
+    /// slice.name is NULL (a track event without a name): `name` is empty
+    pub null_name: bool,
     pub depth: i64,
     pub parent: Option<u32>,
     pub arg_set: Option<i64>,
@@ -35,8 +38,8 @@ pub struct SliceTracker {
     /// innermost open slice's name, theirs); `finish` logs them
     /// (slice_max_depth_exceeded)
     dropped_too_deep: Vec<(i64, String, String)>,
-    /// (row, thread_ts, thread_dur) of the slices that have them
-    pub thread_times: Vec<(u32, i64, i64)>,
+    /// row -> (thread_ts, thread_dur) of the slices that have either
+    pub thread_times: HashMap<u32, (Option<i64>, Option<i64>)>,
 }
 
 /// A new complete slice `[start, start + its dur)` that starts inside the
@@ -110,6 +113,7 @@ impl SliceTracker {
             track,
             name,
             category: None,
+            null_name: false,
             depth: depth as i64,
             parent,
             arg_set,
@@ -129,7 +133,7 @@ impl SliceTracker {
         arg_set: Option<i64>,
     ) -> Option<u32> {
         let row = self.begin(track, ts, name, dur, arg_set)?;
-        self.rows[row as usize].category = Some(category);
+        self.rows[row as usize].category = Some(std::borrow::Cow::Borrowed(category));
         Some(row)
     }
 
@@ -159,6 +163,24 @@ impl SliceTracker {
         self.complete(track, ts, category, Some(name))
     }
 
+    /// Closes the innermost open slice on `track` of `category` and named
+    /// `name`, each only if given (SliceTracker::End with a null category
+    /// or name matching any).
+    pub fn end_matching(
+        &mut self,
+        track: u32,
+        ts: i64,
+        category: Option<&str>,
+        name: Option<&str>,
+    ) -> Option<u32> {
+        self.complete(track, ts, category, name)
+    }
+
+    /// The innermost open slice on `track` (GetTopmostSliceOnTrack).
+    pub fn topmost_open(&self, track: u32) -> Option<u32> {
+        self.stacks.get(&track)?.last().copied()
+    }
+
     /// SliceTracker::CompleteSliceBegin / Finalize: the stack closed up to
     /// `ts`, then the innermost open slice (of `category` and named `name`,
     /// if given) ends; it leaves the stack only if it is on top (else with
@@ -176,8 +198,8 @@ impl SliceTracker {
         let at = stack.iter().rposition(|&r| {
             let row = &rows[r as usize];
             row.dur == -1
-                && category.map_or(true, |c| row.category == Some(c))
-                && name.map_or(true, |n| row.name == n)
+                && category.map_or(true, |c| row.category.as_deref() == Some(c))
+                && name.map_or(true, |n| row.null_name || row.name == n)
         })?;
         let top = stack[at];
         let row = &mut rows[top as usize];

@@ -15,6 +15,8 @@ pub enum ArgVal {
     /// a string arg without a value (trace_processor's null StringId: an
     /// absent proto string field): value_type 'string', every value NULL
     NullStr,
+    /// an address (Variadic::Pointer): value_type 'pointer', shown in hex
+    Pointer(u64),
 }
 
 /// One args row, compact (hundreds of thousands on a real trace, all held
@@ -39,6 +41,8 @@ pub enum ArgValue {
     Str(Box<str>),
     /// value_type 'string', every value NULL
     NullStr,
+    /// value_type 'pointer': the int64 bit pattern of the address
+    Pointer(i64),
 }
 
 impl ArgValue {
@@ -52,6 +56,7 @@ impl ArgValue {
             ArgValue::Real(r) => ArgVal::Real(*r),
             ArgValue::Str(s) => ArgVal::Str(s.to_string()),
             ArgValue::NullStr => ArgVal::NullStr,
+            ArgValue::Pointer(p) => ArgVal::Pointer(*p as u64),
         }
     }
 
@@ -62,12 +67,13 @@ impl ArgValue {
             ArgValue::Bool(_) => "bool",
             ArgValue::Real(_) => "real",
             ArgValue::Str(_) | ArgValue::NullStr => "string",
+            ArgValue::Pointer(_) => "pointer",
         }
     }
 
     pub fn int_value(&self) -> Option<i64> {
         match *self {
-            ArgValue::Int(i) | ArgValue::Uint(i) => Some(i),
+            ArgValue::Int(i) | ArgValue::Uint(i) | ArgValue::Pointer(i) => Some(i),
             ArgValue::Bool(b) => Some(b as i64),
             _ => None,
         }
@@ -96,6 +102,7 @@ impl ArgValue {
             ArgValue::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
             ArgValue::Real(r) => Cow::Owned(py_float_repr(*r)),
             ArgValue::Str(s) => Cow::Borrowed(s),
+            ArgValue::Pointer(p) => Cow::Owned(format!("0x{:x}", *p as u64)),
             ArgValue::NullStr => return None,
         })
     }
@@ -204,6 +211,7 @@ impl Args {
                 ArgVal::Real(r) => ArgValue::Real(*r),
                 ArgVal::Str(s) => ArgValue::Str(s.as_str().into()),
                 ArgVal::NullStr => ArgValue::NullStr,
+                ArgVal::Pointer(p) => ArgValue::Pointer(*p as i64),
             };
             if let Some(rows) = self.growing.get_mut(&set_id) {
                 if let Some(&r) = rows.iter().find(|&&r| self.rows[r as usize].key == key) {
@@ -243,6 +251,7 @@ fn content_hash<K: AsRef<str>>(items: &[(K, Option<ArgVal>)]) -> u64 {
             ArgVal::Str(s) => (3u8, s.as_str()).hash(&mut h),
             ArgVal::Bool(b) => (4u8, *b).hash(&mut h),
             ArgVal::NullStr => 5u8.hash(&mut h),
+            ArgVal::Pointer(p) => (6u8, *p).hash(&mut h),
         }
     }
     h.finish()
@@ -289,8 +298,10 @@ pub struct TrackRow {
     pub utid: Option<u32>,
     pub upid: Option<u32>,
     pub cpu: Option<i64>,
-    /// counter_track.unit (the blueprint's static unit)
-    pub unit: Option<&'static str>,
+    /// counter_track.unit (the blueprint's unit)
+    pub unit: Option<std::borrow::Cow<'static, str>>,
+    /// track.parent_id (track_event tracks nested in their parent's)
+    pub parent: Option<u32>,
     /// the track's description (a `description` arg in its source arg set,
     /// which counter_track.description shows)
     pub source_arg_set_id: Option<i64>,
@@ -370,6 +381,7 @@ impl Tracks {
             upid: owner.upid,
             cpu: owner.cpu,
             unit: None,
+            parent: None,
             source_arg_set_id: None,
             description: None,
         });
@@ -397,7 +409,7 @@ impl Tracks {
         if id as usize == before {
             let items = source_args();
             let row = &mut self.rows[id as usize];
-            row.unit = unit;
+            row.unit = unit.map(std::borrow::Cow::Borrowed);
             if !items.is_empty() {
                 row.source_arg_set_id = Some(args.add_set(&items));
             }

@@ -188,7 +188,7 @@ impl V4l2Tracker {
             "v4l2_dqbuf" => {
                 if let Some(queued) = self.queued.remove(&key) {
                     if let (Some(out), Some(r)) = (queued, row) {
-                        c.flows.push((out, r));
+                        c.flows.push((out, r, None));
                     }
                 }
             }

@@ -35,10 +35,9 @@ _HINT = ("query it with trace_processor: --engine trace_processor, or "
 #: Skipped TracePacket kinds -> the trace_processor tables they fill (the
 #: kinds not listed fill trace_processor tables of their own name).
 WOULD_FILL: dict[str, str] = {
-    "track_event": "slice, thread_track, process_track, track, counter, args",
-    "track_descriptor": "track, thread_track, process_track, counter_track",
-    "process_descriptor": "process",
-    "thread_descriptor": "thread",
+    "track_event_fields": ("slice, flow, args, android_logs: legacy async / flow phases, JSON "
+                           "and typed-proto debug annotations, Chrome's typed fields, log "
+                           "messages, callstacks, state events"),
     "chrome_events": "slice, args (legacy JSON events)",
     "profile_packet": "heap_profile_allocation, stack_profile_frame, stack_profile_callsite",
     "streaming_profile_packet": "cpu_profile_stack_sample, stack_profile_callsite",
@@ -69,6 +68,11 @@ WOULD_FILL: dict[str, str] = {
 }
 
 
+#: What a skipped stat counts, where it is not packets of its kind.
+WHAT_IS_COUNTED: dict[str, str] = {
+    "track_event_fields": "track event(s) with parts not imported",
+}
+
 
 class SkippedDataWarning(UserWarning):
     """The trace holds data the embedded engine does not import."""
@@ -91,7 +95,8 @@ def skipped_data_message(rows: list[tuple[str, Any]]) -> str | None:
         if not name.startswith(SKIPPED_STAT_PREFIX) or not value:
             continue
         kind = name[len(SKIPPED_STAT_PREFIX):]
-        parts.append(f"{value} {kind} packet(s) ({WOULD_FILL.get(kind, kind)})")
+        what = WHAT_IS_COUNTED.get(kind, f"{kind} packet(s)")
+        parts.append(f"{value} {what} ({WOULD_FILL.get(kind, kind)})")
     if not parts:
         return None
     return ("this trace holds data the embedded engine does not import, so these tables "

@@ -1,0 +1,1312 @@
+//! TrackEvent packets at decode time, in file order, as trace_processor's
+//! TrackEventTokenizer and ProtoTraceReader handle them (v58.2:
+//! importers/proto/track_event_tokenizer.cc, proto_trace_reader.cc,
+//! packet_sequence_state_generation.cc):
+//!
+//! - per sequence: its interned strings (event names and categories, debug
+//!   annotation names and string values, source locations), its
+//!   TracePacketDefaults, its thread descriptor and the running values of
+//!   delta-encoded timestamps and incremental counters;
+//! - TrackDescriptors reserve their tracks here (`Reservations`), before
+//!   the events are sorted; the replay resolves and creates them
+//!   (`trackers::track_event`);
+//! - each TrackEvent becomes a `TrackEventData` at its timestamp with its
+//!   strings resolved, its counter value made absolute and its args built.
+//!
+//! What a sequence keeps across a clear / a loss follows trace_processor: a
+//! clear starts a new generation (interned data, defaults and delta state
+//! gone; the thread descriptor kept), a loss keeps interned data, defaults
+//! and the thread descriptor but drops the delta state. Interned data is
+//! resolved when the event is decoded, with the sequence's state at that
+//! point (trace_processor resolves against the same generation later, which
+//! differs only if a producer interned an iid after using it).
+//!
+//! Not imported, counted in `artscope_skipped_track_event_fields` (one per
+//! event that has any): legacy events of phases other than B / E / X / I /
+//! i / M, JSON and proto-typed debug annotations, Chrome's typed TrackEvent
+//! fields, log messages, callstacks and screenshots.
+
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
+
+use super::wire::{push_varints, text, Fields, Value, WireError};
+use crate::trackers::tracks::ArgVal;
+
+type R<T> = Result<T, WireError>;
+
+/// The uuid of the default descriptor track (TrackEventTracker's
+/// kDefaultDescriptorTrackUuid).
+pub const DEFAULT_TRACK_UUID: u64 = 0;
+
+/// How a descriptor track merges with its siblings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MergeBehavior {
+    #[default]
+    ByName,
+    None,
+    ByKey,
+}
+
+/// A counter descriptor's details (the parts that make two reservations
+/// the same track).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CounterDetails {
+    pub category: Option<String>,
+    pub unit_multiplier: i64,
+    pub is_incremental: bool,
+    pub unit: Option<String>,
+    pub builtin_type: Option<&'static str>,
+    pub y_axis_share_key: Option<String>,
+}
+
+/// A TrackDescriptor's reservation of its uuid
+/// (TrackEventTracker::DescriptorTrackReservation).
+#[derive(Debug, Clone, Default)]
+pub struct Reservation {
+    pub parent_uuid: u64,
+    pub pid: Option<i64>,
+    pub tid: Option<i64>,
+    pub min_timestamp: i64,
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub use_separate_track: bool,
+    pub is_counter: bool,
+    pub is_state: bool,
+    pub counter: Option<CounterDetails>,
+    /// child_ordering: 1 lexicographic, 2 chronological, 3 explicit
+    pub ordering: u64,
+    pub sibling_order_rank: Option<i64>,
+    pub merge: MergeBehavior,
+    pub merge_key: Option<String>,
+}
+
+impl Reservation {
+    /// IsForSameTrack: a uuid reserved again must describe the same track.
+    fn same_track(&self, o: &Reservation) -> bool {
+        let counters_same = match (&self.counter, &o.counter) {
+            (None, None) => true,
+            (Some(a), Some(b)) => {
+                (
+                    &a.category,
+                    a.unit_multiplier,
+                    a.is_incremental,
+                    a.builtin_type,
+                    &a.y_axis_share_key,
+                ) == (
+                    &b.category,
+                    b.unit_multiplier,
+                    b.is_incremental,
+                    b.builtin_type,
+                    &b.y_axis_share_key,
+                )
+            }
+            _ => false,
+        };
+        counters_same
+            && (
+                self.parent_uuid,
+                self.pid,
+                self.tid,
+                self.is_counter,
+                self.is_state,
+                self.merge,
+            ) == (
+                o.parent_uuid,
+                o.pid,
+                o.tid,
+                o.is_counter,
+                o.is_state,
+                o.merge,
+            )
+            && self.merge_key == o.merge_key
+    }
+}
+
+/// The descriptor tracks reserved at decode time, by uuid.
+#[derive(Default)]
+pub struct Reservations {
+    pub by_uuid: HashMap<u64, Reservation>,
+    /// analysis-time logs: (stat, track uuid)
+    pub errors: Vec<(&'static str, u64)>,
+}
+
+impl Reservations {
+    /// TrackEventTracker::ReserveDescriptorTrack.
+    pub fn reserve(&mut self, uuid: u64, r: Reservation) {
+        if uuid == DEFAULT_TRACK_UUID && r.parent_uuid != 0 {
+            self.errors
+                .push(("track_descriptor_default_track_with_parent", uuid));
+            return;
+        }
+        let Some(old) = self.by_uuid.get_mut(&uuid) else {
+            self.by_uuid.insert(uuid, r);
+            return;
+        };
+        if !old.same_track(&r) {
+            self.errors
+                .push(("track_descriptor_conflicting_reservation", uuid));
+            return;
+        }
+        if r.name.is_some() && (old.name.is_none() || r.merge == MergeBehavior::None) {
+            old.name = r.name;
+        }
+        old.min_timestamp = old.min_timestamp.min(r.min_timestamp);
+    }
+}
+
+/// A TrackDescriptor's parts the replay parses at its timestamp
+/// (TrackEventParser::ParseTrackDescriptor).
+#[derive(Debug, Clone)]
+pub struct DescriptorData {
+    pub uuid: u64,
+    pub thread: Option<ThreadDesc>,
+    pub process: Option<ProcessDesc>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ThreadDesc {
+    pub pid: i64,
+    pub tid: i64,
+    pub name: Option<String>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ProcessDesc {
+    pub pid: i64,
+    pub name: Option<String>,
+    pub start_ts: Option<i64>,
+}
+
+/// A legacy event's fields that the import uses.
+#[derive(Debug, Clone, Default)]
+pub struct Legacy {
+    pub phase: Option<u8>,
+    pub duration_us: i64,
+    pub thread_duration_us: i64,
+    pub thread_instruction_delta: i64,
+    /// 0 unspecified, 1 global, 2 process, 3 thread
+    pub instant_scope: u64,
+    pub pid_override: Option<i64>,
+    pub tid_override: Option<i64>,
+}
+
+/// One TrackEvent, decoded: what TrackEventEventImporter reads.
+#[derive(Debug, Clone, Default)]
+pub struct TrackEventData {
+    pub seq_id: u32,
+    /// TrackEvent.type (None: absent)
+    pub type_: Option<u64>,
+    /// the event's own track_uuid (None: absent)
+    pub track_uuid: Option<u64>,
+    /// the sequence's TrackEventDefaults.track_uuid
+    pub default_track_uuid: Option<u64>,
+    pub name: Option<String>,
+    pub category: Option<String>,
+    /// the sequence's thread descriptor (pid, tid)
+    pub thread: Option<(i64, i64)>,
+    pub thread_ts: Option<i64>,
+    pub thread_instruction_count: Option<i64>,
+    pub counter_value: f64,
+    /// (track uuid, absolute value)
+    pub extra_counters: Vec<(u64, f64)>,
+    pub flow_ids: Vec<u64>,
+    pub terminating_flow_ids: Vec<u64>,
+    /// the event's args, in trace_processor's order
+    pub args: Vec<(String, ArgVal)>,
+    /// errors met building the args (track_event_parser_errors each)
+    pub arg_errors: i64,
+    pub legacy: Option<Legacy>,
+}
+
+/// A packet of the track event family, for the replay.
+#[derive(Debug, Clone)]
+pub enum TrackEventPacket {
+    Descriptor(Box<DescriptorData>),
+    ThreadDescriptor(ThreadDesc),
+    ProcessDescriptor(ProcessDesc),
+    Event(Box<TrackEventData>),
+}
+
+#[derive(Debug, Clone, Default)]
+struct SourceLocation {
+    file_name: Option<String>,
+    function_name: Option<String>,
+    line_number: u64,
+}
+
+/// A generation's interned data (InternedData fields, iid -> value).
+#[derive(Default, Clone)]
+struct Interned {
+    categories: HashMap<u64, Arc<str>>,
+    names: HashMap<u64, Arc<str>>,
+    da_names: HashMap<u64, Arc<str>>,
+    da_strings: HashMap<u64, Arc<str>>,
+    correlation_strs: HashMap<u64, Arc<str>>,
+    source_locations: HashMap<u64, SourceLocation>,
+}
+
+#[derive(Default, Clone)]
+struct Defaults {
+    clock_id: Option<u32>,
+    track_uuid: Option<u64>,
+    extra_counter_uuids: Vec<u64>,
+    extra_double_counter_uuids: Vec<u64>,
+}
+
+/// TrackEventSequenceState: delta-encoded running values.
+#[derive(Default)]
+struct DeltaState {
+    valid: bool,
+    ts: i64,
+    thread_ts: i64,
+    thread_instructions: i64,
+    counters: HashMap<u64, f64>,
+}
+
+#[derive(Default)]
+struct Seq {
+    interned: Interned,
+    defaults: Option<Defaults>,
+    thread: Option<(i64, i64)>,
+    delta: DeltaState,
+}
+
+/// Decode-time state of the track event packets.
+#[derive(Default)]
+pub struct Tokenizer {
+    seqs: HashMap<u32, Seq>,
+    pub reservations: Reservations,
+    /// sequences that had a packet with first_packet_on_sequence
+    pub first_packet_seqs: std::collections::HashSet<u32>,
+    /// (stat, count) of tokenization errors
+    pub stats: Vec<&'static str>,
+    /// events with a part not imported
+    pub skipped_fields: i64,
+}
+
+fn varint(v: Value<'_>) -> Option<u64> {
+    match v {
+        Value::Varint(x) => Some(x),
+        _ => None,
+    }
+}
+
+fn fixed64(v: Value<'_>) -> Option<u64> {
+    match v {
+        Value::Fixed64(x) => Some(x),
+        _ => None,
+    }
+}
+
+/// The (iid, value) of an interned message with a string at `field`.
+fn iid_string(b: &[u8], field: u32) -> R<(u64, Option<Arc<str>>)> {
+    let (mut iid, mut s) = (0, None);
+    for f in Fields::new(b) {
+        match f? {
+            (1, Value::Varint(x)) => iid = x,
+            (n, Value::Bytes(v)) if n == field => s = Some(Arc::from(text(v))),
+            _ => {}
+        }
+    }
+    Ok((iid, s))
+}
+
+/// Dots and brackets of a debug annotation name become '_' (they would
+/// read as nesting in the args key).
+fn sanitize(name: &str) -> String {
+    name.replace(['.', '[', ']'], "_")
+}
+
+impl Tokenizer {
+    fn seq(&mut self, seq_id: u32) -> &mut Seq {
+        self.seqs.entry(seq_id).or_default()
+    }
+
+    /// SEQ_INCREMENTAL_STATE_CLEARED: a new generation (the thread
+    /// descriptor is carried forward).
+    pub fn clear(&mut self, seq_id: u32) {
+        let s = self.seq(seq_id);
+        let thread = s.thread;
+        *s = Seq {
+            thread,
+            ..Default::default()
+        };
+    }
+
+    /// previous_packet_dropped: the delta state is gone.
+    pub fn loss(&mut self, seq_id: u32) {
+        self.seq(seq_id).delta = DeltaState::default();
+    }
+
+    /// TracePacketDefaults (field 59) of a packet on `seq_id`.
+    pub fn defaults(&mut self, seq_id: u32, b: &[u8]) -> R<()> {
+        let mut d = Defaults::default();
+        for f in Fields::new(b) {
+            match f? {
+                (58, Value::Varint(x)) => d.clock_id = Some(x as u32),
+                (11, Value::Bytes(te)) => {
+                    for g in Fields::new(te) {
+                        match g? {
+                            (11, Value::Varint(x)) => d.track_uuid = Some(x),
+                            (31, v) => push_varints(v, &mut d.extra_counter_uuids)?,
+                            (45, v) => push_varints(v, &mut d.extra_double_counter_uuids)?,
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.seq(seq_id).defaults = Some(d);
+        Ok(())
+    }
+
+    /// The sequence's default timestamp clock (TracePacketDefaults).
+    pub fn default_clock(&self, seq_id: u32) -> Option<u32> {
+        self.seqs.get(&seq_id)?.defaults.as_ref()?.clock_id
+    }
+
+    /// The track event fields of InternedData on `seq_id`.
+    pub fn interned(&mut self, seq_id: u32, b: &[u8]) -> R<()> {
+        let mut got: Vec<(u32, u64, Option<Arc<str>>)> = Vec::new();
+        let mut locations = Vec::new();
+        for f in Fields::new(b) {
+            let (num, v) = f?;
+            let Value::Bytes(m) = v else { continue };
+            match num {
+                1..=3 | 29 | 43 => {
+                    let (iid, s) = iid_string(m, 2)?;
+                    got.push((num, iid, s));
+                }
+                4 => {
+                    let mut iid = 0;
+                    let mut loc = SourceLocation::default();
+                    for g in Fields::new(m) {
+                        match g? {
+                            (1, Value::Varint(x)) => iid = x,
+                            (2, Value::Bytes(s)) => loc.file_name = Some(text(s)),
+                            (3, Value::Bytes(s)) => loc.function_name = Some(text(s)),
+                            (4, Value::Varint(x)) => loc.line_number = x as u32 as u64,
+                            _ => {}
+                        }
+                    }
+                    locations.push((iid, loc));
+                }
+                _ => {}
+            }
+        }
+        let interned = &mut self.seq(seq_id).interned;
+        for (num, iid, s) in got {
+            let map = match num {
+                1 => &mut interned.categories,
+                2 => &mut interned.names,
+                3 => &mut interned.da_names,
+                29 => &mut interned.da_strings,
+                _ => &mut interned.correlation_strs,
+            };
+            map.insert(iid, s.unwrap_or_else(|| Arc::from("")));
+        }
+        for (iid, loc) in locations {
+            interned.source_locations.insert(iid, loc);
+        }
+        Ok(())
+    }
+
+    /// A TrackDescriptor packet at `ts` (TokenizeTrackDescriptorPacket):
+    /// reserves its uuid; returns what the replay parses, None when the
+    /// descriptor is dropped.
+    pub fn track_descriptor(
+        &mut self,
+        seq_id: u32,
+        ts: i64,
+        b: &[u8],
+        state_valid: bool,
+    ) -> R<Option<DescriptorData>> {
+        let mut uuid = None;
+        let mut r = Reservation::default();
+        let (mut name, mut static_name, mut atrace_name) = (None, None, None);
+        let (mut thread, mut process, mut counter) = (None, None, None);
+        let mut has_state = false;
+        let mut child_ordering = None;
+        let mut merge = None;
+        let (mut merge_key, mut merge_key_int) = (None, None);
+        let mut disallow_merging = false;
+        let mut sandboxed = false;
+        for f in Fields::new(b) {
+            match f? {
+                (1, Value::Varint(x)) => uuid = Some(x),
+                (5, Value::Varint(x)) => r.parent_uuid = x,
+                (2, Value::Bytes(s)) => name = Some(text(s)),
+                (10, Value::Bytes(s)) => static_name = Some(text(s)),
+                (13, Value::Bytes(s)) => atrace_name = Some(text(s)),
+                (14, Value::Bytes(s)) => r.description = Some(text(s)),
+                (3, Value::Bytes(m)) => process = Some(m),
+                (4, Value::Bytes(m)) => thread = Some(m),
+                (7, Value::Bytes(m)) => {
+                    for g in Fields::new(m) {
+                        // ChromeThreadDescriptor.is_sandboxed_tid
+                        if let (3, Value::Varint(x)) = g? {
+                            sandboxed = x != 0;
+                        }
+                    }
+                }
+                (8, Value::Bytes(m)) => counter = Some(m),
+                (18, Value::Bytes(_)) => has_state = true,
+                (9, Value::Varint(x)) => disallow_merging = x != 0,
+                (11, Value::Varint(x)) => child_ordering = Some(x),
+                (12, Value::Varint(x)) => r.sibling_order_rank = Some(x as u32 as i32 as i64),
+                (15, Value::Varint(x)) => merge = Some(x),
+                (16, Value::Bytes(s)) => merge_key = Some(text(s)),
+                (17, Value::Varint(x)) => merge_key_int = Some(x),
+                _ => {}
+            }
+        }
+        let Some(uuid) = uuid else {
+            self.stats.push("track_descriptor_missing_uuid");
+            return Ok(None);
+        };
+        if let Some(o) = child_ordering {
+            if o > 3 {
+                self.stats.push("track_descriptor_invalid_child_ordering");
+                return Ok(None);
+            }
+            r.ordering = o;
+        }
+        match merge {
+            Some(2) => r.merge = MergeBehavior::None,
+            Some(3) => {
+                r.merge = MergeBehavior::ByKey;
+                r.merge_key = merge_key
+                    .or(merge_key_int.map(|k| format!("sibling_merge_key_int:{}", k as i64)));
+            }
+            _ => {}
+        }
+        r.name = name.or(static_name).or(atrace_name);
+        let mut data = DescriptorData {
+            uuid,
+            thread: None,
+            process: None,
+        };
+        if let Some(m) = thread {
+            let t = thread_desc(m)?;
+            let (Some(pid), Some(tid)) = (t.0, t.1) else {
+                self.stats.push("track_descriptor_thread_missing_pid_tid");
+                return Ok(None);
+            };
+            r.min_timestamp = ts;
+            r.pid = Some(pid);
+            r.tid = Some(tid);
+            r.use_separate_track = disallow_merging;
+            self.reservations.reserve(uuid, r);
+            if sandboxed {
+                // synthetic tids (Chrome's sandboxed threads): not imported
+                self.skipped_fields += 1;
+            }
+            if state_valid {
+                self.set_thread(seq_id, pid, tid, t.3);
+            }
+            data.thread = Some(ThreadDesc {
+                pid,
+                tid,
+                name: t.2,
+            });
+            return Ok(Some(data));
+        }
+        if let Some(m) = process {
+            let p = process_desc(m)?;
+            let Some(pid) = p.0 else {
+                self.stats.push("track_descriptor_process_missing_pid");
+                return Ok(None);
+            };
+            r.pid = Some(pid as u32 as i64);
+            r.min_timestamp = ts;
+            self.reservations.reserve(uuid, r);
+            data.process = Some(ProcessDesc {
+                pid,
+                name: p.1,
+                start_ts: p.2,
+            });
+            return Ok(Some(data));
+        }
+        if let Some(m) = counter {
+            let mut c = CounterDetails::default();
+            let (mut type_, mut unit, mut unit_name) = (0u64, 0u64, None);
+            let mut categories: Vec<String> = Vec::new();
+            for g in Fields::new(m) {
+                match g? {
+                    (1, Value::Varint(x)) => type_ = x,
+                    (2, Value::Bytes(s)) => categories.push(text(s)),
+                    (3, Value::Varint(x)) => unit = x,
+                    (6, Value::Bytes(s)) => unit_name = Some(text(s)),
+                    (4, Value::Varint(x)) => c.unit_multiplier = x as i64,
+                    (5, Value::Varint(x)) => c.is_incremental = x != 0,
+                    (7, Value::Bytes(s)) => c.y_axis_share_key = Some(text(s)),
+                    _ => {}
+                }
+            }
+            let categories = categories.join(",");
+            if !categories.is_empty() {
+                c.category = Some(categories);
+            }
+            let builtin = match type_ {
+                1 => Some("thread_time"),
+                2 => Some("thread_instruction_count"),
+                _ => None,
+            };
+            if r.name.is_none() {
+                r.name = builtin.map(str::to_owned);
+            }
+            c.builtin_type = builtin;
+            c.unit = match (type_, unit) {
+                (1, _) => Some("ns".into()),
+                (2, _) => Some("count".into()),
+                (_, 1) => Some("ns".into()),
+                (_, 2) => Some("count".into()),
+                (_, 3) => Some("bytes".into()),
+                // an absent unit_name is the empty string, as protozero reads it
+                _ => Some(unit_name.unwrap_or_default()),
+            };
+            r.is_counter = true;
+            r.counter = Some(c);
+            self.reservations.reserve(uuid, r);
+            return Ok(Some(data));
+        }
+        r.is_state = has_state;
+        self.reservations.reserve(uuid, r);
+        Ok(Some(data))
+    }
+
+    /// TokenizeThreadDescriptor: the sequence's thread and its delta
+    /// reference values.
+    fn set_thread(&mut self, seq_id: u32, pid: i64, tid: i64, refs: [i64; 3]) {
+        let s = self.seq(seq_id);
+        s.thread = Some((pid, tid));
+        s.delta.valid = true;
+        s.delta.ts = refs[0].saturating_mul(1000);
+        s.delta.thread_ts = refs[1].saturating_mul(1000);
+        s.delta.thread_instructions = refs[2];
+    }
+
+    /// A ThreadDescriptor packet (legacy): None when it is skipped.
+    pub fn thread_descriptor(
+        &mut self,
+        seq_id: u32,
+        has_seq: bool,
+        b: &[u8],
+        state_valid: bool,
+    ) -> R<Option<ThreadDesc>> {
+        let t = thread_desc(b)?;
+        if !has_seq {
+            self.stats.push("thread_descriptor_missing_sequence_id");
+            return Ok(None);
+        }
+        if !state_valid {
+            self.stats
+                .push("thread_descriptor_skipped_incremental_state_invalid");
+            return Ok(None);
+        }
+        let (pid, tid) = (t.0.unwrap_or(0), t.1.unwrap_or(0));
+        self.set_thread(seq_id, pid, tid, t.3);
+        Ok(Some(ThreadDesc {
+            pid,
+            tid,
+            name: t.2,
+        }))
+    }
+
+    /// A TrackEvent packet (TokenizeTrackEventPacket); `packet_ts` is the
+    /// packet's timestamp in trace time, if it has one. Returns the event
+    /// and its trace time, None when it is dropped.
+    pub fn track_event(
+        &mut self,
+        seq_id: u32,
+        has_seq: bool,
+        packet_ts: Option<i64>,
+        b: &[u8],
+        monotonic_to_trace: &mut dyn FnMut(i64) -> i64,
+    ) -> R<Option<(i64, TrackEventData)>> {
+        let ev = RawEvent::parse(b)?;
+        if !has_seq {
+            self.stats.push("track_event_missing_sequence_id");
+            return Ok(None);
+        }
+        let seq = self.seqs.entry(seq_id).or_default();
+        let mut ts;
+        let mut convert = false;
+        if let Some(d) = ev.ts_delta_us {
+            if !seq.delta.valid {
+                self.stats
+                    .push("track_event_skipped_timestamp_delta_without_valid_state");
+                return Ok(None);
+            }
+            seq.delta.ts = seq.delta.ts.saturating_add(d.saturating_mul(1000));
+            ts = seq.delta.ts;
+            convert = true;
+        } else if ev.ts_absolute_us.is_some_and(|a| a != 0) {
+            ts = ev.ts_absolute_us.unwrap().saturating_mul(1000);
+            convert = true;
+        } else if let Some(t) = packet_ts {
+            ts = t;
+        } else {
+            self.stats.push("track_event_missing_timestamp");
+            return Ok(None);
+        }
+        if ts < 0 {
+            self.stats.push("track_event_invalid_timestamp");
+            return Ok(None);
+        }
+        if convert {
+            ts = monotonic_to_trace(ts);
+        }
+        let mut data = TrackEventData {
+            seq_id,
+            type_: ev.type_,
+            track_uuid: ev.track_uuid,
+            thread: seq.thread,
+            ..Default::default()
+        };
+        if let Some(d) = ev.thread_time_delta_us {
+            if !seq.delta.valid {
+                self.stats
+                    .push("track_event_skipped_thread_time_delta_without_valid_state");
+                return Ok(None);
+            }
+            seq.delta.thread_ts = seq.delta.thread_ts.saturating_add(d.saturating_mul(1000));
+            data.thread_ts = Some(seq.delta.thread_ts);
+        } else if let Some(a) = ev.thread_time_absolute_us {
+            data.thread_ts = Some(a.saturating_mul(1000));
+        }
+        if let Some(d) = ev.thread_instruction_delta {
+            if !seq.delta.valid {
+                self.stats
+                    .push("track_event_skipped_thread_instruction_delta_without_valid_state");
+                return Ok(None);
+            }
+            seq.delta.thread_instructions = seq.delta.thread_instructions.saturating_add(d);
+            data.thread_instruction_count = Some(seq.delta.thread_instructions);
+        } else if let Some(a) = ev.thread_instruction_absolute {
+            data.thread_instruction_count = Some(a);
+        }
+        let defaults = seq.defaults.clone().unwrap_or_default();
+        data.default_track_uuid = defaults.track_uuid;
+        if ev.type_ == Some(4) {
+            let Some(uuid) = ev.track_uuid.or(defaults.track_uuid) else {
+                self.stats.push("track_event_counter_missing_track_uuid");
+                return Ok(None);
+            };
+            let Some(v) = ev.counter_value else {
+                self.stats.push("track_event_counter_missing_value");
+                return Ok(None);
+            };
+            let Some(v) = self.absolute_counter_value(seq_id, uuid, v) else {
+                self.stats.push("track_event_counter_invalid_track_uuid");
+                return Ok(None);
+            };
+            data.counter_value = v;
+        }
+        if ev.type_ == Some(5) && ev.track_uuid.or(defaults.track_uuid).is_none() {
+            self.stats.push("track_event_state_missing_track_uuid");
+            return Ok(None);
+        }
+        // extra counters: the event's uuids, else the defaults'
+        for (values, own, default) in [
+            (
+                &ev.extra_counter_values,
+                &ev.extra_counter_uuids,
+                &defaults.extra_counter_uuids,
+            ),
+            (
+                &ev.extra_double_counter_values,
+                &ev.extra_double_counter_uuids,
+                &defaults.extra_double_counter_uuids,
+            ),
+        ] {
+            if values.is_empty() {
+                continue;
+            }
+            let uuids = if !own.is_empty() { own } else { default };
+            if uuids.is_empty() {
+                self.stats
+                    .push("track_event_extra_counter_missing_track_uuids");
+                return Ok(None);
+            }
+            for (i, &v) in values.iter().enumerate() {
+                let Some(&uuid) = uuids.get(i).filter(|&&u| u != 0) else {
+                    self.stats
+                        .push("track_event_extra_counter_track_uuid_mismatch");
+                    return Ok(None);
+                };
+                if data.extra_counters.len() >= 8 {
+                    self.stats.push("track_event_extra_counter_exceeds_max");
+                    return Ok(None);
+                }
+                let Some(v) = self.absolute_counter_value(seq_id, uuid, v) else {
+                    self.stats.push("track_event_extra_counter_invalid_track");
+                    return Ok(None);
+                };
+                data.extra_counters.push((uuid, v));
+            }
+        }
+        let seq = &self.seqs[&seq_id];
+        let interned = &seq.interned;
+        let lookup_errors = std::cell::Cell::new(0i64);
+        let lookup = |map: &HashMap<u64, Arc<str>>, iid: u64| -> Option<Arc<str>> {
+            let s = map.get(&iid).cloned();
+            if s.is_none() {
+                lookup_errors.set(lookup_errors.get() + 1);
+            }
+            s
+        };
+        // the category: one interned, one string, else all joined with ','
+        data.category = match (ev.category_iids.as_slice(), ev.categories.as_slice()) {
+            ([iid], []) => Some(match lookup(&interned.categories, *iid) {
+                Some(s) => s.to_string(),
+                None => format!("unknown({iid})"),
+            }),
+            ([], [s]) => Some(s.clone()),
+            ([], []) => None,
+            (iids, strs) => {
+                let mut all: Vec<String> = Vec::new();
+                for &iid in iids {
+                    if let Some(s) = lookup(&interned.categories, iid) {
+                        all.push(s.to_string());
+                    }
+                }
+                all.extend(strs.iter().cloned());
+                let joined = all.join(",");
+                (!joined.is_empty()).then_some(joined)
+            }
+        };
+        let legacy_name_iid = ev.legacy.as_ref().map_or(0, |l| l.1);
+        let name_iid = if ev.name_iid != 0 {
+            ev.name_iid
+        } else {
+            legacy_name_iid
+        };
+        data.name = if name_iid != 0 {
+            lookup(&interned.names, name_iid).map(|s| s.to_string())
+        } else {
+            ev.name.clone()
+        };
+        // args, in ParseTrackEventArgs' order
+        let mut args: Vec<(String, ArgVal)> = Vec::new();
+        let mut arg_errors = 0i64;
+        if let Some(iid) = ev.source_location_iid {
+            match interned.source_locations.get(&iid).filter(|_| iid != 0) {
+                Some(loc) => push_location(&mut args, "source", loc),
+                None => {
+                    if iid != 0 {
+                        lookup_errors.set(lookup_errors.get() + 1);
+                    }
+                    arg_errors += 1;
+                }
+            }
+        }
+        if let Some(iid) = ev.task_posted_from_iid {
+            match interned.source_locations.get(&iid).filter(|_| iid != 0) {
+                Some(loc) => push_location(&mut args, "task.posted_from", loc),
+                None => {
+                    if iid != 0 {
+                        lookup_errors.set(lookup_errors.get() + 1);
+                    }
+                    arg_errors += 1;
+                }
+            }
+        }
+        if let Some(id) = ev.correlation_id {
+            args.push(("correlation_id".into(), ArgVal::Str(format!("tp:#{id}"))));
+        }
+        if let Some(s) = &ev.correlation_id_str {
+            args.push(("correlation_id".into(), ArgVal::Str(s.clone())));
+        }
+        if let Some(iid) = ev.correlation_id_str_iid {
+            if let Some(s) = lookup(&interned.correlation_strs, iid) {
+                args.push(("correlation_id".into(), ArgVal::Str(s.to_string())));
+            }
+        }
+        // state events (TYPE_STATE) are not imported
+        let mut skipped = ev.unsupported || ev.type_ == Some(5);
+        let mut annotations = Annotations {
+            interned,
+            args: &mut args,
+            indexes: HashMap::default(),
+            lookup_errors: 0,
+            unsupported: false,
+        };
+        for da in &ev.debug_annotations {
+            if annotations.annotation(da, "debug").is_err() {
+                arg_errors += 1;
+            }
+        }
+        lookup_errors.set(lookup_errors.get() + annotations.lookup_errors);
+        skipped |= annotations.unsupported;
+        data.args = args;
+        data.arg_errors = arg_errors;
+        data.flow_ids = if ev.flow_ids.is_empty() {
+            ev.flow_ids_old
+        } else {
+            ev.flow_ids
+        };
+        data.terminating_flow_ids = if ev.terminating_flow_ids.is_empty() {
+            ev.terminating_flow_ids_old
+        } else {
+            ev.terminating_flow_ids
+        };
+        if let Some((l, _)) = ev.legacy {
+            if !matches!(
+                l.phase,
+                Some(b'B' | b'E' | b'X' | b'I' | b'i' | b'M') | None
+            ) {
+                skipped = true;
+            }
+            data.legacy = Some(l);
+        }
+        for _ in 0..lookup_errors.get() {
+            self.stats.push("interned_data_tokenizer_errors");
+        }
+        if skipped {
+            self.skipped_fields += 1;
+        }
+        Ok(Some((ts, data)))
+    }
+
+    /// ConvertToAbsoluteCounterValue: None when `uuid` is not a reserved
+    /// counter track.
+    fn absolute_counter_value(&mut self, seq_id: u32, uuid: u64, mut v: f64) -> Option<f64> {
+        let r = self.reservations.by_uuid.get(&uuid)?;
+        if !r.is_counter {
+            return None;
+        }
+        let c = r.counter.as_ref()?;
+        if c.unit_multiplier > 0 {
+            v *= c.unit_multiplier as f64;
+        }
+        if c.is_incremental {
+            let acc = self.seq(seq_id).delta.counters.entry(uuid).or_insert(0.0);
+            *acc += v;
+            v = *acc;
+        }
+        Some(v)
+    }
+}
+
+fn push_location(args: &mut Vec<(String, ArgVal)>, prefix: &str, loc: &SourceLocation) {
+    // Windows paths' backslashes become slashes (NormalizePathSeparators)
+    let file = loc.file_name.clone().unwrap_or_default().replace('\\', "/");
+    args.push((format!("{prefix}.file_name"), ArgVal::Str(file)));
+    args.push((
+        format!("{prefix}.function_name"),
+        ArgVal::Str(loc.function_name.clone().unwrap_or_default()),
+    ));
+    args.push((
+        format!("{prefix}.line_number"),
+        ArgVal::Uint(loc.line_number),
+    ));
+}
+
+/// ThreadDescriptor: (pid, tid, thread_name, [reference ts us, thread time
+/// us, instruction count]).
+#[allow(clippy::type_complexity)]
+fn thread_desc(b: &[u8]) -> R<(Option<i64>, Option<i64>, Option<String>, [i64; 3])> {
+    let (mut pid, mut tid, mut name) = (None, None, None);
+    let mut refs = [0i64; 3];
+    for f in Fields::new(b) {
+        match f? {
+            (1, Value::Varint(x)) => pid = Some(x as u32 as i32 as i64),
+            (2, Value::Varint(x)) => tid = Some(x as i64),
+            (5, Value::Bytes(s)) => name = Some(text(s)),
+            (6, Value::Varint(x)) => refs[0] = x as i64,
+            (7, Value::Varint(x)) => refs[1] = x as i64,
+            (8, Value::Varint(x)) => refs[2] = x as i64,
+            _ => {}
+        }
+    }
+    Ok((pid, tid, name, refs))
+}
+
+/// A ProcessDescriptor packet (legacy), parsed at its timestamp.
+pub fn process_descriptor(b: &[u8]) -> R<ProcessDesc> {
+    let (pid, name, start_ts) = process_desc(b)?;
+    Ok(ProcessDesc {
+        pid: pid.unwrap_or(0),
+        name,
+        start_ts,
+    })
+}
+
+/// ProcessDescriptor: (pid, process_name, start_timestamp_ns).
+fn process_desc(b: &[u8]) -> R<(Option<i64>, Option<String>, Option<i64>)> {
+    let (mut pid, mut name, mut start) = (None, None, None);
+    for f in Fields::new(b) {
+        match f? {
+            (1, Value::Varint(x)) => pid = Some(x as u32 as i32 as i64),
+            (6, Value::Bytes(s)) => name = Some(text(s)),
+            (7, Value::Varint(x)) => start = Some(x as i64),
+            _ => {}
+        }
+    }
+    Ok((pid, name, start))
+}
+
+/// A TrackEvent's fields as on the wire.
+#[derive(Default)]
+struct RawEvent<'a> {
+    type_: Option<u64>,
+    track_uuid: Option<u64>,
+    category_iids: Vec<u64>,
+    categories: Vec<String>,
+    name_iid: u64,
+    name: Option<String>,
+    ts_delta_us: Option<i64>,
+    ts_absolute_us: Option<i64>,
+    thread_time_delta_us: Option<i64>,
+    thread_time_absolute_us: Option<i64>,
+    thread_instruction_delta: Option<i64>,
+    thread_instruction_absolute: Option<i64>,
+    counter_value: Option<f64>,
+    extra_counter_uuids: Vec<u64>,
+    extra_counter_values: Vec<f64>,
+    extra_double_counter_uuids: Vec<u64>,
+    extra_double_counter_values: Vec<f64>,
+    flow_ids: Vec<u64>,
+    flow_ids_old: Vec<u64>,
+    terminating_flow_ids: Vec<u64>,
+    terminating_flow_ids_old: Vec<u64>,
+    debug_annotations: Vec<&'a [u8]>,
+    source_location_iid: Option<u64>,
+    task_posted_from_iid: Option<u64>,
+    correlation_id: Option<u64>,
+    correlation_id_str: Option<String>,
+    correlation_id_str_iid: Option<u64>,
+    /// (the legacy event, its name_iid)
+    legacy: Option<(Legacy, u64)>,
+    /// a field the import does not read
+    unsupported: bool,
+}
+
+fn push_fixed64s(v: Value<'_>, out: &mut Vec<u64>) {
+    match v {
+        Value::Fixed64(x) => out.push(x),
+        Value::Bytes(b) => {
+            for c in b.chunks_exact(8) {
+                out.push(u64::from_le_bytes(c.try_into().unwrap()));
+            }
+        }
+        _ => {}
+    }
+}
+
+fn push_doubles(v: Value<'_>, out: &mut Vec<f64>) {
+    let mut bits = Vec::new();
+    push_fixed64s(v, &mut bits);
+    out.extend(bits.into_iter().map(f64::from_bits));
+}
+
+impl<'a> RawEvent<'a> {
+    fn parse(b: &'a [u8]) -> R<Self> {
+        let mut e = RawEvent::default();
+        let mut ints = Vec::new();
+        for f in Fields::new(b) {
+            let (num, v) = f?;
+            match num {
+                9 => e.type_ = varint(v),
+                11 => e.track_uuid = varint(v),
+                3 => push_varints(v, &mut e.category_iids)?,
+                22 => {
+                    if let Value::Bytes(s) = v {
+                        e.categories.push(text(s));
+                    }
+                }
+                10 => {
+                    e.name_iid = varint(v).unwrap_or(0);
+                    e.name = None;
+                }
+                23 => {
+                    if let Value::Bytes(s) = v {
+                        e.name = Some(text(s));
+                        e.name_iid = 0;
+                    }
+                }
+                1 => e.ts_delta_us = varint(v).map(|x| x as i64),
+                16 => e.ts_absolute_us = varint(v).map(|x| x as i64),
+                2 => e.thread_time_delta_us = varint(v).map(|x| x as i64),
+                17 => e.thread_time_absolute_us = varint(v).map(|x| x as i64),
+                8 => e.thread_instruction_delta = varint(v).map(|x| x as i64),
+                20 => e.thread_instruction_absolute = varint(v).map(|x| x as i64),
+                30 => e.counter_value = varint(v).map(|x| x as i64 as f64),
+                44 => e.counter_value = fixed64(v).map(f64::from_bits),
+                31 => push_varints(v, &mut e.extra_counter_uuids)?,
+                12 => {
+                    ints.clear();
+                    push_varints(v, &mut ints)?;
+                    e.extra_counter_values
+                        .extend(ints.iter().map(|&x| x as i64 as f64));
+                }
+                45 => push_varints(v, &mut e.extra_double_counter_uuids)?,
+                46 => push_doubles(v, &mut e.extra_double_counter_values),
+                47 => push_fixed64s(v, &mut e.flow_ids),
+                36 => push_varints(v, &mut e.flow_ids_old)?,
+                48 => push_fixed64s(v, &mut e.terminating_flow_ids),
+                42 => push_varints(v, &mut e.terminating_flow_ids_old)?,
+                4 => {
+                    if let Value::Bytes(m) = v {
+                        e.debug_annotations.push(m);
+                    }
+                }
+                34 => e.source_location_iid = varint(v),
+                5 => {
+                    if let Value::Bytes(m) = v {
+                        for g in Fields::new(m) {
+                            if let (1, Value::Varint(x)) = g? {
+                                e.task_posted_from_iid = Some(x);
+                            }
+                        }
+                        e.task_posted_from_iid.get_or_insert(0);
+                    }
+                }
+                52 => e.correlation_id = varint(v),
+                53 => {
+                    if let Value::Bytes(s) = v {
+                        e.correlation_id_str = Some(text(s));
+                    }
+                }
+                54 => e.correlation_id_str_iid = varint(v),
+                6 => {
+                    if let Value::Bytes(m) = v {
+                        e.legacy = Some(parse_legacy(m)?);
+                    }
+                }
+                // an inline source location, log message, Chrome's typed
+                // fields, callstacks, screenshots, extensions
+                21 | 24..=29 | 32 | 33 | 35 | 38..=41 | 43 | 49 | 50 | 55 | 56 | 1000.. => {
+                    e.unsupported = true
+                }
+                _ => {}
+            }
+        }
+        Ok(e)
+    }
+}
+
+fn parse_legacy(b: &[u8]) -> R<(Legacy, u64)> {
+    let mut l = Legacy::default();
+    let mut name_iid = 0;
+    for f in Fields::new(b) {
+        match f? {
+            (1, Value::Varint(x)) => name_iid = x,
+            (2, Value::Varint(x)) => l.phase = Some(x as u8),
+            (3, Value::Varint(x)) => l.duration_us = x as i64,
+            (4, Value::Varint(x)) => l.thread_duration_us = x as i64,
+            (15, Value::Varint(x)) => l.thread_instruction_delta = x as i64,
+            (14, Value::Varint(x)) => l.instant_scope = x,
+            (18, Value::Varint(x)) => l.pid_override = Some(x as u32 as i32 as i64),
+            (19, Value::Varint(x)) => l.tid_override = Some(x as u32 as i32 as i64),
+            _ => {}
+        }
+    }
+    Ok((l, name_iid))
+}
+
+/// Debug annotations into args (ProtoToArgsParser::ParseDebugAnnotation):
+/// dictionaries nest keys with '.', arrays index them with "[i]".
+struct Annotations<'i, 'o> {
+    interned: &'i Interned,
+    args: &'o mut Vec<(String, ArgVal)>,
+    /// the next index of each array key (the inserter's array indexes)
+    indexes: HashMap<String, usize>,
+    lookup_errors: i64,
+    unsupported: bool,
+}
+
+/// A DebugAnnotation's fields.
+#[derive(Default)]
+struct Annotation<'a> {
+    name_iid: u64,
+    name: Option<String>,
+    bool_value: Option<bool>,
+    uint_value: Option<u64>,
+    int_value: Option<i64>,
+    double_value: Option<f64>,
+    string_value: Option<String>,
+    string_value_iid: Option<u64>,
+    pointer_value: Option<u64>,
+    legacy_json: bool,
+    proto_value: bool,
+    nested_value: Option<&'a [u8]>,
+    dict_entries: Vec<&'a [u8]>,
+    array_values: Vec<&'a [u8]>,
+}
+
+fn parse_annotation(b: &[u8]) -> R<Annotation<'_>> {
+    let mut a = Annotation::default();
+    for f in Fields::new(b) {
+        match f? {
+            (1, Value::Varint(x)) => a.name_iid = x,
+            (10, Value::Bytes(s)) => a.name = Some(text(s)),
+            (2, Value::Varint(x)) => a.bool_value = Some(x != 0),
+            (3, Value::Varint(x)) => a.uint_value = Some(x),
+            (4, Value::Varint(x)) => a.int_value = Some(x as i64),
+            (5, Value::Fixed64(x)) => a.double_value = Some(f64::from_bits(x)),
+            (6, Value::Bytes(s)) => a.string_value = Some(text(s)),
+            (17, Value::Varint(x)) => a.string_value_iid = Some(x),
+            (7, Value::Varint(x)) => a.pointer_value = Some(x),
+            (9, Value::Bytes(_)) => a.legacy_json = true,
+            (14, Value::Bytes(_)) => a.proto_value = true,
+            (8, Value::Bytes(m)) => a.nested_value = Some(m),
+            (11, Value::Bytes(m)) => a.dict_entries.push(m),
+            (12, Value::Bytes(m)) => a.array_values.push(m),
+            _ => {}
+        }
+    }
+    Ok(a)
+}
+
+impl Annotations<'_, '_> {
+    fn name(&mut self, a: &Annotation<'_>) -> Result<String, ()> {
+        if a.name_iid != 0 {
+            match self.interned.da_names.get(&a.name_iid) {
+                Some(n) => Ok(sanitize(n)),
+                None => {
+                    self.lookup_errors += 1;
+                    Err(())
+                }
+            }
+        } else {
+            a.name.as_deref().map(sanitize).ok_or(())
+        }
+    }
+
+    fn push(&mut self, key: &str, v: ArgVal) {
+        self.args.push((key.to_owned(), v));
+    }
+
+    /// A named annotation under `prefix`; Ok(whether it added an arg).
+    fn annotation(&mut self, b: &[u8], prefix: &str) -> Result<bool, ()> {
+        let a = parse_annotation(b).map_err(|_| ())?;
+        let name = self.name(&a)?;
+        self.value(&a, &format!("{prefix}.{name}"))
+    }
+
+    /// An annotation's value at `key`; Ok(whether it added an arg).
+    fn value(&mut self, a: &Annotation<'_>, key: &str) -> Result<bool, ()> {
+        if !a.dict_entries.is_empty() {
+            for e in &a.dict_entries {
+                self.annotation(e, key)?;
+            }
+            return Ok(true);
+        }
+        if !a.array_values.is_empty() {
+            let mut added = false;
+            for e in &a.array_values {
+                let idx = *self.indexes.get(key).unwrap_or(&0);
+                let item = parse_annotation(e).map_err(|_| ())?;
+                if self.value(&item, &format!("{key}[{idx}]"))? {
+                    *self.indexes.entry(key.to_owned()).or_insert(0) = idx + 1;
+                    added = true;
+                }
+            }
+            return Ok(added);
+        }
+        if let Some(v) = a.bool_value {
+            self.push(key, ArgVal::Bool(v));
+        } else if let Some(v) = a.uint_value {
+            self.push(key, ArgVal::Uint(v));
+        } else if let Some(v) = a.int_value {
+            self.push(key, ArgVal::Int(v as i128));
+        } else if let Some(v) = a.double_value {
+            self.push(key, ArgVal::Real(v));
+        } else if let Some(v) = &a.string_value {
+            self.push(key, ArgVal::Str(v.clone()));
+        } else if let Some(iid) = a.string_value_iid {
+            match self.interned.da_strings.get(&iid) {
+                Some(s) => {
+                    let s = s.to_string();
+                    self.push(key, ArgVal::Str(s));
+                }
+                None => {
+                    self.lookup_errors += 1;
+                    return Err(());
+                }
+            }
+        } else if let Some(v) = a.pointer_value {
+            self.push(key, ArgVal::Pointer(v));
+        } else if a.legacy_json || a.proto_value {
+            // JSON values and typed protos need trace_processor's JSON
+            // parser and descriptor pool: not imported
+            self.unsupported = true;
+            return Ok(false);
+        } else if let Some(m) = a.nested_value {
+            return self.nested(m, key);
+        } else {
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// A DebugAnnotation.NestedValue at `key`.
+    fn nested(&mut self, b: &[u8], key: &str) -> Result<bool, ()> {
+        let (mut type_, mut keys, mut dict_values, mut array_values) =
+            (0u64, vec![], vec![], vec![]);
+        let (mut int_v, mut double_v, mut bool_v, mut string_v) = (None, None, None, None);
+        for f in Fields::new(b) {
+            match f.map_err(|_| ())? {
+                (1, Value::Varint(x)) => type_ = x,
+                (2, Value::Bytes(s)) => keys.push(text(s)),
+                (3, Value::Bytes(m)) => dict_values.push(m),
+                (4, Value::Bytes(m)) => array_values.push(m),
+                (5, Value::Varint(x)) => int_v = Some(x as i64),
+                (6, Value::Fixed64(x)) => double_v = Some(f64::from_bits(x)),
+                (7, Value::Varint(x)) => bool_v = Some(x != 0),
+                (8, Value::Bytes(s)) => string_v = Some(text(s)),
+                _ => {}
+            }
+        }
+        match type_ {
+            1 => {
+                if keys.len() != dict_values.len() {
+                    return Err(());
+                }
+                for (k, v) in keys.iter().zip(&dict_values) {
+                    self.nested(v, &format!("{key}.{}", sanitize(k)))?;
+                }
+                Ok(true)
+            }
+            2 => {
+                let mut added = false;
+                for v in &array_values {
+                    let idx = *self.indexes.get(key).unwrap_or(&0);
+                    if self.nested(v, &format!("{key}[{idx}]"))? {
+                        *self.indexes.entry(key.to_owned()).or_insert(0) = idx + 1;
+                        added = true;
+                    }
+                }
+                Ok(added)
+            }
+            0 => {
+                if let Some(v) = bool_v {
+                    self.push(key, ArgVal::Bool(v));
+                } else if let Some(v) = int_v {
+                    self.push(key, ArgVal::Int(v as i128));
+                } else if let Some(v) = double_v {
+                    self.push(key, ArgVal::Real(v));
+                } else if let Some(v) = string_v {
+                    self.push(key, ArgVal::Str(v));
+                } else {
+                    return Ok(false);
+                }
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotation_names_are_sanitized() {
+        assert_eq!(sanitize("a.b[0]"), "a_b_0_");
+    }
+}

@@ -1,0 +1,1035 @@
+//! Track events in timestamp order, as trace_processor's TrackEventTracker,
+//! TrackEventParser and TrackEventEventImporter import them (v58.2:
+//! importers/proto/track_event_tracker.cc, track_event_parser.cc,
+//! track_event_event_importer.h; importers/common/flow_tracker.cc):
+//!
+//! - descriptor tracks (reserved at decode time, `decoder::track_event`)
+//!   resolve to a thread, a process or the trace (global) when an event or
+//!   a descriptor first needs them: a thread's or process's first track
+//!   with a pid / tid, a track nested under such a track, else global; a
+//!   second uuid for the same thread or process means its tid / pid was
+//!   reused;
+//! - a resolved track becomes a table track when first used: a thread's
+//!   root track is its thread track (the one atrace slices use); counters,
+//!   tracks that opt out of merging and process roots get a track per uuid
+//!   (`*_track_event`, dimension track_uuid); other tracks merge with their
+//!   siblings of the same name (or merge key) into a set of lanes
+//!   (`*_merged_track_event`, dimensions parent_track_uuid / merge_key_type
+//!   / merge_key_value / track_compressor_idx), a lane per concurrently
+//!   open uuid;
+//! - slices (TYPE_SLICE_BEGIN / END / INSTANT, legacy phases B / E / X / I
+//!   / i), counters (TYPE_COUNTER, extra counter values, thread time and
+//!   instruction counts), flows (flow_ids, terminating_flow_ids) and the
+//!   thread / process names of descriptors and `M` events.
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use super::compressor::{lane_dims, Nesting, TrackCompressor};
+use super::process::{PNAME_TRACK_DESCRIPTOR, PRIO_TRACK_DESCRIPTOR};
+use super::tracks::{ArgVal, Dim, Dims, Owner};
+use super::Ctx;
+use crate::decoder::track_event::{
+    DescriptorData, MergeBehavior, ProcessDesc, Reservation, Reservations, ThreadDesc,
+    TrackEventData, TrackEventPacket, DEFAULT_TRACK_UUID,
+};
+
+/// ThreadNamePriority::kTrackDescriptorThreadType (an `M` thread_name event).
+const PRIO_TRACK_DESCRIPTOR_THREAD_TYPE: u8 = 3;
+/// A track's ancestors are at most this many (IsTrackHierarchyValid).
+const MAX_ANCESTORS: usize = 100;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Scope {
+    Thread(u32),
+    Process(u32),
+    Global,
+}
+
+#[derive(Clone, Copy)]
+struct Resolved {
+    scope: Scope,
+    is_counter: bool,
+    is_root: bool,
+}
+
+/// A merged track set: its lanes' type, dimensions and what each new lane
+/// track gets (TrackCompressor::TrackFactory).
+#[derive(Clone)]
+struct Factory {
+    type_: &'static str,
+    dims: Dims,
+    name: Option<String>,
+    owner: Owner,
+    uuid: u64,
+    seq: Option<u32>,
+    root_args: bool,
+    parent: Option<u32>,
+}
+
+#[derive(Clone)]
+enum TrackRef {
+    Track(u32),
+    Merged(Factory),
+}
+
+struct State {
+    r: Reservation,
+    resolved: Option<Resolved>,
+    track: Option<TrackRef>,
+}
+
+/// The replay's track event state.
+pub struct TrackEventTracker {
+    states: HashMap<u64, State>,
+    uuid_by_utid: HashMap<u32, u64>,
+    uuid_by_upid: HashMap<u32, u64>,
+    first_packet_seqs: HashSet<u32>,
+    lanes: TrackCompressor,
+    /// active flow id -> the slice it last reached
+    flows: HashMap<u64, u32>,
+}
+
+/// What one event is associated with (ParseInitialTrackAssociation).
+struct Assoc {
+    track_uuid: u64,
+    utid: Option<u32>,
+    upid: Option<u32>,
+    passthrough_utid: Option<u32>,
+    fallback_to_thread: bool,
+}
+
+impl TrackEventTracker {
+    pub fn new(
+        reservations: Reservations,
+        first_packet_seqs: HashSet<u32>,
+    ) -> (Self, Vec<(&'static str, u64)>) {
+        let states = reservations
+            .by_uuid
+            .into_iter()
+            .map(|(uuid, r)| {
+                (
+                    uuid,
+                    State {
+                        r,
+                        resolved: None,
+                        track: None,
+                    },
+                )
+            })
+            .collect();
+        let t = TrackEventTracker {
+            states,
+            uuid_by_utid: HashMap::default(),
+            uuid_by_upid: HashMap::default(),
+            first_packet_seqs,
+            lanes: TrackCompressor::default(),
+            flows: HashMap::default(),
+        };
+        (t, reservations.errors)
+    }
+
+    /// One packet of the track event family at `ts`.
+    pub fn packet(&mut self, c: &mut Ctx, ts: i64, p: &TrackEventPacket) {
+        match p {
+            TrackEventPacket::Descriptor(d) => self.descriptor(c, ts, d),
+            TrackEventPacket::ThreadDescriptor(t) => {
+                thread_descriptor(c, t);
+            }
+            TrackEventPacket::ProcessDescriptor(pd) => {
+                process_descriptor(c, pd);
+            }
+            TrackEventPacket::Event(e) => {
+                if self.event(c, ts, e).is_err() {
+                    c.stats.add("track_event_parser_errors", 1, None);
+                }
+            }
+        }
+    }
+
+    /// TrackEventParser::ParseTrackDescriptor.
+    fn descriptor(&mut self, c: &mut Ctx, _ts: i64, d: &DescriptorData) {
+        if self.resolve(c, d.uuid).is_none() {
+            c.stats.add("track_event_parser_errors", 1, None);
+            return;
+        }
+        if let Some(t) = &d.thread {
+            thread_descriptor(c, t);
+        } else if let Some(p) = &d.process {
+            process_descriptor(c, p);
+        }
+    }
+
+    fn track_error(c: &mut Ctx, stat: &'static str, uuid: u64) {
+        let args = vec![("track_uuid", Some(ArgVal::Uint(uuid)))];
+        super::import_logs::ImportLog::record_analysis(c, stat, args);
+    }
+
+    /// IsTrackHierarchyValid: the ancestors are reserved, without a loop,
+    /// fewer than MAX_ANCESTORS.
+    fn hierarchy_valid(&self, c: &mut Ctx, uuid: u64) -> bool {
+        let mut seen: Vec<u64> = Vec::new();
+        let mut current = uuid;
+        for _ in 0..MAX_ANCESTORS {
+            if current == 0 {
+                return true;
+            }
+            if seen.contains(&current) {
+                Self::track_error(c, "track_event_track_hierarchy_loop", uuid);
+                return false;
+            }
+            let Some(s) = self.states.get(&current) else {
+                Self::track_error(c, "track_hierarchy_missing_uuid", uuid);
+                return false;
+            };
+            seen.push(current);
+            current = s.r.parent_uuid;
+        }
+        Self::track_error(c, "track_event_track_hierarchy_too_deep", uuid);
+        false
+    }
+
+    /// ResolveDescriptorTrack (cached once it resolves).
+    fn resolve(&mut self, c: &mut Ctx, uuid: u64) -> Option<Resolved> {
+        if let Some(r) = self.states.get(&uuid).and_then(|s| s.resolved) {
+            return Some(r);
+        }
+        // an unreserved uuid gets a plain reservation (no parent: it is
+        // valid), uuid 0 the default track's name
+        self.states.entry(uuid).or_insert_with(|| State {
+            r: Reservation {
+                name: (uuid == DEFAULT_TRACK_UUID).then(|| "Default Track".to_owned()),
+                ..Default::default()
+            },
+            resolved: None,
+            track: None,
+        });
+        if !self.hierarchy_valid(c, uuid) {
+            return None;
+        }
+        let r = self.states[&uuid].r.clone();
+        let parent = if r.parent_uuid != DEFAULT_TRACK_UUID {
+            self.resolve(c, r.parent_uuid)
+        } else {
+            None
+        };
+        let resolved = if let Some(tid) = r.tid {
+            let pid = r.pid.unwrap_or(0);
+            let mut utid = c.pt.update_thread(tid, pid);
+            if let Some(old) = self.uuid_by_utid.insert(utid, uuid) {
+                if old != uuid {
+                    // another uuid for this thread: its tid was reused
+                    c.pt.start_new_thread(None, tid);
+                    utid = c.pt.update_thread(tid, pid);
+                    self.uuid_by_utid.insert(utid, uuid);
+                }
+            }
+            Resolved {
+                scope: Scope::Thread(utid),
+                is_counter: r.is_counter,
+                is_root: true,
+            }
+        } else if let Some(pid) = r.pid {
+            let mut upid = c.pt.get_or_create_process(pid);
+            if let Some(old) = self.uuid_by_upid.insert(upid, uuid) {
+                if old != uuid {
+                    // another uuid for this process: its pid was reused
+                    upid =
+                        c.pt.start_new_process(None, None, pid, &None, PRIO_TRACK_DESCRIPTOR);
+                    self.uuid_by_upid.insert(upid, uuid);
+                }
+            }
+            Resolved {
+                scope: Scope::Process(upid),
+                is_counter: r.is_counter,
+                is_root: true,
+            }
+        } else {
+            let scope = match parent.map(|p| p.scope) {
+                Some(s @ (Scope::Thread(_) | Scope::Process(_))) => s,
+                _ => Scope::Global,
+            };
+            Resolved {
+                scope,
+                is_counter: r.is_counter,
+                is_root: false,
+            }
+        };
+        if let Some(s) = self.states.get_mut(&uuid) {
+            s.resolved = Some(resolved);
+        }
+        Some(resolved)
+    }
+
+    /// A descriptor track's source args (AddTrackArgs).
+    fn track_args(
+        &self,
+        uuid: u64,
+        seq: Option<u32>,
+        root: bool,
+    ) -> Vec<(&'static str, Option<ArgVal>)> {
+        let r = &self.states[&uuid].r;
+        let mut a: Vec<(&'static str, Option<ArgVal>)> = vec![
+            ("source", Some(ArgVal::Str("descriptor".into()))),
+            ("trace_id", Some(ArgVal::Int(uuid as i64 as i128))),
+            ("is_root_in_scope", Some(ArgVal::Bool(root))),
+        ];
+        if let Some(cd) = &r.counter {
+            if let Some(cat) = &cd.category {
+                a.push(("category", Some(ArgVal::Str(cat.clone()))));
+            }
+            if let Some(b) = cd.builtin_type {
+                a.push(("builtin_counter_type", Some(ArgVal::Str(b.into()))));
+            }
+            if let Some(k) = &cd.y_axis_share_key {
+                a.push(("y_axis_share_key", Some(ArgVal::Str(k.clone()))));
+            }
+        }
+        if seq.is_some_and(|s| self.first_packet_seqs.contains(&s)) {
+            a.push(("has_first_packet_on_sequence", Some(ArgVal::Bool(true))));
+        }
+        let ordering = match r.ordering {
+            1 => Some("lexicographic"),
+            2 => Some("chronological"),
+            3 => Some("explicit"),
+            _ => None,
+        };
+        if let Some(o) = ordering {
+            a.push(("child_ordering", Some(ArgVal::Str(o.into()))));
+        }
+        if let Some(rank) = r.sibling_order_rank {
+            a.push(("sibling_order_rank", Some(ArgVal::Int(rank as i128))));
+        }
+        if let Some(d) = &r.description {
+            a.push(("description", Some(ArgVal::Str(d.clone()))));
+        }
+        a
+    }
+
+    /// Interns a track of a `*_track_event` blueprint with its source args.
+    #[allow(clippy::too_many_arguments)]
+    fn new_track(
+        &self,
+        c: &mut Ctx,
+        type_: &'static str,
+        event_type: &'static str,
+        dims: Dims,
+        owner: Owner,
+        name: Option<&str>,
+        unit: Option<&str>,
+        args: (u64, Option<u32>, bool),
+    ) -> u32 {
+        let before = c.tracks.rows.len();
+        let id = c
+            .tracks
+            .intern(&mut c.args, type_, name, event_type, dims, owner, 0);
+        if id as usize == before {
+            let items = self.track_args(args.0, args.1, args.2);
+            let description = self.states[&args.0].r.description.clone();
+            let set = c.args.add_set(&items);
+            let row = &mut c.tracks.rows[id as usize];
+            row.source_arg_set_id = Some(set);
+            row.description = description;
+            if let Some(u) = unit {
+                row.unit = Some(Cow::Owned(u.to_owned()));
+            }
+        }
+        id
+    }
+
+    /// InternDescriptorTrackImpl: the track (or merged set) of `uuid`.
+    fn intern(
+        &mut self,
+        c: &mut Ctx,
+        uuid: u64,
+        event_name: Option<&str>,
+        seq: Option<u32>,
+    ) -> Option<TrackRef> {
+        if let Some(t) = self.states.get(&uuid).and_then(|s| s.track.clone()) {
+            return Some(t);
+        }
+        let resolved = self.resolve(c, uuid)?;
+        let r = self.states[&uuid].r.clone();
+        let (mut parent_track, mut parent_resolved) = (None, None);
+        if r.parent_uuid != DEFAULT_TRACK_UUID {
+            parent_track = self.track_for_parent(c, r.parent_uuid, seq);
+            parent_resolved = self.resolve(c, r.parent_uuid);
+        }
+        let unit = r.counter.as_ref().and_then(|cd| cd.unit.clone());
+        let track = if resolved.is_root {
+            match resolved.scope {
+                Scope::Thread(utid) => {
+                    let owner = Owner {
+                        utid: Some(utid),
+                        ..Default::default()
+                    };
+                    let dims = thread_dims(utid, uuid);
+                    if resolved.is_counter {
+                        TrackRef::Track(self.new_track(
+                            c,
+                            "thread_counter_track_event",
+                            "counter",
+                            dims,
+                            owner,
+                            r.name.as_deref(),
+                            unit.as_deref(),
+                            (uuid, seq, true),
+                        ))
+                    } else if r.use_separate_track {
+                        TrackRef::Track(self.new_track(
+                            c,
+                            "thread_track_event",
+                            "slice",
+                            dims,
+                            owner,
+                            r.name.as_deref(),
+                            None,
+                            (uuid, seq, true),
+                        ))
+                    } else {
+                        TrackRef::Track(super::atrace::thread_track(c, utid))
+                    }
+                }
+                Scope::Process(upid) => {
+                    let owner = Owner {
+                        upid: Some(upid),
+                        ..Default::default()
+                    };
+                    let (type_, event_type) = if resolved.is_counter {
+                        ("process_counter_track_event", "counter")
+                    } else {
+                        ("process_track_event", "slice")
+                    };
+                    TrackRef::Track(self.new_track(
+                        c,
+                        type_,
+                        event_type,
+                        process_dims(upid, uuid),
+                        owner,
+                        r.name.as_deref(),
+                        unit.as_deref(),
+                        (uuid, seq, true),
+                    ))
+                }
+                Scope::Global => unreachable!("a root track has a thread or a process"),
+            }
+        } else {
+            let name = r.name.clone().or_else(|| event_name.map(str::to_owned));
+            let merge = r.merge == MergeBehavior::None || r.is_state;
+            let merge_key = |name: &Option<String>| -> (u64, Dim) {
+                let (kind, key) = match r.merge {
+                    MergeBehavior::ByKey => (2u64, r.merge_key.clone()),
+                    _ => (0u64, name.clone()),
+                };
+                (kind, key.map_or(Dim::NullStr, Dim::Str))
+            };
+            let scoped = match parent_resolved.map(|p| (p.scope, p.is_root)) {
+                Some((Scope::Thread(utid), root)) if parent_track.is_some() => Some((
+                    ("utid", utid),
+                    "thread",
+                    Owner {
+                        utid: Some(utid),
+                        ..Default::default()
+                    },
+                    root,
+                )),
+                Some((Scope::Process(upid), root)) if parent_track.is_some() => Some((
+                    ("upid", upid),
+                    "process",
+                    Owner {
+                        upid: Some(upid),
+                        ..Default::default()
+                    },
+                    root,
+                )),
+                _ => None,
+            };
+            match scoped {
+                Some(((dim, id), kind, owner, parent_is_root)) => {
+                    // nested in a thread's / process's track; the parent
+                    // link is kept only below a non-root parent
+                    let parent_id = if parent_is_root { None } else { parent_track };
+                    let own_dims = vec![
+                        (dim, Dim::Int(id as i64)),
+                        ("track_uuid", Dim::Int(uuid as i64)),
+                    ];
+                    if r.is_counter || merge {
+                        let (type_, event_type, nm) = if r.is_counter {
+                            (counter_type(kind), "counter", r.name.clone())
+                        } else {
+                            (slice_type(kind), "slice", name.clone())
+                        };
+                        let t = self.new_track(
+                            c,
+                            type_,
+                            event_type,
+                            own_dims,
+                            owner,
+                            nm.as_deref(),
+                            unit.as_deref().filter(|_| r.is_counter),
+                            (uuid, seq, false),
+                        );
+                        if parent_id.is_some() {
+                            c.tracks.rows[t as usize].parent = parent_id;
+                        }
+                        TrackRef::Track(t)
+                    } else {
+                        let (merge_type, merge_value) = merge_key(&name);
+                        TrackRef::Merged(Factory {
+                            type_: merged_type(kind),
+                            dims: vec![
+                                (dim, Dim::Int(id as i64)),
+                                ("parent_track_uuid", Dim::Int(r.parent_uuid as i64)),
+                                ("merge_key_type", Dim::Int(merge_type as i64)),
+                                ("merge_key_value", merge_value),
+                            ],
+                            name,
+                            owner,
+                            uuid,
+                            seq,
+                            root_args: false,
+                            parent: parent_id,
+                        })
+                    }
+                }
+                None => {
+                    let root_in_scope = uuid == DEFAULT_TRACK_UUID;
+                    let own_dims = vec![("track_uuid", Dim::Int(uuid as i64))];
+                    if r.is_counter || merge {
+                        let (type_, event_type, nm) = if r.is_counter {
+                            ("global_counter_track_event", "counter", r.name.clone())
+                        } else {
+                            ("global_track_event", "slice", name.clone())
+                        };
+                        let t = self.new_track(
+                            c,
+                            type_,
+                            event_type,
+                            own_dims,
+                            Owner::default(),
+                            nm.as_deref(),
+                            unit.as_deref().filter(|_| r.is_counter),
+                            (uuid, seq, root_in_scope),
+                        );
+                        if parent_track.is_some() {
+                            c.tracks.rows[t as usize].parent = parent_track;
+                        }
+                        TrackRef::Track(t)
+                    } else {
+                        let (merge_type, merge_value) = merge_key(&name);
+                        TrackRef::Merged(Factory {
+                            type_: "global_merged_track_event",
+                            dims: vec![
+                                ("parent_track_uuid", Dim::Int(r.parent_uuid as i64)),
+                                ("merge_key_type", Dim::Int(merge_type as i64)),
+                                ("merge_key_value", merge_value),
+                            ],
+                            name,
+                            owner: Owner::default(),
+                            uuid,
+                            seq,
+                            root_args: root_in_scope,
+                            parent: parent_track,
+                        })
+                    }
+                }
+            }
+        };
+        if let Some(s) = self.states.get_mut(&uuid) {
+            s.track = Some(track.clone());
+        }
+        Some(track)
+    }
+
+    /// The track of lane `idx` of a merged set, made when first used.
+    fn lane_track(&self, c: &mut Ctx, f: &Factory, idx: u32) -> u32 {
+        let dims = lane_dims(f.dims.clone(), idx);
+        let t = self.new_track(
+            c,
+            f.type_,
+            "slice",
+            dims,
+            f.owner,
+            f.name.as_deref(),
+            None,
+            (f.uuid, f.seq, f.root_args),
+        );
+        if f.parent.is_some() {
+            c.tracks.rows[t as usize].parent = f.parent;
+        }
+        t
+    }
+
+    /// InternDescriptorTrackForParent: a merged set's first lane.
+    fn track_for_parent(&mut self, c: &mut Ctx, uuid: u64, seq: Option<u32>) -> Option<u32> {
+        match self.intern(c, uuid, None, seq)? {
+            TrackRef::Track(t) => Some(t),
+            TrackRef::Merged(f) => {
+                let idx = self.lanes.default_lane(f.type_, &f.dims);
+                Some(self.lane_track(c, &f, idx))
+            }
+        }
+    }
+
+    /// The track a begin / end / instant on `uuid` goes to.
+    fn slice_track(
+        &mut self,
+        c: &mut Ctx,
+        uuid: u64,
+        name: Option<&str>,
+        seq: Option<u32>,
+        kind: u8,
+    ) -> Option<u32> {
+        match self.intern(c, uuid, name, seq)? {
+            TrackRef::Track(t) => Some(t),
+            TrackRef::Merged(f) => {
+                let cookie = uuid as i64 as i128;
+                let idx = match kind {
+                    b'B' => self
+                        .lanes
+                        .begin(f.type_, &f.dims, cookie, Nesting::Nestable),
+                    b'E' => self.lanes.end(f.type_, &f.dims, cookie),
+                    _ => {
+                        self.lanes
+                            .begin(f.type_, &f.dims, cookie, Nesting::Nestable);
+                        self.lanes.end(f.type_, &f.dims, cookie)
+                    }
+                };
+                Some(self.lane_track(c, &f, idx))
+            }
+        }
+    }
+
+    /// InternDescriptorTrackCounter / InternDescriptorTrackLegacy: a track
+    /// that is not a merged set.
+    fn plain_track(&mut self, c: &mut Ctx, uuid: u64, seq: Option<u32>) -> Option<u32> {
+        match self.intern(c, uuid, None, seq)? {
+            TrackRef::Track(t) => Some(t),
+            TrackRef::Merged(_) => None,
+        }
+    }
+
+    /// ParseInitialTrackAssociation.
+    fn associate(&mut self, c: &mut Ctx, e: &TrackEventData) -> Result<Assoc, ()> {
+        let track_uuid = e.track_uuid.or(e.default_track_uuid).unwrap_or(0);
+        let mut a = Assoc {
+            track_uuid,
+            utid: None,
+            upid: None,
+            passthrough_utid: None,
+            fallback_to_thread: false,
+        };
+        if track_uuid != 0 {
+            let resolved = self.resolve(c, track_uuid).ok_or(())?;
+            match resolved.scope {
+                Scope::Thread(utid) => {
+                    a.utid = Some(utid);
+                    a.upid = c.pt.t_upid[utid as usize];
+                }
+                Scope::Process(upid) => {
+                    a.upid = Some(upid);
+                    if let Some((pid, tid)) = e.thread {
+                        let candidate = c.pt.update_thread(tid, pid);
+                        if c.pt.t_upid[candidate as usize] == Some(upid) {
+                            a.passthrough_utid = Some(candidate);
+                        }
+                    }
+                }
+                Scope::Global => {
+                    if let Some((pid, tid)) = e.thread {
+                        a.passthrough_utid = Some(c.pt.update_thread(tid, pid));
+                    }
+                }
+            }
+        } else {
+            let legacy = e.legacy.as_ref();
+            let thread_valid = e.thread.is_some();
+            a.fallback_to_thread = (e.track_uuid.is_none() || e.type_.is_none()) && thread_valid;
+            a.fallback_to_thread |= legacy.is_some_and(|l| l.pid_override.is_some());
+            a.fallback_to_thread |=
+                legacy.is_some_and(|l| l.tid_override.is_some()) && thread_valid;
+            if a.fallback_to_thread {
+                let (mut pid, mut tid) = e.thread.unwrap_or((0, 0));
+                if let Some(p) = legacy.and_then(|l| l.pid_override) {
+                    // a synthetic tid per overridden pid: not imported
+                    pid = p;
+                    tid = 0;
+                }
+                if let Some(t) = legacy.and_then(|l| l.tid_override) {
+                    tid = t;
+                }
+                if pid == 0 || tid == 0 {
+                    return Err(());
+                }
+                let utid = c.pt.update_thread(tid, pid);
+                a.utid = Some(utid);
+                a.upid = c.pt.t_upid[utid as usize];
+            }
+        }
+        if let Some(l) = &e.legacy {
+            if matches!(l.phase, Some(b'i' | b'I')) {
+                match l.instant_scope {
+                    1 => {
+                        a.passthrough_utid = a.utid;
+                        a.utid = None;
+                    }
+                    2 => {
+                        a.upid.ok_or(())?;
+                        a.passthrough_utid = a.utid;
+                        a.utid = None;
+                    }
+                    _ => {
+                        a.utid.ok_or(())?;
+                    }
+                }
+            }
+        }
+        Ok(a)
+    }
+
+    /// TrackEventEventImporter::Import; Err: a parser error.
+    fn event(&mut self, c: &mut Ctx, ts: i64, e: &TrackEventData) -> Result<(), ()> {
+        let phase = e.legacy.as_ref().and_then(|l| l.phase);
+        if e.type_.unwrap_or(0) == 0 && phase.is_none() {
+            return Err(());
+        }
+        let a = self.associate(c, e)?;
+        for _ in 0..e.arg_errors {
+            c.stats.add("track_event_parser_errors", 1, None);
+        }
+        let seq = (a.track_uuid != 0).then_some(e.seq_id);
+        let mut thread_ts = e.thread_ts;
+        let mut thread_instructions = e.thread_instruction_count;
+        if let Some(utid) = a.utid {
+            // legacy thread time / instruction counts: counters per thread
+            if let Some(t) = thread_ts {
+                let track = thread_counter(c, "thread_time", "thread_time", utid);
+                c.counters.push(ts, track, t as f64, None);
+            }
+            if let Some(n) = thread_instructions {
+                let track =
+                    thread_counter(c, "thread_instructions", "thread_instruction_count", utid);
+                c.counters.push(ts, track, n as f64, None);
+            }
+        }
+        for &(uuid, v) in &e.extra_counters {
+            let Some(track) = self.plain_track(c, uuid, Some(e.seq_id)) else {
+                continue;
+            };
+            c.counters.push(ts, track, v, None);
+            match c.tracks.rows[track as usize].name.as_deref() {
+                Some("thread_time") => thread_ts = Some(v as i64),
+                Some("thread_instruction_count") => thread_instructions = Some(v as i64),
+                _ => {}
+            }
+        }
+        let _ = thread_instructions;
+        let mut args = e.args.clone();
+        if let Some(u) = a.passthrough_utid {
+            if !args
+                .iter()
+                .any(|(k, _)| k == "legacy_event.passthrough_utid")
+            {
+                args.push((
+                    "legacy_event.passthrough_utid".into(),
+                    ArgVal::Uint(u as u64),
+                ));
+            }
+        }
+        let name = e.name.as_deref();
+        match e.type_ {
+            Some(4) => {
+                let track = if a.track_uuid == 0 && a.fallback_to_thread {
+                    super::atrace::thread_track(c, a.utid.ok_or(())?)
+                } else {
+                    self.plain_track(c, a.track_uuid, seq).ok_or(())?
+                };
+                let set = arg_set(c, &args);
+                c.counters.push(ts, track, e.counter_value, set);
+                return Ok(());
+            }
+            // TYPE_STATE: not imported (the decoder counted it)
+            Some(5) => return Ok(()),
+            _ => {}
+        }
+        let phase = match phase {
+            Some(p) => p,
+            None => match (e.type_, a.utid.is_some()) {
+                (Some(1), true) => b'B',
+                (Some(1), false) => b'b',
+                (Some(2), true) => b'E',
+                (Some(2), false) => b'e',
+                (Some(3), true) => b'i',
+                (Some(3), false) => b'n',
+                _ => 0,
+            },
+        };
+        let track_for = |this: &mut Self, c: &mut Ctx, kind: u8| -> Result<u32, ()> {
+            if a.track_uuid == 0 && a.fallback_to_thread {
+                return Ok(super::atrace::thread_track(c, a.utid.ok_or(())?));
+            }
+            if kind == b'X' {
+                return this.plain_track(c, a.track_uuid, seq).ok_or(());
+            }
+            this.slice_track(c, a.track_uuid, name, seq, kind).ok_or(())
+        };
+        match phase {
+            b'B' | b'b' => {
+                if phase == b'B' && a.utid.is_none() {
+                    return Err(());
+                }
+                let track = track_for(self, c, b'B')?;
+                let set = (!args.is_empty()).then(|| c.args.add_set_unique(&as_items(&args)));
+                let Some(row) = self.begin(c, track, ts, e, -1, set) else {
+                    return Ok(());
+                };
+                if phase == b'B' && thread_ts.is_some() {
+                    c.slices.thread_times.insert(row, (thread_ts, None));
+                }
+                self.flows(c, row, e);
+            }
+            b'E' | b'e' => {
+                if phase == b'E' && a.utid.is_none() {
+                    return Err(());
+                }
+                let track = track_for(self, c, b'E')?;
+                let Some(row) = c
+                    .slices
+                    .end_matching(track, ts, e.category.as_deref(), name)
+                else {
+                    return Ok(());
+                };
+                if !args.is_empty() {
+                    match c.slices.rows[row as usize].arg_set {
+                        Some(set) => c.args.extend_set(set, &as_items(&args)),
+                        None => {
+                            let set = c.args.add_set_unique(&as_items(&args));
+                            c.slices.rows[row as usize].arg_set = Some(set);
+                        }
+                    }
+                }
+                self.flows(c, row, e);
+                if phase == b'E' {
+                    if let (Some((Some(start), _)), Some(now)) =
+                        (c.slices.thread_times.get(&row).copied(), thread_ts)
+                    {
+                        if now != start {
+                            c.slices
+                                .thread_times
+                                .insert(row, (Some(start), Some(now - start)));
+                        }
+                    }
+                }
+            }
+            b'X' => {
+                if a.utid.is_none() {
+                    return Err(());
+                }
+                let l = e.legacy.as_ref().ok_or(())?;
+                let dur = l.duration_us.saturating_mul(1000);
+                if dur < 0 {
+                    return Err(());
+                }
+                let track = track_for(self, c, b'X')?;
+                let set = arg_set(c, &args);
+                if let Some(row) = self.begin(c, track, ts, e, dur, set) {
+                    if thread_ts.is_some() {
+                        let tdur = l.thread_duration_us.saturating_mul(1000);
+                        c.slices.thread_times.insert(row, (thread_ts, Some(tdur)));
+                    }
+                    self.flows(c, row, e);
+                }
+            }
+            b'i' | b'I' | b'n' => {
+                let track = track_for(self, c, b'i')?;
+                let set = arg_set(c, &args);
+                if let Some(row) = self.begin(c, track, ts, e, 0, set) {
+                    if a.utid.is_some() && thread_ts.is_some() {
+                        c.slices.thread_times.insert(row, (thread_ts, Some(0)));
+                    }
+                    self.flows(c, row, e);
+                }
+            }
+            b'M' => metadata_event(c, &a, e)?,
+            // other legacy phases: not imported (the decoder counted them)
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// SliceTracker::Begin / Scoped of a track event's slice.
+    fn begin(
+        &mut self,
+        c: &mut Ctx,
+        track: u32,
+        ts: i64,
+        e: &TrackEventData,
+        dur: i64,
+        set: Option<i64>,
+    ) -> Option<u32> {
+        let row = c
+            .slices
+            .begin(track, ts, e.name.clone().unwrap_or_default(), dur, set)?;
+        let r = &mut c.slices.rows[row as usize];
+        r.null_name = e.name.is_none();
+        r.category = e.category.clone().map(Cow::Owned);
+        Some(row)
+    }
+
+    /// MaybeParseTrackEventFlows: flow_ids begin or step a flow at `row`,
+    /// terminating_flow_ids end an active one; a flow's two slices are
+    /// ordered by their timestamps.
+    fn flows(&mut self, c: &mut Ctx, row: u32, e: &TrackEventData) {
+        for &id in &e.flow_ids {
+            match self.flows.get(&id).copied() {
+                None => {
+                    self.flows.insert(id, row);
+                }
+                Some(prev) => {
+                    push_flow(c, id, prev, row);
+                    self.flows.insert(id, row);
+                }
+            }
+        }
+        for &id in &e.terminating_flow_ids {
+            if let Some(prev) = self.flows.remove(&id) {
+                push_flow(c, id, prev, row);
+            }
+        }
+    }
+}
+
+fn push_flow(c: &mut Ctx, id: u64, prev: u32, row: u32) {
+    let prev_ts = c.slices.rows[prev as usize].ts;
+    let ts = c.slices.rows[row as usize].ts;
+    let (out, into) = if prev_ts > ts {
+        (row, prev)
+    } else {
+        (prev, row)
+    };
+    c.flows.push((out, into, Some(id as i64)));
+}
+
+fn as_items(args: &[(String, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {
+    args.iter()
+        .map(|(k, v)| (k.as_str(), Some(v.clone())))
+        .collect()
+}
+
+fn arg_set(c: &mut Ctx, args: &[(String, ArgVal)]) -> Option<i64> {
+    (!args.is_empty()).then(|| c.args.add_set(&as_items(args)))
+}
+
+fn thread_dims(utid: u32, uuid: u64) -> Dims {
+    vec![
+        ("utid", Dim::Int(utid as i64)),
+        ("track_uuid", Dim::Int(uuid as i64)),
+    ]
+}
+
+fn process_dims(upid: u32, uuid: u64) -> Dims {
+    vec![
+        ("upid", Dim::Int(upid as i64)),
+        ("track_uuid", Dim::Int(uuid as i64)),
+    ]
+}
+
+fn counter_type(kind: &str) -> &'static str {
+    if kind == "thread" {
+        "thread_counter_track_event"
+    } else {
+        "process_counter_track_event"
+    }
+}
+
+fn slice_type(kind: &str) -> &'static str {
+    if kind == "thread" {
+        "thread_track_event"
+    } else {
+        "process_track_event"
+    }
+}
+
+fn merged_type(kind: &str) -> &'static str {
+    if kind == "thread" {
+        "thread_merged_track_event"
+    } else {
+        "process_merged_track_event"
+    }
+}
+
+/// The per-thread counter of legacy thread time / instruction counts.
+fn thread_counter(c: &mut Ctx, type_: &'static str, name: &str, utid: u32) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        type_,
+        Some(name),
+        "counter",
+        vec![("utid", Dim::Int(utid as i64))],
+        Owner {
+            utid: Some(utid),
+            ..Default::default()
+        },
+        0,
+    )
+}
+
+/// ParseThreadDescriptor: the thread and its name.
+fn thread_descriptor(c: &mut Ctx, t: &ThreadDesc) -> u32 {
+    let utid = c.pt.update_thread(t.tid, t.pid);
+    if let Some(n) = t.name.as_deref().filter(|n| !n.is_empty()) {
+        c.pt.set_thread_name(utid, &Some(Arc::from(n)), PRIO_TRACK_DESCRIPTOR);
+    }
+    utid
+}
+
+/// ParseProcessDescriptor: the process, its name (below the system's) and
+/// start time.
+fn process_descriptor(c: &mut Ctx, p: &ProcessDesc) -> u32 {
+    let upid = c.pt.get_or_create_process(p.pid as u32 as i64);
+    if let Some(n) = p.name.as_deref().filter(|n| !n.is_empty()) {
+        c.pt.set_process_name(upid, &Some(Arc::from(n)), PNAME_TRACK_DESCRIPTOR);
+    }
+    if let Some(t) = p.start_ts.filter(|&t| t > 0) {
+        if c.pt.p_start[upid as usize].is_none() {
+            c.pt.p_start[upid as usize] = Some(t);
+        }
+    }
+    upid
+}
+
+/// An `M` event: thread_name / process_name from its first annotation.
+fn metadata_event(c: &mut Ctx, a: &Assoc, e: &TrackEventData) -> Result<(), ()> {
+    let name = e.name.as_deref().ok_or(())?;
+    let first_string = e
+        .args
+        .iter()
+        .find(|(k, _)| k.starts_with("debug."))
+        .and_then(|(_, v)| match v {
+            ArgVal::Str(s) => Some(s.clone()),
+            _ => None,
+        });
+    match name {
+        "thread_name" => {
+            let utid = a.utid.ok_or(())?;
+            if let Some(n) = first_string.filter(|n| !n.is_empty()) {
+                c.pt.set_thread_name(
+                    utid,
+                    &Some(Arc::from(n.as_str())),
+                    PRIO_TRACK_DESCRIPTOR_THREAD_TYPE,
+                );
+            }
+            Ok(())
+        }
+        "process_name" => {
+            let upid = a.upid.ok_or(())?;
+            if let Some(n) = first_string.filter(|n| !n.is_empty()) {
+                c.pt.set_process_name(upid, &Some(Arc::from(n.as_str())), PNAME_TRACK_DESCRIPTOR);
+            }
+            Ok(())
+        }
+        // other metadata events go to chrome's raw table: not imported
+        _ => Ok(()),
+    }
+}
