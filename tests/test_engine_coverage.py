@@ -26,8 +26,8 @@ def freq_engine(fixtures_dir):
 
 @pytest.mark.parametrize("sql, kind, name", [
     ("SELECT * FROM heap_profile_allocation", "table", "heap_profile_allocation"),
-    ("SELECT thread_instruction_count FROM slice", "column", "thread_instruction_count"),
-    ("SELECT s.cat FROM slice s", "column", "s.cat"),
+    ("SELECT track_group_id FROM track", "column", "track_group_id"),
+    ("SELECT t.track_group_id FROM track t", "column", "t.track_group_id"),
     ("SELECT spans_overlapping_dur(1, 2)", "function", "spans_overlapping_dur"),
 ])
 def test_unserved_names_fail_with_one_line_pointing_at_trace_processor(
@@ -49,8 +49,7 @@ def test_other_sql_errors_are_one_line_query_errors(freq_engine):
 
 
 def _trace_with_skipped_data() -> bytes:
-    """Three track events of a legacy async phase (imported but for their
-    async slices), two graphics_frame_event and one gpu_counter_event packet
+    """Three legacy flow v1 track events (not imported), two graphics_frame_event and one gpu_counter_event packet
     beside one imported cpu_frequency event; one clock_snapshot (bookkeeping,
     not counted)."""
     trace = pb.Trace()
@@ -65,7 +64,7 @@ def _trace_with_skipped_data() -> bytes:
     for i in range(3):
         p = trace.packet.add(timestamp=2_000 + i, trusted_packet_sequence_id=1)
         p.track_event.name = f"event {i}"
-        p.track_event.legacy_event.phase = ord("b")
+        p.track_event.legacy_event.phase = ord("s")
         p.track_event.legacy_event.unscoped_id = 7
     for i in range(2):
         p = trace.packet.add(timestamp=3_000 + i)

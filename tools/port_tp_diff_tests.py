@@ -18,6 +18,7 @@ metric / proto / error; the reason is printed. Existing case directories are
 left untouched.
 
     python3 tools/port_tp_diff_tests.py --perfetto-git DIR [--out DIR] [--dry-run]
+        [--rev REV] [--suite parser/track_event ...]
 """
 
 from __future__ import annotations
@@ -31,11 +32,15 @@ import textwrap
 from pathlib import Path
 
 SUITES = ["parser/sched", "parser/ftrace", "parser/atrace", "parser/process_tracking",
-          "parser/parsing", "parser/power", "parser/android", "tables"]
+          "parser/parsing", "parser/power", "parser/android", "tables",
+          "parser/track_event"]
 # parser/android: winscope's suites are out of scope.
 WINSCOPE = ("inputmethod", "shell_transitions", "surfaceflinger", "viewcapture",
             "windowmanager", "protolog", "protovm")
 BASE = "test/trace_processor/diff_tests/"
+#: The revision read (--rev): the reference binary's, so that the expected
+#: rows are the ones it was tested against.
+REV = "HEAD"
 CASES = Path(__file__).resolve().parents[1] / "tests" / "conformance" / "cases"
 
 
@@ -66,7 +71,7 @@ def _arg(node: ast.expr | None) -> tuple[str, str | None]:
 
 def blueprints(repo: str, path: str):
     try:
-        tree = ast.parse(git(repo, "show", f"HEAD:{path}"))
+        tree = ast.parse(git(repo, "show", f"{REV}:{path}"))
     except SyntaxError:
         return
     for fn in ast.walk(tree):
@@ -121,7 +126,7 @@ def port_one(repo: str, path: str, test: str, trace, query, out,
     elif kind == "Path" and val == "../common/synth_1.py":
         files["trace.ref"] = "synth_1.py\n"  # shared input, reproduced in inputs/
     elif kind == "Path" and val and val.endswith((".textproto", ".systrace", ".py")):
-        text = git(repo, "show", f"HEAD:{d}/{val}")
+        text = git(repo, "show", f"{REV}:{d}/{val}")
         if not text:
             return f"input {val} not in the snapshot", {}
         suffix = Path(val).suffix
@@ -132,7 +137,7 @@ def port_one(repo: str, path: str, test: str, trace, query, out,
     if kind == "str" and val is not None:
         files["query.sql"] = textwrap.dedent(val).strip() + "\n"
     elif kind == "Path" and val:
-        files["query.sql"] = git(repo, "show", f"HEAD:{d}/{val}")
+        files["query.sql"] = git(repo, "show", f"{REV}:{d}/{val}")
     else:
         return f"query {kind}", {}
     if "INCLUDE PERFETTO MODULE" in files["query.sql"].upper():
@@ -141,7 +146,7 @@ def port_one(repo: str, path: str, test: str, trace, query, out,
     if kind == "Csv" and val is not None:
         files["expected.csv"] = textwrap.dedent(val).strip() + "\n"
     elif kind == "Path" and val and val.endswith(".out"):
-        files["expected.csv"] = git(repo, "show", f"HEAD:{d}/{val}")
+        files["expected.csv"] = git(repo, "show", f"{REV}:{d}/{val}")
     else:
         return f"output {kind}", {}
     if not files["expected.csv"].strip():
@@ -154,10 +159,14 @@ def main() -> int:
     ap.add_argument("--perfetto-git", required=True)
     ap.add_argument("--out", default=str(CASES))
     ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--rev", default="HEAD", help="the perfetto revision to read (e.g. v58.2)")
+    ap.add_argument("--suite", action="append", help="only these suites (repeatable)")
     a = ap.parse_args()
+    global REV
+    REV = a.rev
     existing = {p.name for p in CASES.glob("*/*") if p.is_dir()}
-    for suite in SUITES:
-        for path in git(a.perfetto_git, "ls-tree", "--name-only", "HEAD",
+    for suite in a.suite or SUITES:
+        for path in git(a.perfetto_git, "ls-tree", "--name-only", REV,
                         BASE + suite + "/").split():
             if not path.endswith(".py") or "tests" not in path.rsplit("/", 1)[1]:
                 continue

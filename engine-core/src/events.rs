@@ -498,6 +498,11 @@ pub struct Sink {
     /// sequences that marked their first packet (trackers::track_event).
     pub track_event_reservations: crate::decoder::track_event::Reservations,
     pub first_packet_seqs: rustc_hash::FxHashSet<u32>,
+    /// each track event incremental state's thread descriptor (pid, tid)
+    pub track_event_threads: Vec<Option<(i64, i64)>>,
+    /// timestamps no snapshot converted: (stat, source clock, source time,
+    /// target clock), for the import log
+    pub clock_failure_logs: Vec<(&'static str, i64, i64, i64)>,
 }
 
 impl Sink {

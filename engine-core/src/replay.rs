@@ -78,6 +78,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
     crate::trackers::import_logs::ftrace_setup_errors(&mut ctx, &sink.ftrace_setup_error_logs);
+    crate::trackers::import_logs::clock_sync_failures(&mut ctx, &sink.clock_failure_logs);
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
     } else {
@@ -126,6 +127,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         crate::trackers::track_event::TrackEventTracker::new(
             std::mem::take(&mut sink.track_event_reservations),
             std::mem::take(&mut sink.first_packet_seqs),
+            std::mem::take(&mut sink.track_event_threads),
         );
     for (stat, uuid) in reservation_errors {
         let args = vec![("track_uuid", Some(ArgVal::Uint(uuid)))];

@@ -173,6 +173,11 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
                 c("arg_set_id", I),
                 c("thread_ts", I),
                 c("thread_dur", I),
+                c("thread_instruction_count", I),
+                c("thread_instruction_delta", I),
+                // trace_processor's aliases of category and id
+                c("cat", T),
+                c("slice_id", I),
             ],
         ),
         (
@@ -383,10 +388,10 @@ pub const VIEWS: [(&str, &str); 16] = [
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
     ("process_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _upid AS upid FROM __track WHERE event_type = 'slice' AND _upid IS NOT NULL"),
     ("cpu_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _cpu AS cpu FROM __track WHERE event_type = 'slice' AND _cpu IS NOT NULL"),
-    ("counter_track", "SELECT id, name, type, parent_id, dimension_arg_set_id, machine_id, counter_unit AS unit, description FROM __track WHERE event_type = 'counter'"),
-    ("cpu_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, description, _cpu AS cpu FROM __track WHERE event_type = 'counter' AND _cpu IS NOT NULL"),
-    ("process_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, description, _upid AS upid FROM __track WHERE event_type = 'counter' AND _upid IS NOT NULL"),
-    ("thread_counter_track", "SELECT id, name, type, parent_id, machine_id, counter_unit AS unit, description, _utid AS utid FROM __track WHERE event_type = 'counter' AND _utid IS NOT NULL"),
+    ("counter_track", "SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id, counter_unit AS unit, description FROM __track WHERE event_type = 'counter'"),
+    ("cpu_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, _cpu AS cpu FROM __track WHERE event_type = 'counter' AND _cpu IS NOT NULL"),
+    ("process_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, _upid AS upid FROM __track WHERE event_type = 'counter' AND _upid IS NOT NULL"),
+    ("thread_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, _utid AS utid FROM __track WHERE event_type = 'counter' AND _utid IS NOT NULL"),
     ("raw", "SELECT * FROM ftrace_event"),
     // the legacy alias of `counter` with its track's name and unit (stdlib prelude)
     ("counters", "SELECT v.*, t.name, t.unit FROM counter AS v JOIN counter_track AS t ON v.track_id = t.id ORDER BY ts"),
@@ -843,8 +848,12 @@ pub fn fill<'v>(
                     V::Int(r.depth),
                     ou32(r.parent),
                     oi(r.arg_set),
-                    oi(thread.and_then(|t| t.0)),
-                    oi(thread.and_then(|t| t.1)),
+                    oi(thread.and_then(|t| t.ts)),
+                    oi(thread.and_then(|t| t.dur)),
+                    oi(thread.and_then(|t| t.instruction_count)),
+                    oi(thread.and_then(|t| t.instruction_delta)),
+                    ot(r.category.as_deref()),
+                    V::Int(i as i64),
                 ])?;
             }
         }

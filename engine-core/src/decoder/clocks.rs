@@ -52,6 +52,11 @@ impl ClockSync {
         }
     }
 
+    /// Whether a ClockSnapshot was seen.
+    pub fn has_snapshots(&self) -> bool {
+        !self.snapshots.is_empty()
+    }
+
     /// Whether a conversion was made or tried (`to_boottime`).
     pub fn used(&self) -> bool {
         self.used
@@ -64,6 +69,22 @@ impl ClockSync {
             return Some(ts);
         }
         self.convert(key(seq, clock), (0, BOOTTIME), ts)
+    }
+
+    /// `ts` of `clock` in the trace's clock `trace_clock` (ClockTracker::
+    /// ToTraceTime), when a snapshot relates the two.
+    pub fn to_trace_clock(
+        &mut self,
+        seq: u32,
+        clock: u32,
+        ts: i64,
+        trace_clock: u32,
+    ) -> Option<i64> {
+        self.used = true;
+        if clock == trace_clock {
+            return Some(ts);
+        }
+        self.convert(key(seq, clock), key(seq, trace_clock), ts)
     }
 
     /// BOOTTIME `ts` in `clock` (the trace's clock when it is not

@@ -365,6 +365,7 @@ impl<'s> ProtoDecoder<'s> {
         }
         self.sink.track_event_reservations = te.reservations;
         self.sink.first_packet_seqs = te.first_packet_seqs.into_iter().collect();
+        self.sink.track_event_threads = te.threads;
         if self.sink.remote_machine_packets > 0 {
             let stat = format!("{SKIPPED_STAT_PREFIX}remote_machine_packets");
             let n = std::mem::take(&mut self.sink.remote_machine_packets);
@@ -512,11 +513,18 @@ impl<'s> ProtoDecoder<'s> {
             self.sink.clock_converted();
         }
         // a timestamp in another clock, on a BOOTTIME trace: converted
+        // a timestamp in another clock: converted to the trace's clock
+        let trace_clock = self
+            .sink
+            .metadata
+            .get_int("trace_time_clock_id")
+            .unwrap_or(6) as u32;
         if let (Some(t), Some(c)) = (ts, clock) {
-            let trace_clock = self.sink.metadata.get_int("trace_time_clock_id");
-            if matches!(trace_clock, None | Some(6)) {
-                ts = Some(self.clocks.to_boottime(self.seq_id, c, t).unwrap_or(t));
-            }
+            ts = Some(
+                self.clocks
+                    .to_trace_clock(self.seq_id, c, t, trace_clock)
+                    .unwrap_or(t),
+            );
         }
         if let Some(b) = interned {
             if !has_seq {
@@ -565,7 +573,19 @@ impl<'s> ProtoDecoder<'s> {
             Some(11) => {
                 let seq = self.seq_id;
                 let clocks = &mut self.clocks;
-                let mut to_trace = |t: i64| clocks.to_boottime(seq, 3, t).unwrap_or(t);
+                // delta / absolute times are CLOCK_MONOTONIC; one that does
+                // not convert is kept as it is, counted
+                let mut failure = None;
+                let mut converted = false;
+                let mut to_trace = |t: i64| {
+                    converted = true;
+                    clocks
+                        .to_trace_clock(seq, 3, t, trace_clock)
+                        .unwrap_or_else(|| {
+                            failure = Some(t);
+                            t
+                        })
+                };
                 let got = self.track_events.track_event(
                     seq,
                     has_seq,
@@ -573,6 +593,12 @@ impl<'s> ProtoDecoder<'s> {
                     &parts.concat(),
                     &mut to_trace,
                 )?;
+                if converted {
+                    self.sink.clock_converted();
+                }
+                if let Some(t) = failure {
+                    self.clock_failure(3, t);
+                }
                 if let Some((ets, e)) = got {
                     let data = PacketData::TrackEvent(TrackEventPacket::Event(Box::new(e)));
                     self.sink.push_packet(ets, data);
@@ -985,8 +1011,7 @@ impl<'s> ProtoDecoder<'s> {
                         self.sink.clock_converted();
                         let Some(ts) = self.clocks.to_boottime(self.seq_id, REALTIME, realtime)
                         else {
-                            let stat = self.clocks.failure_stat(self.seq_id, REALTIME);
-                            self.sink.stats.add(stat, 1, None);
+                            self.clock_failure(REALTIME, realtime);
                             continue;
                         };
                         self.sink.push_packet(ts, PacketData::Log(e));
@@ -1229,8 +1254,7 @@ impl<'s> ProtoDecoder<'s> {
                 match self.clocks.to_boottime(self.seq_id, clock, stamp) {
                     Some(ts) => ts,
                     None => {
-                        let stat = self.clocks.failure_stat(self.seq_id, clock);
-                        self.sink.stats.add(stat, 1, None);
+                        self.clock_failure(clock, stamp);
                         return;
                     }
                 }
@@ -2164,6 +2188,26 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         false
+    }
+
+    /// A timestamp `ts` of `clock` that no snapshot converts to trace
+    /// time: its stat and import log (ClockTracker: the source clock and
+    /// time, the trace's clock, TRACE_FILE (11) while no ClockSnapshot set
+    /// one).
+    fn clock_failure(&mut self, clock: u32, ts: i64) {
+        let stat = self.clocks.failure_stat(self.seq_id, clock);
+        self.sink.stats.add(stat, 1, None);
+        let target = if self.clocks.has_snapshots() {
+            self.sink
+                .metadata
+                .get_int("trace_time_clock_id")
+                .unwrap_or(6)
+        } else {
+            11
+        };
+        self.sink
+            .clock_failure_logs
+            .push((stat, clock as i64, ts, target));
     }
 
     /// Whether the current sequence's incremental state is valid

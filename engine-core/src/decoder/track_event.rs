@@ -175,7 +175,31 @@ pub struct ProcessDesc {
     pub pid: i64,
     pub name: Option<String>,
     pub start_ts: Option<i64>,
+    /// a TrackDescriptor's ChromeProcessDescriptor
+    pub chrome: Option<ChromeProcess>,
 }
+
+/// ChromeProcessDescriptor: the process type, host app and crash id.
+#[derive(Debug, Clone, Default)]
+pub struct ChromeProcess {
+    pub process_type: i64,
+    pub host_app: Option<String>,
+    pub crash_trace_id: Option<u64>,
+}
+
+/// Chrome's process type names (ChromeStringLookup), the first nine; a
+/// type past them is counted as not imported.
+pub const CHROME_PROCESS_NAMES: [Option<&str>; 9] = [
+    None,
+    Some("Browser"),
+    Some("Renderer"),
+    Some("Utility"),
+    Some("SandboxHelper"),
+    Some("Gpu"),
+    Some("PpapiPlugin"),
+    Some("PpapiBroker"),
+    None,
+];
 
 /// A legacy event's fields that the import uses.
 #[derive(Debug, Clone, Default)]
@@ -188,6 +212,14 @@ pub struct Legacy {
     pub instant_scope: u64,
     pub pid_override: Option<i64>,
     pub tid_override: Option<i64>,
+    /// flow v2: the flow id and direction (1 in, 2 out, 3 in-out)
+    pub bind_id: Option<u64>,
+    pub flow_direction: Option<u64>,
+    /// async events' ids
+    pub unscoped_id: Option<u64>,
+    pub local_id: Option<u64>,
+    pub global_id: Option<u64>,
+    pub id_scope: Option<String>,
 }
 
 /// One TrackEvent, decoded: what TrackEventEventImporter reads.
@@ -202,8 +234,10 @@ pub struct TrackEventData {
     pub default_track_uuid: Option<u64>,
     pub name: Option<String>,
     pub category: Option<String>,
-    /// the sequence's thread descriptor (pid, tid)
-    pub thread: Option<(i64, i64)>,
+    /// the sequence's incremental state (`Tokenizer::threads`): its thread
+    /// descriptor (pid, tid) is the one that state ends up with, as
+    /// trace_processor reads it when it parses the event
+    pub incremental_state: u32,
     pub thread_ts: Option<i64>,
     pub thread_instruction_count: Option<i64>,
     pub counter_value: f64,
@@ -267,7 +301,8 @@ struct DeltaState {
 struct Seq {
     interned: Interned,
     defaults: Option<Defaults>,
-    thread: Option<(i64, i64)>,
+    /// its IncrementalState: an index into `Tokenizer::threads`
+    incremental_state: Option<u32>,
     delta: DeltaState,
 }
 
@@ -282,6 +317,9 @@ pub struct Tokenizer {
     pub stats: Vec<&'static str>,
     /// events with a part not imported
     pub skipped_fields: i64,
+    /// per IncrementalState (a new one at each clear or loss of a
+    /// sequence): its thread descriptor (pid, tid), the last one set
+    pub threads: Vec<Option<(i64, i64)>>,
 }
 
 fn varint(v: Value<'_>) -> Option<u64> {
@@ -322,20 +360,46 @@ impl Tokenizer {
         self.seqs.entry(seq_id).or_default()
     }
 
+    /// The index of the sequence's incremental state (made on first use).
+    fn incremental_state(&mut self, seq_id: u32) -> u32 {
+        let n = self.threads.len() as u32;
+        let s = self.seqs.entry(seq_id).or_default();
+        match s.incremental_state {
+            Some(i) => i,
+            None => {
+                s.incremental_state = Some(n);
+                self.threads.push(None);
+                n
+            }
+        }
+    }
+
+    /// A new incremental state for the sequence, carrying its thread
+    /// descriptor forward.
+    fn successor(&mut self, seq_id: u32) -> u32 {
+        let i = self.incremental_state(seq_id);
+        let thread = self.threads[i as usize];
+        self.threads.push(thread);
+        (self.threads.len() - 1) as u32
+    }
+
     /// SEQ_INCREMENTAL_STATE_CLEARED: a new generation (the thread
     /// descriptor is carried forward).
     pub fn clear(&mut self, seq_id: u32) {
-        let s = self.seq(seq_id);
-        let thread = s.thread;
-        *s = Seq {
-            thread,
+        let i = self.successor(seq_id);
+        *self.seq(seq_id) = Seq {
+            incremental_state: Some(i),
             ..Default::default()
         };
     }
 
-    /// previous_packet_dropped: the delta state is gone.
+    /// previous_packet_dropped: a new incremental state with the interned
+    /// data and the thread descriptor; the delta state is gone.
     pub fn loss(&mut self, seq_id: u32) {
-        self.seq(seq_id).delta = DeltaState::default();
+        let i = self.successor(seq_id);
+        let s = self.seq(seq_id);
+        s.incremental_state = Some(i);
+        s.delta = DeltaState::default();
     }
 
     /// TracePacketDefaults (field 59) of a packet on `seq_id`.
@@ -426,6 +490,7 @@ impl Tokenizer {
         let mut r = Reservation::default();
         let (mut name, mut static_name, mut atrace_name) = (None, None, None);
         let (mut thread, mut process, mut counter) = (None, None, None);
+        let mut chrome_process = None;
         let mut has_state = false;
         let mut child_ordering = None;
         let mut merge = None;
@@ -441,6 +506,7 @@ impl Tokenizer {
                 (13, Value::Bytes(s)) => atrace_name = Some(text(s)),
                 (14, Value::Bytes(s)) => r.description = Some(text(s)),
                 (3, Value::Bytes(m)) => process = Some(m),
+                (6, Value::Bytes(m)) => chrome_process = Some(m),
                 (4, Value::Bytes(m)) => thread = Some(m),
                 (7, Value::Bytes(m)) => {
                     for g in Fields::new(m) {
@@ -521,10 +587,29 @@ impl Tokenizer {
             r.pid = Some(pid as u32 as i64);
             r.min_timestamp = ts;
             self.reservations.reserve(uuid, r);
+            let chrome = match chrome_process {
+                Some(m) => {
+                    let mut cp = ChromeProcess::default();
+                    for g in Fields::new(m) {
+                        match g? {
+                            (1, Value::Varint(x)) => cp.process_type = x as u32 as i32 as i64,
+                            (4, Value::Bytes(s)) => cp.host_app = Some(text(s)),
+                            (5, Value::Varint(x)) => cp.crash_trace_id = Some(x),
+                            _ => {}
+                        }
+                    }
+                    if !(0..8).contains(&cp.process_type) {
+                        self.skipped_fields += 1;
+                    }
+                    Some(cp)
+                }
+                None => None,
+            };
             data.process = Some(ProcessDesc {
                 pid,
                 name: p.1,
                 start_ts: p.2,
+                chrome,
             });
             return Ok(Some(data));
         }
@@ -563,8 +648,8 @@ impl Tokenizer {
                 (_, 1) => Some("ns".into()),
                 (_, 2) => Some("count".into()),
                 (_, 3) => Some("bytes".into()),
-                // an absent unit_name is the empty string, as protozero reads it
-                _ => Some(unit_name.unwrap_or_default()),
+                // (an absent unit_name: no unit)
+                _ => unit_name,
             };
             r.is_counter = true;
             r.counter = Some(c);
@@ -579,8 +664,9 @@ impl Tokenizer {
     /// TokenizeThreadDescriptor: the sequence's thread and its delta
     /// reference values.
     fn set_thread(&mut self, seq_id: u32, pid: i64, tid: i64, refs: [i64; 3]) {
+        let i = self.incremental_state(seq_id);
+        self.threads[i as usize] = Some((pid, tid));
         let s = self.seq(seq_id);
-        s.thread = Some((pid, tid));
         s.delta.valid = true;
         s.delta.ts = refs[0].saturating_mul(1000);
         s.delta.thread_ts = refs[1].saturating_mul(1000);
@@ -630,6 +716,7 @@ impl Tokenizer {
             self.stats.push("track_event_missing_sequence_id");
             return Ok(None);
         }
+        let incremental_state = self.incremental_state(seq_id);
         let seq = self.seqs.entry(seq_id).or_default();
         let mut ts;
         let mut convert = false;
@@ -662,7 +749,7 @@ impl Tokenizer {
             seq_id,
             type_: ev.type_,
             track_uuid: ev.track_uuid,
-            thread: seq.thread,
+            incremental_state,
             ..Default::default()
         };
         if let Some(d) = ev.thread_time_delta_us {
@@ -853,10 +940,9 @@ impl Tokenizer {
             ev.terminating_flow_ids
         };
         if let Some((l, _)) = ev.legacy {
-            if !matches!(
-                l.phase,
-                Some(b'B' | b'E' | b'X' | b'I' | b'i' | b'M') | None
-            ) {
+            if l.phase.is_some_and(|p| {
+                !crate::trackers::track_event::SUPPORTED_LEGACY_PHASES.contains(&p)
+            }) {
                 skipped = true;
             }
             data.legacy = Some(l);
@@ -894,10 +980,12 @@ fn push_location(args: &mut Vec<(String, ArgVal)>, prefix: &str, loc: &SourceLoc
     // Windows paths' backslashes become slashes (NormalizePathSeparators)
     let file = loc.file_name.clone().unwrap_or_default().replace('\\', "/");
     args.push((format!("{prefix}.file_name"), ArgVal::Str(file)));
-    args.push((
-        format!("{prefix}.function_name"),
-        ArgVal::Str(loc.function_name.clone().unwrap_or_default()),
-    ));
+    // (an absent function name is a null string; the file name was copied)
+    let function = loc
+        .function_name
+        .clone()
+        .map_or(ArgVal::NullStr, ArgVal::Str);
+    args.push((format!("{prefix}.function_name"), function));
     args.push((
         format!("{prefix}.line_number"),
         ArgVal::Uint(loc.line_number),
@@ -931,6 +1019,7 @@ pub fn process_descriptor(b: &[u8]) -> R<ProcessDesc> {
         pid: pid.unwrap_or(0),
         name,
         start_ts,
+        chrome: None,
     })
 }
 
@@ -1101,6 +1190,12 @@ fn parse_legacy(b: &[u8]) -> R<(Legacy, u64)> {
             (14, Value::Varint(x)) => l.instant_scope = x,
             (18, Value::Varint(x)) => l.pid_override = Some(x as u32 as i32 as i64),
             (19, Value::Varint(x)) => l.tid_override = Some(x as u32 as i32 as i64),
+            (8, Value::Varint(x)) => l.bind_id = Some(x),
+            (6, Value::Varint(x)) => l.unscoped_id = Some(x),
+            (10, Value::Varint(x)) => l.local_id = Some(x),
+            (11, Value::Varint(x)) => l.global_id = Some(x),
+            (7, Value::Bytes(s)) => l.id_scope = Some(text(s)),
+            (13, Value::Varint(x)) => l.flow_direction = Some(x),
             _ => {}
         }
     }

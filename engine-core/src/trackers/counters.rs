@@ -579,7 +579,14 @@ pub fn gpu_work_period(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     };
     let name = super::stack_string(format!("%{text}"), 255);
     if let Some(row) = c.slices.begin(track, ts, name, duration, None) {
-        c.slices.thread_times.insert(row, (Some(ts), Some(active)));
+        c.slices.thread_times.insert(
+            row,
+            super::slices::ThreadTimes {
+                ts: Some(ts),
+                dur: Some(active),
+                ..Default::default()
+            },
+        );
     }
 }
 

@@ -87,6 +87,26 @@ pub fn skipped_packets(c: &mut Ctx, logs: &[(i64, u32)]) {
     }
 }
 
+/// Timestamps that did not convert to trace time (the decoder counted
+/// them): an analysis log each, no ts, args the source clock and time and
+/// the target clock.
+pub fn clock_sync_failures(c: &mut Ctx, logs: &[(&'static str, i64, i64, i64)]) {
+    for &(name, source, ts, target) in logs {
+        let args = c.args.add_set(&[
+            ("source_clock_id", Some(ArgVal::Int(source as i128))),
+            ("source_timestamp", Some(ArgVal::Int(ts as i128))),
+            ("target_clock_id", Some(ArgVal::Int(target as i128))),
+        ]);
+        c.import_logs.push(ImportLog {
+            ts: None,
+            byte_offset: None,
+            severity: severity(name),
+            name,
+            arg_set_id: Some(args),
+        });
+    }
+}
+
 /// The ftrace setup errors FtraceStats reported (the decoder counted them
 /// in ftrace_setup_errors): a collection log each, no ts, arg `message`.
 pub fn ftrace_setup_errors(c: &mut Ctx, messages: &[String]) {

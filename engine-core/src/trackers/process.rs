@@ -191,15 +191,17 @@ impl ProcessTracker {
         utid
     }
 
-    /// Thread `tid` belongs to thread-group `pid` (tgid).
+    /// Thread `tid` belongs to thread-group `pid` (tgid). The process comes
+    /// first (with its main thread), then the thread, as trace_processor's
+    /// UpdateThread numbers them.
     pub fn update_thread(&mut self, tid: i64, pid: i64) -> u32 {
+        let process = self.get_or_create_process(pid);
         let utid = match self.get_thread(tid, Some(pid)) {
             Some(u) => u,
             None => self.start_new_thread(None, tid),
         };
         if self.t_upid[utid as usize].is_none() {
-            let upid = self.get_or_create_process(pid);
-            self.t_upid[utid as usize] = Some(upid);
+            self.t_upid[utid as usize] = Some(process);
         }
         let upid = self.t_upid[utid as usize];
         self.resolve_pending(utid, upid);

@@ -38,8 +38,18 @@ pub struct SliceTracker {
     /// innermost open slice's name, theirs); `finish` logs them
     /// (slice_max_depth_exceeded)
     dropped_too_deep: Vec<(i64, String, String)>,
-    /// row -> (thread_ts, thread_dur) of the slices that have either
-    pub thread_times: HashMap<u32, (Option<i64>, Option<i64>)>,
+    /// row -> thread time and instruction counts, of the slices that have any
+    pub thread_times: HashMap<u32, ThreadTimes>,
+}
+
+/// A slice's thread_ts / thread_dur / thread_instruction_count /
+/// thread_instruction_delta columns.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ThreadTimes {
+    pub ts: Option<i64>,
+    pub dur: Option<i64>,
+    pub instruction_count: Option<i64>,
+    pub instruction_delta: Option<i64>,
 }
 
 /// A new complete slice `[start, start + its dur)` that starts inside the

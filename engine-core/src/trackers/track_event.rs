@@ -28,15 +28,23 @@ use std::sync::Arc;
 
 use super::compressor::{lane_dims, Nesting, TrackCompressor};
 use super::process::{PNAME_TRACK_DESCRIPTOR, PRIO_TRACK_DESCRIPTOR};
+use super::slices::ThreadTimes;
 use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
 use crate::decoder::track_event::{
-    DescriptorData, MergeBehavior, ProcessDesc, Reservation, Reservations, ThreadDesc,
-    TrackEventData, TrackEventPacket, DEFAULT_TRACK_UUID,
+    ChromeProcess, DescriptorData, MergeBehavior, ProcessDesc, Reservation, Reservations,
+    ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES, DEFAULT_TRACK_UUID,
 };
 
 /// ThreadNamePriority::kTrackDescriptorThreadType (an `M` thread_name event).
 const PRIO_TRACK_DESCRIPTOR_THREAD_TYPE: u8 = 3;
+/// The legacy phases imported: thread slices (B, E, X), instants (I, i,
+/// R) and metadata (M).
+pub const SUPPORTED_LEGACY_PHASES: [u8; 14] = [
+    b'B', b'E', b'X', b'I', b'i', b'R', b'M', b'b', b'e', b'n', b'S', b'T', b'p', b'F',
+];
+/// Legacy async phases: slices on tracks by event id.
+const ASYNC_PHASES: [u8; 7] = [b'b', b'e', b'n', b'S', b'T', b'p', b'F'];
 /// A track's ancestors are at most this many (IsTrackHierarchyValid).
 const MAX_ANCESTORS: usize = 100;
 
@@ -89,6 +97,11 @@ pub struct TrackEventTracker {
     lanes: TrackCompressor,
     /// active flow id -> the slice it last reached
     flows: HashMap<u64, u32>,
+    /// each sequence incremental state's thread descriptor (pid, tid)
+    threads: Vec<Option<(i64, i64)>>,
+    /// legacy async tracks: (upid if process-scoped, id) -> the name of
+    /// the first event with that id (the track set's `name` dimension)
+    async_roots: HashMap<(Option<u32>, i64), Option<String>>,
 }
 
 /// What one event is associated with (ParseInitialTrackAssociation).
@@ -104,6 +117,7 @@ impl TrackEventTracker {
     pub fn new(
         reservations: Reservations,
         first_packet_seqs: HashSet<u32>,
+        threads: Vec<Option<(i64, i64)>>,
     ) -> (Self, Vec<(&'static str, u64)>) {
         let states = reservations
             .by_uuid
@@ -126,6 +140,8 @@ impl TrackEventTracker {
             first_packet_seqs,
             lanes: TrackCompressor::default(),
             flows: HashMap::default(),
+            async_roots: HashMap::default(),
+            threads,
         };
         (t, reservations.errors)
     }
@@ -612,6 +628,12 @@ impl TrackEventTracker {
 
     /// ParseInitialTrackAssociation.
     fn associate(&mut self, c: &mut Ctx, e: &TrackEventData) -> Result<Assoc, ()> {
+        // the thread descriptor its incremental state ended up with
+        let thread = self
+            .threads
+            .get(e.incremental_state as usize)
+            .copied()
+            .flatten();
         let track_uuid = e.track_uuid.or(e.default_track_uuid).unwrap_or(0);
         let mut a = Assoc {
             track_uuid,
@@ -629,7 +651,7 @@ impl TrackEventTracker {
                 }
                 Scope::Process(upid) => {
                     a.upid = Some(upid);
-                    if let Some((pid, tid)) = e.thread {
+                    if let Some((pid, tid)) = thread {
                         let candidate = c.pt.update_thread(tid, pid);
                         if c.pt.t_upid[candidate as usize] == Some(upid) {
                             a.passthrough_utid = Some(candidate);
@@ -637,27 +659,32 @@ impl TrackEventTracker {
                     }
                 }
                 Scope::Global => {
-                    if let Some((pid, tid)) = e.thread {
+                    if let Some((pid, tid)) = thread {
                         a.passthrough_utid = Some(c.pt.update_thread(tid, pid));
                     }
                 }
             }
         } else {
             let legacy = e.legacy.as_ref();
-            let thread_valid = e.thread.is_some();
+            let thread_valid = thread.is_some();
             a.fallback_to_thread = (e.track_uuid.is_none() || e.type_.is_none()) && thread_valid;
             a.fallback_to_thread |= legacy.is_some_and(|l| l.pid_override.is_some());
             a.fallback_to_thread |=
                 legacy.is_some_and(|l| l.tid_override.is_some()) && thread_valid;
             if a.fallback_to_thread {
-                let (mut pid, mut tid) = e.thread.unwrap_or((0, 0));
+                let (mut pid, mut tid) = thread.unwrap_or((0, 0));
                 if let Some(p) = legacy.and_then(|l| l.pid_override) {
-                    // a synthetic tid per overridden pid: not imported
+                    // a tid of its own for the overridden process
                     pid = p;
-                    tid = 0;
+                    tid = synthetic_tid(-1, p);
                 }
                 if let Some(t) = legacy.and_then(|l| l.tid_override) {
-                    tid = t;
+                    let sequence_tid = thread.map_or(0, |t| t.1);
+                    tid = if is_synthetic_tid(sequence_tid) {
+                        synthetic_tid(t, pid)
+                    } else {
+                        t
+                    };
                 }
                 if pid == 0 || tid == 0 {
                     return Err(());
@@ -668,6 +695,9 @@ impl TrackEventTracker {
             }
         }
         if let Some(l) = &e.legacy {
+            if l.phase.is_some_and(|p| ASYNC_PHASES.contains(&p)) {
+                a.passthrough_utid = a.utid;
+            }
             if matches!(l.phase, Some(b'i' | b'I')) {
                 match l.instant_scope {
                     1 => {
@@ -693,6 +723,11 @@ impl TrackEventTracker {
         let phase = e.legacy.as_ref().and_then(|l| l.phase);
         if e.type_.unwrap_or(0) == 0 && phase.is_none() {
             return Err(());
+        }
+        if phase.is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p)) {
+            // legacy async / flow v1 / raw phases: not imported (the
+            // decoder counted the event)
+            return Ok(());
         }
         let a = self.associate(c, e)?;
         for _ in 0..e.arg_errors {
@@ -724,8 +759,25 @@ impl TrackEventTracker {
                 _ => {}
             }
         }
-        let _ = thread_instructions;
+        let legacy_async = match e.legacy.as_ref() {
+            Some(l) if l.phase.is_some_and(|p| ASYNC_PHASES.contains(&p)) => {
+                Some(legacy_async_source(l, a.upid)?)
+            }
+            _ => None,
+        };
         let mut args = e.args.clone();
+        if let Some((source_id, _)) = legacy_async {
+            // (before the debug annotations, as ParseTrackEventArgs adds it)
+            let at = args
+                .iter()
+                .position(|(k, _)| k.starts_with("debug."))
+                .unwrap_or(args.len());
+            let arg = (
+                "legacy_trace_source_id".into(),
+                ArgVal::Int(source_id as i128),
+            );
+            args.insert(at, arg);
+        }
         if let Some(u) = a.passthrough_utid {
             if !args
                 .iter()
@@ -749,7 +801,9 @@ impl TrackEventTracker {
                 c.counters.push(ts, track, e.counter_value, set);
                 return Ok(());
             }
-            // TYPE_STATE: not imported (the decoder counted it)
+            // TYPE_STATE: not imported (the decoder counted it); on a
+            // legacy pid / tid track it is an error
+            Some(5) if a.track_uuid == 0 && a.fallback_to_thread => return Err(()),
             Some(5) => return Ok(()),
             _ => {}
         }
@@ -765,31 +819,60 @@ impl TrackEventTracker {
                 _ => 0,
             },
         };
+        // ParseTrackAssociation*: the descriptor track is interned (made,
+        // lanes taken) even where a legacy phase then names another track
+        let legacy_scope = e
+            .legacy
+            .as_ref()
+            .filter(|_| matches!(phase, b'i' | b'I'))
+            .map_or(0, |l| l.instant_scope);
         let track_for = |this: &mut Self, c: &mut Ctx, kind: u8| -> Result<u32, ()> {
-            if a.track_uuid == 0 && a.fallback_to_thread {
-                return Ok(super::atrace::thread_track(c, a.utid.ok_or(())?));
+            let descriptor = if a.track_uuid == 0 && a.fallback_to_thread {
+                None
+            } else if kind == b'X' {
+                Some(this.plain_track(c, a.track_uuid, seq))
+            } else {
+                Some(this.slice_track(c, a.track_uuid, name, seq, kind))
+            };
+            if let Some((source_id, process_scoped)) = legacy_async {
+                return Ok(this.legacy_async_track(c, e, a.upid, source_id, process_scoped, phase));
             }
-            if kind == b'X' {
-                return this.plain_track(c, a.track_uuid, seq).ok_or(());
+            match (legacy_scope, descriptor) {
+                // legacy global / process-scoped instants: a track each
+                (1, _) => Ok(legacy_instant_track(
+                    c,
+                    "legacy_chrome_global_instants",
+                    None,
+                )),
+                (2, _) => Ok(legacy_instant_track(c, "chrome_process_instant", a.upid)),
+                (_, None) => Ok(super::atrace::thread_track(c, a.utid.ok_or(())?)),
+                (_, Some(t)) => t.ok_or(()),
             }
-            this.slice_track(c, a.track_uuid, name, seq, kind).ok_or(())
         };
         match phase {
-            b'B' | b'b' => {
+            b'B' | b'b' | b'S' => {
                 if phase == b'B' && a.utid.is_none() {
                     return Err(());
+                }
+                if phase == b'S' {
+                    args.push(("legacy_event.phase".into(), ArgVal::Str("S".into())));
                 }
                 let track = track_for(self, c, b'B')?;
                 let set = (!args.is_empty()).then(|| c.args.add_set_unique(&as_items(&args)));
                 let Some(row) = self.begin(c, track, ts, e, -1, set) else {
                     return Ok(());
                 };
-                if phase == b'B' && thread_ts.is_some() {
-                    c.slices.thread_times.insert(row, (thread_ts, None));
+                if phase == b'B' && (thread_ts.is_some() || thread_instructions.is_some()) {
+                    let t = ThreadTimes {
+                        ts: thread_ts,
+                        instruction_count: thread_instructions,
+                        ..Default::default()
+                    };
+                    c.slices.thread_times.insert(row, t);
                 }
                 self.flows(c, row, e);
             }
-            b'E' | b'e' => {
+            b'E' | b'e' | b'F' => {
                 if phase == b'E' && a.utid.is_none() {
                     return Err(());
                 }
@@ -802,7 +885,14 @@ impl TrackEventTracker {
                 };
                 if !args.is_empty() {
                     match c.slices.rows[row as usize].arg_set {
-                        Some(set) => c.args.extend_set(set, &as_items(&args)),
+                        Some(set) => {
+                            // the passthrough utid is added only if absent
+                            const PASSTHROUGH: &str = "legacy_event.passthrough_utid";
+                            if c.args.has_key(set, PASSTHROUGH) {
+                                args.retain(|(k, _)| k != PASSTHROUGH);
+                            }
+                            c.args.extend_set(set, &as_items(&args))
+                        }
                         None => {
                             let set = c.args.add_set_unique(&as_items(&args));
                             c.slices.rows[row as usize].arg_set = Some(set);
@@ -811,13 +901,15 @@ impl TrackEventTracker {
                 }
                 self.flows(c, row, e);
                 if phase == b'E' {
-                    if let (Some((Some(start), _)), Some(now)) =
-                        (c.slices.thread_times.get(&row).copied(), thread_ts)
-                    {
-                        if now != start {
-                            c.slices
-                                .thread_times
-                                .insert(row, (Some(start), Some(now - start)));
+                    if let Some(t) = c.slices.thread_times.get_mut(&row) {
+                        if let (Some(start), Some(now)) = (t.ts, thread_ts) {
+                            if now != start {
+                                t.dur = Some(now - start);
+                            }
+                        }
+                        // (the event's own count, as trace_processor reads it)
+                        if let (Some(start), Some(_)) = (t.instruction_count, thread_instructions) {
+                            t.instruction_delta = e.thread_instruction_count.map(|n| n - start);
                         }
                     }
                 }
@@ -834,28 +926,142 @@ impl TrackEventTracker {
                 let track = track_for(self, c, b'X')?;
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, dur, set) {
+                    let mut t = ThreadTimes::default();
                     if thread_ts.is_some() {
-                        let tdur = l.thread_duration_us.saturating_mul(1000);
-                        c.slices.thread_times.insert(row, (thread_ts, Some(tdur)));
+                        t.ts = thread_ts;
+                        t.dur = Some(l.thread_duration_us.saturating_mul(1000));
+                    }
+                    if thread_instructions.is_some() {
+                        t.instruction_count = thread_instructions;
+                        t.instruction_delta = Some(l.thread_instruction_delta);
+                    }
+                    if thread_ts.is_some() || thread_instructions.is_some() {
+                        c.slices.thread_times.insert(row, t);
                     }
                     self.flows(c, row, e);
                 }
             }
-            b'i' | b'I' | b'n' => {
+            b'i' | b'I' | b'R' | b'n' => {
                 let track = track_for(self, c, b'i')?;
+                if phase == b'R' {
+                    args.push(("legacy_event.phase".into(), ArgVal::Str("R".into())));
+                }
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, 0, set) {
-                    if a.utid.is_some() && thread_ts.is_some() {
-                        c.slices.thread_times.insert(row, (thread_ts, Some(0)));
+                    if a.utid.is_some() && (thread_ts.is_some() || thread_instructions.is_some()) {
+                        let t = ThreadTimes {
+                            ts: thread_ts,
+                            dur: thread_ts.map(|_| 0),
+                            instruction_count: thread_instructions,
+                            instruction_delta: thread_instructions.map(|_| 0),
+                        };
+                        c.slices.thread_times.insert(row, t);
                     }
                     self.flows(c, row, e);
                 }
+            }
+            b'T' | b'p' => {
+                // a step: an instant with its phase (no flows)
+                let track = track_for(self, c, phase)?;
+                args.push((
+                    "legacy_event.phase".into(),
+                    ArgVal::Str((phase as char).to_string()),
+                ));
+                let set = arg_set(c, &args);
+                self.begin(c, track, ts, e, 0, set);
             }
             b'M' => metadata_event(c, &a, e)?,
             // other legacy phases: not imported (the decoder counted them)
             _ => {}
         }
         Ok(())
+    }
+
+    /// TrackCompressor::InternLegacyAsyncTrack: the lane of a legacy async
+    /// event's id, in a set per (process if the id is process-scoped,
+    /// scope, the name of the id's first event).
+    fn legacy_async_track(
+        &mut self,
+        c: &mut Ctx,
+        e: &TrackEventData,
+        upid: Option<u32>,
+        source_id: i64,
+        process_scoped: bool,
+        phase: u8,
+    ) -> u32 {
+        let l = e.legacy.as_ref();
+        // nestable async events: scoped by category, legacy ones by name
+        let mut scope = if matches!(phase, b'S' | b'T' | b'p' | b'F') {
+            e.name.clone()
+        } else {
+            e.category.clone()
+        };
+        if let Some(id_scope) = l.and_then(|l| l.id_scope.as_ref()) {
+            scope = Some(format!(
+                "{}:{id_scope}",
+                e.category.clone().unwrap_or_default()
+            ));
+        }
+        let upid = upid.unwrap_or(0);
+        let key = (process_scoped.then_some(upid), source_id);
+        let root = self
+            .async_roots
+            .entry(key)
+            .or_insert_with(|| e.name.clone())
+            .clone();
+        let str_dim = |s: Option<String>| s.map_or(Dim::NullStr, Dim::Str);
+        let (type_, dims, owner) = if process_scoped {
+            (
+                "legacy_async_process_slice",
+                vec![
+                    ("upid", Dim::Int(upid as i64)),
+                    ("scope", str_dim(scope.clone())),
+                    ("name", str_dim(root)),
+                ],
+                Owner {
+                    upid: Some(upid),
+                    ..Default::default()
+                },
+            )
+        } else {
+            (
+                "legacy_async_global_slice",
+                vec![("scope", str_dim(scope.clone())), ("name", str_dim(root))],
+                Owner::default(),
+            )
+        };
+        let cookie = source_id as i128;
+        let idx = match phase {
+            b'b' | b'S' => self.lanes.begin(type_, &dims, cookie, Nesting::Nestable),
+            b'e' | b'T' => self.lanes.end(type_, &dims, cookie),
+            _ => {
+                self.lanes.begin(type_, &dims, cookie, Nesting::Nestable);
+                self.lanes.end(type_, &dims, cookie)
+            }
+        };
+        let dims = lane_dims(dims, idx);
+        let name = e.name.clone();
+        let scope_arg = scope.map_or(ArgVal::NullStr, ArgVal::Str);
+        c.tracks.intern_with(
+            &mut c.args,
+            type_,
+            name.as_deref(),
+            "slice",
+            dims,
+            owner,
+            None,
+            || {
+                vec![
+                    ("source", Some(ArgVal::Str("chrome".into()))),
+                    (
+                        "trace_id_is_process_scoped",
+                        Some(ArgVal::Bool(process_scoped)),
+                    ),
+                    ("upid", Some(ArgVal::Uint(upid as u64))),
+                    ("source_scope", Some(scope_arg)),
+                ]
+            },
+        )
     }
 
     /// SliceTracker::Begin / Scoped of a track event's slice.
@@ -877,27 +1083,90 @@ impl TrackEventTracker {
         Some(row)
     }
 
-    /// MaybeParseTrackEventFlows: flow_ids begin or step a flow at `row`,
-    /// terminating_flow_ids end an active one; a flow's two slices are
-    /// ordered by their timestamps.
+    /// MaybeParseFlowEvents: a legacy event's flow v2 (bind_id), then the
+    /// event's flow_ids (begin or step a flow at `row`) and
+    /// terminating_flow_ids (end an active one).
     fn flows(&mut self, c: &mut Ctx, row: u32, e: &TrackEventData) {
+        if let Some(l) = e.legacy.as_ref().filter(|l| l.bind_id.is_some()) {
+            let id = l.bind_id.unwrap_or(0);
+            match l.flow_direction {
+                Some(2) => self.flow_begin(c, row, id),
+                Some(3) => self.flow_step(c, row, id),
+                Some(1) => self.flow_end(c, row, id, false),
+                _ => c.stats.add("flow_without_direction", 1, None),
+            }
+        }
         for &id in &e.flow_ids {
-            match self.flows.get(&id).copied() {
-                None => {
-                    self.flows.insert(id, row);
-                }
-                Some(prev) => {
-                    push_flow(c, id, prev, row);
-                    self.flows.insert(id, row);
-                }
+            if self.flows.contains_key(&id) {
+                self.flow_step(c, row, id);
+            } else {
+                self.flow_begin(c, row, id);
             }
         }
         for &id in &e.terminating_flow_ids {
-            if let Some(prev) = self.flows.remove(&id) {
-                push_flow(c, id, prev, row);
+            if self.flows.contains_key(&id) {
+                self.flow_end(c, row, id, true);
             }
         }
     }
+
+    /// FlowTracker::Begin: the flow starts at `row`.
+    fn flow_begin(&mut self, c: &mut Ctx, row: u32, id: u64) {
+        if self.flows.contains_key(&id) {
+            c.stats.add("flow_duplicate_id", 1, None);
+            return;
+        }
+        self.flows.insert(id, row);
+    }
+
+    /// FlowTracker::Step: a flow from its last slice to `row`, which it
+    /// continues from.
+    fn flow_step(&mut self, c: &mut Ctx, row: u32, id: u64) {
+        let Some(prev) = self.flows.insert(id, row) else {
+            self.flows.remove(&id);
+            c.stats.add("flow_step_without_start", 1, None);
+            return;
+        };
+        push_flow(c, id, prev, row);
+    }
+
+    /// FlowTracker::End: a flow from its last slice to `row`; `close`
+    /// ends the flow id.
+    fn flow_end(&mut self, c: &mut Ctx, row: u32, id: u64, close: bool) {
+        let Some(&prev) = self.flows.get(&id) else {
+            c.stats.add("flow_end_without_start", 1, None);
+            return;
+        };
+        if close {
+            self.flows.remove(&id);
+        }
+        push_flow(c, id, prev, row);
+    }
+}
+
+/// A legacy async event's id and whether it is process-scoped (a local
+/// id, which needs the event's process); Err without an id.
+fn legacy_async_source(
+    l: &crate::decoder::track_event::Legacy,
+    upid: Option<u32>,
+) -> Result<(i64, bool), ()> {
+    if let Some(id) = l.unscoped_id.or(l.global_id) {
+        return Ok((id as i64, false));
+    }
+    match (l.local_id, upid) {
+        (Some(id), Some(_)) => Ok((id as i64, true)),
+        _ => Err(()),
+    }
+}
+
+/// CreateSyntheticTid: a tid unique across processes, [pid][tid] in 64
+/// bits (a negative tid sets every bit, as in trace_processor).
+fn synthetic_tid(tid: i64, pid: i64) -> i64 {
+    (pid << 32) | tid
+}
+
+fn is_synthetic_tid(tid: i64) -> bool {
+    tid & (0xffff_ffff_0000_0000u64 as i64) != 0
 }
 
 fn push_flow(c: &mut Ctx, id: u64, prev: u32, row: u32) {
@@ -975,6 +1244,20 @@ fn thread_counter(c: &mut Ctx, type_: &'static str, name: &str, utid: u32) -> u3
     )
 }
 
+/// The track of legacy instants of global (no upid) or process scope,
+/// source "chrome".
+fn legacy_instant_track(c: &mut Ctx, type_: &'static str, upid: Option<u32>) -> u32 {
+    let dims = upid.map_or_else(Vec::new, |u| vec![("upid", Dim::Int(u as i64))]);
+    let owner = Owner {
+        upid,
+        ..Default::default()
+    };
+    c.tracks
+        .intern_with(&mut c.args, type_, None, "slice", dims, owner, None, || {
+            vec![("source", Some(ArgVal::Str("chrome".into())))]
+        })
+}
+
 /// ParseThreadDescriptor: the thread and its name.
 fn thread_descriptor(c: &mut Ctx, t: &ThreadDesc) -> u32 {
     let utid = c.pt.update_thread(t.tid, t.pid);
@@ -996,7 +1279,39 @@ fn process_descriptor(c: &mut Ctx, p: &ProcessDesc) -> u32 {
             c.pt.p_start[upid as usize] = Some(t);
         }
     }
+    if let Some(cp) = &p.chrome {
+        chrome_process(c, upid, cp);
+    }
     upid
+}
+
+/// ParseChromeProcessDescriptor: the type's name (below a track
+/// descriptor's, a renderer's above it) and the process's chrome args.
+fn chrome_process(c: &mut Ctx, upid: u32, cp: &ChromeProcess) {
+    let name = CHROME_PROCESS_NAMES
+        .get(cp.process_type as usize)
+        .copied()
+        .flatten();
+    let prio = if cp.process_type == 2 { 3 } else { 1 };
+    c.pt.set_process_name(upid, &name.map(Arc::from), prio);
+    let mut items: Vec<(&str, Option<ArgVal>)> = vec![(
+        "chrome.process_type",
+        Some(name.map_or(ArgVal::NullStr, |n| ArgVal::Str(n.into()))),
+    )];
+    if let Some(h) = &cp.host_app {
+        items.push(("chrome.host_app_package_name", Some(ArgVal::Str(h.clone()))));
+    }
+    if let Some(id) = cp.crash_trace_id {
+        items.push(("chrome.crash_trace_id", Some(ArgVal::Uint(id))));
+    }
+    // (a process's args are its own set, extended in place)
+    match c.pt.p_args.get(&upid) {
+        Some(&set) => c.args.extend_set(set, &items),
+        None => {
+            let set = c.args.add_set_unique(&items);
+            c.pt.p_args.insert(upid, set);
+        }
+    }
 }
 
 /// An `M` event: thread_name / process_name from its first annotation.

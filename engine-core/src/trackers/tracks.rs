@@ -224,6 +224,17 @@ impl Args {
         }
     }
 
+    /// Whether the set `set_id` has an arg `key` (kSkipIfExists).
+    pub fn has_key(&self, set_id: i64, key: &str) -> bool {
+        let Some(&key) = self.key_ids.get(key) else {
+            return false;
+        };
+        match self.growing.get(&set_id) {
+            Some(rows) => rows.iter().any(|&r| self.rows[r as usize].key == key),
+            None => self.rows.iter().any(|r| r.set_id == set_id && r.key == key),
+        }
+    }
+
     fn key_id(&mut self, key: &str) -> u32 {
         if let Some(&id) = self.key_ids.get(key) {
             return id;

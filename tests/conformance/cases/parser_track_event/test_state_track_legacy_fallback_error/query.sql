@@ -1,0 +1,1 @@
+SELECT name, value FROM stats WHERE name = 'track_event_parser_errors';

@@ -1,0 +1,3 @@
+SELECT name
+FROM track
+WHERE name IS NOT NULL;

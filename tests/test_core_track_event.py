@@ -1,0 +1,287 @@
+"""Track events in the compiled core (issue 18): TrackDescriptor /
+ThreadDescriptor / TrackEvent packets imported as trace_processor's
+TrackEventTokenizer, TrackEventTracker and TrackEventEventImporter do.
+
+Expected rows are derived by hand from the two schedules below and checked
+against the real trace_processor where it is available.
+
+SDK schedule (sequence 1, state cleared on its first packet): process "app"
+(pid 10, uuid 100) with thread "main" (tid 11, uuid 101) and two async
+tracks named "Async" (uuids 200, 201) under the process; an incremental
+bytes counter (uuid 300). Interned names / categories / annotation names; a
+slice with a flow to a later async slice; an end adding its own annotation;
+an array annotation; two overlapping async slices (two lanes of one merged
+set); an event of a second sequence on the default track; an unknown
+interned name (NULL, counted); a packet out of order at the end of the file;
+a slice open at the end.
+
+Legacy schedule (sequence 5): a ThreadDescriptor before the state is valid
+(skipped), then one after a clear giving the delta reference time; delta
+timestamps; a legacy complete ('X') event, all in CLOCK_MONOTONIC (a clock snapshot
+relates it to BOOTTIME); packets needing incremental
+state before the clear and after a loss (skipped); a delta after the loss
+(skipped: its reference is gone)."""
+
+from __future__ import annotations
+
+import pytest
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+TE = pb.TrackEvent
+NEEDS_STATE = 2
+CLEARED = 1
+
+
+def _sdk_trace() -> bytes:
+    trace = pb.Trace()
+
+    def packet(ts=None, seq=1):
+        p = trace.packet.add(trusted_packet_sequence_id=seq)
+        if ts is not None:
+            p.timestamp = ts
+        return p
+
+    p = packet(0)
+    p.incremental_state_cleared = True
+    p.track_descriptor.uuid = 100
+    p.track_descriptor.process.pid = 10
+    p.track_descriptor.process.process_name = "app"
+    p = packet(0)
+    d = p.track_descriptor
+    d.uuid, d.parent_uuid = 101, 100
+    d.thread.pid, d.thread.tid, d.thread.thread_name = 10, 11, "main"
+    for uuid in (200, 201):
+        d = packet(0).track_descriptor
+        d.uuid, d.parent_uuid, d.name = uuid, 100, "Async"
+    d = packet(0).track_descriptor
+    d.uuid, d.name = 300, "Counter A"
+    d.counter.unit = pb.CounterDescriptor.UNIT_SIZE_BYTES
+    d.counter.is_incremental = True
+
+    p = packet(1_000)
+    p.interned_data.event_names.add(iid=1, name="Load")
+    p.interned_data.event_categories.add(iid=1, name="app")
+    p.interned_data.debug_annotation_names.add(iid=1, name="size.bytes")
+    e = p.track_event
+    e.type, e.track_uuid, e.name_iid = TE.TYPE_SLICE_BEGIN, 101, 1
+    e.category_iids.append(1)
+    e.debug_annotations.add(name_iid=1, int_value=42)
+    e.flow_ids.append(7)
+
+    e = packet(1_500).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_INSTANT, 101, "mark"
+    a = e.debug_annotations.add(name="list")
+    a.array_values.add(int_value=1)
+    a.array_values.add(string_value="x")
+
+    e = packet(2_000).track_event
+    e.type, e.track_uuid = TE.TYPE_SLICE_END, 101
+    e.debug_annotations.add(name="result", bool_value=True)
+
+    e = packet(2_500).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_SLICE_BEGIN, 200, "Fetch"
+    e.categories.append("net")
+    e.terminating_flow_ids.append(7)
+    e = packet(2_600).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_SLICE_BEGIN, 201, "Fetch2"
+    e = packet(3_000).track_event
+    e.type, e.track_uuid = TE.TYPE_SLICE_END, 200
+    e = packet(3_200).track_event
+    e.type, e.track_uuid = TE.TYPE_SLICE_END, 201
+
+    for ts, value in ((3_300, 5), (3_400, 3)):
+        e = packet(ts).track_event
+        e.type, e.track_uuid, e.counter_value = TE.TYPE_COUNTER, 300, value
+
+    # another sequence, no track and no thread: the default track
+    e = packet(3_600, seq=2).track_event
+    e.type, e.name = TE.TYPE_INSTANT, "global"
+    # an iid the sequence never interned
+    e = packet(3_700).track_event
+    e.type, e.track_uuid, e.name_iid = TE.TYPE_INSTANT, 101, 9
+    e = packet(4_000).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_SLICE_BEGIN, 101, "open"
+    # out of order: last in the file, inside "Load"
+    e = packet(1_200).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_INSTANT, 101, "late"
+    return trace.SerializeToString()
+
+
+SLICES = """
+SELECT s.ts, s.dur, s.category, s.name, s.depth, t.type, t.name AS track
+FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts
+"""
+THREAD = "thread_execution"
+MERGED = "process_merged_track_event"
+SDK_SLICES = [
+    (1_000, 1_000, "app", "Load", 0, THREAD, None),
+    (1_200, 0, None, "late", 1, THREAD, None),
+    # the instant at 1200 is over: "mark" nests in "Load" only
+    (1_500, 0, None, "mark", 1, THREAD, None),
+    (2_500, 500, "net", "Fetch", 0, MERGED, "Async"),
+    (2_600, 600, None, "Fetch2", 0, MERGED, "Async"),
+    (3_600, 0, None, "global", 0, "global_merged_track_event", "Default Track"),
+    (3_700, 0, None, None, 0, THREAD, None),
+    (4_000, -1, None, "open", 0, THREAD, None),
+]
+# the two async slices overlap: two lanes (tracks) of the "Async" set
+LANES = """
+SELECT s.name, EXTRACT_ARG(t.dimension_arg_set_id, 'track_compressor_idx') AS lane,
+       EXTRACT_ARG(t.source_arg_set_id, 'trace_id') AS uuid
+FROM slice s JOIN track t ON s.track_id = t.id WHERE s.name GLOB 'Fetch*' ORDER BY s.ts
+"""
+SDK_LANES = [("Fetch", 0, 200), ("Fetch2", 1, 201)]
+ARGS = """
+SELECT s.name, a.key, a.value_type, a.display_value
+FROM slice s JOIN args a USING (arg_set_id) ORDER BY s.ts, a.key
+"""
+SDK_ARGS = [
+    # "size.bytes": dots are nesting in args keys, so they become '_'
+    ("Load", "debug.result", "bool", "true"),
+    ("Load", "debug.size_bytes", "int", "42"),
+    ("mark", "debug.list[0]", "int", "1"),
+    ("mark", "debug.list[1]", "string", "x"),
+    # process-scoped events name the sequence's thread (utid 2) for JSON
+    ("Fetch", "legacy_event.passthrough_utid", "uint", "2"),
+    ("Fetch2", "legacy_event.passthrough_utid", "uint", "2"),
+]
+FLOWS = """
+SELECT o.name, i.name, f.trace_id FROM flow f
+JOIN slice o ON o.id = f.slice_out JOIN slice i ON i.id = f.slice_in
+"""
+COUNTERS = """
+SELECT c.ts, c.value, t.name, t.unit, t.type,
+       EXTRACT_ARG(c.arg_set_id, 'legacy_event.passthrough_utid') AS utid
+FROM counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts
+"""
+# incremental: 5, then 5 + 3
+SDK_COUNTERS = [
+    (3_300, 5.0, "Counter A", "bytes", "global_counter_track_event", 2),
+    (3_400, 8.0, "Counter A", "bytes", "global_counter_track_event", 2),
+]
+THREADS = """
+SELECT t.tid, t.name, p.pid, p.name FROM thread t LEFT JOIN process p USING (upid)
+WHERE t.tid IN (10, 11, 20, 21) ORDER BY t.tid
+"""
+SDK_THREADS = [(10, None, 10, "app"), (11, "main", 10, "app")]
+STATS = """
+SELECT name, value FROM stats WHERE value > 0 AND name IN (
+  'interned_data_tokenizer_errors', 'packet_skipped_seq_needs_incremental_state_invalid',
+  'thread_descriptor_skipped_incremental_state_invalid',
+  'track_event_skipped_timestamp_delta_without_valid_state', 'track_event_parser_errors')
+ORDER BY name
+"""
+
+
+def _legacy_trace() -> bytes:
+    trace = pb.Trace()
+
+    def packet(flags=0, ts=None):
+        p = trace.packet.add(trusted_packet_sequence_id=5)
+        if flags:
+            p.sequence_flags = flags
+        if ts is not None:
+            p.timestamp = ts
+        return p
+
+    # CLOCK_MONOTONIC (delta / absolute times) is BOOTTIME - 1000 ns
+    snap = trace.packet.add(trusted_packet_sequence_id=9, timestamp=0).clock_snapshot
+    snap.clocks.add(clock_id=3, timestamp=0)
+    snap.clocks.add(clock_id=6, timestamp=1_000)
+    # needs the state before any clear: skipped
+    e = packet(NEEDS_STATE, ts=1_000).track_event
+    e.type, e.name = TE.TYPE_INSTANT, "early"
+    # a thread descriptor while the state is invalid: skipped
+    t = packet().thread_descriptor
+    t.pid, t.tid, t.thread_name, t.reference_timestamp_us = 20, 21, "ignored", 1
+    t = packet(CLEARED).thread_descriptor
+    t.pid, t.tid, t.thread_name, t.reference_timestamp_us = 20, 21, "worker", 10
+    # deltas from 10 us: 15 us, 18 us (+ 1 us in BOOTTIME)
+    e = packet(NEEDS_STATE).track_event
+    e.timestamp_delta_us, e.type, e.name = 5, TE.TYPE_SLICE_BEGIN, "Work"
+    e = packet(NEEDS_STATE).track_event
+    e.timestamp_delta_us, e.type = 3, TE.TYPE_SLICE_END
+    # a one-off absolute time (no type: the legacy phase says what it is)
+    e = packet(NEEDS_STATE).track_event
+    e.timestamp_absolute_us, e.name = 20, "Complete"
+    e.legacy_event.phase = ord("X")
+    e.legacy_event.duration_us = 4
+    # a loss: the state is invalid again, and the delta reference is gone
+    p = packet(NEEDS_STATE)
+    p.previous_packet_dropped = 1
+    p.track_event.timestamp_delta_us, p.track_event.type = 1, TE.TYPE_INSTANT
+    e = packet().track_event
+    e.timestamp_delta_us, e.type, e.name = 1, TE.TYPE_INSTANT, "after-loss"
+    return trace.SerializeToString()
+
+
+LEGACY_SLICES = [
+    (16_000, 3_000, None, "Work", 0, THREAD, None),
+    (21_000, 4_000, None, "Complete", 0, THREAD, None),
+]
+LEGACY_THREADS = [(20, None, 20, None), (21, "worker", 20, None)]
+LEGACY_STATS = [
+    ("packet_skipped_seq_needs_incremental_state_invalid", 2),
+    ("thread_descriptor_skipped_incremental_state_invalid", 1),
+    ("track_event_skipped_timestamp_delta_without_valid_state", 1),
+]
+
+
+def test_sdk_slices_tracks_and_lanes(load_embedded):
+    eng = load_embedded(_sdk_trace())
+    assert eng.query(SLICES).rows() == SDK_SLICES
+    assert eng.query(LANES).rows() == SDK_LANES
+
+
+def test_sdk_args_flows_counters_threads(load_embedded):
+    eng = load_embedded(_sdk_trace())
+    assert eng.query(ARGS).rows() == SDK_ARGS
+    assert eng.query(FLOWS).rows() == [("Load", "Fetch", 7)]
+    assert eng.query(COUNTERS).rows() == SDK_COUNTERS
+    assert eng.query(THREADS).rows() == SDK_THREADS
+    assert eng.query(STATS).rows() == [("interned_data_tokenizer_errors", 1)]
+
+
+def test_legacy_sequence(load_embedded):
+    eng = load_embedded(_legacy_trace())
+    assert eng.query(SLICES).rows() == LEGACY_SLICES
+    assert eng.query(THREADS).rows() == LEGACY_THREADS
+    assert eng.query(STATS).rows() == LEGACY_STATS
+
+
+def test_not_imported_parts_are_counted(load_embedded):
+    """A legacy flow v1 event and a JSON annotation are not imported: each
+    event is counted once in artscope_skipped_track_event_fields."""
+    trace = pb.Trace()
+    p = trace.packet.add(trusted_packet_sequence_id=1, timestamp=10)
+    p.track_event.name = "flow"
+    p.track_event.legacy_event.phase = ord("s")
+    p.track_event.legacy_event.unscoped_id = 3
+    p = trace.packet.add(trusted_packet_sequence_id=1, timestamp=20)
+    p.track_event.type, p.track_event.track_uuid = TE.TYPE_INSTANT, 5
+    p.track_event.name = "json"
+    p.track_event.debug_annotations.add(name="j", legacy_json_value="{}")
+    eng = load_embedded(trace.SerializeToString())
+    stat = "SELECT value FROM stats WHERE name = 'artscope_skipped_track_event_fields'"
+    with pytest.warns(UserWarning, match="2 track event"):
+        assert eng.query(stat).rows() == [(2,)]
+    # the instant itself is there, without its JSON arg
+    assert eng.query("SELECT name, arg_set_id FROM slice").rows() == [("json", None)]
+
+
+@pytest.mark.tp
+def test_same_as_trace_processor(tp_rows, tp_diffs):
+    sdk, legacy = _sdk_trace(), _legacy_trace()
+    assert tp_rows(sdk, SLICES) == SDK_SLICES
+    assert tp_rows(sdk, LANES) == SDK_LANES
+    assert tp_rows(sdk, ARGS) == SDK_ARGS
+    assert tp_rows(sdk, FLOWS) == [("Load", "Fetch", 7)]
+    assert tp_rows(sdk, COUNTERS) == SDK_COUNTERS
+    assert tp_rows(sdk, THREADS) == SDK_THREADS
+    assert tp_rows(legacy, SLICES) == LEGACY_SLICES
+    assert tp_rows(legacy, THREADS) == LEGACY_THREADS
+    assert tp_rows(legacy, STATS) == LEGACY_STATS
+    for trace in (sdk, legacy):
+        diffs, compared = tp_diffs(trace)
+        assert {"slice", "track", "flow", "counter", "args", "thread", "process"} <= compared
+        assert diffs == {}
