@@ -6,11 +6,13 @@ Expected rows are derived by hand from the two schedules below and checked
 against the real trace_processor where it is available.
 
 SDK schedule (sequence 1, state cleared on its first packet): process "app"
-(pid 10, uuid 100) with thread "main" (tid 11, uuid 101) and two async
-tracks named "Async" (uuids 200, 201) under the process; an incremental
-bytes counter (uuid 300). Interned names / categories / annotation names; a
+(pid 10, uuid 100) with thread "main" (tid 11, uuid 101) two async
+tracks named "Async" (uuids 200, 201) under the process; a state track
+"Power" under the thread (uuid 400); an incremental bytes counter (uuid
+300). Interned names / categories / annotation names; a
 slice with a flow to a later async slice; an end adding its own annotation;
-an array annotation; two overlapping async slices (two lanes of one merged
+an array annotation; a state set twice (one row, args merged), then
+another; two overlapping async slices (two lanes of one merged
 set); an event of a second sequence on the default track; an unknown
 interned name (NULL, counted); a packet out of order at the end of the file;
 a slice open at the end.
@@ -54,6 +56,9 @@ def _sdk_trace() -> bytes:
         d = packet(0).track_descriptor
         d.uuid, d.parent_uuid, d.name = uuid, 100, "Async"
     d = packet(0).track_descriptor
+    d.uuid, d.parent_uuid, d.name = 400, 101, "Power"
+    d.state.SetInParent()
+    d = packet(0).track_descriptor
     d.uuid, d.name = 300, "Counter A"
     d.counter.unit = pb.CounterDescriptor.UNIT_SIZE_BYTES
     d.counter.is_incremental = True
@@ -67,6 +72,16 @@ def _sdk_trace() -> bytes:
     e.category_iids.append(1)
     e.debug_annotations.add(name_iid=1, int_value=42)
     e.flow_ids.append(7)
+
+    # a state, the same state again (its args merge in), another state
+    e = packet(1_100).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_STATE, 400, "on"
+    e.debug_annotations.add(name="level", int_value=1)
+    e = packet(1_300).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_STATE, 400, "on"
+    e.debug_annotations.add(name="extra", string_value="x")
+    e = packet(3_900).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_STATE, 400, "off"
 
     e = packet(1_500).track_event
     e.type, e.track_uuid, e.name = TE.TYPE_INSTANT, 101, "mark"
@@ -159,6 +174,18 @@ SDK_COUNTERS = [
     (3_300, 5.0, "Counter A", "bytes", "global_counter_track_event", 2),
     (3_400, 8.0, "Counter A", "bytes", "global_counter_track_event", 2),
 ]
+STATES = """
+SELECT s.ts, s.dur, s.category, s.value, t.name, t.type, th.name AS thread,
+       (SELECT group_concat(key || '=' || display_value, ' ') FROM args a
+        WHERE a.arg_set_id = s.arg_set_id) AS args
+FROM state s JOIN thread_state_track t ON s.track_id = t.id
+JOIN thread th USING (utid) ORDER BY s.ts
+"""
+SDK_STATES = [
+    (1_100, 2_800, None, "on", "Power", "thread_state_track_event", "main",
+     "debug.level=1 debug.extra=x"),
+    (3_900, -1, None, "off", "Power", "thread_state_track_event", "main", None),
+]
 THREADS = """
 SELECT t.tid, t.name, p.pid, p.name FROM thread t LEFT JOIN process p USING (upid)
 WHERE t.tid IN (10, 11, 20, 21) ORDER BY t.tid
@@ -239,6 +266,7 @@ def test_sdk_args_flows_counters_threads(load_embedded):
     assert eng.query(FLOWS).rows() == [("Load", "Fetch", 7)]
     assert eng.query(COUNTERS).rows() == SDK_COUNTERS
     assert eng.query(THREADS).rows() == SDK_THREADS
+    assert eng.query(STATES).rows() == SDK_STATES
     assert eng.query(STATS).rows() == [("interned_data_tokenizer_errors", 1)]
 
 
@@ -278,6 +306,7 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(sdk, FLOWS) == [("Load", "Fetch", 7)]
     assert tp_rows(sdk, COUNTERS) == SDK_COUNTERS
     assert tp_rows(sdk, THREADS) == SDK_THREADS
+    assert tp_rows(sdk, STATES) == SDK_STATES
     assert tp_rows(legacy, SLICES) == LEGACY_SLICES
     assert tp_rows(legacy, THREADS) == LEGACY_THREADS
     assert tp_rows(legacy, STATS) == LEGACY_STATS

@@ -404,9 +404,21 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     // the async slices' args, complete now, stored once per content
     let replaced = ctx.args.commit_pending();
     if !replaced.is_empty() {
-        for row in ctx.slices.rows.iter_mut() {
-            if let Some(to) = row.arg_set.and_then(|s| replaced.get(&s)) {
-                row.arg_set = Some(*to);
+        // what referenced a set replaced by an equal one: slices, states
+        // and processes' args (the sets that grew after they were made)
+        let repoint = |set: &mut Option<i64>| {
+            if let Some(to) = set.and_then(|s| replaced.get(&s)) {
+                *set = Some(*to);
+            }
+        };
+        ctx.slices
+            .rows
+            .iter_mut()
+            .for_each(|r| repoint(&mut r.arg_set));
+        ctx.state_rows.arg_set.iter_mut().for_each(repoint);
+        for set in ctx.pt.p_args.values_mut() {
+            if let Some(to) = replaced.get(set) {
+                *set = *to;
             }
         }
     }

@@ -382,7 +382,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 16] = [
+pub const VIEWS: [(&str, &str); 19] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -404,6 +404,9 @@ pub const VIEWS: [(&str, &str); 16] = [
     ("logs", "SELECT id, ts, utid, prio, log_source, tag, msg, arg_set_id FROM __intrinsic_logs"),
     // userspace state tracks (tracing sessions' states)
     ("state", "SELECT id, ts, dur, track_id, category, value, arg_set_id FROM __intrinsic_state"),
+    ("state_track", "SELECT id, name, parent_id, type, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track WHERE event_type = 'state'"),
+    ("process_state_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _upid AS upid FROM __track WHERE event_type = 'state' AND _upid IS NOT NULL"),
+    ("thread_state_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'state' AND _utid IS NOT NULL"),
 ];
 
 const INDEXES: [&str; 6] = [
@@ -943,8 +946,8 @@ pub fn fill<'v>(
                     V::Int(s.ts[i]),
                     V::Int(s.dur[i]),
                     V::Int(s.track[i] as i64),
-                    V::Null,
-                    V::Text(s.value[i]),
+                    ot(s.category[i].as_deref()),
+                    V::Text(&s.value[i]),
                     oi(s.arg_set[i]),
                 ])?;
             }

@@ -22,9 +22,9 @@
 //! differs only if a producer interned an iid after using it).
 //!
 //! Not imported, counted in `artscope_skipped_track_event_fields` (one per
-//! event that has any): legacy events of phases other than B / E / X / I /
-//! i / M, JSON and proto-typed debug annotations, Chrome's typed TrackEvent
-//! fields, log messages, callstacks and screenshots.
+//! event that has any): legacy flow v1 phases (s / t / f) and raw legacy
+//! phases, JSON and proto-typed debug annotations, Chrome's typed
+//! TrackEvent fields, log messages, callstacks and screenshots.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -911,8 +911,7 @@ impl Tokenizer {
                 args.push(("correlation_id".into(), ArgVal::Str(s.to_string())));
             }
         }
-        // state events (TYPE_STATE) are not imported
-        let mut skipped = ev.unsupported || ev.type_ == Some(5);
+        let mut skipped = ev.unsupported;
         let mut annotations = Annotations {
             interned,
             args: &mut args,

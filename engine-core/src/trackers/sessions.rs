@@ -32,7 +32,9 @@ pub struct StateRows {
     /// -1 while active (trace_processor's pending duration)
     pub dur: Vec<i64>,
     pub track: Vec<u32>,
-    pub value: Vec<&'static str>,
+    pub value: Vec<std::borrow::Cow<'static, str>>,
+    /// state.category (a track event state's categories)
+    pub category: Vec<Option<String>>,
     pub arg_set: Vec<Option<i64>>,
     /// track -> its active row
     active: HashMap<u32, usize>,
@@ -41,20 +43,73 @@ pub struct StateRows {
 impl StateRows {
     /// UpdateState: `value` None only closes the track's active state.
     fn update(&mut self, ts: i64, track: u32, value: Option<&'static str>, args: Option<i64>) {
-        if let Some(&row) = self.active.get(&track) {
-            if Some(self.value[row]) == value {
-                return;
-            }
-            self.dur[row] = ts - self.ts[row];
-            self.active.remove(&track);
+        if self.same_as_active(track, value) {
+            return;
         }
+        self.close(ts, track);
         if let Some(v) = value {
-            self.active.insert(track, self.ts.len());
-            self.ts.push(ts);
-            self.dur.push(-1);
-            self.track.push(track);
-            self.value.push(v);
-            self.arg_set.push(args);
+            self.push(ts, track, std::borrow::Cow::Borrowed(v), None, args);
+        }
+    }
+
+    /// Whether `value` is the track's active state.
+    fn same_as_active(&self, track: u32, value: Option<&str>) -> bool {
+        self.active
+            .get(&track)
+            .is_some_and(|&row| Some(self.value[row].as_ref()) == value)
+    }
+
+    /// Ends the track's active state at `ts`, if it has one.
+    fn close(&mut self, ts: i64, track: u32) {
+        if let Some(row) = self.active.remove(&track) {
+            self.dur[row] = ts - self.ts[row];
+        }
+    }
+
+    fn push(
+        &mut self,
+        ts: i64,
+        track: u32,
+        value: std::borrow::Cow<'static, str>,
+        category: Option<String>,
+        args: Option<i64>,
+    ) {
+        self.active.insert(track, self.ts.len());
+        self.ts.push(ts);
+        self.dur.push(-1);
+        self.track.push(track);
+        self.value.push(value);
+        self.category.push(category);
+        self.arg_set.push(args);
+    }
+
+    /// StateTracker::UpdateState of a track event state: a new value closes
+    /// the active one and opens its own row (with its category and args);
+    /// the same value keeps the active row, its args merged in; no value
+    /// only closes.
+    pub fn update_with_args(
+        &mut self,
+        args: &mut super::tracks::Args,
+        ts: i64,
+        track: u32,
+        value: Option<String>,
+        category: Option<String>,
+        items: &[(&str, Option<ArgVal>)],
+    ) {
+        if self.same_as_active(track, value.as_deref()) {
+            let row = self.active[&track];
+            if !items.is_empty() {
+                match self.arg_set[row] {
+                    Some(set) => args.extend_set(set, items),
+                    None => self.arg_set[row] = Some(args.add_set_unique(items)),
+                }
+            }
+            return;
+        }
+        self.close(ts, track);
+        if let Some(v) = value {
+            let set = (!items.is_empty()).then(|| args.add_set_unique(items));
+            self.push(ts, track, std::borrow::Cow::Owned(v), category, set);
         }
     }
 

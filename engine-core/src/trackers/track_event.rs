@@ -18,9 +18,11 @@
 //!   / merge_key_value / track_compressor_idx), a lane per concurrently
 //!   open uuid;
 //! - slices (TYPE_SLICE_BEGIN / END / INSTANT, legacy phases B / E / X / I
-//!   / i), counters (TYPE_COUNTER, extra counter values, thread time and
-//!   instruction counts), flows (flow_ids, terminating_flow_ids) and the
-//!   thread / process names of descriptors and `M` events.
+//!   / i / R, legacy async b / e / n / S / T / p / F on tracks by event id),
+//!   counters (TYPE_COUNTER, extra counter values, thread time and
+//!   instruction counts), states (TYPE_STATE on state tracks), flows
+//!   (flow_ids, terminating_flow_ids, legacy bind ids) and the thread /
+//!   process names of descriptors and `M` events.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::borrow::Cow;
@@ -393,10 +395,11 @@ impl TrackEventTracker {
                             (uuid, seq, true),
                         ))
                     } else if r.use_separate_track {
+                        let (type_, event_type) = slice_or_state("thread", r.is_state);
                         TrackRef::Track(self.new_track(
                             c,
-                            "thread_track_event",
-                            "slice",
+                            type_,
+                            event_type,
                             dims,
                             owner,
                             r.name.as_deref(),
@@ -415,7 +418,7 @@ impl TrackEventTracker {
                     let (type_, event_type) = if resolved.is_counter {
                         ("process_counter_track_event", "counter")
                     } else {
-                        ("process_track_event", "slice")
+                        slice_or_state("process", r.is_state)
                     };
                     TrackRef::Track(self.new_track(
                         c,
@@ -474,7 +477,8 @@ impl TrackEventTracker {
                         let (type_, event_type, nm) = if r.is_counter {
                             (counter_type(kind), "counter", r.name.clone())
                         } else {
-                            (slice_type(kind), "slice", name.clone())
+                            let (type_, event_type) = slice_or_state(kind, r.is_state);
+                            (type_, event_type, name.clone())
                         };
                         let t = self.new_track(
                             c,
@@ -516,7 +520,8 @@ impl TrackEventTracker {
                         let (type_, event_type, nm) = if r.is_counter {
                             ("global_counter_track_event", "counter", r.name.clone())
                         } else {
-                            ("global_track_event", "slice", name.clone())
+                            let (type_, event_type) = slice_or_state("global", r.is_state);
+                            (type_, event_type, name.clone())
                         };
                         let t = self.new_track(
                             c,
@@ -801,10 +806,41 @@ impl TrackEventTracker {
                 c.counters.push(ts, track, e.counter_value, set);
                 return Ok(());
             }
-            // TYPE_STATE: not imported (the decoder counted it); on a
-            // legacy pid / tid track it is an error
+            // TYPE_STATE: its name is the value of its state track
+            // (ParseStateEvent); not on a legacy pid / tid track
             Some(5) if a.track_uuid == 0 && a.fallback_to_thread => return Err(()),
-            Some(5) => return Ok(()),
+            Some(5) => {
+                let interned = self.intern(c, a.track_uuid, name, seq).ok_or(())?;
+                // (a track interned for it that is not a state track: an error)
+                if !self.states.get(&a.track_uuid).is_some_and(|s| s.r.is_state) {
+                    return Err(());
+                }
+                let track = match interned {
+                    TrackRef::Track(t) => t,
+                    TrackRef::Merged(f) => {
+                        let cookie = a.track_uuid as i64 as i128;
+                        let idx = self
+                            .lanes
+                            .begin(f.type_, &f.dims, cookie, Nesting::Nestable);
+                        self.lane_track(c, &f, idx)
+                    }
+                };
+                let items = if e.name.is_some() {
+                    as_items(&args)
+                } else {
+                    Vec::new()
+                };
+                let category = e.name.as_ref().and(e.category.clone());
+                c.state_rows.update_with_args(
+                    &mut c.args,
+                    ts,
+                    track,
+                    e.name.clone(),
+                    category,
+                    &items,
+                );
+                return Ok(());
+            }
             _ => {}
         }
         let phase = match phase {
@@ -1212,11 +1248,16 @@ fn counter_type(kind: &str) -> &'static str {
     }
 }
 
-fn slice_type(kind: &str) -> &'static str {
-    if kind == "thread" {
-        "thread_track_event"
-    } else {
-        "process_track_event"
+/// A `kind` (thread / process / global) slice track's type and event type,
+/// or its state track's.
+fn slice_or_state(kind: &str, is_state: bool) -> (&'static str, &'static str) {
+    match (kind, is_state) {
+        ("thread", false) => ("thread_track_event", "slice"),
+        ("thread", true) => ("thread_state_track_event", "state"),
+        ("process", false) => ("process_track_event", "slice"),
+        ("process", true) => ("process_state_track_event", "state"),
+        (_, false) => ("global_track_event", "slice"),
+        (_, true) => ("global_state_track_event", "state"),
     }
 }
 
