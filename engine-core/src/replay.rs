@@ -402,6 +402,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
     crate::trackers::memory::finish(&mut ctx);
     // the async slices' args, complete now, stored once per content
+    crate::trackers::track_event::sort_index_args(&mut ctx);
     let replaced = ctx.args.commit_pending();
     if !replaced.is_empty() {
         // what referenced a set replaced by an equal one: slices, states
@@ -416,7 +417,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .iter_mut()
             .for_each(|r| repoint(&mut r.arg_set));
         ctx.state_rows.arg_set.iter_mut().for_each(repoint);
-        for set in ctx.pt.p_args.values_mut() {
+        for set in ctx.pt.p_args.values_mut().chain(ctx.pt.t_args.values_mut()) {
             if let Some(to) = replaced.get(set) {
                 *set = *to;
             }

@@ -789,7 +789,7 @@ pub fn fill<'v>(
                     oi(pt.is_main_thread(u)),
                     V::Int((u == 0) as i64),
                     V::Int(HOST_MACHINE_ID),
-                    V::Null,
+                    oi(pt.t_args.get(&(u as u32)).copied()),
                 ])?;
             }
         }

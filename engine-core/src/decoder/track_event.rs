@@ -75,6 +75,10 @@ pub struct Reservation {
     pub counter: Option<CounterDetails>,
     /// child_ordering: 1 lexicographic, 2 chronological, 3 explicit
     pub ordering: u64,
+    /// the root (uuid 0) descriptor's process_ordering / thread_ordering
+    /// is EXPLICIT: its processes / threads sort by sibling_order_rank
+    pub process_ordering_explicit: bool,
+    pub thread_ordering_explicit: bool,
     pub sibling_order_rank: Option<i64>,
     pub merge: MergeBehavior,
     pub merge_key: Option<String>,
@@ -524,6 +528,8 @@ impl Tokenizer {
                 (15, Value::Varint(x)) => merge = Some(x),
                 (16, Value::Bytes(s)) => merge_key = Some(text(s)),
                 (17, Value::Varint(x)) => merge_key_int = Some(x),
+                (19, Value::Varint(x)) => r.process_ordering_explicit = x == 1,
+                (20, Value::Varint(x)) => r.thread_ordering_explicit = x == 1,
                 _ => {}
             }
         }

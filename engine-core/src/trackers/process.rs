@@ -43,6 +43,12 @@ pub struct ProcessTracker {
     pub p_cmdline: Vec<Option<String>>,
     /// upid -> its args' set (process args: is_kthread), where it has one
     pub p_args: HashMap<u32, i64>,
+    /// utid -> its args' set, where it has one
+    pub t_args: HashMap<u32, i64>,
+    /// the sort order hints of track descriptors (SetProcessSortIndex /
+    /// SetThreadSortIndex), added to the args at the end
+    pub p_sort_index: HashMap<u32, i64>,
+    pub t_sort_index: HashMap<u32, i64>,
     tids: HashMap<i64, Vec<u32>>,
     pids: HashMap<i64, u32>,
     /// per pid, every upid ever given it (pid reuse)

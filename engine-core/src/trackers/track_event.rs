@@ -243,6 +243,9 @@ impl TrackEventTracker {
                     self.uuid_by_utid.insert(utid, uuid);
                 }
             }
+            if let (true, Some(rank)) = (self.ordering_explicit(false), r.sibling_order_rank) {
+                c.pt.t_sort_index.insert(utid, rank);
+            }
             Resolved {
                 scope: Scope::Thread(utid),
                 is_counter: r.is_counter,
@@ -257,6 +260,9 @@ impl TrackEventTracker {
                         c.pt.start_new_process(None, None, pid, &None, PRIO_TRACK_DESCRIPTOR);
                     self.uuid_by_upid.insert(upid, uuid);
                 }
+            }
+            if let (true, Some(rank)) = (self.ordering_explicit(true), r.sibling_order_rank) {
+                c.pt.p_sort_index.insert(upid, rank);
             }
             Resolved {
                 scope: Scope::Process(upid),
@@ -278,6 +284,18 @@ impl TrackEventTracker {
             s.resolved = Some(resolved);
         }
         Some(resolved)
+    }
+
+    /// Whether the root descriptor orders processes (else threads)
+    /// explicitly.
+    fn ordering_explicit(&self, processes: bool) -> bool {
+        self.states.get(&DEFAULT_TRACK_UUID).is_some_and(|s| {
+            if processes {
+                s.r.process_ordering_explicit
+            } else {
+                s.r.thread_ordering_explicit
+            }
+        })
     }
 
     /// A descriptor track's source args (AddTrackArgs).
@@ -1297,6 +1315,39 @@ fn legacy_instant_track(c: &mut Ctx, type_: &'static str, upid: Option<u32>) -> 
         .intern_with(&mut c.args, type_, None, "slice", dims, owner, None, || {
             vec![("source", Some(ArgVal::Str("chrome".into())))]
         })
+}
+
+/// ProcessTracker::OnEventsFullyExtracted: the sort order hints become
+/// process / thread args (`process_sort_index_hint`,
+/// `thread_sort_index_hint`), added to any args they have.
+pub fn sort_index_args(c: &mut Ctx) {
+    let mut hints: Vec<(bool, u32, i64)> =
+        c.pt.p_sort_index
+            .iter()
+            .map(|(&u, &v)| (true, u, v))
+            .collect();
+    hints.extend(c.pt.t_sort_index.iter().map(|(&u, &v)| (false, u, v)));
+    hints.sort_unstable();
+    for (process, id, value) in hints {
+        let (key, sets) = if process {
+            ("process_sort_index_hint", &mut c.pt.p_args)
+        } else {
+            ("thread_sort_index_hint", &mut c.pt.t_args)
+        };
+        let arg = (key.to_owned(), Some(ArgVal::Int(value as i128)));
+        match sets.get(&id).copied() {
+            // a set still growing (Chrome process args) takes it in place
+            Some(set) if c.args.is_growing(set) => c.args.extend_set(set, &[arg]),
+            Some(set) => {
+                let mut items = c.args.items_of(set);
+                items.push(arg);
+                sets.insert(id, c.args.add_set(&items));
+            }
+            None => {
+                sets.insert(id, c.args.add_set(&[arg]));
+            }
+        }
+    }
 }
 
 /// ParseThreadDescriptor: the thread and its name.

@@ -224,6 +224,25 @@ impl Args {
         }
     }
 
+    /// Whether `set_id` was made by `add_set_unique` and may still grow.
+    pub fn is_growing(&self, set_id: i64) -> bool {
+        self.growing.contains_key(&set_id)
+    }
+
+    /// The set `set_id`'s args (key, value), in row order.
+    pub fn items_of(&self, set_id: i64) -> Vec<(String, Option<ArgVal>)> {
+        self.rows
+            .iter()
+            .filter(|r| r.set_id == set_id)
+            .map(|r| {
+                (
+                    self.keys[r.key as usize].to_string(),
+                    Some(r.value.to_arg()),
+                )
+            })
+            .collect()
+    }
+
     /// Whether the set `set_id` has an arg `key` (kSkipIfExists).
     pub fn has_key(&self, set_id: i64, key: &str) -> bool {
         let Some(&key) = self.key_ids.get(key) else {
