@@ -98,6 +98,16 @@ def test_decoder_survives_seeded_corruption(name):
     _assert_survives(_corruptions(data, random.Random(20261123), 150), core.import_proto)
 
 
+def test_decoder_survives_seeded_corruption_of_track_events():
+    """The track event decoder and tracker (interning, descriptors, delta
+    times, annotations) on damaged SDK and legacy sequences."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import test_core_track_event as te
+
+    for seed, data in enumerate((te._sdk_trace(), te._legacy_trace())):
+        _assert_survives(_corruptions(data, random.Random(seed), 150), core.import_proto)
+
+
 def test_non_trace_bytes_raise_trace_error_naming_the_file():
     with pytest.raises(TraceError, match="junk.bin"):
         core.import_proto(b"\x00\x00\x00", "junk.bin")  # no packet at all
