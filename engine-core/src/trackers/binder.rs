@@ -423,7 +423,8 @@ impl BinderTracker {
             return;
         }
         let track = thread_track(c, utid);
-        c.slices.end_named(track, ts, Some(CATEGORY), LOCK_HELD);
+        c.slices
+            .end_matching(track, ts, Some(CATEGORY), Some(LOCK_HELD));
     }
 
     /// The binder slices' arg sets, made once every arg is known, and the

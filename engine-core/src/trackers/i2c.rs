@@ -36,7 +36,7 @@ impl I2cTracker {
             ops.pop();
             let track = thread_track(c, utid);
             c.slices
-                .end_named(track, e.ts, None, &format!("i2c-{adapter}"));
+                .end_matching(track, e.ts, None, Some(&format!("i2c-{adapter}")));
             return;
         }
         let msg_nr = e.int("msg_nr").unwrap_or(0) as u32;

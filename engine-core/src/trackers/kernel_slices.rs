@@ -163,7 +163,7 @@ fn kswapd_done(c: &mut Ctx, e: &FtraceEv) {
             field("delta_nr_allocated").map(ArgVal::Uint),
         ),
     ];
-    let row = c.slices.end_named(track, e.ts, None, KSWAPD);
+    let row = c.slices.end_matching(track, e.ts, None, Some(KSWAPD));
     add_end_args(c, row, &args);
 }
 

@@ -48,7 +48,9 @@ impl MaliTracker {
             c.slices
                 .begin(track, e.ts, CSF_INTERRUPT.into(), -1, Some(set));
         } else {
-            let row = c.slices.end_named(track, e.ts, None, CSF_INTERRUPT);
+            let row = c
+                .slices
+                .end_matching(track, e.ts, None, Some(CSF_INTERRUPT));
             super::kernel_slices::add_end_args(c, row, &info);
         }
     }
@@ -64,7 +66,7 @@ impl MaliTracker {
             0,
         );
         if let Some(open) = &self.mcu_state {
-            c.slices.end_named(track, ts, None, open);
+            c.slices.end_matching(track, ts, None, Some(open));
         }
         c.slices.begin(track, ts, state.to_owned(), -1, None);
         self.mcu_state = Some(state.to_owned());

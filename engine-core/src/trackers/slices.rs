@@ -161,18 +161,6 @@ impl SliceTracker {
         self.complete(track, ts, Some(category), None)
     }
 
-    /// Closes the innermost open slice named `name` (and of `category`, if
-    /// given) on `track`, as SliceTracker::End given both.
-    pub fn end_named(
-        &mut self,
-        track: u32,
-        ts: i64,
-        category: Option<&str>,
-        name: &str,
-    ) -> Option<u32> {
-        self.complete(track, ts, category, Some(name))
-    }
-
     /// Closes the innermost open slice on `track` of `category` and named
     /// `name`, each only if given (SliceTracker::End with a null category
     /// or name matching any).

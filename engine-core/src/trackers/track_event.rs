@@ -461,118 +461,83 @@ impl TrackEventTracker {
                 };
                 (kind, key.map_or(Dim::NullStr, Dim::Str))
             };
+            // nested in a thread's / process's track (the parent link kept
+            // only below a non-root parent), else global (the link kept)
             let scoped = match parent_resolved.map(|p| (p.scope, p.is_root)) {
-                Some((Scope::Thread(utid), root)) if parent_track.is_some() => Some((
-                    ("utid", utid),
-                    "thread",
-                    Owner {
-                        utid: Some(utid),
-                        ..Default::default()
-                    },
-                    root,
-                )),
-                Some((Scope::Process(upid), root)) if parent_track.is_some() => Some((
-                    ("upid", upid),
-                    "process",
-                    Owner {
-                        upid: Some(upid),
-                        ..Default::default()
-                    },
-                    root,
-                )),
+                Some((Scope::Thread(utid), root)) if parent_track.is_some() => {
+                    Some((("utid", utid), "thread", root))
+                }
+                Some((Scope::Process(upid), root)) if parent_track.is_some() => {
+                    Some((("upid", upid), "process", root))
+                }
                 _ => None,
             };
-            match scoped {
-                Some(((dim, id), kind, owner, parent_is_root)) => {
-                    // nested in a thread's / process's track; the parent
-                    // link is kept only below a non-root parent
+            let (scope_dims, owner, kind, parent_id, root_args) = match scoped {
+                Some(((dim, id), kind, parent_is_root)) => {
+                    let owner = Owner {
+                        utid: (kind == "thread").then_some(id),
+                        upid: (kind == "process").then_some(id),
+                        ..Default::default()
+                    };
                     let parent_id = if parent_is_root { None } else { parent_track };
-                    let own_dims = vec![
-                        (dim, Dim::Int(id as i64)),
-                        ("track_uuid", Dim::Int(uuid as i64)),
-                    ];
-                    if r.is_counter || merge {
-                        let (type_, event_type, nm) = if r.is_counter {
-                            (counter_type(kind), "counter", r.name.clone())
-                        } else {
-                            let (type_, event_type) = slice_or_state(kind, r.is_state);
-                            (type_, event_type, name.clone())
-                        };
-                        let t = self.new_track(
-                            c,
-                            type_,
-                            event_type,
-                            own_dims,
-                            owner,
-                            nm.as_deref(),
-                            unit.as_deref().filter(|_| r.is_counter),
-                            (uuid, seq, false),
-                        );
-                        if parent_id.is_some() {
-                            c.tracks.rows[t as usize].parent = parent_id;
-                        }
-                        TrackRef::Track(t)
-                    } else {
-                        let (merge_type, merge_value) = merge_key(&name);
-                        TrackRef::Merged(Factory {
-                            type_: merged_type(kind),
-                            dims: vec![
-                                (dim, Dim::Int(id as i64)),
-                                ("parent_track_uuid", Dim::Int(r.parent_uuid as i64)),
-                                ("merge_key_type", Dim::Int(merge_type as i64)),
-                                ("merge_key_value", merge_value),
-                            ],
-                            name,
-                            owner,
-                            uuid,
-                            seq,
-                            root_args: false,
-                            parent: parent_id,
-                        })
-                    }
+                    (
+                        vec![(dim, Dim::Int(id as i64))],
+                        owner,
+                        kind,
+                        parent_id,
+                        false,
+                    )
                 }
-                None => {
-                    let root_in_scope = uuid == DEFAULT_TRACK_UUID;
-                    let own_dims = vec![("track_uuid", Dim::Int(uuid as i64))];
-                    if r.is_counter || merge {
-                        let (type_, event_type, nm) = if r.is_counter {
-                            ("global_counter_track_event", "counter", r.name.clone())
-                        } else {
-                            let (type_, event_type) = slice_or_state("global", r.is_state);
-                            (type_, event_type, name.clone())
-                        };
-                        let t = self.new_track(
-                            c,
-                            type_,
-                            event_type,
-                            own_dims,
-                            Owner::default(),
-                            nm.as_deref(),
-                            unit.as_deref().filter(|_| r.is_counter),
-                            (uuid, seq, root_in_scope),
-                        );
-                        if parent_track.is_some() {
-                            c.tracks.rows[t as usize].parent = parent_track;
-                        }
-                        TrackRef::Track(t)
-                    } else {
-                        let (merge_type, merge_value) = merge_key(&name);
-                        TrackRef::Merged(Factory {
-                            type_: "global_merged_track_event",
-                            dims: vec![
-                                ("parent_track_uuid", Dim::Int(r.parent_uuid as i64)),
-                                ("merge_key_type", Dim::Int(merge_type as i64)),
-                                ("merge_key_value", merge_value),
-                            ],
-                            name,
-                            owner: Owner::default(),
-                            uuid,
-                            seq,
-                            root_args: root_in_scope,
-                            parent: parent_track,
-                        })
-                    }
+                None => (
+                    vec![],
+                    Owner::default(),
+                    "global",
+                    parent_track,
+                    uuid == DEFAULT_TRACK_UUID,
+                ),
+            };
+            if r.is_counter || merge {
+                let (type_, event_type, nm) = if r.is_counter {
+                    (counter_type(kind), "counter", r.name.clone())
+                } else {
+                    let (type_, event_type) = slice_or_state(kind, r.is_state);
+                    (type_, event_type, name.clone())
+                };
+                let mut own_dims = scope_dims;
+                own_dims.push(("track_uuid", Dim::Int(uuid as i64)));
+                let unit = unit.as_deref().filter(|_| r.is_counter);
+                let t = self.new_track(
+                    c,
+                    type_,
+                    event_type,
+                    own_dims,
+                    owner,
+                    nm.as_deref(),
+                    unit,
+                    (uuid, seq, root_args),
+                );
+                if parent_id.is_some() {
+                    c.tracks.rows[t as usize].parent = parent_id;
                 }
+                TrackRef::Track(t)
+            } else {
+                let (merge_type, merge_value) = merge_key(&name);
+                let mut dims = scope_dims;
+                dims.extend([
+                    ("parent_track_uuid", Dim::Int(r.parent_uuid as i64)),
+                    ("merge_key_type", Dim::Int(merge_type as i64)),
+                    ("merge_key_value", merge_value),
+                ]);
+                TrackRef::Merged(Factory {
+                    type_: merged_type(kind),
+                    dims,
+                    name,
+                    owner,
+                    uuid,
+                    seq,
+                    root_args,
+                    parent: parent_id,
+                })
             }
         };
         if let Some(s) = self.states.get_mut(&uuid) {
@@ -1259,10 +1224,10 @@ fn process_dims(upid: u32, uuid: u64) -> Dims {
 }
 
 fn counter_type(kind: &str) -> &'static str {
-    if kind == "thread" {
-        "thread_counter_track_event"
-    } else {
-        "process_counter_track_event"
+    match kind {
+        "thread" => "thread_counter_track_event",
+        "process" => "process_counter_track_event",
+        _ => "global_counter_track_event",
     }
 }
 
@@ -1280,10 +1245,10 @@ fn slice_or_state(kind: &str, is_state: bool) -> (&'static str, &'static str) {
 }
 
 fn merged_type(kind: &str) -> &'static str {
-    if kind == "thread" {
-        "thread_merged_track_event"
-    } else {
-        "process_merged_track_event"
+    match kind {
+        "thread" => "thread_merged_track_event",
+        "process" => "process_merged_track_event",
+        _ => "global_merged_track_event",
     }
 }
 

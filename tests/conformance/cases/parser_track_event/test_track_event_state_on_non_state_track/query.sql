@@ -1,1 +1,0 @@
-SELECT name, value FROM stats WHERE name = 'track_event_parser_errors';
