@@ -223,11 +223,21 @@ def _legacy_trace() -> bytes:
     t.pid, t.tid, t.thread_name, t.reference_timestamp_us = 20, 21, "ignored", 1
     t = packet(CLEARED).thread_descriptor
     t.pid, t.tid, t.thread_name, t.reference_timestamp_us = 20, 21, "worker", 10
-    # deltas from 10 us: 15 us, 18 us (+ 1 us in BOOTTIME)
+    # deltas from 10 us: 15 us, (16 us), 18 us (+ 1 us in BOOTTIME)
     e = packet(NEEDS_STATE).track_event
     e.timestamp_delta_us, e.type, e.name = 5, TE.TYPE_SLICE_BEGIN, "Work"
+    # a legacy flow (v1) starts in "Work"; its end waits for the next slice
+    # on the thread's track ("Complete")
     e = packet(NEEDS_STATE).track_event
-    e.timestamp_delta_us, e.type = 3, TE.TYPE_SLICE_END
+    e.timestamp_delta_us, e.name = 1, "flow"
+    e.categories.append("c")
+    e.legacy_event.phase, e.legacy_event.unscoped_id = ord("s"), 9
+    e = packet(NEEDS_STATE).track_event
+    e.timestamp_delta_us, e.type = 2, TE.TYPE_SLICE_END
+    e = packet(NEEDS_STATE).track_event
+    e.timestamp_absolute_us, e.name = 19, "flow"
+    e.categories.append("c")
+    e.legacy_event.phase, e.legacy_event.unscoped_id = ord("f"), 9
     # a one-off absolute time (no type: the legacy phase says what it is)
     e = packet(NEEDS_STATE).track_event
     e.timestamp_absolute_us, e.name = 20, "Complete"
@@ -246,6 +256,13 @@ LEGACY_SLICES = [
     (16_000, 3_000, None, "Work", 0, THREAD, None),
     (21_000, 4_000, None, "Complete", 0, THREAD, None),
 ]
+# v1 flows get ids of their own (from 0) and their name / category as args
+V1_FLOWS = """
+SELECT o.name, i.name, f.trace_id, EXTRACT_ARG(f.arg_set_id, 'name') AS name,
+       EXTRACT_ARG(f.arg_set_id, 'cat') AS cat
+FROM flow f JOIN slice o ON o.id = f.slice_out JOIN slice i ON i.id = f.slice_in
+"""
+LEGACY_FLOWS = [("Work", "Complete", 0, "flow", "c")]
 LEGACY_THREADS = [(20, None, 20, None), (21, "worker", 20, None)]
 LEGACY_STATS = [
     ("packet_skipped_seq_needs_incremental_state_invalid", 2),
@@ -273,17 +290,19 @@ def test_sdk_args_flows_counters_threads(load_embedded):
 def test_legacy_sequence(load_embedded):
     eng = load_embedded(_legacy_trace())
     assert eng.query(SLICES).rows() == LEGACY_SLICES
+    assert eng.query(V1_FLOWS).rows() == LEGACY_FLOWS
     assert eng.query(THREADS).rows() == LEGACY_THREADS
     assert eng.query(STATS).rows() == LEGACY_STATS
 
 
 def test_not_imported_parts_are_counted(load_embedded):
-    """A legacy flow v1 event and a JSON annotation are not imported: each
-    event is counted once in artscope_skipped_track_event_fields."""
+    """A raw legacy event (phase 'C', Chrome's raw table) and a JSON
+    annotation are not imported: each event is counted once in
+    artscope_skipped_track_event_fields."""
     trace = pb.Trace()
     p = trace.packet.add(trusted_packet_sequence_id=1, timestamp=10)
-    p.track_event.name = "flow"
-    p.track_event.legacy_event.phase = ord("s")
+    p.track_event.name = "raw"
+    p.track_event.legacy_event.phase = ord("C")
     p.track_event.legacy_event.unscoped_id = 3
     p = trace.packet.add(trusted_packet_sequence_id=1, timestamp=20)
     p.track_event.type, p.track_event.track_uuid = TE.TYPE_INSTANT, 5
@@ -308,6 +327,7 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(sdk, THREADS) == SDK_THREADS
     assert tp_rows(sdk, STATES) == SDK_STATES
     assert tp_rows(legacy, SLICES) == LEGACY_SLICES
+    assert tp_rows(legacy, V1_FLOWS) == LEGACY_FLOWS
     assert tp_rows(legacy, THREADS) == LEGACY_THREADS
     assert tp_rows(legacy, STATS) == LEGACY_STATS
     for trace in (sdk, legacy):

@@ -49,7 +49,8 @@ def test_other_sql_errors_are_one_line_query_errors(freq_engine):
 
 
 def _trace_with_skipped_data() -> bytes:
-    """Three legacy flow v1 track events (not imported), two graphics_frame_event and one gpu_counter_event packet
+    """Three legacy counter ('C') track events (Chrome's raw legacy events: not
+    imported), two graphics_frame_event and one gpu_counter_event packet
     beside one imported cpu_frequency event; one clock_snapshot (bookkeeping,
     not counted)."""
     trace = pb.Trace()
@@ -64,7 +65,7 @@ def _trace_with_skipped_data() -> bytes:
     for i in range(3):
         p = trace.packet.add(timestamp=2_000 + i, trusted_packet_sequence_id=1)
         p.track_event.name = f"event {i}"
-        p.track_event.legacy_event.phase = ord("s")
+        p.track_event.legacy_event.phase = ord("C")
         p.track_event.legacy_event.unscoped_id = 7
     for i in range(2):
         p = trace.packet.add(timestamp=3_000 + i)
@@ -89,7 +90,7 @@ def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
         assert len(record) == 1
         msg = str(record[0].message)
         assert "\n" not in msg
-        assert "3 track event(s) with parts not imported (slice, flow, args" in msg
+        assert "3 track event(s) with parts not imported (args, android_logs, chrome_raw" in msg
         assert "2 graphics_frame_event packet(s) (graphics_frame_slice)" in msg
         assert "1 gpu_counter_event packet(s) (gpu_counter_track, counter)" in msg
         assert "clock_snapshot" not in msg and "--engine trace_processor" in msg

@@ -65,6 +65,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         states: EndStates::new(version),
         power: Default::default(),
         flows: Vec::new(),
+        flow_args: Default::default(),
         state_rows: Default::default(),
         logs: Default::default(),
         import_logs: Vec::new(),
@@ -402,6 +403,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
     crate::trackers::memory::finish(&mut ctx);
     // the async slices' args, complete now, stored once per content
+    track_events.close_pending_flows(&mut ctx);
     crate::trackers::track_event::sort_index_args(&mut ctx);
     let replaced = ctx.args.commit_pending();
     if !replaced.is_empty() {

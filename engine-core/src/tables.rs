@@ -959,7 +959,7 @@ pub fn fill<'v>(
                     V::Int(out as i64),
                     V::Int(into as i64),
                     oi(trace_id),
-                    V::Null,
+                    oi(ctx.flow_args.get(&(i as u32)).copied()),
                 ])?;
             }
         }

@@ -22,8 +22,7 @@
 //! differs only if a producer interned an iid after using it).
 //!
 //! Not imported, counted in `artscope_skipped_track_event_fields` (one per
-//! event that has any): legacy flow v1 phases (s / t / f) and raw legacy
-//! phases, JSON and proto-typed debug annotations, Chrome's typed
+//! event that has any): raw legacy phases, JSON and proto-typed debug annotations, Chrome's typed
 //! TrackEvent fields, log messages, callstacks and screenshots.
 
 use rustc_hash::FxHashMap as HashMap;
@@ -219,6 +218,8 @@ pub struct Legacy {
     /// flow v2: the flow id and direction (1 in, 2 out, 3 in-out)
     pub bind_id: Option<u64>,
     pub flow_direction: Option<u64>,
+    /// flow v1: an end ('f') binds to the enclosing slice, not the next one
+    pub bind_to_enclosing: bool,
     /// async events' ids
     pub unscoped_id: Option<u64>,
     pub local_id: Option<u64>,
@@ -1196,6 +1197,7 @@ fn parse_legacy(b: &[u8]) -> R<(Legacy, u64)> {
             (18, Value::Varint(x)) => l.pid_override = Some(x as u32 as i32 as i64),
             (19, Value::Varint(x)) => l.tid_override = Some(x as u32 as i32 as i64),
             (8, Value::Varint(x)) => l.bind_id = Some(x),
+            (12, Value::Varint(x)) => l.bind_to_enclosing = x != 0,
             (6, Value::Varint(x)) => l.unscoped_id = Some(x),
             (10, Value::Varint(x)) => l.local_id = Some(x),
             (11, Value::Varint(x)) => l.global_id = Some(x),

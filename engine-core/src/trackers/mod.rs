@@ -77,6 +77,8 @@ pub struct Ctx {
     /// binder transactions' inferred flows and others (trace_id NULL), track
     /// events' flows (their flow id)
     pub flows: Vec<(u32, u32, Option<i64>)>,
+    /// flow row -> its arg set (legacy flow v1's name and category)
+    pub flow_args: rustc_hash::FxHashMap<u32, i64>,
     /// the `state` table (tracing sessions' states)
     pub state_rows: sessions::StateRows,
     /// the `__intrinsic_logs` table (logcat)

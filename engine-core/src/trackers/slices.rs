@@ -40,6 +40,11 @@ pub struct SliceTracker {
     dropped_too_deep: Vec<(i64, String, String)>,
     /// row -> thread time and instruction counts, of the slices that have any
     pub thread_times: HashMap<u32, ThreadTimes>,
+    /// legacy flow v1 ids waiting for the next slice begun on a track
+    /// (FlowTracker's pending flows, bound when a slice is pushed)
+    pub pending_flows: HashMap<u32, Vec<u64>>,
+    /// (flow id, slice): pending flows a slice reached, for the flow tracker
+    pub reached_flows: Vec<(u64, u32)>,
 }
 
 /// A slice's thread_ts / thread_dur / thread_instruction_count /
@@ -129,6 +134,12 @@ impl SliceTracker {
             arg_set,
         });
         stack.push(sid);
+        if !self.pending_flows.is_empty() {
+            if let Some(ids) = self.pending_flows.remove(&track) {
+                self.reached_flows
+                    .extend(ids.into_iter().map(|id| (id, sid)));
+            }
+        }
         Some(sid)
     }
 

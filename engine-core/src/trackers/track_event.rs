@@ -42,8 +42,9 @@ use crate::decoder::track_event::{
 const PRIO_TRACK_DESCRIPTOR_THREAD_TYPE: u8 = 3;
 /// The legacy phases imported: thread slices (B, E, X), instants (I, i,
 /// R) and metadata (M).
-pub const SUPPORTED_LEGACY_PHASES: [u8; 14] = [
-    b'B', b'E', b'X', b'I', b'i', b'R', b'M', b'b', b'e', b'n', b'S', b'T', b'p', b'F',
+pub const SUPPORTED_LEGACY_PHASES: [u8; 17] = [
+    b'B', b'E', b'X', b'I', b'i', b'R', b'M', b'b', b'e', b'n', b'S', b'T', b'p', b'F', b's', b't',
+    b'f',
 ];
 /// Legacy async phases: slices on tracks by event id.
 const ASYNC_PHASES: [u8; 7] = [b'b', b'e', b'n', b'S', b'T', b'p', b'F'];
@@ -101,6 +102,10 @@ pub struct TrackEventTracker {
     flows: HashMap<u64, u32>,
     /// each sequence incremental state's thread descriptor (pid, tid)
     threads: Vec<Option<(i64, i64)>>,
+    /// legacy flow v1: (id, category, name) -> a flow id of its own, and
+    /// back (GetFlowIdForV1Event)
+    v1_ids: HashMap<(u64, Option<String>, Option<String>), u64>,
+    v1_keys: HashMap<u64, (Option<String>, Option<String>)>,
     /// legacy async tracks: (upid if process-scoped, id) -> the name of
     /// the first event with that id (the track set's `name` dimension)
     async_roots: HashMap<(Option<u32>, i64), Option<String>>,
@@ -144,12 +149,15 @@ impl TrackEventTracker {
             flows: HashMap::default(),
             async_roots: HashMap::default(),
             threads,
+            v1_ids: HashMap::default(),
+            v1_keys: HashMap::default(),
         };
         (t, reservations.errors)
     }
 
     /// One packet of the track event family at `ts`.
     pub fn packet(&mut self, c: &mut Ctx, ts: i64, p: &TrackEventPacket) {
+        self.close_pending_flows(c);
         match p {
             TrackEventPacket::Descriptor(d) => self.descriptor(c, ts, d),
             TrackEventPacket::ThreadDescriptor(t) => {
@@ -989,6 +997,7 @@ impl TrackEventTracker {
                 let set = arg_set(c, &args);
                 self.begin(c, track, ts, e, 0, set);
             }
+            b's' | b't' | b'f' => self.flow_v1(c, &track_for, e, phase)?,
             b'M' => metadata_event(c, &a, e)?,
             // other legacy phases: not imported (the decoder counted them)
             _ => {}
@@ -1129,6 +1138,68 @@ impl TrackEventTracker {
         }
     }
 
+    /// ParseFlowEventV1: a legacy flow event (s begin, t step, f end) at
+    /// the slice open on its track (an end not bound to the enclosing
+    /// slice waits for the next slice begun on the track).
+    fn flow_v1(
+        &mut self,
+        c: &mut Ctx,
+        track_for: &dyn Fn(&mut Self, &mut Ctx, u8) -> Result<u32, ()>,
+        e: &TrackEventData,
+        phase: u8,
+    ) -> Result<(), ()> {
+        let l = e.legacy.as_ref().ok_or(())?;
+        let Some(source_id) = l.unscoped_id else {
+            c.stats.add("flow_invalid_id", 1, None);
+            return Err(());
+        };
+        let key = (source_id, e.category.clone(), e.name.clone());
+        let next = self.v1_ids.len() as u64;
+        let id = *self.v1_ids.entry(key.clone()).or_insert(next);
+        self.v1_keys.entry(id).or_insert((key.1, key.2));
+        let track = track_for(self, c, b'X')?;
+        if phase == b'f' && !l.bind_to_enclosing {
+            c.slices.pending_flows.entry(track).or_default().push(id);
+            return Ok(());
+        }
+        let Some(slice) = c.slices.topmost_open(track) else {
+            c.stats.add("flow_no_enclosing_slice", 1, None);
+            return Ok(());
+        };
+        match phase {
+            b's' => self.flow_begin(c, slice, id),
+            b't' => self.flow_step(c, slice, id),
+            _ => self.flow_end(c, slice, id, false),
+        }
+        Ok(())
+    }
+
+    /// ClosePendingEventsOnTrack: flow v1 ends bound to the slices begun
+    /// since on their tracks (a flow from the slice the id last reached).
+    pub fn close_pending_flows(&mut self, c: &mut Ctx) {
+        if c.slices.reached_flows.is_empty() {
+            return;
+        }
+        for (id, slice) in std::mem::take(&mut c.slices.reached_flows) {
+            let out = *self.flows.entry(id).or_insert(0);
+            self.insert_flow(c, id, out, slice);
+        }
+    }
+
+    /// FlowTracker::InsertFlow: a flow row with its id as trace_id, a v1
+    /// flow's name and category as its args.
+    fn insert_flow(&self, c: &mut Ctx, id: u64, out: u32, into: u32) {
+        let row = c.flows.len() as u32;
+        c.flows.push((out, into, Some(id as i64)));
+        if let Some((cat, name)) = self.v1_keys.get(&id) {
+            let s = |v: &Option<String>| v.clone().map_or(ArgVal::NullStr, ArgVal::Str);
+            let set = c
+                .args
+                .add_set(&[("name", Some(s(name))), ("cat", Some(s(cat)))]);
+            c.flow_args.insert(row, set);
+        }
+    }
+
     /// FlowTracker::Begin: the flow starts at `row`.
     fn flow_begin(&mut self, c: &mut Ctx, row: u32, id: u64) {
         if self.flows.contains_key(&id) {
@@ -1146,7 +1217,7 @@ impl TrackEventTracker {
             c.stats.add("flow_step_without_start", 1, None);
             return;
         };
-        push_flow(c, id, prev, row);
+        self.ordered_flow(c, id, prev, row);
     }
 
     /// FlowTracker::End: a flow from its last slice to `row`; `close`
@@ -1159,7 +1230,19 @@ impl TrackEventTracker {
         if close {
             self.flows.remove(&id);
         }
-        push_flow(c, id, prev, row);
+        self.ordered_flow(c, id, prev, row);
+    }
+
+    /// A flow between two slices, from the earlier to the later.
+    fn ordered_flow(&self, c: &mut Ctx, id: u64, prev: u32, row: u32) {
+        let prev_ts = c.slices.rows[prev as usize].ts;
+        let ts = c.slices.rows[row as usize].ts;
+        let (out, into) = if prev_ts > ts {
+            (row, prev)
+        } else {
+            (prev, row)
+        };
+        self.insert_flow(c, id, out, into);
     }
 }
 
@@ -1186,17 +1269,6 @@ fn synthetic_tid(tid: i64, pid: i64) -> i64 {
 
 fn is_synthetic_tid(tid: i64) -> bool {
     tid & (0xffff_ffff_0000_0000u64 as i64) != 0
-}
-
-fn push_flow(c: &mut Ctx, id: u64, prev: u32, row: u32) {
-    let prev_ts = c.slices.rows[prev as usize].ts;
-    let ts = c.slices.rows[row as usize].ts;
-    let (out, into) = if prev_ts > ts {
-        (row, prev)
-    } else {
-        (prev, row)
-    };
-    c.flows.push((out, into, Some(id as i64)));
 }
 
 fn as_items(args: &[(String, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {
