@@ -227,34 +227,72 @@ pub struct Legacy {
     pub id_scope: Option<String>,
 }
 
-/// One TrackEvent, decoded: what TrackEventEventImporter reads.
+/// One TrackEvent, decoded: what TrackEventEventImporter reads. (Kept for
+/// every event until the replay: the parts most events lack are boxed.)
 #[derive(Debug, Clone, Default)]
 pub struct TrackEventData {
     pub seq_id: u32,
+    /// the sequence's incremental state (`Tokenizer::threads`): its thread
+    /// descriptor (pid, tid) is the one that state ends up with, as
+    /// trace_processor reads it when it parses the event
+    pub incremental_state: u32,
     /// TrackEvent.type (None: absent)
     pub type_: Option<u64>,
     /// the event's own track_uuid (None: absent)
     pub track_uuid: Option<u64>,
     /// the sequence's TrackEventDefaults.track_uuid
     pub default_track_uuid: Option<u64>,
-    pub name: Option<String>,
-    pub category: Option<String>,
-    /// the sequence's incremental state (`Tokenizer::threads`): its thread
-    /// descriptor (pid, tid) is the one that state ends up with, as
-    /// trace_processor reads it when it parses the event
-    pub incremental_state: u32,
+    /// (shared with the sequence's interned strings: no copy per event)
+    pub name: Option<Arc<str>>,
+    pub category: Option<Arc<str>>,
+    pub counter_value: f64,
+    /// the event's args, in trace_processor's order (keys shared)
+    pub args: Vec<(Arc<str>, ArgVal)>,
+    pub legacy: Option<Box<Legacy>>,
+    pub extra: Option<Box<TrackEventExtra>>,
+}
+
+/// What few events carry: thread times, extra counters, flows, arg errors.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TrackEventExtra {
     pub thread_ts: Option<i64>,
     pub thread_instruction_count: Option<i64>,
-    pub counter_value: f64,
     /// (track uuid, absolute value)
     pub extra_counters: Vec<(u64, f64)>,
     pub flow_ids: Vec<u64>,
     pub terminating_flow_ids: Vec<u64>,
-    /// the event's args, in trace_processor's order
-    pub args: Vec<(String, ArgVal)>,
     /// errors met building the args (track_event_parser_errors each)
     pub arg_errors: i64,
-    pub legacy: Option<Legacy>,
+}
+
+impl TrackEventData {
+    fn extra(&self) -> Option<&TrackEventExtra> {
+        self.extra.as_deref()
+    }
+
+    pub fn thread_ts(&self) -> Option<i64> {
+        self.extra().and_then(|x| x.thread_ts)
+    }
+
+    pub fn thread_instruction_count(&self) -> Option<i64> {
+        self.extra().and_then(|x| x.thread_instruction_count)
+    }
+
+    pub fn extra_counters(&self) -> &[(u64, f64)] {
+        self.extra().map_or(&[], |x| &x.extra_counters)
+    }
+
+    pub fn flow_ids(&self) -> &[u64] {
+        self.extra().map_or(&[], |x| &x.flow_ids)
+    }
+
+    pub fn terminating_flow_ids(&self) -> &[u64] {
+        self.extra().map_or(&[], |x| &x.terminating_flow_ids)
+    }
+
+    pub fn arg_errors(&self) -> i64 {
+        self.extra().map_or(0, |x| x.arg_errors)
+    }
 }
 
 /// A packet of the track event family, for the replay.
@@ -322,6 +360,8 @@ pub struct Tokenizer {
     pub stats: Vec<&'static str>,
     /// events with a part not imported
     pub skipped_fields: i64,
+    /// args keys, shared by the events that use them
+    keys: HashMap<String, Arc<str>>,
     /// per IncrementalState (a new one at each clear or loss of a
     /// sequence): its thread descriptor (pid, tid), the last one set
     pub threads: Vec<Option<(i64, i64)>>,
@@ -759,6 +799,7 @@ impl Tokenizer {
             incremental_state,
             ..Default::default()
         };
+        let mut x = TrackEventExtra::default();
         if let Some(d) = ev.thread_time_delta_us {
             if !seq.delta.valid {
                 self.stats
@@ -766,9 +807,9 @@ impl Tokenizer {
                 return Ok(None);
             }
             seq.delta.thread_ts = seq.delta.thread_ts.saturating_add(d.saturating_mul(1000));
-            data.thread_ts = Some(seq.delta.thread_ts);
+            x.thread_ts = Some(seq.delta.thread_ts);
         } else if let Some(a) = ev.thread_time_absolute_us {
-            data.thread_ts = Some(a.saturating_mul(1000));
+            x.thread_ts = Some(a.saturating_mul(1000));
         }
         if let Some(d) = ev.thread_instruction_delta {
             if !seq.delta.valid {
@@ -777,9 +818,9 @@ impl Tokenizer {
                 return Ok(None);
             }
             seq.delta.thread_instructions = seq.delta.thread_instructions.saturating_add(d);
-            data.thread_instruction_count = Some(seq.delta.thread_instructions);
+            x.thread_instruction_count = Some(seq.delta.thread_instructions);
         } else if let Some(a) = ev.thread_instruction_absolute {
-            data.thread_instruction_count = Some(a);
+            x.thread_instruction_count = Some(a);
         }
         let defaults = seq.defaults.clone().unwrap_or_default();
         data.default_track_uuid = defaults.track_uuid;
@@ -830,7 +871,7 @@ impl Tokenizer {
                         .push("track_event_extra_counter_track_uuid_mismatch");
                     return Ok(None);
                 };
-                if data.extra_counters.len() >= 8 {
+                if x.extra_counters.len() >= 8 {
                     self.stats.push("track_event_extra_counter_exceeds_max");
                     return Ok(None);
                 }
@@ -838,7 +879,7 @@ impl Tokenizer {
                     self.stats.push("track_event_extra_counter_invalid_track");
                     return Ok(None);
                 };
-                data.extra_counters.push((uuid, v));
+                x.extra_counters.push((uuid, v));
             }
         }
         let seq = &self.seqs[&seq_id];
@@ -854,10 +895,10 @@ impl Tokenizer {
         // the category: one interned, one string, else all joined with ','
         data.category = match (ev.category_iids.as_slice(), ev.categories.as_slice()) {
             ([iid], []) => Some(match lookup(&interned.categories, *iid) {
-                Some(s) => s.to_string(),
-                None => format!("unknown({iid})"),
+                Some(s) => s,
+                None => Arc::from(format!("unknown({iid})")),
             }),
-            ([], [s]) => Some(s.clone()),
+            ([], [s]) => Some(Arc::from(s.as_str())),
             ([], []) => None,
             (iids, strs) => {
                 let mut all: Vec<String> = Vec::new();
@@ -868,7 +909,7 @@ impl Tokenizer {
                 }
                 all.extend(strs.iter().cloned());
                 let joined = all.join(",");
-                (!joined.is_empty()).then_some(joined)
+                (!joined.is_empty()).then(|| Arc::from(joined))
             }
         };
         let legacy_name_iid = ev.legacy.as_ref().map_or(0, |l| l.1);
@@ -878,12 +919,12 @@ impl Tokenizer {
             legacy_name_iid
         };
         data.name = if name_iid != 0 {
-            lookup(&interned.names, name_iid).map(|s| s.to_string())
+            lookup(&interned.names, name_iid)
         } else {
-            ev.name.clone()
+            ev.name.as_deref().map(Arc::from)
         };
         // args, in ParseTrackEventArgs' order
-        let mut args: Vec<(String, ArgVal)> = Vec::new();
+        let mut args: Vec<(Arc<str>, ArgVal)> = Vec::new();
         let mut arg_errors = 0i64;
         if let Some(iid) = ev.source_location_iid {
             match interned.source_locations.get(&iid).filter(|_| iid != 0) {
@@ -908,20 +949,24 @@ impl Tokenizer {
             }
         }
         if let Some(id) = ev.correlation_id {
-            args.push(("correlation_id".into(), ArgVal::Str(format!("tp:#{id}"))));
+            args.push((
+                Arc::from("correlation_id"),
+                ArgVal::Str(format!("tp:#{id}")),
+            ));
         }
         if let Some(s) = &ev.correlation_id_str {
-            args.push(("correlation_id".into(), ArgVal::Str(s.clone())));
+            args.push((Arc::from("correlation_id"), ArgVal::Str(s.clone())));
         }
         if let Some(iid) = ev.correlation_id_str_iid {
             if let Some(s) = lookup(&interned.correlation_strs, iid) {
-                args.push(("correlation_id".into(), ArgVal::Str(s.to_string())));
+                args.push((Arc::from("correlation_id"), ArgVal::Str(s.to_string())));
             }
         }
         let mut skipped = ev.unsupported;
         let mut annotations = Annotations {
             interned,
             args: &mut args,
+            keys: &mut self.keys,
             indexes: HashMap::default(),
             lookup_errors: 0,
             unsupported: false,
@@ -934,13 +979,13 @@ impl Tokenizer {
         lookup_errors.set(lookup_errors.get() + annotations.lookup_errors);
         skipped |= annotations.unsupported;
         data.args = args;
-        data.arg_errors = arg_errors;
-        data.flow_ids = if ev.flow_ids.is_empty() {
+        x.arg_errors = arg_errors;
+        x.flow_ids = if ev.flow_ids.is_empty() {
             ev.flow_ids_old
         } else {
             ev.flow_ids
         };
-        data.terminating_flow_ids = if ev.terminating_flow_ids.is_empty() {
+        x.terminating_flow_ids = if ev.terminating_flow_ids.is_empty() {
             ev.terminating_flow_ids_old
         } else {
             ev.terminating_flow_ids
@@ -951,13 +996,16 @@ impl Tokenizer {
             }) {
                 skipped = true;
             }
-            data.legacy = Some(l);
+            data.legacy = Some(Box::new(l));
         }
         for _ in 0..lookup_errors.get() {
             self.stats.push("interned_data_tokenizer_errors");
         }
         if skipped {
             self.skipped_fields += 1;
+        }
+        if x != TrackEventExtra::default() {
+            data.extra = Some(Box::new(x));
         }
         Ok(Some((ts, data)))
     }
@@ -982,18 +1030,18 @@ impl Tokenizer {
     }
 }
 
-fn push_location(args: &mut Vec<(String, ArgVal)>, prefix: &str, loc: &SourceLocation) {
+fn push_location(args: &mut Vec<(Arc<str>, ArgVal)>, prefix: &str, loc: &SourceLocation) {
     // Windows paths' backslashes become slashes (NormalizePathSeparators)
     let file = loc.file_name.clone().unwrap_or_default().replace('\\', "/");
-    args.push((format!("{prefix}.file_name"), ArgVal::Str(file)));
+    args.push((format!("{prefix}.file_name").into(), ArgVal::Str(file)));
     // (an absent function name is a null string; the file name was copied)
     let function = loc
         .function_name
         .clone()
         .map_or(ArgVal::NullStr, ArgVal::Str);
-    args.push((format!("{prefix}.function_name"), function));
+    args.push((format!("{prefix}.function_name").into(), function));
     args.push((
-        format!("{prefix}.line_number"),
+        format!("{prefix}.line_number").into(),
         ArgVal::Uint(loc.line_number),
     ));
 }
@@ -1213,7 +1261,8 @@ fn parse_legacy(b: &[u8]) -> R<(Legacy, u64)> {
 /// dictionaries nest keys with '.', arrays index them with "[i]".
 struct Annotations<'i, 'o> {
     interned: &'i Interned,
-    args: &'o mut Vec<(String, ArgVal)>,
+    args: &'o mut Vec<(Arc<str>, ArgVal)>,
+    keys: &'o mut HashMap<String, Arc<str>>,
     /// the next index of each array key (the inserter's array indexes)
     indexes: HashMap<String, usize>,
     lookup_errors: i64,
@@ -1279,7 +1328,15 @@ impl Annotations<'_, '_> {
     }
 
     fn push(&mut self, key: &str, v: ArgVal) {
-        self.args.push((key.to_owned(), v));
+        let key = match self.keys.get(key) {
+            Some(k) => k.clone(),
+            None => {
+                let k: Arc<str> = Arc::from(key);
+                self.keys.insert(key.to_owned(), k.clone());
+                k
+            }
+        };
+        self.args.push((key, v));
     }
 
     /// A named annotation under `prefix`; Ok(whether it added an arg).

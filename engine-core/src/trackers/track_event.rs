@@ -104,12 +104,15 @@ pub struct TrackEventTracker {
     threads: Vec<Option<(i64, i64)>>,
     /// legacy flow v1: (id, category, name) -> a flow id of its own, and
     /// back (GetFlowIdForV1Event)
-    v1_ids: HashMap<(u64, Option<String>, Option<String>), u64>,
-    v1_keys: HashMap<u64, (Option<String>, Option<String>)>,
+    v1_ids: HashMap<(u64, CategoryName), u64>,
+    v1_keys: HashMap<u64, CategoryName>,
     /// legacy async tracks: (upid if process-scoped, id) -> the name of
     /// the first event with that id (the track set's `name` dimension)
     async_roots: HashMap<(Option<u32>, i64), Option<String>>,
 }
+
+/// A legacy flow v1's (category, name).
+type CategoryName = (Option<Arc<str>>, Option<Arc<str>>);
 
 /// What one event is associated with (ParseInitialTrackAssociation).
 struct Assoc {
@@ -726,12 +729,12 @@ impl TrackEventTracker {
             return Ok(());
         }
         let a = self.associate(c, e)?;
-        for _ in 0..e.arg_errors {
+        for _ in 0..e.arg_errors() {
             c.stats.add("track_event_parser_errors", 1, None);
         }
         let seq = (a.track_uuid != 0).then_some(e.seq_id);
-        let mut thread_ts = e.thread_ts;
-        let mut thread_instructions = e.thread_instruction_count;
+        let mut thread_ts = e.thread_ts();
+        let mut thread_instructions = e.thread_instruction_count();
         if let Some(utid) = a.utid {
             // legacy thread time / instruction counts: counters per thread
             if let Some(t) = thread_ts {
@@ -744,7 +747,7 @@ impl TrackEventTracker {
                 c.counters.push(ts, track, n as f64, None);
             }
         }
-        for &(uuid, v) in &e.extra_counters {
+        for &(uuid, v) in e.extra_counters() {
             let Some(track) = self.plain_track(c, uuid, Some(e.seq_id)) else {
                 continue;
             };
@@ -777,7 +780,7 @@ impl TrackEventTracker {
         if let Some(u) = a.passthrough_utid {
             if !args
                 .iter()
-                .any(|(k, _)| k == "legacy_event.passthrough_utid")
+                .any(|(k, _)| &**k == "legacy_event.passthrough_utid")
             {
                 args.push((
                     "legacy_event.passthrough_utid".into(),
@@ -821,12 +824,15 @@ impl TrackEventTracker {
                 } else {
                     Vec::new()
                 };
-                let category = e.name.as_ref().and(e.category.clone());
+                let category = e
+                    .name
+                    .as_ref()
+                    .and(e.category.as_deref().map(str::to_owned));
                 c.state_rows.update_with_args(
                     &mut c.args,
                     ts,
                     track,
-                    e.name.clone(),
+                    e.name.as_deref().map(str::to_owned),
                     category,
                     &items,
                 );
@@ -916,7 +922,7 @@ impl TrackEventTracker {
                             // the passthrough utid is added only if absent
                             const PASSTHROUGH: &str = "legacy_event.passthrough_utid";
                             if c.args.has_key(set, PASSTHROUGH) {
-                                args.retain(|(k, _)| k != PASSTHROUGH);
+                                args.retain(|(k, _)| &**k != PASSTHROUGH);
                             }
                             c.args.extend_set(set, &as_items(&args))
                         }
@@ -936,7 +942,7 @@ impl TrackEventTracker {
                         }
                         // (the event's own count, as trace_processor reads it)
                         if let (Some(start), Some(_)) = (t.instruction_count, thread_instructions) {
-                            t.instruction_delta = e.thread_instruction_count.map(|n| n - start);
+                            t.instruction_delta = e.thread_instruction_count().map(|n| n - start);
                         }
                     }
                 }
@@ -1019,23 +1025,22 @@ impl TrackEventTracker {
     ) -> u32 {
         let l = e.legacy.as_ref();
         // nestable async events: scoped by category, legacy ones by name
+        let owned = |s: &Option<Arc<str>>| s.as_deref().map(str::to_owned);
         let mut scope = if matches!(phase, b'S' | b'T' | b'p' | b'F') {
-            e.name.clone()
+            owned(&e.name)
         } else {
-            e.category.clone()
+            owned(&e.category)
         };
         if let Some(id_scope) = l.and_then(|l| l.id_scope.as_ref()) {
-            scope = Some(format!(
-                "{}:{id_scope}",
-                e.category.clone().unwrap_or_default()
-            ));
+            let category = e.category.as_deref().unwrap_or_default();
+            scope = Some(format!("{category}:{id_scope}"));
         }
         let upid = upid.unwrap_or(0);
         let key = (process_scoped.then_some(upid), source_id);
         let root = self
             .async_roots
             .entry(key)
-            .or_insert_with(|| e.name.clone())
+            .or_insert_with(|| owned(&e.name))
             .clone();
         let str_dim = |s: Option<String>| s.map_or(Dim::NullStr, Dim::Str);
         let (type_, dims, owner) = if process_scoped {
@@ -1102,12 +1107,16 @@ impl TrackEventTracker {
         dur: i64,
         set: Option<i64>,
     ) -> Option<u32> {
-        let row = c
-            .slices
-            .begin(track, ts, e.name.clone().unwrap_or_default(), dur, set)?;
+        let row = c.slices.begin(
+            track,
+            ts,
+            e.name.as_deref().unwrap_or_default().to_owned(),
+            dur,
+            set,
+        )?;
         let r = &mut c.slices.rows[row as usize];
         r.null_name = e.name.is_none();
-        r.category = e.category.clone().map(Cow::Owned);
+        r.category = e.category.as_deref().map(|c| Cow::Owned(c.to_owned()));
         Some(row)
     }
 
@@ -1124,14 +1133,14 @@ impl TrackEventTracker {
                 _ => c.stats.add("flow_without_direction", 1, None),
             }
         }
-        for &id in &e.flow_ids {
+        for &id in e.flow_ids() {
             if self.flows.contains_key(&id) {
                 self.flow_step(c, row, id);
             } else {
                 self.flow_begin(c, row, id);
             }
         }
-        for &id in &e.terminating_flow_ids {
+        for &id in e.terminating_flow_ids() {
             if self.flows.contains_key(&id) {
                 self.flow_end(c, row, id, true);
             }
@@ -1153,10 +1162,13 @@ impl TrackEventTracker {
             c.stats.add("flow_invalid_id", 1, None);
             return Err(());
         };
-        let key = (source_id, e.category.clone(), e.name.clone());
+        let names = (e.category.clone(), e.name.clone());
         let next = self.v1_ids.len() as u64;
-        let id = *self.v1_ids.entry(key.clone()).or_insert(next);
-        self.v1_keys.entry(id).or_insert((key.1, key.2));
+        let id = *self
+            .v1_ids
+            .entry((source_id, names.clone()))
+            .or_insert(next);
+        self.v1_keys.entry(id).or_insert(names);
         let track = track_for(self, c, b'X')?;
         if phase == b'f' && !l.bind_to_enclosing {
             c.slices.pending_flows.entry(track).or_default().push(id);
@@ -1192,7 +1204,10 @@ impl TrackEventTracker {
         let row = c.flows.len() as u32;
         c.flows.push((out, into, Some(id as i64)));
         if let Some((cat, name)) = self.v1_keys.get(&id) {
-            let s = |v: &Option<String>| v.clone().map_or(ArgVal::NullStr, ArgVal::Str);
+            let s = |v: &Option<Arc<str>>| {
+                v.as_deref()
+                    .map_or(ArgVal::NullStr, |v| ArgVal::Str(v.into()))
+            };
             let set = c
                 .args
                 .add_set(&[("name", Some(s(name))), ("cat", Some(s(cat)))]);
@@ -1271,13 +1286,11 @@ fn is_synthetic_tid(tid: i64) -> bool {
     tid & (0xffff_ffff_0000_0000u64 as i64) != 0
 }
 
-fn as_items(args: &[(String, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {
-    args.iter()
-        .map(|(k, v)| (k.as_str(), Some(v.clone())))
-        .collect()
+fn as_items(args: &[(Arc<str>, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {
+    args.iter().map(|(k, v)| (&**k, Some(v.clone()))).collect()
 }
 
-fn arg_set(c: &mut Ctx, args: &[(String, ArgVal)]) -> Option<i64> {
+fn arg_set(c: &mut Ctx, args: &[(Arc<str>, ArgVal)]) -> Option<i64> {
     (!args.is_empty()).then(|| c.args.add_set(&as_items(args)))
 }
 
