@@ -295,14 +295,16 @@ pub struct FrameEv {
 }
 
 #[derive(Debug, Clone)]
+/// (Big payloads are boxed: a packet's size is its largest variant's, and
+/// a trace can hold millions of packets, e.g. track events.)
 pub enum PacketData {
     ProcessTree {
         processes: Vec<TreeProcess>,
         threads: Vec<TreeThread>,
     },
     ProcessStats(Vec<StatsProcess>),
-    SysStats(SysStatsData),
-    FrameTimeline(FrameEv),
+    SysStats(Box<SysStatsData>),
+    FrameTimeline(Box<FrameEv>),
     /// systrace task column: the thread exists and, unless the task is
     /// `<...>`, has this ftrace-priority name.
     ThreadName {
@@ -326,14 +328,14 @@ pub enum PacketData {
     InitialDisplayState(i64),
     /// A Trigger / clone_snapshot_trigger packet: a slice on the trace's
     /// "Trace Triggers" track.
-    Trigger(crate::trackers::triggers::Trigger),
+    Trigger(Box<crate::trackers::triggers::Trigger>),
     /// A concurrent_session_event: a state of a tracing session.
     SessionState(crate::trackers::sessions::SessionEvent),
     /// One logcat event (android_log), at its trace time.
     Log(crate::trackers::logs::LogEvent),
     /// Battery, power rail, energy breakdown, entity residency and cpu per
     /// uid data (trackers::power).
-    Power(crate::trackers::power::PowerEvent),
+    Power(Box<crate::trackers::power::PowerEvent>),
     /// AndroidAflags.error: the aflags data source failed (an import log).
     AflagsError(String),
     /// TrackEvent, TrackDescriptor, ThreadDescriptor, ProcessDescriptor.
@@ -643,5 +645,16 @@ impl Sink {
         self.order
             .push((ts, EvRef::Packet(self.packets.len() as u32)));
         self.packets.push(Packet { ts, data });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// A packet's size is its largest variant's, paid by every packet held
+    /// until the replay (millions in a track event trace): big payloads are
+    /// boxed.
+    #[test]
+    fn packets_stay_small() {
+        assert!(std::mem::size_of::<super::Packet>() <= 96);
     }
 }

@@ -118,7 +118,7 @@ pub fn chrome_trigger(sink: &mut Sink, ts: i64, buf: &[u8]) -> R<()> {
         chrome: Some((hash, name)),
         ..Default::default()
     };
-    sink.push_packet(ts, PacketData::Trigger(t));
+    sink.push_packet(ts, PacketData::Trigger(Box::new(t)));
     Ok(())
 }
 

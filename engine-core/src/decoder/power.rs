@@ -16,7 +16,7 @@ use crate::trackers::power::{
 type R<T> = Result<T, WireError>;
 
 fn push(sink: &mut Sink, ts: i64, e: PowerEvent) {
-    sink.push_packet(ts, PacketData::Power(e));
+    sink.push_packet(ts, PacketData::Power(Box::new(e)));
 }
 
 pub fn battery(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {

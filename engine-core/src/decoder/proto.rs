@@ -631,7 +631,7 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(43) => {
                 let p = super::track_event::process_descriptor(&parts.concat())?;
-                let data = PacketData::TrackEvent(TrackEventPacket::ProcessDescriptor(p));
+                let data = PacketData::TrackEvent(TrackEventPacket::ProcessDescriptor(Box::new(p)));
                 self.sink.push_packet(ts, data);
                 Ok(())
             }
@@ -676,7 +676,7 @@ impl<'s> ProtoDecoder<'s> {
                     }
                 }
                 self.sink.triggers.push((ts, n == 113, t.name.clone()));
-                self.sink.push_packet(ts, PacketData::Trigger(t));
+                self.sink.push_packet(ts, PacketData::Trigger(Box::new(t)));
                 Ok(())
             }
             Some(39) => self.android_log(&parts),
@@ -804,7 +804,8 @@ impl<'s> ProtoDecoder<'s> {
         self.keep_on_error = true;
         for b in found.into_iter().flatten() {
             if let Some(ev) = decode_frame_timeline(b)? {
-                self.sink.push_packet(ts, PacketData::FrameTimeline(ev));
+                self.sink
+                    .push_packet(ts, PacketData::FrameTimeline(Box::new(ev)));
             }
         }
         if err {
@@ -1422,7 +1423,7 @@ impl<'s> ProtoDecoder<'s> {
             && d.cpuidle_state.is_empty()
             && d.disk_stat.is_empty())
         {
-            self.sink.push_packet(ts, PacketData::SysStats(d));
+            self.sink.push_packet(ts, PacketData::SysStats(Box::new(d)));
         }
         Ok(())
     }

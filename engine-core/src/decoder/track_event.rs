@@ -300,7 +300,7 @@ impl TrackEventData {
 pub enum TrackEventPacket {
     Descriptor(Box<DescriptorData>),
     ThreadDescriptor(ThreadDesc),
-    ProcessDescriptor(ProcessDesc),
+    ProcessDescriptor(Box<ProcessDesc>),
     Event(Box<TrackEventData>),
 }
 

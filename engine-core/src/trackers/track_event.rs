@@ -724,7 +724,7 @@ impl TrackEventTracker {
             return Err(());
         }
         if phase.is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p)) {
-            // legacy async / flow v1 / raw phases: not imported (the
+            // raw legacy phases (Chrome's raw table): not imported (the
             // decoder counted the event)
             return Ok(());
         }
