@@ -41,7 +41,8 @@ use crate::decoder::track_event::{
 /// ThreadNamePriority::kTrackDescriptorThreadType (an `M` thread_name event).
 const PRIO_TRACK_DESCRIPTOR_THREAD_TYPE: u8 = 3;
 /// The legacy phases imported: thread slices (B, E, X), instants (I, i,
-/// R) and metadata (M).
+/// R), metadata (M), async slices (b, e, n, S, T, p, F) and flow v1 (s, t,
+/// f). Others (Chrome's raw table) are counted as not imported.
 pub const SUPPORTED_LEGACY_PHASES: [u8; 17] = [
     b'B', b'E', b'X', b'I', b'i', b'R', b'M', b'b', b'e', b'n', b'S', b'T', b'p', b'F', b's', b't',
     b'f',
