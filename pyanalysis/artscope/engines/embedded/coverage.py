@@ -6,10 +6,11 @@ Two cases (issue 18):
   serve fails with one line naming it and pointing at trace_processor
   (:func:`query_error`, raised by ``EmbeddedEngine.query`` as a
   :class:`~artscope.errors.QueryError`; the CLI prints it as one line, exit 2);
-* a trace holding packets of a kind the importer skips (track_event, GPU,
-  heap profiles, perf samples, android logs, ...) gets one ``stats`` row per
-  skipped kind, ``artscope_skipped_<TracePacket field>`` (severity info,
-  value = packets; engine-core/src/decoder/proto.rs counts them); the
+* a trace holding packets of a kind the importer skips (GPU, heap
+  profiles, perf samples, ...) gets one ``stats`` row per skipped kind,
+  ``artscope_skipped_<TracePacket field>`` (severity info, value = packets;
+  engine-core/src/decoder/proto.rs counts them), and track events with a
+  part not imported are counted in ``artscope_skipped_track_event_fields``; the
   first query made by user code says once, as a :class:`SkippedDataWarning`
   (a UserWarning: a notebook shows it under the cell), which tables
   trace_processor would have filled from them. artscope's own metric
