@@ -13,7 +13,7 @@ tracks named "Async" (uuids 200, 201) under the process; a state track
 slice with a flow to a later async slice; an end adding its own annotation;
 an array annotation; a state set twice (one row, args merged), then
 another; two overlapping async slices (two lanes of one merged
-set); an event of a second sequence on the default track; an unknown
+set); an event of a second sequence on the default track; a log message; an unknown
 interned name (NULL, counted); a packet out of order at the end of the file;
 a slice open at the end.
 
@@ -114,6 +114,16 @@ def _sdk_trace() -> bytes:
     # an iid the sequence never interned
     e = packet(3_700).track_event
     e.type, e.track_uuid, e.name_iid = TE.TYPE_INSTANT, 101, 9
+    # a log message (interned body and source location): an android_logs
+    # row by the thread, and its args on the instant
+    p = packet(3_800)
+    p.interned_data.log_message_body.add(iid=1, body="hello")
+    p.interned_data.source_locations.add(iid=5, file_name="a/b.cc", function_name="F",
+                                         line_number=42)
+    e = p.track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_INSTANT, 101, "log"
+    e.log_message.body_iid, e.log_message.source_location_iid = 1, 5
+    e.log_message.prio = pb.LogMessage.PRIO_WARN
     e = packet(4_000).track_event
     e.type, e.track_uuid, e.name = TE.TYPE_SLICE_BEGIN, 101, "open"
     # out of order: last in the file, inside "Load"
@@ -137,6 +147,7 @@ SDK_SLICES = [
     (2_600, 600, None, "Fetch2", 0, MERGED, "Async"),
     (3_600, 0, None, "global", 0, "global_merged_track_event", "Default Track"),
     (3_700, 0, None, None, 0, THREAD, None),
+    (3_800, 0, None, "log", 0, THREAD, None),
     (4_000, -1, None, "open", 0, THREAD, None),
 ]
 # the two async slices overlap: two lanes (tracks) of the "Async" set
@@ -159,7 +170,17 @@ SDK_ARGS = [
     # process-scoped events name the sequence's thread (utid 2) for JSON
     ("Fetch", "legacy_event.passthrough_utid", "uint", "2"),
     ("Fetch2", "legacy_event.passthrough_utid", "uint", "2"),
+    ("log", "track_event.log_message.file_name", "string", "a/b.cc"),
+    ("log", "track_event.log_message.function_name", "string", "F"),
+    ("log", "track_event.log_message.line_number", "int", "42"),
+    ("log", "track_event.log_message.message", "string", "hello"),
+    ("log", "track_event.priority", "int", "5"),
 ]
+LOGS = """
+SELECT l.ts, l.prio, l.tag, l.msg, t.name FROM android_logs l JOIN thread t USING (utid)
+"""
+# the tag is the source location; WARN is 5
+SDK_LOGS = [(3_800, 5, "a/b.cc:42", "hello", "main")]
 FLOWS = """
 SELECT o.name, i.name, f.trace_id FROM flow f
 JOIN slice o ON o.id = f.slice_out JOIN slice i ON i.id = f.slice_in
@@ -284,6 +305,7 @@ def test_sdk_args_flows_counters_threads(load_embedded):
     assert eng.query(COUNTERS).rows() == SDK_COUNTERS
     assert eng.query(THREADS).rows() == SDK_THREADS
     assert eng.query(STATES).rows() == SDK_STATES
+    assert eng.query(LOGS).rows() == SDK_LOGS
     assert eng.query(STATS).rows() == [("interned_data_tokenizer_errors", 1)]
 
 
@@ -326,6 +348,7 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(sdk, COUNTERS) == SDK_COUNTERS
     assert tp_rows(sdk, THREADS) == SDK_THREADS
     assert tp_rows(sdk, STATES) == SDK_STATES
+    assert tp_rows(sdk, LOGS) == SDK_LOGS
     assert tp_rows(legacy, SLICES) == LEGACY_SLICES
     assert tp_rows(legacy, V1_FLOWS) == LEGACY_FLOWS
     assert tp_rows(legacy, THREADS) == LEGACY_THREADS

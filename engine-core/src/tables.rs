@@ -932,7 +932,7 @@ pub fn fill<'v>(
                     V::Int(l.utid[i] as i64),
                     V::Int(l.prio[i]),
                     V::Text("android_logcat"),
-                    V::Text(&l.tag[i]),
+                    ot(l.tag[i].as_deref()),
                     V::Text(&l.msg[i]),
                     V::Null,
                 ])?;

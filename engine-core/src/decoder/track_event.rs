@@ -22,8 +22,9 @@
 //! differs only if a producer interned an iid after using it).
 //!
 //! Not imported, counted in `artscope_skipped_track_event_fields` (one per
-//! event that has any): raw legacy phases, JSON and proto-typed debug annotations, Chrome's typed
-//! TrackEvent fields, log messages, callstacks and screenshots.
+//! event that has any): raw legacy phases, JSON and proto-typed debug
+//! annotations, Chrome's typed TrackEvent fields, callstacks and
+//! screenshots.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
@@ -263,6 +264,8 @@ pub struct TrackEventExtra {
     pub terminating_flow_ids: Vec<u64>,
     /// errors met building the args (track_event_parser_errors each)
     pub arg_errors: i64,
+    /// a log message: (priority, tag, message), for android_logs
+    pub log: Option<(i64, Option<String>, String)>,
 }
 
 impl TrackEventData {
@@ -293,6 +296,10 @@ impl TrackEventData {
     pub fn arg_errors(&self) -> i64 {
         self.extra().map_or(0, |x| x.arg_errors)
     }
+
+    pub fn log(&self) -> Option<&(i64, Option<String>, String)> {
+        self.extra().and_then(|x| x.log.as_ref())
+    }
 }
 
 /// A packet of the track event family, for the replay.
@@ -319,6 +326,7 @@ struct Interned {
     da_names: HashMap<u64, Arc<str>>,
     da_strings: HashMap<u64, Arc<str>>,
     correlation_strs: HashMap<u64, Arc<str>>,
+    log_bodies: HashMap<u64, Arc<str>>,
     source_locations: HashMap<u64, SourceLocation>,
 }
 
@@ -483,7 +491,7 @@ impl Tokenizer {
             let (num, v) = f?;
             let Value::Bytes(m) = v else { continue };
             match num {
-                1..=3 | 29 | 43 => {
+                1..=3 | 20 | 29 | 43 => {
                     let (iid, s) = iid_string(m, 2)?;
                     got.push((num, iid, s));
                 }
@@ -511,6 +519,7 @@ impl Tokenizer {
                 2 => &mut interned.names,
                 3 => &mut interned.da_names,
                 29 => &mut interned.da_strings,
+                20 => &mut interned.log_bodies,
                 _ => &mut interned.correlation_strs,
             };
             map.insert(iid, s.unwrap_or_else(|| Arc::from("")));
@@ -948,6 +957,68 @@ impl Tokenizer {
                 }
             }
         }
+        if let Some((loc_iid, body_iid, prio)) = ev.log_message {
+            // ParseLogMessage: the body, its source location as tag, its
+            // priority (INFO when unset); no row when a lookup fails
+            match interned.log_bodies.get(&body_iid) {
+                None => {
+                    lookup_errors.set(lookup_errors.get() + 1);
+                    arg_errors += 1;
+                }
+                Some(body) => {
+                    let mut log_args: Vec<(Arc<str>, ArgVal)> = vec![(
+                        Arc::from("track_event.log_message.message"),
+                        ArgVal::Str(body.to_string()),
+                    )];
+                    let mut tag = None;
+                    let mut ok = true;
+                    if let Some(iid) = loc_iid {
+                        match interned.source_locations.get(&iid) {
+                            None => {
+                                lookup_errors.set(lookup_errors.get() + 1);
+                                arg_errors += 1;
+                                ok = false;
+                            }
+                            Some(l) => {
+                                let file = l.file_name.as_deref().unwrap_or_default();
+                                tag = Some(format!("{file}:{}", l.line_number));
+                                // (absent strings are null strings here)
+                                let text = |v: &Option<String>| {
+                                    v.clone().map_or(ArgVal::NullStr, ArgVal::Str)
+                                };
+                                let (file, function) = (text(&l.file_name), text(&l.function_name));
+                                log_args
+                                    .push((Arc::from("track_event.log_message.file_name"), file));
+                                log_args.push((
+                                    Arc::from("track_event.log_message.function_name"),
+                                    function,
+                                ));
+                                log_args.push((
+                                    Arc::from("track_event.log_message.line_number"),
+                                    ArgVal::Int(l.line_number as i128),
+                                ));
+                            }
+                        }
+                    }
+                    if ok {
+                        // the LogMessage priorities are Android's
+                        // (ToAndroidLogPriority: an unknown value is UNSPECIFIED)
+                        let priority = prio.map_or(4, |p| if p <= 7 { p as i64 } else { 0 });
+                        if prio.is_some() {
+                            log_args.push((
+                                Arc::from("track_event.priority"),
+                                ArgVal::Int(priority as i128),
+                            ));
+                        }
+                        args.extend(log_args);
+                        x.log = Some((priority, tag, body.to_string()));
+                    } else {
+                        // (the message arg stays, as trace_processor adds it first)
+                        args.push(log_args.swap_remove(0));
+                    }
+                }
+            }
+        }
         if let Some(id) = ev.correlation_id {
             args.push((
                 Arc::from("correlation_id"),
@@ -1118,6 +1189,8 @@ struct RawEvent<'a> {
     debug_annotations: Vec<&'a [u8]>,
     source_location_iid: Option<u64>,
     task_posted_from_iid: Option<u64>,
+    /// LogMessage: (source_location_iid, body_iid, prio)
+    log_message: Option<(Option<u64>, u64, Option<u64>)>,
     correlation_id: Option<u64>,
     correlation_id_str: Option<String>,
     correlation_id_str_iid: Option<u64>,
@@ -1219,9 +1292,23 @@ impl<'a> RawEvent<'a> {
                         e.legacy = Some(parse_legacy(m)?);
                     }
                 }
-                // an inline source location, log message, Chrome's typed
-                // fields, callstacks, screenshots, extensions
-                21 | 24..=29 | 32 | 33 | 35 | 38..=41 | 43 | 49 | 50 | 55 | 56 | 1000.. => {
+                21 => {
+                    if let Value::Bytes(m) = v {
+                        let (mut loc, mut body, mut prio) = (None, 0, None);
+                        for g in Fields::new(m) {
+                            match g? {
+                                (1, Value::Varint(x)) => loc = Some(x),
+                                (2, Value::Varint(x)) => body = x,
+                                (3, Value::Varint(x)) => prio = Some(x),
+                                _ => {}
+                            }
+                        }
+                        e.log_message = Some((loc, body, prio));
+                    }
+                }
+                // an inline source location, Chrome's typed fields,
+                // callstacks, screenshots, extensions
+                24..=29 | 32 | 33 | 35 | 38..=41 | 43 | 49 | 50 | 55 | 56 | 1000.. => {
                     e.unsupported = true
                 }
                 _ => {}

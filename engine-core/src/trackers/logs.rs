@@ -11,6 +11,10 @@
 //! so a missing tag or message reads as "" (not NULL), a message-less event
 //! with args has a message starting with a space, a nameless arg is kept
 //! (` =8`), and an arg's value is its int, else float, else string.
+//!
+//! Track events' log messages add rows too (`push_utid`, from
+//! trackers::track_event): the event's thread, its source location as tag
+//! (NULL without one), its body as message.
 
 use super::process::ProcessTracker;
 
@@ -67,7 +71,8 @@ pub struct LogRows {
     pub ts: Vec<i64>,
     pub utid: Vec<u32>,
     pub prio: Vec<i64>,
-    pub tag: Vec<String>,
+    /// (None: NULL, a track event log message without a source location)
+    pub tag: Vec<Option<String>>,
     pub msg: Vec<String>,
 }
 
@@ -76,8 +81,18 @@ impl LogRows {
         self.ts.push(ts);
         self.utid.push(pt.update_thread(e.tid, e.pid));
         self.prio.push(if e.prio == 0 { PRIO_INFO } else { e.prio });
-        self.tag.push(e.tag.clone());
+        self.tag.push(Some(e.tag.clone()));
         self.msg.push(e.msg.clone());
+    }
+
+    /// A track event's log message (TrackEventEventImporter's
+    /// ParseLogMessage) by thread `utid`.
+    pub fn push_utid(&mut self, ts: i64, utid: u32, prio: i64, tag: Option<String>, msg: String) {
+        self.ts.push(ts);
+        self.utid.push(utid);
+        self.prio.push(prio);
+        self.tag.push(tag);
+        self.msg.push(msg);
     }
 
     pub fn len(&self) -> usize {

@@ -47,6 +47,8 @@ pub const SUPPORTED_LEGACY_PHASES: [u8; 17] = [
     b'B', b'E', b'X', b'I', b'i', b'R', b'M', b'b', b'e', b'n', b'S', b'T', b'p', b'F', b's', b't',
     b'f',
 ];
+/// A track event log message's arg (the message body).
+const LOG_MESSAGE_ARG: &str = "track_event.log_message.message";
 /// Legacy async phases: slices on tracks by event id.
 const ASYNC_PHASES: [u8; 7] = [b'b', b'e', b'n', b'S', b'T', b'p', b'F'];
 /// A track's ancestors are at most this many (IsTrackHierarchyValid).
@@ -787,6 +789,23 @@ impl TrackEventTracker {
                     "legacy_event.passthrough_utid".into(),
                     ArgVal::Uint(u as u64),
                 ));
+            }
+        }
+        // a log message (ParseLogMessage, with the event's args): an
+        // android_logs row by the event's thread; without one, an error and
+        // none of its args
+        if args.iter().any(|(k, _)| &**k == LOG_MESSAGE_ARG) && phase != Some(b'M') {
+            match (a.utid, e.log()) {
+                (Some(utid), Some((prio, tag, msg))) => {
+                    c.logs.push_utid(ts, utid, *prio, tag.clone(), msg.clone())
+                }
+                (Some(_), None) => {}
+                (None, _) => {
+                    args.retain(|(k, _)| {
+                        !k.starts_with("track_event.log_message.") && &**k != "track_event.priority"
+                    });
+                    c.stats.add("track_event_parser_errors", 1, None);
+                }
             }
         }
         let name = e.name.as_deref();
