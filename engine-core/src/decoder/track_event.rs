@@ -262,8 +262,11 @@ pub struct TrackEventExtra {
     pub extra_counters: Vec<(u64, f64)>,
     pub flow_ids: Vec<u64>,
     pub terminating_flow_ids: Vec<u64>,
-    /// errors met building the args (track_event_parser_errors each)
+    /// errors met building the args (track_event_parser_errors each) and
+    /// their failed interned lookups (interned_data_tokenizer_errors each),
+    /// counted when the args are used
     pub arg_errors: i64,
+    pub arg_lookup_errors: i64,
     /// a log message: (priority, tag, message), for android_logs
     pub log: Option<(i64, Option<String>, String)>,
 }
@@ -293,8 +296,11 @@ impl TrackEventData {
         self.extra().map_or(&[], |x| &x.terminating_flow_ids)
     }
 
-    pub fn arg_errors(&self) -> i64 {
-        self.extra().map_or(0, |x| x.arg_errors)
+    /// (track_event_parser_errors, interned_data_tokenizer_errors) of the
+    /// args
+    pub fn arg_errors(&self) -> (i64, i64) {
+        self.extra()
+            .map_or((0, 0), |x| (x.arg_errors, x.arg_lookup_errors))
     }
 
     pub fn log(&self) -> Option<&(i64, Option<String>, String)> {
@@ -932,6 +938,10 @@ impl Tokenizer {
         } else {
             ev.name.as_deref().map(Arc::from)
         };
+        // the category's and name's lookups count for every event parsed;
+        // the args' only where trace_processor parses them (a slice, counter
+        // or state made for the event): the replay counts those
+        let name_lookup_errors = lookup_errors.get();
         // args, in ParseTrackEventArgs' order
         let mut args: Vec<(Arc<str>, ArgVal)> = Vec::new();
         let mut arg_errors = 0i64;
@@ -1069,9 +1079,10 @@ impl Tokenizer {
             }
             data.legacy = Some(Box::new(l));
         }
-        for _ in 0..lookup_errors.get() {
+        for _ in 0..name_lookup_errors {
             self.stats.push("interned_data_tokenizer_errors");
         }
+        x.arg_lookup_errors = lookup_errors.get() - name_lookup_errors;
         if skipped {
             self.skipped_fields += 1;
         }

@@ -732,9 +732,6 @@ impl TrackEventTracker {
             return Ok(());
         }
         let a = self.associate(c, e)?;
-        for _ in 0..e.arg_errors() {
-            c.stats.add("track_event_parser_errors", 1, None);
-        }
         let seq = (a.track_uuid != 0).then_some(e.seq_id);
         let mut thread_ts = e.thread_ts();
         let mut thread_instructions = e.thread_instruction_count();
@@ -818,6 +815,7 @@ impl TrackEventTracker {
                 };
                 let set = arg_set(c, &args);
                 c.counters.push(ts, track, e.counter_value, set);
+                count_arg_errors(c, e);
                 return Ok(());
             }
             // TYPE_STATE: its name is the value of its state track
@@ -856,6 +854,9 @@ impl TrackEventTracker {
                     category,
                     &items,
                 );
+                if e.name.is_some() {
+                    count_arg_errors(c, e);
+                }
                 return Ok(());
             }
             _ => {}
@@ -915,6 +916,7 @@ impl TrackEventTracker {
                 let Some(row) = self.begin(c, track, ts, e, -1, set) else {
                     return Ok(());
                 };
+                count_arg_errors(c, e);
                 if phase == b'B' && (thread_ts.is_some() || thread_instructions.is_some()) {
                     let t = ThreadTimes {
                         ts: thread_ts,
@@ -936,6 +938,7 @@ impl TrackEventTracker {
                 else {
                     return Ok(());
                 };
+                count_arg_errors(c, e);
                 if !args.is_empty() {
                     match c.slices.rows[row as usize].arg_set {
                         Some(set) => {
@@ -979,6 +982,7 @@ impl TrackEventTracker {
                 let track = track_for(self, c, b'X')?;
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, dur, set) {
+                    count_arg_errors(c, e);
                     let mut t = ThreadTimes::default();
                     if thread_ts.is_some() {
                         t.ts = thread_ts;
@@ -1001,6 +1005,7 @@ impl TrackEventTracker {
                 }
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, 0, set) {
+                    count_arg_errors(c, e);
                     if a.utid.is_some() && (thread_ts.is_some() || thread_instructions.is_some()) {
                         let t = ThreadTimes {
                             ts: thread_ts,
@@ -1021,7 +1026,9 @@ impl TrackEventTracker {
                     ArgVal::Str((phase as char).to_string()),
                 ));
                 let set = arg_set(c, &args);
-                self.begin(c, track, ts, e, 0, set);
+                if self.begin(c, track, ts, e, 0, set).is_some() {
+                    count_arg_errors(c, e);
+                }
             }
             b's' | b't' | b'f' => self.flow_v1(c, &track_for, e, phase)?,
             b'M' => metadata_event(c, &a, e)?,
@@ -1304,6 +1311,18 @@ fn synthetic_tid(tid: i64, pid: i64) -> i64 {
 
 fn is_synthetic_tid(tid: i64) -> bool {
     tid & (0xffff_ffff_0000_0000u64 as i64) != 0
+}
+
+/// The errors met parsing an event's args, counted when the args are used
+/// (trace_processor parses them in the callback of the row they go to).
+fn count_arg_errors(c: &mut Ctx, e: &TrackEventData) {
+    let (parser, lookups) = e.arg_errors();
+    if parser > 0 {
+        c.stats.add("track_event_parser_errors", parser, None);
+    }
+    if lookups > 0 {
+        c.stats.add("interned_data_tokenizer_errors", lookups, None);
+    }
 }
 
 fn as_items(args: &[(Arc<str>, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {
