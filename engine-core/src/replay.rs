@@ -78,6 +78,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     };
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
+    crate::trackers::import_logs::tokenizer_logs(&mut ctx, &sink.tokenizer_logs);
     crate::trackers::import_logs::ftrace_setup_errors(&mut ctx, &sink.ftrace_setup_error_logs);
     crate::trackers::import_logs::clock_sync_failures(&mut ctx, &sink.clock_failure_logs);
     let hard_cut = if sink.preserve_ftrace_buffer {

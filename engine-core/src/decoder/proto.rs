@@ -19,6 +19,7 @@ use super::track_event::TrackEventPacket;
 use super::wire::{push_varints, text, text_ref, Fields, Value, WireError};
 use crate::events::*;
 use crate::metadata::MetaVal;
+use crate::trackers::import_logs::TokenizerLog;
 use rustc_hash::FxHashMap as HashMap;
 
 /// How a generic ftrace field is typed (protobuf scalar types).
@@ -340,6 +341,16 @@ impl<'s> ProtoDecoder<'s> {
                 }
                 self.bad_packets += 1;
             }
+            // the track event tokenizer's errors: a stat and an import log
+            // at the packet's offset each
+            for (stat, args) in self.track_events.logs.drain(..) {
+                self.sink.stats.add(stat, 1, None);
+                self.sink.tokenizer_logs.push(TokenizerLog {
+                    name: stat,
+                    offset: self.offset as i64,
+                    args,
+                });
+            }
         }
         self.sink.cpu_per_uid_totals = self.cpu_per_uid.totals();
         if truncated {
@@ -532,10 +543,15 @@ impl<'s> ProtoDecoder<'s> {
                     .stats
                     .add("interned_data_missing_sequence_id", 1, None);
             } else if !self.state_valid() {
-                // (trace_processor also logs it; the import log is not kept)
-                self.sink
-                    .stats
-                    .add("interned_data_skipped_incremental_state_invalid", 1, None);
+                let seq = crate::trackers::tracks::ArgVal::Uint(self.seq_id as u64);
+                let args = vec![("packet_sequence_id", seq)];
+                let stat = "interned_data_skipped_incremental_state_invalid";
+                self.sink.stats.add(stat, 1, None);
+                self.sink.tokenizer_logs.push(TokenizerLog {
+                    name: stat,
+                    offset: self.offset as i64,
+                    args,
+                });
             } else {
                 self.interned_data(b)?;
                 self.track_events.interned(self.seq_id, b)?;

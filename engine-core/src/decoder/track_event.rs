@@ -370,8 +370,11 @@ pub struct Tokenizer {
     pub reservations: Reservations,
     /// sequences that had a packet with first_packet_on_sequence
     pub first_packet_seqs: std::collections::HashSet<u32>,
-    /// (stat, count) of tokenization errors
+    /// stats counted at decode time (interned lookups that failed)
     pub stats: Vec<&'static str>,
+    /// tokenization errors: their stat and import log args (the decoder
+    /// adds the packet's offset)
+    pub logs: Vec<(&'static str, Vec<(&'static str, ArgVal)>)>,
     /// events with a part not imported
     pub skipped_fields: i64,
     /// args keys, shared by the events that use them
@@ -415,6 +418,11 @@ fn sanitize(name: &str) -> String {
 }
 
 impl Tokenizer {
+    /// A tokenization error: its stat and import log (RecordTokenizationLog).
+    fn log(&mut self, stat: &'static str, args: Vec<(&'static str, ArgVal)>) {
+        self.logs.push((stat, args));
+    }
+
     fn seq(&mut self, seq_id: u32) -> &mut Seq {
         self.seqs.entry(seq_id).or_default()
     }
@@ -590,12 +598,18 @@ impl Tokenizer {
             }
         }
         let Some(uuid) = uuid else {
-            self.stats.push("track_descriptor_missing_uuid");
+            self.log("track_descriptor_missing_uuid", vec![]);
             return Ok(None);
         };
         if let Some(o) = child_ordering {
             if o > 3 {
-                self.stats.push("track_descriptor_invalid_child_ordering");
+                self.log(
+                    "track_descriptor_invalid_child_ordering",
+                    vec![
+                        ("track_uuid", ArgVal::Uint(uuid)),
+                        ("child_order", ArgVal::Int(o as i128)),
+                    ],
+                );
                 return Ok(None);
             }
             r.ordering = o;
@@ -618,7 +632,10 @@ impl Tokenizer {
         if let Some(m) = thread {
             let t = thread_desc(m)?;
             let (Some(pid), Some(tid)) = (t.0, t.1) else {
-                self.stats.push("track_descriptor_thread_missing_pid_tid");
+                self.log(
+                    "track_descriptor_thread_missing_pid_tid",
+                    vec![("track_uuid", ArgVal::Uint(uuid))],
+                );
                 return Ok(None);
             };
             r.min_timestamp = ts;
@@ -643,7 +660,10 @@ impl Tokenizer {
         if let Some(m) = process {
             let p = process_desc(m)?;
             let Some(pid) = p.0 else {
-                self.stats.push("track_descriptor_process_missing_pid");
+                self.log(
+                    "track_descriptor_process_missing_pid",
+                    vec![("track_uuid", ArgVal::Uint(uuid))],
+                );
                 return Ok(None);
             };
             r.pid = Some(pid as u32 as i64);
@@ -745,12 +765,14 @@ impl Tokenizer {
     ) -> R<Option<ThreadDesc>> {
         let t = thread_desc(b)?;
         if !has_seq {
-            self.stats.push("thread_descriptor_missing_sequence_id");
+            self.log("thread_descriptor_missing_sequence_id", vec![]);
             return Ok(None);
         }
         if !state_valid {
-            self.stats
-                .push("thread_descriptor_skipped_incremental_state_invalid");
+            self.log(
+                "thread_descriptor_skipped_incremental_state_invalid",
+                vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
+            );
             return Ok(None);
         }
         let (pid, tid) = (t.0.unwrap_or(0), t.1.unwrap_or(0));
@@ -775,7 +797,7 @@ impl Tokenizer {
     ) -> R<Option<(i64, TrackEventData)>> {
         let ev = RawEvent::parse(b)?;
         if !has_seq {
-            self.stats.push("track_event_missing_sequence_id");
+            self.log("track_event_missing_sequence_id", vec![]);
             return Ok(None);
         }
         let incremental_state = self.incremental_state(seq_id);
@@ -784,8 +806,10 @@ impl Tokenizer {
         let mut convert = false;
         if let Some(d) = ev.ts_delta_us {
             if !seq.delta.valid {
-                self.stats
-                    .push("track_event_skipped_timestamp_delta_without_valid_state");
+                self.log(
+                    "track_event_skipped_timestamp_delta_without_valid_state",
+                    vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
+                );
                 return Ok(None);
             }
             seq.delta.ts = seq.delta.ts.saturating_add(d.saturating_mul(1000));
@@ -797,11 +821,11 @@ impl Tokenizer {
         } else if let Some(t) = packet_ts {
             ts = t;
         } else {
-            self.stats.push("track_event_missing_timestamp");
+            self.log("track_event_missing_timestamp", vec![]);
             return Ok(None);
         }
         if ts < 0 {
-            self.stats.push("track_event_invalid_timestamp");
+            self.log("track_event_invalid_timestamp", vec![]);
             return Ok(None);
         }
         if convert {
@@ -817,8 +841,10 @@ impl Tokenizer {
         let mut x = TrackEventExtra::default();
         if let Some(d) = ev.thread_time_delta_us {
             if !seq.delta.valid {
-                self.stats
-                    .push("track_event_skipped_thread_time_delta_without_valid_state");
+                self.log(
+                    "track_event_skipped_thread_time_delta_without_valid_state",
+                    vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
+                );
                 return Ok(None);
             }
             seq.delta.thread_ts = seq.delta.thread_ts.saturating_add(d.saturating_mul(1000));
@@ -828,8 +854,10 @@ impl Tokenizer {
         }
         if let Some(d) = ev.thread_instruction_delta {
             if !seq.delta.valid {
-                self.stats
-                    .push("track_event_skipped_thread_instruction_delta_without_valid_state");
+                self.log(
+                    "track_event_skipped_thread_instruction_delta_without_valid_state",
+                    vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
+                );
                 return Ok(None);
             }
             seq.delta.thread_instructions = seq.delta.thread_instructions.saturating_add(d);
@@ -841,21 +869,27 @@ impl Tokenizer {
         data.default_track_uuid = defaults.track_uuid;
         if ev.type_ == Some(4) {
             let Some(uuid) = ev.track_uuid.or(defaults.track_uuid) else {
-                self.stats.push("track_event_counter_missing_track_uuid");
+                self.log("track_event_counter_missing_track_uuid", vec![]);
                 return Ok(None);
             };
             let Some(v) = ev.counter_value else {
-                self.stats.push("track_event_counter_missing_value");
+                self.log(
+                    "track_event_counter_missing_value",
+                    vec![("track_uuid", ArgVal::Uint(uuid))],
+                );
                 return Ok(None);
             };
             let Some(v) = self.absolute_counter_value(seq_id, uuid, v) else {
-                self.stats.push("track_event_counter_invalid_track_uuid");
+                self.log(
+                    "track_event_counter_invalid_track_uuid",
+                    vec![("track_uuid", ArgVal::Uint(uuid))],
+                );
                 return Ok(None);
             };
             data.counter_value = v;
         }
         if ev.type_ == Some(5) && ev.track_uuid.or(defaults.track_uuid).is_none() {
-            self.stats.push("track_event_state_missing_track_uuid");
+            self.log("track_event_state_missing_track_uuid", vec![]);
             return Ok(None);
         }
         // extra counters: the event's uuids, else the defaults'
@@ -876,22 +910,32 @@ impl Tokenizer {
             }
             let uuids = if !own.is_empty() { own } else { default };
             if uuids.is_empty() {
-                self.stats
-                    .push("track_event_extra_counter_missing_track_uuids");
+                self.log(
+                    "track_event_extra_counter_missing_track_uuids",
+                    vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
+                );
                 return Ok(None);
             }
             for (i, &v) in values.iter().enumerate() {
                 let Some(&uuid) = uuids.get(i).filter(|&&u| u != 0) else {
-                    self.stats
-                        .push("track_event_extra_counter_track_uuid_mismatch");
+                    self.log(
+                        "track_event_extra_counter_track_uuid_mismatch",
+                        vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
+                    );
                     return Ok(None);
                 };
                 if x.extra_counters.len() >= 8 {
-                    self.stats.push("track_event_extra_counter_exceeds_max");
+                    self.log(
+                        "track_event_extra_counter_exceeds_max",
+                        vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
+                    );
                     return Ok(None);
                 }
                 let Some(v) = self.absolute_counter_value(seq_id, uuid, v) else {
-                    self.stats.push("track_event_extra_counter_invalid_track");
+                    self.log(
+                        "track_event_extra_counter_invalid_track",
+                        vec![("track_uuid", ArgVal::Uint(uuid))],
+                    );
                     return Ok(None);
                 };
                 x.extra_counters.push((uuid, v));

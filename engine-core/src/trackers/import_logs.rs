@@ -87,6 +87,32 @@ pub fn skipped_packets(c: &mut Ctx, logs: &[(i64, u32)]) {
     }
 }
 
+/// A tokenization error's import log: its stat, the packet's byte offset
+/// and its args.
+#[derive(Debug, Clone)]
+pub struct TokenizerLog {
+    pub name: &'static str,
+    pub offset: i64,
+    pub args: Vec<(&'static str, ArgVal)>,
+}
+
+/// The tokenizer's errors with their args (RecordTokenizationLog: no ts,
+/// the packet's byte offset; the decoder counted their stats).
+pub fn tokenizer_logs(c: &mut Ctx, logs: &[TokenizerLog]) {
+    for TokenizerLog { name, offset, args } in logs {
+        let items: Vec<(&str, Option<ArgVal>)> =
+            args.iter().map(|(k, v)| (*k, Some(v.clone()))).collect();
+        let arg_set_id = (!items.is_empty()).then(|| c.args.add_set(&items));
+        c.import_logs.push(ImportLog {
+            ts: None,
+            byte_offset: Some(*offset),
+            severity: severity(name),
+            name,
+            arg_set_id,
+        });
+    }
+}
+
 /// Timestamps that did not convert to trace time (the decoder counted
 /// them): an analysis log each, no ts, args the source clock and time and
 /// the target clock.
