@@ -367,8 +367,9 @@ impl<'s> ProtoDecoder<'s> {
             self.sink.clock_converted();
         }
         let te = std::mem::take(&mut self.track_events);
-        for stat in te.stats {
-            self.sink.stats.add(stat, 1, None);
+        if te.lookup_errors > 0 {
+            let stat = "interned_data_tokenizer_errors";
+            self.sink.stats.add(stat, te.lookup_errors, None);
         }
         if te.skipped_fields > 0 {
             let stat = format!("{SKIPPED_STAT_PREFIX}track_event_fields");

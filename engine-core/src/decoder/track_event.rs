@@ -370,8 +370,9 @@ pub struct Tokenizer {
     pub reservations: Reservations,
     /// sequences that had a packet with first_packet_on_sequence
     pub first_packet_seqs: std::collections::HashSet<u32>,
-    /// stats counted at decode time (interned lookups that failed)
-    pub stats: Vec<&'static str>,
+    /// interned lookups of event names and categories that failed
+    /// (interned_data_tokenizer_errors)
+    pub lookup_errors: i64,
     /// tokenization errors: their stat and import log args (the decoder
     /// adds the packet's offset)
     pub logs: Vec<(&'static str, Vec<(&'static str, ArgVal)>)>,
@@ -815,8 +816,8 @@ impl Tokenizer {
             seq.delta.ts = seq.delta.ts.saturating_add(d.saturating_mul(1000));
             ts = seq.delta.ts;
             convert = true;
-        } else if ev.ts_absolute_us.is_some_and(|a| a != 0) {
-            ts = ev.ts_absolute_us.unwrap().saturating_mul(1000);
+        } else if let Some(a) = ev.ts_absolute_us.filter(|&a| a != 0) {
+            ts = a.saturating_mul(1000);
             convert = true;
         } else if let Some(t) = packet_ts {
             ts = t;
@@ -1037,10 +1038,8 @@ impl Tokenizer {
                                 let file = l.file_name.as_deref().unwrap_or_default();
                                 tag = Some(format!("{file}:{}", l.line_number));
                                 // (absent strings are null strings here)
-                                let text = |v: &Option<String>| {
-                                    v.clone().map_or(ArgVal::NullStr, ArgVal::Str)
-                                };
-                                let (file, function) = (text(&l.file_name), text(&l.function_name));
+                                let (file, function) =
+                                    (str_or_null(&l.file_name), str_or_null(&l.function_name));
                                 log_args
                                     .push((Arc::from("track_event.log_message.file_name"), file));
                                 log_args.push((
@@ -1123,9 +1122,7 @@ impl Tokenizer {
             }
             data.legacy = Some(Box::new(l));
         }
-        for _ in 0..name_lookup_errors {
-            self.stats.push("interned_data_tokenizer_errors");
-        }
+        self.lookup_errors += name_lookup_errors;
         x.arg_lookup_errors = lookup_errors.get() - name_lookup_errors;
         if skipped {
             self.skipped_fields += 1;
@@ -1156,15 +1153,17 @@ impl Tokenizer {
     }
 }
 
+/// A string arg, or a null string where the proto field is absent.
+fn str_or_null(v: &Option<String>) -> ArgVal {
+    v.clone().map_or(ArgVal::NullStr, ArgVal::Str)
+}
+
 fn push_location(args: &mut Vec<(Arc<str>, ArgVal)>, prefix: &str, loc: &SourceLocation) {
     // Windows paths' backslashes become slashes (NormalizePathSeparators)
     let file = loc.file_name.clone().unwrap_or_default().replace('\\', "/");
     args.push((format!("{prefix}.file_name").into(), ArgVal::Str(file)));
     // (an absent function name is a null string; the file name was copied)
-    let function = loc
-        .function_name
-        .clone()
-        .map_or(ArgVal::NullStr, ArgVal::Str);
+    let function = str_or_null(&loc.function_name);
     args.push((format!("{prefix}.function_name").into(), function));
     args.push((
         format!("{prefix}.line_number").into(),

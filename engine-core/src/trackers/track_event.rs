@@ -165,7 +165,7 @@ impl TrackEventTracker {
     pub fn packet(&mut self, c: &mut Ctx, ts: i64, p: &TrackEventPacket) {
         self.close_pending_flows(c);
         match p {
-            TrackEventPacket::Descriptor(d) => self.descriptor(c, ts, d),
+            TrackEventPacket::Descriptor(d) => self.descriptor(c, d),
             TrackEventPacket::ThreadDescriptor(t) => {
                 thread_descriptor(c, t);
             }
@@ -181,7 +181,7 @@ impl TrackEventTracker {
     }
 
     /// TrackEventParser::ParseTrackDescriptor.
-    fn descriptor(&mut self, c: &mut Ctx, _ts: i64, d: &DescriptorData) {
+    fn descriptor(&mut self, c: &mut Ctx, d: &DescriptorData) {
         if self.resolve(c, d.uuid).is_none() {
             c.stats.add("track_event_parser_errors", 1, None);
             return;
