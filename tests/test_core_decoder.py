@@ -100,11 +100,14 @@ def test_decoder_survives_seeded_corruption(name):
 
 def test_decoder_survives_seeded_corruption_of_track_events():
     """The track event decoder and tracker (interning, descriptors, delta
-    times, annotations) on damaged SDK and legacy sequences."""
+    times, annotations, callstacks, streaming profile samples) on damaged
+    SDK, legacy, callstack and CPU profile sequences."""
     sys.path.insert(0, str(REPO / "tests"))
+    import test_core_stack_profile as sp
     import test_core_track_event as te
 
-    for seed, data in enumerate((te._sdk_trace(), te._legacy_trace())):
+    traces = (te._sdk_trace(), te._legacy_trace(), sp._callstack_trace(), sp._streaming_trace())
+    for seed, data in enumerate(traces):
         _assert_survives(_corruptions(data, random.Random(seed), 150), core.import_proto)
 
 

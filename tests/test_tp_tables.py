@@ -55,19 +55,10 @@ REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither 
                   "the adopted one): trace_processor imports them with machine_id 1, the "
                   "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
 
-UNRELATABLE_CLOCKS = ("clock_sync_unrelatable_clock_domains: trace_processor logs (stat and import "
-                      "log args) that the default BOOTTIME clock has no path to a trace clock "
-                      "set to another domain (here MONOTONIC_RAW); the embedded engine does not")
-
 KNOWN_GAPS: list[Gap] = [
     Gap("stats", ['value'], STATS_VALUES, {
         "conformance/parser_graphics/test_actual_frame_timeline_events",
     }),
-
-    Gap("args", ['rows'], UNRELATABLE_CLOCKS,
-        {"conformance/parser_track_event/test_track_event_absolute_timestamp_us_overflow"}),
-    Gap("stats", ['value'], UNRELATABLE_CLOCKS,
-        {"conformance/parser_track_event/test_track_event_absolute_timestamp_us_overflow"}),
 
     Gap("metadata", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
     Gap("process", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),

@@ -507,6 +507,9 @@ pub struct Sink {
     /// timestamps no snapshot converted: (stat, source clock, source time,
     /// target clock), for the import log
     pub clock_failure_logs: Vec<(&'static str, i64, i64, i64)>,
+    /// the trace's clock, when the default clock (BOOTTIME) had no path to
+    /// it (`ClockSync::unrelatable_default_clock`): an analysis log
+    pub unrelatable_clock: Option<i64>,
 }
 
 impl Sink {

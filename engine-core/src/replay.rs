@@ -67,6 +67,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         flows: Vec::new(),
         flow_args: Default::default(),
         state_rows: Default::default(),
+        stack_profile: Default::default(),
         logs: Default::default(),
         import_logs: Vec::new(),
         machine: sink
@@ -78,6 +79,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     };
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
+    if let Some(g) = sink.unrelatable_clock {
+        // (logged when the first timestamp is converted: before the others)
+        crate::trackers::import_logs::unrelatable_clock(&mut ctx, g);
+    }
     crate::trackers::import_logs::tokenizer_logs(&mut ctx, &sink.tokenizer_logs);
     crate::trackers::import_logs::ftrace_setup_errors(&mut ctx, &sink.ftrace_setup_error_logs);
     crate::trackers::import_logs::clock_sync_failures(&mut ctx, &sink.clock_failure_logs);

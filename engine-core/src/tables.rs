@@ -368,6 +368,72 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
+            "stack_profile_mapping",
+            vec![
+                c("id", I),
+                c("build_id", T),
+                c("exact_offset", I),
+                c("start_offset", I),
+                c("start", I),
+                c("end", I),
+                c("load_bias", I),
+                c("name", T),
+            ],
+        ),
+        (
+            "stack_profile_frame",
+            vec![
+                c("id", I),
+                c("name", T),
+                c("mapping", I),
+                c("rel_pc", I),
+                c("symbol_set_id", I),
+                c("deobfuscated_name", T),
+                c("type", T),
+            ],
+        ),
+        (
+            "stack_profile_callsite",
+            vec![
+                c("id", I),
+                c("depth", I),
+                c("parent_id", I),
+                c("frame_id", I),
+            ],
+        ),
+        (
+            "stack_profile_symbol",
+            vec![
+                c("id", I),
+                c("symbol_set_id", I),
+                c("name", T),
+                c("source_file", T),
+                c("line_number", I),
+                c("inlined", I),
+            ],
+        ),
+        (
+            "__intrinsic_track_event_callstacks",
+            vec![
+                c("id", I),
+                c("slice_id", I),
+                c("track_id", I),
+                c("callsite_id", I),
+                c("end_callsite_id", I),
+                c("weight", RL),
+            ],
+        ),
+        (
+            "cpu_profile_stack_sample",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("callsite_id", I),
+                c("utid", I),
+                c("process_priority", I),
+            ],
+        ),
+        (
             "__intrinsic_android_cpu_per_uid_track",
             vec![
                 c("id", I),
@@ -938,6 +1004,78 @@ pub fn fill<'v>(
                 ])?;
             }
         }
+        "stack_profile_mapping" => {
+            for (i, m) in ctx.stack_profile.mappings.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Text(&m.build_id),
+                    V::Int(m.exact_offset),
+                    V::Int(m.start_offset),
+                    V::Int(m.start),
+                    V::Int(m.end),
+                    V::Int(m.load_bias),
+                    V::Text(&m.name),
+                ])?;
+            }
+        }
+        "stack_profile_frame" => {
+            for (i, f) in ctx.stack_profile.frames.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Text(&f.name),
+                    V::Int(f.mapping as i64),
+                    V::Int(f.rel_pc),
+                    ou32(f.symbol_set_id),
+                    V::Null,
+                    ot(f.type_.as_deref()),
+                ])?;
+            }
+        }
+        "stack_profile_callsite" => {
+            for (i, cs) in ctx.stack_profile.callsites.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(cs.depth as i64),
+                    ou32(cs.parent),
+                    V::Int(cs.frame as i64),
+                ])?;
+            }
+        }
+        "stack_profile_symbol" => {
+            for (i, sym) in ctx.stack_profile.symbols.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(i as i64),
+                    V::Text(&sym.name),
+                    ot(sym.source_file.as_deref()),
+                    ou32(sym.line_number),
+                    V::Null,
+                ])?;
+            }
+        }
+        "__intrinsic_track_event_callstacks" => {
+            for (i, r) in ctx.stack_profile.track_event_callstacks.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(r.slice as i64),
+                    V::Int(r.track as i64),
+                    ou32(r.callsite),
+                    ou32(r.end_callsite),
+                    r.weight.map_or(V::Null, V::Real),
+                ])?;
+            }
+        }
+        "cpu_profile_stack_sample" => {
+            for (i, r) in ctx.stack_profile.samples.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(r.ts),
+                    V::Int(r.callsite as i64),
+                    V::Int(r.utid as i64),
+                    V::Int(r.process_priority),
+                ])?;
+            }
+        }
         "__intrinsic_state" => {
             let s = &ctx.state_rows;
             for i in 0..s.len() {
@@ -1182,6 +1320,10 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     }
     if let (Some(lo), Some(hi)) = (imp.ctx.logs.ts.iter().min(), imp.ctx.logs.ts.iter().max()) {
         extend(*lo, *hi);
+    }
+    let samples = imp.ctx.stack_profile.samples.iter().map(|r| r.ts);
+    if let (Some(lo), Some(hi)) = (samples.clone().min(), samples.max()) {
+        extend(lo, hi);
     }
     let st = &imp.ctx.state_rows;
     for (t, d) in st.ts.iter().zip(&st.dur) {

@@ -28,6 +28,8 @@ pub struct ClockSync {
     /// A timestamp was converted (or tried): as trace_processor's clock
     /// tracker, a later ClockSnapshot no longer sets the trace's clock.
     used: bool,
+    /// how many snapshots had been seen at the first conversion
+    snapshots_at_first_use: usize,
 }
 
 impl ClockSync {
@@ -64,7 +66,7 @@ impl ClockSync {
 
     /// `ts` of `clock` as BOOTTIME, when a snapshot relates the two.
     pub fn to_boottime(&mut self, seq: u32, clock: u32, ts: i64) -> Option<i64> {
-        self.used = true;
+        self.use_();
         if clock == BOOTTIME {
             return Some(ts);
         }
@@ -80,11 +82,49 @@ impl ClockSync {
         ts: i64,
         trace_clock: u32,
     ) -> Option<i64> {
-        self.used = true;
+        self.use_();
         if clock == trace_clock {
             return Some(ts);
         }
         self.convert(key(seq, clock), key(seq, trace_clock), ts)
+    }
+
+    fn use_(&mut self) {
+        if !self.used {
+            self.used = true;
+            self.snapshots_at_first_use = self.snapshots.len();
+        }
+    }
+
+    /// The trace's clock, if the proto trace's default clock (BOOTTIME)
+    /// could not be related to it when the first timestamp was converted
+    /// (ClockTracker::FlushDeferredClockSync / BridgeToTraceTime: a
+    /// different clock domain that no snapshot seen by then connects to
+    /// BOOTTIME, even through other clocks). `trace_clock` is None while no
+    /// snapshot set it (the trace's own clock, which any clock maps to).
+    pub fn unrelatable_default_clock(&self, trace_clock: Option<u32>) -> Option<u32> {
+        let g = trace_clock?;
+        if !self.used || g == BOOTTIME {
+            return None;
+        }
+        // clocks reached from BOOTTIME through the snapshots seen by then
+        let seen = &self.snapshots[..self.snapshots_at_first_use];
+        let mut reached = vec![(0, BOOTTIME)];
+        let mut grew = true;
+        while grew {
+            grew = false;
+            for s in seen {
+                if s.iter().any(|(c, _)| reached.contains(c)) {
+                    for (c, _) in s {
+                        if !reached.contains(c) {
+                            reached.push(*c);
+                            grew = true;
+                        }
+                    }
+                }
+            }
+        }
+        (!reached.contains(&(0, g))).then_some(g)
     }
 
     /// BOOTTIME `ts` in `clock` (the trace's clock when it is not

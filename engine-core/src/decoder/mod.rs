@@ -7,6 +7,7 @@ pub mod ftrace_schema;
 pub mod packets_misc;
 pub mod power;
 pub mod proto;
+pub mod stack_profile;
 pub mod systrace;
 pub mod track_event;
 pub mod wire;

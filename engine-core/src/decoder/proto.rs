@@ -366,6 +366,16 @@ impl<'s> ProtoDecoder<'s> {
         if self.sink.parse_clock_conversion {
             self.sink.clock_converted();
         }
+        let trace_clock = self.sink.metadata.get_int("trace_time_clock_id");
+        let unrelatable = self
+            .clocks
+            .unrelatable_default_clock(trace_clock.map(|c| c as u32));
+        if let Some(g) = unrelatable {
+            self.sink
+                .stats
+                .add("clock_sync_unrelatable_clock_domains", 1, None);
+            self.sink.unrelatable_clock = Some(g as i64);
+        }
         let te = std::mem::take(&mut self.track_events);
         if te.lookup_errors > 0 {
             let stat = "interned_data_tokenizer_errors";
@@ -619,6 +629,35 @@ impl<'s> ProtoDecoder<'s> {
                 if let Some((ets, e)) = got {
                     let data = PacketData::TrackEvent(TrackEventPacket::Event(Box::new(e)));
                     self.sink.push_packet(ets, data);
+                }
+                Ok(())
+            }
+            Some(54) => {
+                let seq = self.seq_id;
+                let clocks = &mut self.clocks;
+                let (mut failure, mut converted) = (None, false);
+                let mut to_trace = |t: i64| {
+                    converted = true;
+                    clocks
+                        .to_trace_clock(seq, 3, t, trace_clock)
+                        .unwrap_or_else(|| {
+                            failure = Some(t);
+                            t
+                        })
+                };
+                let samples =
+                    self.track_events
+                        .streaming_profile(seq, &parts.concat(), &mut to_trace)?;
+                if converted {
+                    self.sink.clock_converted();
+                }
+                if let Some(t) = failure {
+                    self.clock_failure(3, t);
+                }
+                for (sts, sample) in samples {
+                    let data =
+                        PacketData::TrackEvent(TrackEventPacket::ProfileSample(Box::new(sample)));
+                    self.sink.push_packet(sts, data);
                 }
                 Ok(())
             }

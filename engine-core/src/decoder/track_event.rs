@@ -11,7 +11,11 @@
 //!   the events are sorted; the replay resolves and creates them
 //!   (`trackers::track_event`);
 //! - each TrackEvent becomes a `TrackEventData` at its timestamp with its
-//!   strings resolved, its counter value made absolute and its args built.
+//!   strings resolved, its counter value made absolute, its args built and
+//!   its callstack resolved (`decoder::stack_profile`);
+//! - each StreamingProfilePacket sample becomes a `ProfileSample` at its
+//!   own time (ProfileModule::TokenizeStreamingProfilePacket: its deltas
+//!   advance the sequence's track event time).
 //!
 //! What a sequence keeps across a clear / a loss follows trace_processor: a
 //! clear starts a new generation (interned data, defaults and delta state
@@ -23,12 +27,12 @@
 //!
 //! Not imported, counted in `artscope_skipped_track_event_fields` (one per
 //! event that has any): raw legacy phases, JSON and proto-typed debug
-//! annotations, Chrome's typed TrackEvent fields, callstacks and
-//! screenshots.
+//! annotations, Chrome's typed TrackEvent fields and screenshots.
 
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
+use super::stack_profile::{inline_callstack, CallstackDesc, InternedCallstack, ProfileInterned};
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::trackers::tracks::ArgVal;
 
@@ -269,6 +273,10 @@ pub struct TrackEventExtra {
     pub arg_lookup_errors: i64,
     /// a log message: (priority, tag, message), for android_logs
     pub log: Option<(i64, Option<String>, String)>,
+    /// the callstack (TrackEvent.callstack_iid or .callstack) and its
+    /// callstack_weight
+    pub callstack: Option<CallstackDesc>,
+    pub callstack_weight: Option<f64>,
 }
 
 impl TrackEventData {
@@ -306,6 +314,25 @@ impl TrackEventData {
     pub fn log(&self) -> Option<&(i64, Option<String>, String)> {
         self.extra().and_then(|x| x.log.as_ref())
     }
+
+    pub fn callstack(&self) -> Option<&CallstackDesc> {
+        self.extra().and_then(|x| x.callstack.as_ref())
+    }
+
+    pub fn callstack_weight(&self) -> Option<f64> {
+        self.extra().and_then(|x| x.callstack_weight)
+    }
+}
+
+/// One sample of a StreamingProfilePacket (Chrome's CPU profiler), at its
+/// own time: what ProfileModule::ParseStreamingProfileSample reads.
+#[derive(Debug, Clone)]
+pub struct ProfileSample {
+    /// the sequence's incremental state (its thread descriptor is the
+    /// sample's thread)
+    pub incremental_state: u32,
+    pub callstack: InternedCallstack,
+    pub process_priority: i64,
 }
 
 /// A packet of the track event family, for the replay.
@@ -315,6 +342,7 @@ pub enum TrackEventPacket {
     ThreadDescriptor(ThreadDesc),
     ProcessDescriptor(Box<ProcessDesc>),
     Event(Box<TrackEventData>),
+    ProfileSample(Box<ProfileSample>),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -334,6 +362,8 @@ struct Interned {
     correlation_strs: HashMap<u64, Arc<str>>,
     log_bodies: HashMap<u64, Arc<str>>,
     source_locations: HashMap<u64, SourceLocation>,
+    /// mappings, frames, callstacks and their strings
+    profile: ProfileInterned,
 }
 
 #[derive(Default, Clone)]
@@ -361,6 +391,9 @@ struct Seq {
     /// its IncrementalState: an index into `Tokenizer::threads`
     incremental_state: Option<u32>,
     delta: DeltaState,
+    /// its StackProfileSequenceState (a new one at each clear, kept over a
+    /// loss): the scope of the callstack caches
+    stack_state: Option<u32>,
 }
 
 /// Decode-time state of the track event packets.
@@ -383,6 +416,8 @@ pub struct Tokenizer {
     /// per IncrementalState (a new one at each clear or loss of a
     /// sequence): its thread descriptor (pid, tid), the last one set
     pub threads: Vec<Option<(i64, i64)>>,
+    /// stack profile states made so far
+    stack_states: u32,
 }
 
 fn varint(v: Value<'_>) -> Option<u64> {
@@ -440,6 +475,18 @@ impl Tokenizer {
                 n
             }
         }
+    }
+
+    /// The sequence's stack profile state (made on first use).
+    fn stack_state(&mut self, seq_id: u32) -> u32 {
+        let s = self.seqs.entry(seq_id).or_default();
+        if let Some(id) = s.stack_state {
+            return id;
+        }
+        let id = self.stack_states;
+        s.stack_state = Some(id);
+        self.stack_states += 1;
+        id
     }
 
     /// A new incremental state for the sequence, carrying its thread
@@ -505,6 +552,9 @@ impl Tokenizer {
         for f in Fields::new(b) {
             let (num, v) = f?;
             let Value::Bytes(m) = v else { continue };
+            if self.seq(seq_id).interned.profile.intern(num, m)? {
+                continue;
+            }
             match num {
                 1..=3 | 20 | 29 | 43 => {
                     let (iid, s) = iid_string(m, 2)?;
@@ -785,6 +835,72 @@ impl Tokenizer {
         }))
     }
 
+    /// A StreamingProfilePacket (ProfileModule::TokenizeStreamingProfilePacket):
+    /// its samples at their times. The packet's time is the sequence's
+    /// track event time (its thread descriptor's reference, advanced by
+    /// the deltas before), converted from CLOCK_MONOTONIC by
+    /// `monotonic_to_trace`; each sample's delta advances both. A time
+    /// gone negative drops the rest of the packet.
+    pub fn streaming_profile(
+        &mut self,
+        seq_id: u32,
+        b: &[u8],
+        monotonic_to_trace: &mut dyn FnMut(i64) -> i64,
+    ) -> R<Vec<(i64, ProfileSample)>> {
+        let (mut iids, mut deltas, mut priority) = (Vec::new(), Vec::new(), 0i64);
+        for f in Fields::new(b) {
+            match f? {
+                (1, v) => push_varints(v, &mut iids)?,
+                (2, v) => push_varints(v, &mut deltas)?,
+                (3, Value::Varint(x)) => priority = x as i32 as i64,
+                _ => {}
+            }
+        }
+        let incremental_state = self.incremental_state(seq_id);
+        let stack_state = self.stack_state(seq_id);
+        let invalid = "streaming_profile_invalid_timestamp";
+        let mut samples = Vec::new();
+        let packet_ts = self.seq(seq_id).delta.ts;
+        if packet_ts < 0 {
+            self.log(invalid, vec![]);
+            return Ok(samples);
+        }
+        let mut sample_ts = monotonic_to_trace(packet_ts);
+        let mut deltas = deltas.into_iter().map(|d| (d as i64).saturating_mul(1000));
+        for iid in iids {
+            let Some(delta) = deltas.next() else {
+                self.log("stackprofile_parser_error", vec![]);
+                break;
+            };
+            let seq = self.seq(seq_id);
+            seq.delta.ts = seq.delta.ts.saturating_add(delta);
+            if seq.delta.ts < 0 {
+                self.log(invalid, vec![]);
+                return Ok(samples);
+            }
+            sample_ts = sample_ts.saturating_add(delta);
+            let callstack = seq.interned.profile.callstack(stack_state, iid);
+            samples.push((
+                sample_ts,
+                ProfileSample {
+                    incremental_state,
+                    callstack,
+                    process_priority: priority,
+                },
+            ));
+        }
+        // trailing deltas still advance the sequence's time
+        for delta in deltas {
+            let seq = self.seq(seq_id);
+            seq.delta.ts = seq.delta.ts.saturating_add(delta);
+            if seq.delta.ts < 0 {
+                self.log(invalid, vec![]);
+                break;
+            }
+        }
+        Ok(samples)
+    }
+
     /// A TrackEvent packet (TokenizeTrackEventPacket); `packet_ts` is the
     /// packet's timestamp in trace time, if it has one. Returns the event
     /// and its trace time, None when it is dropped.
@@ -802,6 +918,7 @@ impl Tokenizer {
             return Ok(None);
         }
         let incremental_state = self.incremental_state(seq_id);
+        let stack_state = self.stack_state(seq_id);
         let seq = self.seqs.entry(seq_id).or_default();
         let mut ts;
         let mut convert = false;
@@ -1104,6 +1221,14 @@ impl Tokenizer {
         skipped |= annotations.unsupported;
         data.args = args;
         x.arg_errors = arg_errors;
+        // (callstack_iid first, as TrackEventEventImporter reads them)
+        if let Some(iid) = ev.callstack_iid {
+            let c = interned.profile.callstack(stack_state, iid);
+            x.callstack = Some(CallstackDesc::Interned(c));
+        } else if let Some(b) = ev.callstack {
+            x.callstack = Some(CallstackDesc::Inline(inline_callstack(b)?));
+        }
+        x.callstack_weight = ev.callstack_weight;
         x.flow_ids = if ev.flow_ids.is_empty() {
             ev.flow_ids_old
         } else {
@@ -1250,6 +1375,10 @@ struct RawEvent<'a> {
     correlation_id_str_iid: Option<u64>,
     /// (the legacy event, its name_iid)
     legacy: Option<(Legacy, u64)>,
+    /// TrackEvent.callstack (inline) / callstack_iid / callstack_weight
+    callstack: Option<&'a [u8]>,
+    callstack_iid: Option<u64>,
+    callstack_weight: Option<f64>,
     /// a field the import does not read
     unsupported: bool,
 }
@@ -1360,11 +1489,16 @@ impl<'a> RawEvent<'a> {
                         e.log_message = Some((loc, body, prio));
                     }
                 }
-                // an inline source location, Chrome's typed fields,
-                // callstacks, screenshots, extensions
-                24..=29 | 32 | 33 | 35 | 38..=41 | 43 | 49 | 50 | 55 | 56 | 1000.. => {
-                    e.unsupported = true
+                55 => {
+                    if let Value::Bytes(m) = v {
+                        e.callstack = Some(m);
+                    }
                 }
+                56 => e.callstack_iid = varint(v),
+                57 => e.callstack_weight = fixed64(v).map(f64::from_bits),
+                // an inline source location, Chrome's typed fields,
+                // screenshots, extensions
+                24..=29 | 32 | 33 | 35 | 38..=41 | 43 | 49 | 50 | 1000.. => e.unsupported = true,
                 _ => {}
             }
         }

@@ -113,6 +113,23 @@ pub fn tokenizer_logs(c: &mut Ctx, logs: &[TokenizerLog]) {
     }
 }
 
+/// The default clock (BOOTTIME) found unrelated to the trace's clock
+/// `target` (the decoder counted the stat): an analysis log, no ts.
+pub fn unrelatable_clock(c: &mut Ctx, target: i64) {
+    const NAME: &str = "clock_sync_unrelatable_clock_domains";
+    let args = c.args.add_set(&[
+        ("source_clock_id", Some(ArgVal::Int(6))),
+        ("target_clock_id", Some(ArgVal::Int(target as i128))),
+    ]);
+    c.import_logs.push(ImportLog {
+        ts: None,
+        byte_offset: None,
+        severity: severity(NAME),
+        name: NAME,
+        arg_set_id: Some(args),
+    });
+}
+
 /// Timestamps that did not convert to trace time (the decoder counted
 /// them): an analysis log each, no ts, args the source clock and time and
 /// the target clock.

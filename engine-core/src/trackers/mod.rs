@@ -33,6 +33,7 @@ pub mod raw;
 pub mod sched;
 pub mod sessions;
 pub mod slices;
+pub mod stack_profile;
 pub mod syscall_table;
 pub mod syscalls;
 pub mod track_event;
@@ -85,6 +86,9 @@ pub struct Ctx {
     pub logs: logs::LogRows,
     /// `_trace_import_logs` rows
     pub import_logs: Vec<import_logs::ImportLog>,
+    /// callstacks (`stack_profile_*`), track events' callstacks and CPU
+    /// profile samples
+    pub stack_profile: stack_profile::StackProfile,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
     /// (major, minor) of the traced kernel from utsname (4.4 when unknown,

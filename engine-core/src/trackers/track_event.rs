@@ -31,11 +31,14 @@ use std::sync::Arc;
 use super::compressor::{lane_dims, Nesting, TrackCompressor};
 use super::process::{PNAME_TRACK_DESCRIPTOR, PRIO_TRACK_DESCRIPTOR};
 use super::slices::ThreadTimes;
+use super::stack_profile::{SampleRow, TrackEventCallstackRow};
 use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
+use crate::decoder::stack_profile::CallstackDesc;
 use crate::decoder::track_event::{
-    ChromeProcess, DescriptorData, MergeBehavior, ProcessDesc, Reservation, Reservations,
-    ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES, DEFAULT_TRACK_UUID,
+    ChromeProcess, DescriptorData, MergeBehavior, ProcessDesc, ProfileSample, Reservation,
+    Reservations, ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES,
+    DEFAULT_TRACK_UUID,
 };
 
 /// ThreadNamePriority::kTrackDescriptorThreadType (an `M` thread_name event).
@@ -163,6 +166,10 @@ impl TrackEventTracker {
 
     /// One packet of the track event family at `ts`.
     pub fn packet(&mut self, c: &mut Ctx, ts: i64, p: &TrackEventPacket) {
+        if let TrackEventPacket::ProfileSample(s) = p {
+            // (not a track event: its own sorter stream in trace_processor)
+            return self.profile_sample(c, ts, s);
+        }
         self.close_pending_flows(c);
         match p {
             TrackEventPacket::Descriptor(d) => self.descriptor(c, d),
@@ -176,6 +183,37 @@ impl TrackEventTracker {
                 if self.event(c, ts, e).is_err() {
                     c.stats.add("track_event_parser_errors", 1, None);
                 }
+            }
+            TrackEventPacket::ProfileSample(_) => {}
+        }
+    }
+
+    /// ProfileModule::ParseStreamingProfileSample: a cpu_profile_stack_sample
+    /// row on the sequence's thread, else a parser log.
+    fn profile_sample(&self, c: &mut Ctx, ts: i64, s: &ProfileSample) {
+        let (pid, tid) = self
+            .threads
+            .get(s.incremental_state as usize)
+            .copied()
+            .flatten()
+            .unwrap_or((0, 0));
+        let (pid, tid) = (pid as u32 as i64, tid as u32 as i64);
+        let utid = c.pt.update_thread(tid, pid);
+        let upid = c.pt.get_or_create_process(pid);
+        match c
+            .stack_profile
+            .interned_callstack(&s.callstack, Some(upid), &mut c.stats)
+        {
+            Some(callsite) => c.stack_profile.samples.push(SampleRow {
+                ts,
+                callsite,
+                utid,
+                process_priority: s.process_priority,
+            }),
+            None => {
+                let iid = Some(ArgVal::Uint(s.callstack.iid));
+                let args = vec![("callstack_iid", iid)];
+                super::import_logs::ImportLog::record(c, ts, "stackprofile_parser_error", args);
             }
         }
     }
@@ -815,7 +853,7 @@ impl TrackEventTracker {
                 };
                 let set = arg_set(c, &args);
                 c.counters.push(ts, track, e.counter_value, set);
-                count_arg_errors(c, e);
+                args_parsed(c, e, a.upid);
                 return Ok(());
             }
             // TYPE_STATE: its name is the value of its state track
@@ -855,7 +893,7 @@ impl TrackEventTracker {
                     &items,
                 );
                 if e.name.is_some() {
-                    count_arg_errors(c, e);
+                    args_parsed(c, e, a.upid);
                 }
                 return Ok(());
             }
@@ -916,7 +954,8 @@ impl TrackEventTracker {
                 let Some(row) = self.begin(c, track, ts, e, -1, set) else {
                     return Ok(());
                 };
-                count_arg_errors(c, e);
+                let callsite = args_parsed(c, e, a.upid);
+                callstack_row(c, row, track, e, callsite);
                 if phase == b'B' && (thread_ts.is_some() || thread_instructions.is_some()) {
                     let t = ThreadTimes {
                         ts: thread_ts,
@@ -938,7 +977,8 @@ impl TrackEventTracker {
                 else {
                     return Ok(());
                 };
-                count_arg_errors(c, e);
+                let callsite = args_parsed(c, e, a.upid);
+                callstack_row(c, row, track, e, callsite);
                 if !args.is_empty() {
                     match c.slices.rows[row as usize].arg_set {
                         Some(set) => {
@@ -982,7 +1022,8 @@ impl TrackEventTracker {
                 let track = track_for(self, c, b'X')?;
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, dur, set) {
-                    count_arg_errors(c, e);
+                    let callsite = args_parsed(c, e, a.upid);
+                    callstack_row(c, row, track, e, callsite);
                     let mut t = ThreadTimes::default();
                     if thread_ts.is_some() {
                         t.ts = thread_ts;
@@ -1005,7 +1046,8 @@ impl TrackEventTracker {
                 }
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, 0, set) {
-                    count_arg_errors(c, e);
+                    let callsite = args_parsed(c, e, a.upid);
+                    callstack_row(c, row, track, e, callsite);
                     if a.utid.is_some() && (thread_ts.is_some() || thread_instructions.is_some()) {
                         let t = ThreadTimes {
                             ts: thread_ts,
@@ -1026,8 +1068,9 @@ impl TrackEventTracker {
                     ArgVal::Str((phase as char).to_string()),
                 ));
                 let set = arg_set(c, &args);
-                if self.begin(c, track, ts, e, 0, set).is_some() {
-                    count_arg_errors(c, e);
+                if let Some(row) = self.begin(c, track, ts, e, 0, set) {
+                    let callsite = args_parsed(c, e, a.upid);
+                    callstack_row(c, row, track, e, callsite);
                 }
             }
             b's' | b't' | b'f' => self.flow_v1(c, &track_for, e, phase)?,
@@ -1313,9 +1356,11 @@ fn is_synthetic_tid(tid: i64) -> bool {
     tid & (0xffff_ffff_0000_0000u64 as i64) != 0
 }
 
-/// The errors met parsing an event's args, counted when the args are used
-/// (trace_processor parses them in the callback of the row they go to).
-fn count_arg_errors(c: &mut Ctx, e: &TrackEventData) {
+/// What parsing an event's args does besides the args, when they are used
+/// (trace_processor parses them in the callback of the row they go to):
+/// their errors are counted and the event's callstack is made (ParseCallstack,
+/// with the event's process): its leaf callsite.
+fn args_parsed(c: &mut Ctx, e: &TrackEventData, upid: Option<u32>) -> Option<u32> {
     let (parser, lookups) = e.arg_errors();
     if parser > 0 {
         c.stats.add("track_event_parser_errors", parser, None);
@@ -1323,6 +1368,35 @@ fn count_arg_errors(c: &mut Ctx, e: &TrackEventData) {
     if lookups > 0 {
         c.stats.add("interned_data_tokenizer_errors", lookups, None);
     }
+    let callsite = match e.callstack()? {
+        CallstackDesc::Inline(frames) => return c.stack_profile.inline_callstack(frames),
+        CallstackDesc::Interned(cs) if !cs.found => {
+            // (the importer's own lookup of the iid)
+            c.stats.add("interned_data_tokenizer_errors", 1, None);
+            None
+        }
+        CallstackDesc::Interned(cs) => c.stack_profile.interned_callstack(cs, upid, &mut c.stats),
+    };
+    if callsite.is_none() {
+        c.stats.add("track_event_parser_errors", 1, None);
+    }
+    callsite
+}
+
+/// MaybeInsertTrackEventCallstack: the callstack of the event that made or
+/// ended slice `row` on `track` (an end's as its end_callsite_id).
+fn callstack_row(c: &mut Ctx, row: u32, track: u32, e: &TrackEventData, callsite: Option<u32>) {
+    let Some(callsite) = callsite else { return };
+    let end = e.type_ == Some(2);
+    c.stack_profile
+        .track_event_callstacks
+        .push(TrackEventCallstackRow {
+            slice: row,
+            track,
+            callsite: (!end).then_some(callsite),
+            end_callsite: end.then_some(callsite),
+            weight: e.callstack_weight(),
+        });
 }
 
 fn as_items(args: &[(Arc<str>, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {

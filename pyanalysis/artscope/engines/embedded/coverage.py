@@ -36,11 +36,10 @@ _HINT = ("query it with trace_processor: --engine trace_processor, or "
 #: Skipped TracePacket kinds -> the trace_processor tables they fill (the
 #: kinds not listed fill trace_processor tables of their own name).
 WOULD_FILL: dict[str, str] = {
-    "track_event_fields": ("args, chrome_raw, stack_profile_*: raw legacy phases, JSON and "
-                           "typed-proto debug annotations, Chrome's typed fields, callstacks"),
+    "track_event_fields": ("args, chrome_raw: raw legacy phases, JSON and typed-proto debug "
+                           "annotations, Chrome's typed fields"),
     "chrome_events": "slice, args (legacy JSON events)",
     "profile_packet": "heap_profile_allocation, stack_profile_frame, stack_profile_callsite",
-    "streaming_profile_packet": "cpu_profile_stack_sample, stack_profile_callsite",
     "streaming_allocation": "heap_profile_allocation",
     "streaming_free": "heap_profile_allocation",
     "perf_sample": "perf_sample, stack_profile_callsite, stack_profile_frame",
