@@ -107,8 +107,82 @@ def gen(rng: random.Random) -> bytes:
     return t.SerializeToString()
 
 
+def gen_callstacks(rng: random.Random) -> bytes:
+    """One random trace of callstacks (sequences 1-3): interned mappings,
+    frames and callstacks (some iids missing, some frames without a mapping,
+    kernel and empty ranges), track events with interned or inline
+    callstacks on thread / process / global tracks, streaming profile
+    packets with random deltas, thread descriptors, clears and losses."""
+    t = pb.Trace()
+    for uuid, pid, tid in ((1, 1, 10), (2, 2, 20), (3, 1, 11)):
+        d = t.packet.add(trusted_packet_sequence_id=9, timestamp=1).track_descriptor
+        d.uuid, d.thread.pid, d.thread.tid = uuid, pid, tid
+    d = t.packet.add(trusted_packet_sequence_id=9, timestamp=1).track_descriptor
+    d.uuid, d.process.pid = 4, 3
+    d = t.packet.add(trusted_packet_sequence_id=9, timestamp=1).track_descriptor
+    d.uuid, d.name = 5, "global"
+    ts = 100
+    for _ in range(rng.randrange(1, 60)):
+        ts += rng.randrange(0, 50)
+        p = t.packet.add(trusted_packet_sequence_id=rng.randrange(1, 4), timestamp=ts)
+        if rng.random() < 0.1: p.incremental_state_cleared = True
+        if rng.random() < 0.03: p.previous_packet_dropped = 1
+        r = rng.random()
+        if r < 0.3:
+            i = p.interned_data
+            for _ in range(rng.randrange(1, 4)):
+                i.function_names.add(iid=rng.randrange(0, 4), str=rng.choice([b"f", b"g", b""]))
+            if rng.random() < 0.5: i.mapping_paths.add(iid=rng.randrange(1, 3), str=rng.choice([b"lib", b"kernel", b"/abs"]))
+            if rng.random() < 0.3: i.build_ids.add(iid=rng.randrange(1, 3), str=rng.choice([b"\x01\x02", b"", b"x" * 33]))
+            if rng.random() < 0.3: i.source_paths.add(iid=rng.randrange(1, 3), str=b"s.cc")
+            for _ in range(rng.randrange(0, 3)):
+                m = i.mappings.add(iid=rng.randrange(0, 4))
+                if rng.random() < 0.7: m.start, m.end = rng.choice([(0, 0), (16, 32), (16, 16), (64, 128)])
+                if rng.random() < 0.5: m.path_string_ids.extend(rng.randrange(0, 3) for _ in range(rng.randrange(0, 3)))
+                if rng.random() < 0.3: m.build_id = rng.randrange(0, 3)
+                if rng.random() < 0.2: m.exact_offset = rng.randrange(0, 3)
+            for _ in range(rng.randrange(0, 4)):
+                f = i.frames.add(iid=rng.randrange(0, 5))
+                if rng.random() < 0.8: f.function_name_id = rng.randrange(0, 4)
+                if rng.random() < 0.6: f.mapping_id = rng.randrange(0, 4)
+                if rng.random() < 0.5: f.rel_pc = rng.randrange(0, 3)
+                if rng.random() < 0.2: f.source_path_iid = rng.randrange(0, 3)
+                if rng.random() < 0.2: f.line_number = rng.randrange(0, 3)
+                if rng.random() < 0.2: f.kind = rng.randrange(0, 7)
+                elif rng.random() < 0.1: f.kind_str = "k"
+            for _ in range(rng.randrange(0, 3)):
+                i.callstacks.add(iid=rng.randrange(0, 4),
+                                 frame_ids=[rng.randrange(0, 5) for _ in range(rng.randrange(0, 4))])
+        elif r < 0.4:
+            d = p.thread_descriptor
+            d.pid, d.tid = rng.randrange(0, 4), rng.randrange(0, 30)
+            d.reference_timestamp_us = rng.randrange(-2, 5)
+        elif r < 0.55:
+            s = p.streaming_profile_packet
+            s.callstack_iid.extend(rng.randrange(0, 5) for _ in range(rng.randrange(0, 4)))
+            s.timestamp_delta_us.extend(rng.randrange(-2, 5) for _ in range(rng.randrange(0, 4)))
+            if rng.random() < 0.3: s.process_priority = rng.randrange(-2, 3)
+        else:
+            e = p.track_event
+            e.type = rng.choice([1, 1, 2, 3, 4])
+            e.track_uuid = rng.randrange(0, 6)
+            e.name = rng.choice(["a", "b"])
+            if e.type == 4: e.counter_value = 1
+            c = rng.random()
+            if c < 0.5: e.callstack_iid = rng.randrange(0, 5)
+            elif c < 0.8:
+                for _ in range(rng.randrange(0, 3)):
+                    f = e.callstack.frames.add(function_name=rng.choice(["f", "g"]))
+                    if rng.random() < 0.5: f.source_file = "s.cc"
+                    if rng.random() < 0.5: f.line_number = rng.randrange(0, 3)
+            if rng.random() < 0.3: e.callstack_weight = rng.choice([0.5, 2.0])
+    return t.SerializeToString()
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--callstacks", action="store_true",
+                    help="random callstack traces (gen_callstacks) instead")
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--tp-bin", default=str(REPO.parent / "shared" / "bin" / "trace_processor_shell"))
@@ -121,7 +195,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         for seed in range(a.first, a.first + a.count):
             path = Path(d) / f"seed-{seed}.pftrace"
-            path.write_bytes(gen(random.Random(seed)))
+            make = gen_callstacks if a.callstacks else gen
+            path.write_bytes(make(random.Random(seed)))
             diffs = [x for x in compare_tp.compare_trace(path, a.tp_bin) if x.aspects]
             if diffs:
                 differing += 1

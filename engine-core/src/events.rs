@@ -502,6 +502,8 @@ pub struct Sink {
     pub first_packet_seqs: rustc_hash::FxHashSet<u32>,
     /// each track event incremental state's thread descriptor (pid, tid)
     pub track_event_threads: Vec<Option<(i64, i64)>>,
+    /// per incremental state: its interned profiling data
+    pub track_event_profiles: Vec<crate::decoder::stack_profile::ProfileInterned>,
     /// tokenization errors with their import log: (stat, byte offset, args)
     pub tokenizer_logs: Vec<crate::trackers::import_logs::TokenizerLog>,
     /// timestamps no snapshot converted: (stat, source clock, source time,

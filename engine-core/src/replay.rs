@@ -135,6 +135,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             std::mem::take(&mut sink.track_event_reservations),
             std::mem::take(&mut sink.first_packet_seqs),
             std::mem::take(&mut sink.track_event_threads),
+            std::mem::take(&mut sink.track_event_profiles),
         );
     for (stat, uuid) in reservation_errors {
         let args = vec![("track_uuid", Some(ArgVal::Uint(uuid)))];

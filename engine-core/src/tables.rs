@@ -1022,7 +1022,7 @@ pub fn fill<'v>(
             for (i, f) in ctx.stack_profile.frames.iter().enumerate() {
                 ins.row(&[
                     V::Int(i as i64),
-                    V::Text(&f.name),
+                    ot(f.name.as_deref()),
                     V::Int(f.mapping as i64),
                     V::Int(f.rel_pc),
                     ou32(f.symbol_set_id),
@@ -1046,7 +1046,7 @@ pub fn fill<'v>(
                 ins.row(&[
                     V::Int(i as i64),
                     V::Int(i as i64),
-                    V::Text(&sym.name),
+                    ot(sym.name.as_deref()),
                     ot(sym.source_file.as_deref()),
                     ou32(sym.line_number),
                     V::Null,

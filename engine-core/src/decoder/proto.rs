@@ -388,6 +388,7 @@ impl<'s> ProtoDecoder<'s> {
         self.sink.track_event_reservations = te.reservations;
         self.sink.first_packet_seqs = te.first_packet_seqs.into_iter().collect();
         self.sink.track_event_threads = te.threads;
+        self.sink.track_event_profiles = te.profiles;
         if self.sink.remote_machine_packets > 0 {
             let stat = format!("{SKIPPED_STAT_PREFIX}remote_machine_packets");
             let n = std::mem::take(&mut self.sink.remote_machine_packets);

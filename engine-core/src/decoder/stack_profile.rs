@@ -1,6 +1,7 @@
-//! Interned profiling data of a sequence (InternedData's function names,
-//! build ids, mapping and source paths, mappings, frames, callstacks) and
-//! the callstacks events refer to, resolved at decode time
+//! Interned profiling data of a sequence's IncrementalState (InternedData's
+//! function names, build ids, mapping and source paths, mappings, frames,
+//! callstacks) and the callstacks events refer to, resolved in the replay
+//! against all the data their IncrementalState was given
 //! (StackProfileSequenceState's lookups). The rows they make
 //! (`stack_profile_*`) are made in the replay, in timestamp order
 //! (`trackers::stack_profile`), where trace_processor makes them.
@@ -48,9 +49,10 @@ struct RawFrame {
 /// A sequence's interned profiling data (reset with its interned data).
 #[derive(Debug, Clone, Default)]
 pub struct ProfileInterned {
-    function_names: HashMap<u64, Arc<str>>,
-    mapping_paths: HashMap<u64, Arc<str>>,
-    source_paths: HashMap<u64, Arc<str>>,
+    /// (an InternedString without its str: None, a NULL string)
+    function_names: HashMap<u64, Option<Arc<str>>>,
+    mapping_paths: HashMap<u64, Option<Arc<str>>>,
+    source_paths: HashMap<u64, Option<Arc<str>>>,
     build_ids: HashMap<u64, Arc<[u8]>>,
     mappings: HashMap<u64, RawMapping>,
     frames: HashMap<u64, RawFrame>,
@@ -83,24 +85,27 @@ pub enum FrameMapping {
     Mapping(MappingDesc),
 }
 
-/// A frame, its strings and mapping resolved.
+/// A frame, its strings and mapping resolved (None: a NULL string, as
+/// trace_processor interns a string it never had).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FrameDesc {
     pub iid: u64,
-    pub function_name: Arc<str>,
+    pub function_name: Option<Arc<str>>,
     pub source_file: Option<Arc<str>>,
     pub line_number: Option<u32>,
+    /// whether it has a source file (even a NULL one) or a line: a frame in
+    /// a mapping then gets a symbol
+    pub symbolized: bool,
     pub rel_pc: u64,
     /// stack_profile_frame.type (Frame.kind as a label, or kind_str)
     pub kind: Option<Arc<str>>,
     pub mapping: FrameMapping,
 }
 
-/// An interned callstack as an event refers to it.
+/// An interned callstack, resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InternedCallstack {
-    /// the sequence's stack profile state (a new one at each clear): the
-    /// scope of trace_processor's per-sequence caches
+    /// (as `CallstackRef`)
     pub state: u32,
     pub iid: u64,
     /// whether the iid was interned
@@ -112,26 +117,45 @@ pub struct InternedCallstack {
 }
 
 /// A frame of an inline callstack: (function name, source file, line).
-pub type InlineFrame = (Arc<str>, Option<Arc<str>>, Option<u32>);
+pub type InlineFrame = (Option<Arc<str>>, Option<Arc<str>>, Option<u32>);
+
+/// An interned callstack an event refers to: resolved in the replay
+/// (`ProfileInterned::callstack`) against its IncrementalState's data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CallstackRef {
+    pub incremental_state: u32,
+    /// the sequence's stack profile state (a new one at each clear): the
+    /// scope of trace_processor's per-sequence caches
+    pub stack_state: u32,
+    pub iid: u64,
+}
 
 /// A track event's callstack.
 #[derive(Debug, Clone, PartialEq)]
 pub enum CallstackDesc {
-    Interned(InternedCallstack),
+    Interned(CallstackRef),
     Inline(Vec<InlineFrame>),
 }
 
-/// The (iid, bytes) of an InternedString.
-fn interned_string(b: &[u8]) -> R<(u64, &[u8])> {
-    let (mut iid, mut s): (u64, &[u8]) = (0, &[]);
+/// The str of an InternedString.
+fn interned_string(b: &[u8]) -> R<Option<&[u8]>> {
+    let mut s = None;
     for f in Fields::new(b) {
-        match f? {
-            (1, Value::Varint(x)) => iid = x,
-            (2, Value::Bytes(v)) => s = v,
-            _ => {}
+        if let (2, Value::Bytes(v)) = f? {
+            s = Some(v);
         }
     }
-    Ok((iid, s))
+    Ok(s)
+}
+
+/// The iid of an interned message.
+fn iid_of(b: &[u8]) -> R<Option<u64>> {
+    for f in Fields::new(b) {
+        if let (1, Value::Varint(x)) = f? {
+            return Ok(Some(x));
+        }
+    }
+    Ok(None)
 }
 
 fn frame_kind(kind: u64) -> Option<&'static str> {
@@ -147,27 +171,37 @@ fn frame_kind(kind: u64) -> Option<&'static str> {
 }
 
 impl ProfileInterned {
-    /// One InternedData field, if it is a profiling one (else false).
-    pub fn intern(&mut self, field: u32, m: &[u8]) -> R<bool> {
+    /// One InternedData field, if it is a profiling one (else false). As
+    /// IncrementalState::InternMessage, an iid already interned keeps its
+    /// first message, and one without an iid is an error
+    /// (`missing_iids`, interned_data_tokenizer_errors).
+    pub fn intern(&mut self, field: u32, m: &[u8], missing_iids: &mut i64) -> R<bool> {
+        if !matches!(field, 5..=7 | 16..=19) {
+            return Ok(false);
+        }
+        let Some(iid) = iid_of(m)? else {
+            *missing_iids += 1;
+            return Ok(true);
+        };
         match field {
             5 | 17 | 18 => {
-                let (iid, s) = interned_string(m)?;
+                let s = interned_string(m)?;
                 let map = match field {
                     5 => &mut self.function_names,
                     17 => &mut self.mapping_paths,
                     _ => &mut self.source_paths,
                 };
-                map.insert(iid, Arc::from(text(s)));
+                map.entry(iid)
+                    .or_insert_with(|| s.map(|s| Arc::from(text(s))));
             }
             16 => {
-                let (iid, s) = interned_string(m)?;
-                self.build_ids.insert(iid, Arc::from(s));
+                let s = interned_string(m)?.unwrap_or(&[]);
+                self.build_ids.entry(iid).or_insert_with(|| Arc::from(s));
             }
             19 => {
-                let (mut iid, mut r) = (0, RawMapping::default());
+                let mut r = RawMapping::default();
                 for f in Fields::new(m) {
                     match f? {
-                        (1, Value::Varint(x)) => iid = x,
                         (2, Value::Varint(x)) => r.build_id = x,
                         (8, Value::Varint(x)) => r.exact_offset = x,
                         (3, Value::Varint(x)) => r.start_offset = x,
@@ -178,13 +212,12 @@ impl ProfileInterned {
                         _ => {}
                     }
                 }
-                self.mappings.insert(iid, r);
+                self.mappings.entry(iid).or_insert(r);
             }
             6 => {
-                let (mut iid, mut r) = (0, RawFrame::default());
+                let mut r = RawFrame::default();
                 for f in Fields::new(m) {
                     match f? {
-                        (1, Value::Varint(x)) => iid = x,
                         (2, Value::Varint(x)) => r.function_name_id = x,
                         (3, Value::Varint(x)) => r.mapping_id = x,
                         (4, Value::Varint(x)) => r.rel_pc = x,
@@ -201,27 +234,28 @@ impl ProfileInterned {
                         _ => {}
                     }
                 }
-                self.frames.insert(iid, r);
+                self.frames.entry(iid).or_insert(r);
             }
-            7 => {
-                let (mut iid, mut frames) = (0, Vec::new());
+            _ => {
+                let mut frames = Vec::new();
                 for f in Fields::new(m) {
-                    match f? {
-                        (1, Value::Varint(x)) => iid = x,
-                        (2, v) => push_varints(v, &mut frames)?,
-                        _ => {}
+                    if let (2, v) = f? {
+                        push_varints(v, &mut frames)?;
                     }
                 }
-                self.callstacks.insert(iid, frames);
+                self.callstacks.entry(iid).or_insert(frames);
             }
-            _ => return Ok(false),
         }
         Ok(true)
     }
 
     /// An interned string (function names, source paths: iid 0 looked up
     /// as trace_processor's callers decide).
-    fn string(map: &HashMap<u64, Arc<str>>, iid: u64, stats: &mut StatList) -> Option<Arc<str>> {
+    fn string(
+        map: &HashMap<u64, Option<Arc<str>>>,
+        iid: u64,
+        stats: &mut StatList,
+    ) -> Option<Option<Arc<str>>> {
         let s = map.get(&iid).cloned();
         if s.is_none() {
             stats.extend([TOKENIZER_ERRORS, INVALID_STRING]);
@@ -243,7 +277,7 @@ impl ProfileInterned {
                 break;
             };
             name.push('/');
-            name.push_str(&s);
+            name.push_str(s.as_deref().unwrap_or(""));
         }
         if name.starts_with("//") {
             name.remove(0);
@@ -284,16 +318,14 @@ impl ProfileInterned {
         };
         let mut stats = Vec::new();
         let function_name = match f.function_name_id {
-            0 => Arc::from(""),
+            0 => None,
             id => Self::string(&self.function_names, id, &mut stats).ok_or(stats.clone())?,
         };
         let source_file = match f.source_path_iid {
             None => None,
             // (iid 0: no source file, and the frame fails)
             Some(0) => return Err(stats),
-            Some(id) => {
-                Some(Self::string(&self.source_paths, id, &mut stats).ok_or(stats.clone())?)
-            }
+            Some(id) => Self::string(&self.source_paths, id, &mut stats).ok_or(stats.clone())?,
         };
         let mapping = match f.mapping_id {
             0 => FrameMapping::Dummy,
@@ -309,14 +341,21 @@ impl ProfileInterned {
             function_name,
             source_file,
             line_number: f.line_number,
+            symbolized: f.source_path_iid.is_some() || f.line_number.is_some(),
             rel_pc: f.rel_pc,
             kind,
             mapping,
         })
     }
 
+    /// Whether callstack `iid` was interned.
+    pub fn has_callstack(&self, iid: u64) -> bool {
+        self.callstacks.contains_key(&iid)
+    }
+
     /// An interned callstack, resolved (FindOrInsertCallstack's lookups).
-    pub fn callstack(&self, state: u32, iid: u64) -> InternedCallstack {
+    pub fn callstack(&self, r: &CallstackRef) -> InternedCallstack {
+        let (state, iid) = (r.stack_state, r.iid);
         let mut c = InternedCallstack {
             state,
             iid,
@@ -346,10 +385,10 @@ pub fn inline_callstack(b: &[u8]) -> R<Vec<InlineFrame>> {
     let mut frames = Vec::new();
     for f in Fields::new(b) {
         if let (1, Value::Bytes(m)) = f? {
-            let (mut name, mut file, mut line): (Arc<str>, _, _) = (Arc::from(""), None, None);
+            let (mut name, mut file, mut line) = (None, None, None);
             for g in Fields::new(m) {
                 match g? {
-                    (1, Value::Bytes(s)) => name = Arc::from(text(s)),
+                    (1, Value::Bytes(s)) => name = Some(Arc::from(text(s))),
                     (2, Value::Bytes(s)) => file = Some(Arc::from(text(s))),
                     (3, Value::Varint(x)) => line = Some(x as u32),
                     _ => {}

@@ -20,10 +20,13 @@
 //! What a sequence keeps across a clear / a loss follows trace_processor: a
 //! clear starts a new generation (interned data, defaults and delta state
 //! gone; the thread descriptor kept), a loss keeps interned data, defaults
-//! and the thread descriptor but drops the delta state. Interned data is
-//! resolved when the event is decoded, with the sequence's state at that
-//! point (trace_processor resolves against the same generation later, which
-//! differs only if a producer interned an iid after using it).
+//! and the thread descriptor but drops the delta state. An iid interned
+//! twice keeps its first message, as IncrementalState::InternMessage. Names,
+//! categories and args are resolved when the event is decoded, with the
+//! sequence's state at that point (trace_processor resolves against the
+//! same generation later, which differs only if a producer interned an iid
+//! after using it); callstacks are resolved in the replay against all
+//! their IncrementalState was given, as trace_processor does.
 //!
 //! Not imported, counted in `artscope_skipped_track_event_fields` (one per
 //! event that has any): raw legacy phases, JSON and proto-typed debug
@@ -32,7 +35,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
-use super::stack_profile::{inline_callstack, CallstackDesc, InternedCallstack, ProfileInterned};
+use super::stack_profile::{inline_callstack, CallstackDesc, CallstackRef, ProfileInterned};
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::trackers::tracks::ArgVal;
 
@@ -328,10 +331,8 @@ impl TrackEventData {
 /// own time: what ProfileModule::ParseStreamingProfileSample reads.
 #[derive(Debug, Clone)]
 pub struct ProfileSample {
-    /// the sequence's incremental state (its thread descriptor is the
-    /// sample's thread)
-    pub incremental_state: u32,
-    pub callstack: InternedCallstack,
+    /// (its incremental state's thread descriptor is the sample's thread)
+    pub callstack: CallstackRef,
     pub process_priority: i64,
 }
 
@@ -362,8 +363,6 @@ struct Interned {
     correlation_strs: HashMap<u64, Arc<str>>,
     log_bodies: HashMap<u64, Arc<str>>,
     source_locations: HashMap<u64, SourceLocation>,
-    /// mappings, frames, callstacks and their strings
-    profile: ProfileInterned,
 }
 
 #[derive(Default, Clone)]
@@ -418,6 +417,11 @@ pub struct Tokenizer {
     pub threads: Vec<Option<(i64, i64)>>,
     /// stack profile states made so far
     stack_states: u32,
+    /// per IncrementalState: its interned profiling data (a loss copies it
+    /// into the next one), resolved in the replay: trace_processor looks
+    /// callstacks up when it parses the sorted events, against all the
+    /// state was given by then
+    pub profiles: Vec<ProfileInterned>,
 }
 
 fn varint(v: Value<'_>) -> Option<u64> {
@@ -435,11 +439,11 @@ fn fixed64(v: Value<'_>) -> Option<u64> {
 }
 
 /// The (iid, value) of an interned message with a string at `field`.
-fn iid_string(b: &[u8], field: u32) -> R<(u64, Option<Arc<str>>)> {
-    let (mut iid, mut s) = (0, None);
+fn iid_string(b: &[u8], field: u32) -> R<(Option<u64>, Option<Arc<str>>)> {
+    let (mut iid, mut s) = (None, None);
     for f in Fields::new(b) {
         match f? {
-            (1, Value::Varint(x)) => iid = x,
+            (1, Value::Varint(x)) => iid = Some(x),
             (n, Value::Bytes(v)) if n == field => s = Some(Arc::from(text(v))),
             _ => {}
         }
@@ -472,6 +476,7 @@ impl Tokenizer {
             None => {
                 s.incremental_state = Some(n);
                 self.threads.push(None);
+                self.profiles.push(ProfileInterned::default());
                 n
             }
         }
@@ -491,17 +496,23 @@ impl Tokenizer {
 
     /// A new incremental state for the sequence, carrying its thread
     /// descriptor forward.
-    fn successor(&mut self, seq_id: u32) -> u32 {
-        let i = self.incremental_state(seq_id);
-        let thread = self.threads[i as usize];
+    fn successor(&mut self, seq_id: u32, keep_interned: bool) -> u32 {
+        let i = self.incremental_state(seq_id) as usize;
+        let thread = self.threads[i];
         self.threads.push(thread);
+        let profile = if keep_interned {
+            self.profiles[i].clone()
+        } else {
+            ProfileInterned::default()
+        };
+        self.profiles.push(profile);
         (self.threads.len() - 1) as u32
     }
 
     /// SEQ_INCREMENTAL_STATE_CLEARED: a new generation (the thread
     /// descriptor is carried forward).
     pub fn clear(&mut self, seq_id: u32) {
-        let i = self.successor(seq_id);
+        let i = self.successor(seq_id, false);
         *self.seq(seq_id) = Seq {
             incremental_state: Some(i),
             ..Default::default()
@@ -511,7 +522,7 @@ impl Tokenizer {
     /// previous_packet_dropped: a new incremental state with the interned
     /// data and the thread descriptor; the delta state is gone.
     pub fn loss(&mut self, seq_id: u32) {
-        let i = self.successor(seq_id);
+        let i = self.successor(seq_id, true);
         let s = self.seq(seq_id);
         s.incremental_state = Some(i);
         s.delta = DeltaState::default();
@@ -547,12 +558,13 @@ impl Tokenizer {
 
     /// The track event fields of InternedData on `seq_id`.
     pub fn interned(&mut self, seq_id: u32, b: &[u8]) -> R<()> {
-        let mut got: Vec<(u32, u64, Option<Arc<str>>)> = Vec::new();
+        let mut got: Vec<(u32, Option<u64>, Option<Arc<str>>)> = Vec::new();
         let mut locations = Vec::new();
         for f in Fields::new(b) {
             let (num, v) = f?;
             let Value::Bytes(m) = v else { continue };
-            if self.seq(seq_id).interned.profile.intern(num, m)? {
+            let state = self.incremental_state(seq_id) as usize;
+            if self.profiles[state].intern(num, m, &mut self.lookup_errors)? {
                 continue;
             }
             match num {
@@ -561,11 +573,11 @@ impl Tokenizer {
                     got.push((num, iid, s));
                 }
                 4 => {
-                    let mut iid = 0;
+                    let mut iid = None;
                     let mut loc = SourceLocation::default();
                     for g in Fields::new(m) {
                         match g? {
-                            (1, Value::Varint(x)) => iid = x,
+                            (1, Value::Varint(x)) => iid = Some(x),
                             (2, Value::Bytes(s)) => loc.file_name = Some(text(s)),
                             (3, Value::Bytes(s)) => loc.function_name = Some(text(s)),
                             (4, Value::Varint(x)) => loc.line_number = x as u32 as u64,
@@ -577,8 +589,14 @@ impl Tokenizer {
                 _ => {}
             }
         }
+        // (IncrementalState::InternMessage: a message without an iid is an
+        // error; an iid already interned keeps its first message)
+        let missing = got.iter().filter(|g| g.1.is_none()).count()
+            + locations.iter().filter(|l| l.0.is_none()).count();
+        self.lookup_errors += missing as i64;
         let interned = &mut self.seq(seq_id).interned;
         for (num, iid, s) in got {
+            let Some(iid) = iid else { continue };
             let map = match num {
                 1 => &mut interned.categories,
                 2 => &mut interned.names,
@@ -587,10 +605,13 @@ impl Tokenizer {
                 20 => &mut interned.log_bodies,
                 _ => &mut interned.correlation_strs,
             };
-            map.insert(iid, s.unwrap_or_else(|| Arc::from("")));
+            map.entry(iid)
+                .or_insert_with(|| s.unwrap_or_else(|| Arc::from("")));
         }
         for (iid, loc) in locations {
-            interned.source_locations.insert(iid, loc);
+            if let Some(iid) = iid {
+                interned.source_locations.entry(iid).or_insert(loc);
+            }
         }
         Ok(())
     }
@@ -879,11 +900,14 @@ impl Tokenizer {
                 return Ok(samples);
             }
             sample_ts = sample_ts.saturating_add(delta);
-            let callstack = seq.interned.profile.callstack(stack_state, iid);
+            let callstack = CallstackRef {
+                incremental_state,
+                stack_state,
+                iid,
+            };
             samples.push((
                 sample_ts,
                 ProfileSample {
-                    incremental_state,
                     callstack,
                     process_priority: priority,
                 },
@@ -1223,8 +1247,11 @@ impl Tokenizer {
         x.arg_errors = arg_errors;
         // (callstack_iid first, as TrackEventEventImporter reads them)
         if let Some(iid) = ev.callstack_iid {
-            let c = interned.profile.callstack(stack_state, iid);
-            x.callstack = Some(CallstackDesc::Interned(c));
+            x.callstack = Some(CallstackDesc::Interned(CallstackRef {
+                incremental_state,
+                stack_state,
+                iid,
+            }));
         } else if let Some(b) = ev.callstack {
             x.callstack = Some(CallstackDesc::Inline(inline_callstack(b)?));
         }

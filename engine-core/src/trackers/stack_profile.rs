@@ -12,11 +12,14 @@
 //! Not modelled: JIT caches (no importer here records JIT code ranges).
 
 use crate::decoder::stack_profile::{
-    build_id_hex, FrameDesc, FrameMapping, InlineFrame, InternedCallstack, MappingDesc,
+    build_id_hex, CallstackRef, FrameDesc, FrameMapping, InlineFrame, MappingDesc, ProfileInterned,
 };
 use crate::events::Stats;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
+
+/// A string trace_processor may intern as NULL (one it never had).
+type Name = Option<Arc<str>>;
 
 /// A stack_profile_mapping row.
 pub struct MappingRow {
@@ -31,7 +34,7 @@ pub struct MappingRow {
 
 /// A stack_profile_frame row.
 pub struct FrameRow {
-    pub name: Arc<str>,
+    pub name: Name,
     pub mapping: u32,
     pub rel_pc: i64,
     pub symbol_set_id: Option<u32>,
@@ -40,7 +43,7 @@ pub struct FrameRow {
 
 /// A stack_profile_symbol row (its symbol_set_id is its id).
 pub struct SymbolRow {
-    pub name: Arc<str>,
+    pub name: Name,
     pub source_file: Option<Arc<str>>,
     pub line_number: Option<u32>,
 }
@@ -84,7 +87,7 @@ pub struct StackProfile {
     pub track_event_callstacks: Vec<TrackEventCallstackRow>,
     pub samples: Vec<SampleRow>,
     /// per mapping: its frames by (rel_pc, name)
-    frames_by_pc: HashMap<(u32, u64, Arc<str>), u32>,
+    frames_by_pc: HashMap<(u32, u64, Name), u32>,
     /// per dummy mapping: its frames by (name, source file, line)
     dummy_frames: HashMap<(u32, InlineFrame), u32>,
     callsite_ids: HashMap<(u32, Option<u32>, u32), u32>,
@@ -189,9 +192,9 @@ impl StackProfile {
     }
 
     /// VirtualMemoryMapping::CreateSymbol: its symbol set id.
-    fn symbol(&mut self, name: &Arc<str>, file: &Option<Arc<str>>, line: Option<u32>) -> u32 {
+    fn symbol(&mut self, name: &Name, file: &Option<Arc<str>>, line: Option<u32>) -> u32 {
         self.symbols.push(SymbolRow {
-            name: Arc::clone(name),
+            name: name.clone(),
             source_file: file.clone(),
             line_number: line,
         });
@@ -202,11 +205,11 @@ impl StackProfile {
     fn dummy_frame(
         &mut self,
         mapping: u32,
-        name: &Arc<str>,
+        name: &Name,
         file: &Option<Arc<str>>,
         line: Option<u32>,
     ) -> u32 {
-        let key = (mapping, (Arc::clone(name), file.clone(), line));
+        let key = (mapping, (name.clone(), file.clone(), line));
         if let Some(&id) = self.dummy_frames.get(&key) {
             return id;
         }
@@ -218,26 +221,21 @@ impl StackProfile {
 
     /// VirtualMemoryMapping::InternFrame (no JIT cache).
     fn mapped_frame(&mut self, mapping: u32, f: &FrameDesc) -> u32 {
-        let key = (mapping, f.rel_pc, Arc::clone(&f.function_name));
+        let key = (mapping, f.rel_pc, f.function_name.clone());
         if let Some(&id) = self.frames_by_pc.get(&key) {
             return id;
         }
-        let symbol = (f.source_file.is_some() || f.line_number.is_some())
+        let symbol = f
+            .symbolized
             .then(|| self.symbol(&f.function_name, &f.source_file, f.line_number));
         let id = self.push_frame(&f.function_name, mapping, f.rel_pc as i64, symbol);
         self.frames_by_pc.insert(key, id);
         id
     }
 
-    fn push_frame(
-        &mut self,
-        name: &Arc<str>,
-        mapping: u32,
-        rel_pc: i64,
-        symbol: Option<u32>,
-    ) -> u32 {
+    fn push_frame(&mut self, name: &Name, mapping: u32, rel_pc: i64, symbol: Option<u32>) -> u32 {
         self.frames.push(FrameRow {
-            name: Arc::clone(name),
+            name: name.clone(),
             mapping,
             rel_pc,
             symbol_set_id: symbol,
@@ -297,14 +295,16 @@ impl StackProfile {
     /// `upid` (None and its stats counted when it cannot be made).
     pub fn interned_callstack(
         &mut self,
-        c: &InternedCallstack,
+        profile: &ProfileInterned,
+        r: &CallstackRef,
         upid: Option<u32>,
         stats: &mut Stats,
     ) -> Option<u32> {
-        let key = (c.state, upid, c.iid);
+        let key = (r.stack_state, upid, r.iid);
         if let Some(&id) = self.cached_callstacks.get(&key) {
             return Some(id);
         }
+        let c = profile.callstack(r);
         if !c.found {
             stats.add("interned_data_tokenizer_errors", 1, None);
             stats.add("stackprofile_invalid_callstack_id", 1, None);

@@ -34,7 +34,7 @@ use super::slices::ThreadTimes;
 use super::stack_profile::{SampleRow, TrackEventCallstackRow};
 use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
-use crate::decoder::stack_profile::CallstackDesc;
+use crate::decoder::stack_profile::{CallstackDesc, ProfileInterned};
 use crate::decoder::track_event::{
     ChromeProcess, DescriptorData, MergeBehavior, ProcessDesc, ProfileSample, Reservation,
     Reservations, ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES,
@@ -108,6 +108,8 @@ pub struct TrackEventTracker {
     flows: HashMap<u64, u32>,
     /// each sequence incremental state's thread descriptor (pid, tid)
     threads: Vec<Option<(i64, i64)>>,
+    /// and its interned profiling data
+    profiles: Vec<ProfileInterned>,
     /// legacy flow v1: (id, category, name) -> a flow id of its own, and
     /// back (GetFlowIdForV1Event)
     v1_ids: HashMap<(u64, CategoryName), u64>,
@@ -134,6 +136,7 @@ impl TrackEventTracker {
         reservations: Reservations,
         first_packet_seqs: HashSet<u32>,
         threads: Vec<Option<(i64, i64)>>,
+        profiles: Vec<ProfileInterned>,
     ) -> (Self, Vec<(&'static str, u64)>) {
         let states = reservations
             .by_uuid
@@ -158,6 +161,7 @@ impl TrackEventTracker {
             flows: HashMap::default(),
             async_roots: HashMap::default(),
             threads,
+            profiles,
             v1_ids: HashMap::default(),
             v1_keys: HashMap::default(),
         };
@@ -191,18 +195,15 @@ impl TrackEventTracker {
     /// ProfileModule::ParseStreamingProfileSample: a cpu_profile_stack_sample
     /// row on the sequence's thread, else a parser log.
     fn profile_sample(&self, c: &mut Ctx, ts: i64, s: &ProfileSample) {
-        let (pid, tid) = self
-            .threads
-            .get(s.incremental_state as usize)
-            .copied()
-            .flatten()
-            .unwrap_or((0, 0));
+        let state = s.callstack.incremental_state as usize;
+        let (pid, tid) = self.threads.get(state).copied().flatten().unwrap_or((0, 0));
         let (pid, tid) = (pid as u32 as i64, tid as u32 as i64);
         let utid = c.pt.update_thread(tid, pid);
         let upid = c.pt.get_or_create_process(pid);
+        let profile = &self.profiles[state];
         match c
             .stack_profile
-            .interned_callstack(&s.callstack, Some(upid), &mut c.stats)
+            .interned_callstack(profile, &s.callstack, Some(upid), &mut c.stats)
         {
             Some(callsite) => c.stack_profile.samples.push(SampleRow {
                 ts,
@@ -853,7 +854,7 @@ impl TrackEventTracker {
                 };
                 let set = arg_set(c, &args);
                 c.counters.push(ts, track, e.counter_value, set);
-                args_parsed(c, e, a.upid);
+                args_parsed(c, &self.profiles, e, a.upid);
                 return Ok(());
             }
             // TYPE_STATE: its name is the value of its state track
@@ -893,7 +894,7 @@ impl TrackEventTracker {
                     &items,
                 );
                 if e.name.is_some() {
-                    args_parsed(c, e, a.upid);
+                    args_parsed(c, &self.profiles, e, a.upid);
                 }
                 return Ok(());
             }
@@ -954,7 +955,7 @@ impl TrackEventTracker {
                 let Some(row) = self.begin(c, track, ts, e, -1, set) else {
                     return Ok(());
                 };
-                let callsite = args_parsed(c, e, a.upid);
+                let callsite = args_parsed(c, &self.profiles, e, a.upid);
                 callstack_row(c, row, track, e, callsite);
                 if phase == b'B' && (thread_ts.is_some() || thread_instructions.is_some()) {
                     let t = ThreadTimes {
@@ -977,7 +978,7 @@ impl TrackEventTracker {
                 else {
                     return Ok(());
                 };
-                let callsite = args_parsed(c, e, a.upid);
+                let callsite = args_parsed(c, &self.profiles, e, a.upid);
                 callstack_row(c, row, track, e, callsite);
                 if !args.is_empty() {
                     match c.slices.rows[row as usize].arg_set {
@@ -1022,7 +1023,7 @@ impl TrackEventTracker {
                 let track = track_for(self, c, b'X')?;
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, dur, set) {
-                    let callsite = args_parsed(c, e, a.upid);
+                    let callsite = args_parsed(c, &self.profiles, e, a.upid);
                     callstack_row(c, row, track, e, callsite);
                     let mut t = ThreadTimes::default();
                     if thread_ts.is_some() {
@@ -1046,7 +1047,7 @@ impl TrackEventTracker {
                 }
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, 0, set) {
-                    let callsite = args_parsed(c, e, a.upid);
+                    let callsite = args_parsed(c, &self.profiles, e, a.upid);
                     callstack_row(c, row, track, e, callsite);
                     if a.utid.is_some() && (thread_ts.is_some() || thread_instructions.is_some()) {
                         let t = ThreadTimes {
@@ -1069,7 +1070,7 @@ impl TrackEventTracker {
                 ));
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, 0, set) {
-                    let callsite = args_parsed(c, e, a.upid);
+                    let callsite = args_parsed(c, &self.profiles, e, a.upid);
                     callstack_row(c, row, track, e, callsite);
                 }
             }
@@ -1360,7 +1361,12 @@ fn is_synthetic_tid(tid: i64) -> bool {
 /// (trace_processor parses them in the callback of the row they go to):
 /// their errors are counted and the event's callstack is made (ParseCallstack,
 /// with the event's process): its leaf callsite.
-fn args_parsed(c: &mut Ctx, e: &TrackEventData, upid: Option<u32>) -> Option<u32> {
+fn args_parsed(
+    c: &mut Ctx,
+    profiles: &[ProfileInterned],
+    e: &TrackEventData,
+    upid: Option<u32>,
+) -> Option<u32> {
     let (parser, lookups) = e.arg_errors();
     if parser > 0 {
         c.stats.add("track_event_parser_errors", parser, None);
@@ -1370,12 +1376,17 @@ fn args_parsed(c: &mut Ctx, e: &TrackEventData, upid: Option<u32>) -> Option<u32
     }
     let callsite = match e.callstack()? {
         CallstackDesc::Inline(frames) => return c.stack_profile.inline_callstack(frames),
-        CallstackDesc::Interned(cs) if !cs.found => {
-            // (the importer's own lookup of the iid)
-            c.stats.add("interned_data_tokenizer_errors", 1, None);
-            None
+        CallstackDesc::Interned(r) => {
+            let profile = &profiles[r.incremental_state as usize];
+            if profile.has_callstack(r.iid) {
+                c.stack_profile
+                    .interned_callstack(profile, r, upid, &mut c.stats)
+            } else {
+                // (the importer's own lookup of the iid)
+                c.stats.add("interned_data_tokenizer_errors", 1, None);
+                None
+            }
         }
-        CallstackDesc::Interned(cs) => c.stack_profile.interned_callstack(cs, upid, &mut c.stats),
     };
     if callsite.is_none() {
         c.stats.add("track_event_parser_errors", 1, None);
