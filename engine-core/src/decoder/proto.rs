@@ -370,12 +370,7 @@ impl<'s> ProtoDecoder<'s> {
         let unrelatable = self
             .clocks
             .unrelatable_default_clock(trace_clock.map(|c| c as u32));
-        if let Some(g) = unrelatable {
-            self.sink
-                .stats
-                .add("clock_sync_unrelatable_clock_domains", 1, None);
-            self.sink.unrelatable_clock = Some(g as i64);
-        }
+        self.sink.unrelatable_clock = unrelatable.map(i64::from);
         let te = std::mem::take(&mut self.track_events);
         if te.lookup_errors > 0 {
             let stat = "interned_data_tokenizer_errors";
@@ -600,33 +595,9 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(11) => {
                 let seq = self.seq_id;
-                let clocks = &mut self.clocks;
-                // delta / absolute times are CLOCK_MONOTONIC; one that does
-                // not convert is kept as it is, counted
-                let mut failure = None;
-                let mut converted = false;
-                let mut to_trace = |t: i64| {
-                    converted = true;
-                    clocks
-                        .to_trace_clock(seq, 3, t, trace_clock)
-                        .unwrap_or_else(|| {
-                            failure = Some(t);
-                            t
-                        })
-                };
-                let got = self.track_events.track_event(
-                    seq,
-                    has_seq,
-                    packet_ts,
-                    &parts.concat(),
-                    &mut to_trace,
-                )?;
-                if converted {
-                    self.sink.clock_converted();
-                }
-                if let Some(t) = failure {
-                    self.clock_failure(3, t);
-                }
+                let got = self.monotonic_times(trace_clock, |te, to_trace| {
+                    te.track_event(seq, has_seq, packet_ts, &parts.concat(), to_trace)
+                })?;
                 if let Some((ets, e)) = got {
                     let data = PacketData::TrackEvent(TrackEventPacket::Event(Box::new(e)));
                     self.sink.push_packet(ets, data);
@@ -635,26 +606,9 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(54) => {
                 let seq = self.seq_id;
-                let clocks = &mut self.clocks;
-                let (mut failure, mut converted) = (None, false);
-                let mut to_trace = |t: i64| {
-                    converted = true;
-                    clocks
-                        .to_trace_clock(seq, 3, t, trace_clock)
-                        .unwrap_or_else(|| {
-                            failure = Some(t);
-                            t
-                        })
-                };
-                let samples =
-                    self.track_events
-                        .streaming_profile(seq, &parts.concat(), &mut to_trace)?;
-                if converted {
-                    self.sink.clock_converted();
-                }
-                if let Some(t) = failure {
-                    self.clock_failure(3, t);
-                }
+                let samples = self.monotonic_times(trace_clock, |te, to_trace| {
+                    te.streaming_profile(seq, &parts.concat(), to_trace)
+                })?;
                 for (sts, sample) in samples {
                     let data =
                         PacketData::TrackEvent(TrackEventPacket::ProfileSample(Box::new(sample)));
@@ -2246,6 +2200,36 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         false
+    }
+
+    /// Runs `f` with the track event tokenizer and the conversion of its
+    /// CLOCK_MONOTONIC times (delta / absolute) to the trace's clock: a
+    /// time that does not convert is kept as it is, counted.
+    fn monotonic_times<T>(
+        &mut self,
+        trace_clock: u32,
+        f: impl FnOnce(&mut super::track_event::Tokenizer, &mut dyn FnMut(i64) -> i64) -> R<T>,
+    ) -> R<T> {
+        let seq = self.seq_id;
+        let clocks = &mut self.clocks;
+        let (mut failure, mut converted) = (None, false);
+        let mut to_trace = |t: i64| {
+            converted = true;
+            clocks
+                .to_trace_clock(seq, 3, t, trace_clock)
+                .unwrap_or_else(|| {
+                    failure = Some(t);
+                    t
+                })
+        };
+        let got = f(&mut self.track_events, &mut to_trace);
+        if converted {
+            self.sink.clock_converted();
+        }
+        if let Some(t) = failure {
+            self.clock_failure(3, t);
+        }
+        got
     }
 
     /// A timestamp `ts` of `clock` that no snapshot converts to trace

@@ -114,20 +114,13 @@ pub fn tokenizer_logs(c: &mut Ctx, logs: &[TokenizerLog]) {
 }
 
 /// The default clock (BOOTTIME) found unrelated to the trace's clock
-/// `target` (the decoder counted the stat): an analysis log, no ts.
+/// `target`: its stat and analysis log.
 pub fn unrelatable_clock(c: &mut Ctx, target: i64) {
-    const NAME: &str = "clock_sync_unrelatable_clock_domains";
-    let args = c.args.add_set(&[
+    let args = vec![
         ("source_clock_id", Some(ArgVal::Int(6))),
         ("target_clock_id", Some(ArgVal::Int(target as i128))),
-    ]);
-    c.import_logs.push(ImportLog {
-        ts: None,
-        byte_offset: None,
-        severity: severity(NAME),
-        name: NAME,
-        arg_set_id: Some(args),
-    });
+    ];
+    ImportLog::record_analysis(c, "clock_sync_unrelatable_clock_domains", args);
 }
 
 /// Timestamps that did not convert to trace time (the decoder counted
