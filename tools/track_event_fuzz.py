@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Random track event traces: the embedded engine against trace_processor.
 
-    python3 tools/track_event_fuzz.py [--first 0] [--count 50] [--tp-bin PATH]
+    python3 tools/track_event_fuzz.py [--callstacks] [--first 0] [--count 50] [--tp-bin PATH]
 
 Builds traces from a seeded generator of track event packets (descriptors
 with random parents, threads, processes, counters and states; interned
 data; defaults; events of every type and legacy phase with flows,
 annotations, log messages, delta / absolute times, clocks, losses and
 clears) and prints, per seed, the tables that differ between the two
-engines (tools/compare_tp.py). A finding list, not a test: the generator
+engines (tools/compare_tp.py). `--callstacks` generates callstack traces
+instead (`gen_callstacks`: interned mappings / frames / callstacks, inline
+callstacks, streaming profile packets). A finding list, not a test: the generator
 reaches error paths real traces rarely do. tests/test_core_decoder.py runs
 the same generator to check that every trace imports.
 """
