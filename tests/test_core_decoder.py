@@ -121,6 +121,11 @@ def test_random_track_event_traces_import():
     for seed in range(300):
         imported = core.import_proto(track_event_fuzz.gen(random.Random(seed)), f"seed-{seed}")
         assert imported.conn.execute("SELECT count(*) FROM slice").fetchone()[0] >= 0
+    # and its callstack traces (interned / inline callstacks, CPU profile samples)
+    for seed in range(100):
+        data = track_event_fuzz.gen_callstacks(random.Random(seed))
+        imported = core.import_proto(data, f"callstacks-{seed}")
+        assert imported.conn.execute("SELECT count(*) FROM stack_profile_callsite").fetchone()[0] >= 0
 
 
 def test_non_trace_bytes_raise_trace_error_naming_the_file():
