@@ -105,9 +105,6 @@ pub struct FrameDesc {
 /// An interned callstack, resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InternedCallstack {
-    /// (as `CallstackRef`)
-    pub state: u32,
-    pub iid: u64,
     /// whether the iid was interned
     pub found: bool,
     /// its frames, up to the first that failed
@@ -137,15 +134,17 @@ pub enum CallstackDesc {
     Inline(Vec<InlineFrame>),
 }
 
-/// The str of an InternedString.
-fn interned_string(b: &[u8]) -> R<Option<&[u8]>> {
-    let mut s = None;
+/// The (iid, str) of an InternedString.
+pub fn interned_string(b: &[u8]) -> R<(Option<u64>, Option<&[u8]>)> {
+    let (mut iid, mut s) = (None, None);
     for f in Fields::new(b) {
-        if let (2, Value::Bytes(v)) = f? {
-            s = Some(v);
+        match f? {
+            (1, Value::Varint(x)) => iid = Some(x),
+            (2, Value::Bytes(v)) => s = Some(v),
+            _ => {}
         }
     }
-    Ok(s)
+    Ok((iid, s))
 }
 
 /// The iid of an interned message.
@@ -185,7 +184,7 @@ impl ProfileInterned {
         };
         match field {
             5 | 17 | 18 => {
-                let s = interned_string(m)?;
+                let (_, s) = interned_string(m)?;
                 let map = match field {
                     5 => &mut self.function_names,
                     17 => &mut self.mapping_paths,
@@ -195,7 +194,7 @@ impl ProfileInterned {
                     .or_insert_with(|| s.map(|s| Arc::from(text(s))));
             }
             16 => {
-                let s = interned_string(m)?.unwrap_or(&[]);
+                let s = interned_string(m)?.1.unwrap_or(&[]);
                 self.build_ids.entry(iid).or_insert_with(|| Arc::from(s));
             }
             19 => {
@@ -355,15 +354,12 @@ impl ProfileInterned {
 
     /// An interned callstack, resolved (FindOrInsertCallstack's lookups).
     pub fn callstack(&self, r: &CallstackRef) -> InternedCallstack {
-        let (state, iid) = (r.stack_state, r.iid);
         let mut c = InternedCallstack {
-            state,
-            iid,
             found: false,
             frames: Vec::new(),
             failure: None,
         };
-        let Some(frame_ids) = self.callstacks.get(&iid) else {
+        let Some(frame_ids) = self.callstacks.get(&r.iid) else {
             return c;
         };
         c.found = true;

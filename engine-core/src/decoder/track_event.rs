@@ -35,7 +35,9 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
-use super::stack_profile::{inline_callstack, CallstackDesc, CallstackRef, ProfileInterned};
+use super::stack_profile::{
+    inline_callstack, interned_string, CallstackDesc, CallstackRef, ProfileInterned,
+};
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::trackers::tracks::ArgVal;
 
@@ -438,19 +440,6 @@ fn fixed64(v: Value<'_>) -> Option<u64> {
     }
 }
 
-/// The (iid, value) of an interned message with a string at `field`.
-fn iid_string(b: &[u8], field: u32) -> R<(Option<u64>, Option<Arc<str>>)> {
-    let (mut iid, mut s) = (None, None);
-    for f in Fields::new(b) {
-        match f? {
-            (1, Value::Varint(x)) => iid = Some(x),
-            (n, Value::Bytes(v)) if n == field => s = Some(Arc::from(text(v))),
-            _ => {}
-        }
-    }
-    Ok((iid, s))
-}
-
 /// Dots and brackets of a debug annotation name become '_' (they would
 /// read as nesting in the args key).
 fn sanitize(name: &str) -> String {
@@ -569,8 +558,8 @@ impl Tokenizer {
             }
             match num {
                 1..=3 | 20 | 29 | 43 => {
-                    let (iid, s) = iid_string(m, 2)?;
-                    got.push((num, iid, s));
+                    let (iid, s) = interned_string(m)?;
+                    got.push((num, iid, s.map(|s| Arc::from(text(s)))));
                 }
                 4 => {
                     let mut iid = None;

@@ -313,7 +313,7 @@ impl StackProfile {
         // (the frames before one that fails are made, as their callsites)
         let mut leaf = None;
         for (depth, f) in c.frames.iter().enumerate() {
-            let frame = self.frame(c.state, upid, f, stats);
+            let frame = self.frame(r.stack_state, upid, f, stats);
             leaf = Some(self.callsite(leaf, frame, depth as u32));
         }
         if let Some(failure) = &c.failure {

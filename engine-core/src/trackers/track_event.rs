@@ -955,8 +955,7 @@ impl TrackEventTracker {
                 let Some(row) = self.begin(c, track, ts, e, -1, set) else {
                     return Ok(());
                 };
-                let callsite = args_parsed(c, &self.profiles, e, a.upid);
-                callstack_row(c, row, track, e, callsite);
+                slice_args_parsed(c, &self.profiles, e, a.upid, row, track);
                 if phase == b'B' && (thread_ts.is_some() || thread_instructions.is_some()) {
                     let t = ThreadTimes {
                         ts: thread_ts,
@@ -978,8 +977,7 @@ impl TrackEventTracker {
                 else {
                     return Ok(());
                 };
-                let callsite = args_parsed(c, &self.profiles, e, a.upid);
-                callstack_row(c, row, track, e, callsite);
+                slice_args_parsed(c, &self.profiles, e, a.upid, row, track);
                 if !args.is_empty() {
                     match c.slices.rows[row as usize].arg_set {
                         Some(set) => {
@@ -1023,8 +1021,7 @@ impl TrackEventTracker {
                 let track = track_for(self, c, b'X')?;
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, dur, set) {
-                    let callsite = args_parsed(c, &self.profiles, e, a.upid);
-                    callstack_row(c, row, track, e, callsite);
+                    slice_args_parsed(c, &self.profiles, e, a.upid, row, track);
                     let mut t = ThreadTimes::default();
                     if thread_ts.is_some() {
                         t.ts = thread_ts;
@@ -1047,8 +1044,7 @@ impl TrackEventTracker {
                 }
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, 0, set) {
-                    let callsite = args_parsed(c, &self.profiles, e, a.upid);
-                    callstack_row(c, row, track, e, callsite);
+                    slice_args_parsed(c, &self.profiles, e, a.upid, row, track);
                     if a.utid.is_some() && (thread_ts.is_some() || thread_instructions.is_some()) {
                         let t = ThreadTimes {
                             ts: thread_ts,
@@ -1070,8 +1066,7 @@ impl TrackEventTracker {
                 ));
                 let set = arg_set(c, &args);
                 if let Some(row) = self.begin(c, track, ts, e, 0, set) {
-                    let callsite = args_parsed(c, &self.profiles, e, a.upid);
-                    callstack_row(c, row, track, e, callsite);
+                    slice_args_parsed(c, &self.profiles, e, a.upid, row, track);
                 }
             }
             b's' | b't' | b'f' => self.flow_v1(c, &track_for, e, phase)?,
@@ -1394,10 +1389,20 @@ fn args_parsed(
     callsite
 }
 
-/// MaybeInsertTrackEventCallstack: the callstack of the event that made or
-/// ended slice `row` on `track` (an end's as its end_callsite_id).
-fn callstack_row(c: &mut Ctx, row: u32, track: u32, e: &TrackEventData, callsite: Option<u32>) {
-    let Some(callsite) = callsite else { return };
+/// `args_parsed` for the event that made or ended slice `row` on `track`,
+/// then MaybeInsertTrackEventCallstack: the event's callstack for the
+/// slice (an end's as its end_callsite_id).
+fn slice_args_parsed(
+    c: &mut Ctx,
+    profiles: &[ProfileInterned],
+    e: &TrackEventData,
+    upid: Option<u32>,
+    row: u32,
+    track: u32,
+) {
+    let Some(callsite) = args_parsed(c, profiles, e, upid) else {
+        return;
+    };
     let end = e.type_ == Some(2);
     c.stack_profile
         .track_event_callstacks
