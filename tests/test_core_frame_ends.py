@@ -8,6 +8,13 @@ pid 10's app, expected surface frames of token 7 (display frame 100):
     312  FrameEnd cookie 2: paired with the duplicate: nothing, no error
     320  FrameEnd cookie 99: no frame has it: frame_timeline_unpaired_end_event
     330  FrameEnd without a cookie: frame_timeline_event_parser_errors
+    340  actual surface frame, cookie 3, token 8: present_type 9 and an
+         explicit prediction_type 0 are out of their enums' ranges: two
+         errors (ValidatePresentType / ValidatePredictionType), and both read
+         as 'Unspecified ...'
+    350  actual display frame, cookie 4, token 9: present_type 2 is valid
+         ('Late Present'), prediction_type 4 is not: one error
+So frame_timeline_event_parser_errors is 1 + 2 + 1 = 4.
 """
 
 from __future__ import annotations
@@ -18,8 +25,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
-from make_fixtures import (FT_EXPECTED_SURFACE, FT_FRAME_END, f_bytes, f_varint,  # noqa: E402
-                           ft_event)
+from make_fixtures import (FT_ACTUAL_DISPLAY, FT_ACTUAL_SURFACE, FT_EXPECTED_SURFACE,  # noqa: E402
+                           FT_FRAME_END, f_bytes, f_varint, ft_event)
 
 PID = 10
 
@@ -39,6 +46,13 @@ def _trace() -> bytes:
         (312, ft_event(FT_FRAME_END, f_varint(1, 2))),
         (320, ft_event(FT_FRAME_END, f_varint(1, 99))),
         (330, ft_event(FT_FRAME_END, b"")),
+        # ActualSurfaceFrameStart: present_type 6, prediction_type 10
+        (340, ft_event(FT_ACTUAL_SURFACE, f_varint(1, 3) + f_varint(2, 8) + f_varint(3, 100)
+                       + f_varint(4, PID) + f_bytes(5, b"app#0") + f_varint(6, 9)
+                       + f_varint(10, 0))),
+        # ActualDisplayFrameStart: pid 3, present_type 4, prediction_type 8
+        (350, ft_event(FT_ACTUAL_DISPLAY, f_varint(1, 4) + f_varint(2, 9) + f_varint(3, PID)
+                       + f_varint(4, 2) + f_varint(8, 4))),
     ]
     return b"".join(packet(ts, payload) for ts, payload in events)
 
@@ -48,11 +62,15 @@ STATS = ("SELECT name, value FROM stats WHERE name IN "
          "'misplaced_end_event') ORDER BY name")
 
 
-def test_ends_pair_with_cookies_a_duplicate_frame_mapped_too(load_embedded):
+def test_ends_pair_with_cookies_and_enums_out_of_range_are_errors(load_embedded):
     eng = load_embedded(_trace(), "frame_ends")
     assert eng.query("SELECT ts, dur, name, layer_name FROM expected_frame_timeline_slice"
                      ).rows() == [(300, 10, "7", "app#0")]
-    assert eng.query(STATS).rows() == [("frame_timeline_event_parser_errors", 1),
+    assert eng.query("SELECT ts, name, present_type, prediction_type "
+                     "FROM actual_frame_timeline_slice ORDER BY ts").rows() == [
+        (340, "8", "Unspecified Present", "Unspecified Prediction"),
+        (350, "9", "Late Present", "Unspecified Prediction")]
+    assert eng.query(STATS).rows() == [("frame_timeline_event_parser_errors", 4),
                                        ("frame_timeline_unpaired_end_event", 1),
                                        ("misplaced_end_event", 0)]
 
@@ -60,6 +78,6 @@ def test_ends_pair_with_cookies_a_duplicate_frame_mapped_too(load_embedded):
 @pytest.mark.tp
 def test_same_as_trace_processor(tp_diffs, tp_rows, load_embedded):
     differ, compared = tp_diffs(_trace())
-    assert "expected_frame_timeline_slice" in compared
+    assert {"expected_frame_timeline_slice", "actual_frame_timeline_slice"} <= set(compared)
     assert differ == {}
     assert load_embedded(_trace()).query(STATS).rows() == tp_rows(_trace(), STATS)

@@ -48,18 +48,11 @@ class Gap:
 
 
 # --- reasons -------------------------------------------------------------
-STATS_VALUES = ("stats the embedded engine counts differently: "
-                "frame_timeline_event_parser_errors (an actual frame event "
-                "trace_processor's parser rejects)")
 REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither the host's nor "
                   "the adopted one): trace_processor imports them with machine_id 1, the "
                   "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
 
 KNOWN_GAPS: list[Gap] = [
-    Gap("stats", ['value'], STATS_VALUES, {
-        "conformance/parser_graphics/test_actual_frame_timeline_events",
-    }),
-
     Gap("metadata", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
     Gap("process", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
     Gap("stats", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),

@@ -273,6 +273,16 @@ impl FrameTimelineTracker {
             args.push(("Layer name", Some(ArgVal::Str(layer))));
         }
         if !expected {
+            // an enum value out of range is an error (ValidatePresentType /
+            // ValidatePredictionType) and reads as the table's first name
+            let invalid = |v: Option<i64>, max: usize| v.is_some_and(|v| v < 1 || v >= max as i64);
+            let errors = invalid(d.present_type, PRESENT_TYPES.len()) as i64
+                + invalid(d.present_type_experimental, PRESENT_TYPES.len()) as i64
+                + invalid(d.prediction_type, PREDICTION_TYPES.len()) as i64;
+            if errors > 0 {
+                c.stats
+                    .add("frame_timeline_event_parser_errors", errors, None);
+            }
             let bits = d.jank_type.unwrap_or(0);
             let present = d.present_type.unwrap_or(0);
             cols.present_type = pick(&PRESENT_TYPES, present);
