@@ -357,3 +357,22 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
         diffs, compared = tp_diffs(trace)
         assert {"slice", "track", "flow", "counter", "args", "thread", "process"} <= compared
         assert diffs == {}
+
+
+@pytest.mark.tp
+@pytest.mark.parametrize("seed", range(20))
+def test_realistic_random_traces_same_as_trace_processor(seed, tp_diffs):
+    """tools/track_event_fuzz.py's realistic generator (names interned
+    before use, one kind per track uuid, clears, losses, thread descriptors,
+    legacy phases, flows, nested annotations): every table the embedded
+    engine serves equals trace_processor's."""
+    import random
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+    import track_event_fuzz
+
+    diffs, compared = tp_diffs(track_event_fuzz.gen_realistic(random.Random(seed)))
+    assert {"slice", "track", "counter", "args", "thread"} <= compared
+    assert diffs == {}

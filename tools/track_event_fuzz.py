@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Random track event traces: the embedded engine against trace_processor.
 
-    python3 tools/track_event_fuzz.py [--callstacks] [--first 0] [--count 50] [--tp-bin PATH]
+    python3 tools/track_event_fuzz.py [--callstacks | --realistic] [--first 0] [--count 50] [--tp-bin PATH]
 
 Builds traces from a seeded generator of track event packets (descriptors
 with random parents, threads, processes, counters and states; interned
@@ -10,8 +10,12 @@ annotations, log messages, delta / absolute times, clocks, losses and
 clears) and prints, per seed, the tables that differ between the two
 engines (tools/compare_tp.py). `--callstacks` generates callstack traces
 instead (`gen_callstacks`: interned mappings / frames / callstacks, inline
-callstacks, streaming profile packets). A finding list, not a test: the generator
-reaches error paths real traces rarely do. tests/test_core_decoder.py runs
+callstacks, streaming profile packets); `--realistic` generates traces shaped
+as SDK producers write them (`gen_realistic`). A finding list, not a test: the
+plain generator reaches error paths real traces rarely do (an iid used before
+it is interned, one uuid given to tracks of different kinds, unknown clocks),
+where the two engines still differ; tests/test_core_track_event.py asserts
+that realistic traces do not. tests/test_core_decoder.py runs
 the same generator to check that every trace imports.
 """
 
@@ -109,6 +113,80 @@ def gen(rng: random.Random) -> bytes:
     return t.SerializeToString()
 
 
+def gen_realistic(rng: random.Random) -> bytes:
+    """One random trace shaped as SDK producers write them (sequences 1-3):
+    each sequence starts with a clear that interns every name its events
+    use (so no iid is used before it is interned), a track uuid is one
+    track for the whole trace (one kind, pid/tid, parent, unit, name), a
+    sequence's timestamps never go back; on top of that, random clears
+    (re-interning), losses, legacy thread descriptors, nested slices,
+    counters, flows, instants, legacy phases and nested annotations. `gen`
+    reaches the error paths; this one checks the paths real traces take."""
+    t = pb.Trace()
+    uuids = [rng.randrange(1, 20) for _ in range(6)]
+    tracks: dict[int, tuple] = {}
+    started: set[int] = set()
+    now = {1: 0, 2: 0, 3: 0}
+    for _ in range(rng.randrange(1, 60)):
+        seq = rng.randrange(1, 4)
+        p = t.packet.add(trusted_packet_sequence_id=seq)
+        now[seq] += rng.randrange(0, 100)
+        p.timestamp = 1000 + now[seq]
+        if rng.random() < 0.05: p.previous_packet_dropped = 1
+        if seq not in started or rng.random() < 0.05:
+            started.add(seq)
+            p.sequence_flags, p.incremental_state_cleared = 1, True
+            for iid in (1, 2, 3):
+                p.interned_data.event_names.add(iid=iid, name=f"n{iid}")
+                p.interned_data.debug_annotation_names.add(iid=iid, name=f"ab{iid}")
+            continue
+        p.sequence_flags = 2
+        r = rng.random()
+        if r < 0.25:
+            d = p.track_descriptor
+            d.uuid = rng.choice(uuids)
+            kind, pid, tid, unit, incremental, parent, name = tracks.setdefault(d.uuid, (
+                rng.random(), rng.randrange(1, 5), rng.randrange(1, 8), rng.randrange(0, 4),
+                rng.random() < 0.5, rng.choice([u for u in uuids if u != d.uuid] + [0]),
+                rng.choice(["a", "b", None])))
+            if parent: d.parent_uuid = parent
+            if kind < 0.25: d.thread.pid, d.thread.tid = pid, tid
+            elif kind < 0.45: d.process.pid = pid
+            elif kind < 0.6: d.counter.unit, d.counter.is_incremental = unit, incremental
+            if name: d.name = name
+        elif r < 0.3:
+            p.interned_data.event_names.add(iid=rng.randrange(4, 6), name="n")
+        elif r < 0.35:
+            p.trace_packet_defaults.track_event_defaults.track_uuid = rng.choice(uuids)
+        elif r < 0.45:
+            p.thread_descriptor.pid, p.thread_descriptor.tid = rng.randrange(1, 5), rng.randrange(1, 8)
+        else:
+            e = p.track_event
+            e.type = rng.randrange(1, 5)
+            if rng.random() < 0.8: e.track_uuid = rng.choice(uuids)
+            if rng.random() < 0.5: e.name = rng.choice(["x", "y"])
+            else: e.name_iid = rng.randrange(1, 4)
+            if rng.random() < 0.3: e.categories.append("c")
+            if e.type == TE.TYPE_COUNTER: e.counter_value = rng.randrange(-5, 5)
+            if rng.random() < 0.2: e.flow_ids.append(rng.randrange(1, 3))
+            if rng.random() < 0.2: e.terminating_flow_ids.append(rng.randrange(1, 3))
+            if rng.random() < 0.2:
+                a = e.debug_annotations.add(name=rng.choice(["k", "a.b"]))
+                if rng.random() < 0.5: a.int_value = 1
+                else: a.string_value = "s"
+            if rng.random() < 0.3:
+                a = e.debug_annotations.add(name_iid=rng.randrange(1, 4))
+                a.nested_value.nested_type = 1
+                a.nested_value.dict_keys.append("q")
+                a.nested_value.dict_values.add(int_value=2)
+            if rng.random() < 0.3:
+                legacy = e.legacy_event
+                legacy.phase = ord(rng.choice("BEXIi"))
+                if legacy.phase == ord("X"): legacy.duration_us = rng.randrange(0, 5)
+                if rng.random() < 0.3: legacy.unscoped_id = rng.randrange(1, 3)
+    return t.SerializeToString()
+
+
 def gen_callstacks(rng: random.Random) -> bytes:
     """One random trace of callstacks (sequences 1-3): interned mappings,
     frames and callstacks (some iids missing, some frames without a mapping,
@@ -185,6 +263,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--callstacks", action="store_true",
                     help="random callstack traces (gen_callstacks) instead")
+    ap.add_argument("--realistic", action="store_true",
+                    help="traces shaped as SDK producers write them (gen_realistic) instead")
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--count", type=int, default=50)
     ap.add_argument("--tp-bin", default=str(REPO.parent / "shared" / "bin" / "trace_processor_shell"))
@@ -197,7 +277,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         for seed in range(a.first, a.first + a.count):
             path = Path(d) / f"seed-{seed}.pftrace"
-            make = gen_callstacks if a.callstacks else gen
+            make = gen_callstacks if a.callstacks else gen_realistic if a.realistic else gen
             path.write_bytes(make(random.Random(seed)))
             diffs = [x for x in compare_tp.compare_trace(path, a.tp_bin) if x.aspects]
             if diffs:
