@@ -376,3 +376,50 @@ def test_realistic_random_traces_same_as_trace_processor(seed, tp_diffs):
     diffs, compared = tp_diffs(track_event_fuzz.gen_realistic(random.Random(seed)))
     assert {"slice", "track", "counter", "args", "thread"} <= compared
     assert diffs == {}
+
+
+def _late_interning_trace() -> bytes:
+    """One sequence, instants on a global track (uuid 5):
+        100  name_iid 1, not interned yet in this generation
+        200  interns iid 1 = "late"
+        300  name_iid 1
+        400  clears the incremental state (a new generation: nothing interned)
+        500  name_iid 1
+    trace_processor parses the sorted events against their generation's
+    interned data as the whole trace left it: 100 and 300 are "late"; 500
+    finds nothing (NULL name, one interned_data_tokenizer_errors)."""
+    t = pb.Trace()
+
+    def packet(ts: int, flags: int = 2) -> pb.TracePacket:
+        return t.packet.add(trusted_packet_sequence_id=1, timestamp=ts, sequence_flags=flags)
+
+    first = packet(10, flags=1)
+    first.incremental_state_cleared = True
+    first.track_descriptor.uuid = 5
+    first.track_descriptor.name = "global"
+    for ts in (100, 300):
+        e = packet(ts).track_event
+        e.type, e.track_uuid, e.name_iid = pb.TrackEvent.TYPE_INSTANT, 5, 1
+    packet(200).interned_data.event_names.add(iid=1, name="late")
+    clear = packet(400, flags=1)
+    clear.incremental_state_cleared = True
+    e = packet(500).track_event
+    e.type, e.track_uuid, e.name_iid = pb.TrackEvent.TYPE_INSTANT, 5, 1
+    return t.SerializeToString()
+
+
+LATE_SLICES = "SELECT ts, name FROM slice ORDER BY ts"
+LATE_ERRORS = "SELECT value FROM stats WHERE name = 'interned_data_tokenizer_errors'"
+
+
+def test_names_interned_after_their_event_resolve_in_its_generation(load_embedded):
+    eng = load_embedded(_late_interning_trace())
+    assert eng.query(LATE_SLICES).rows() == [(100, "late"), (300, "late"), (500, None)]
+    assert eng.query(LATE_ERRORS).rows() == [(1,)]
+
+
+@pytest.mark.tp
+def test_late_interning_same_as_trace_processor(tp_rows):
+    trace = _late_interning_trace()
+    assert tp_rows(trace, LATE_SLICES) == [(100, "late"), (300, "late"), (500, None)]
+    assert tp_rows(trace, LATE_ERRORS) == [(1,)]

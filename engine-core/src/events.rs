@@ -504,6 +504,9 @@ pub struct Sink {
     pub track_event_threads: Vec<Option<(i64, i64)>>,
     /// per incremental state: its interned profiling data
     pub track_event_profiles: Vec<crate::decoder::stack_profile::ProfileInterned>,
+    /// the tokenized track events' bytes and interned data, parsed in the
+    /// replay
+    pub track_event_parser: crate::decoder::track_event::EventParser,
     /// tokenization errors with their import log: (stat, byte offset, args)
     pub tokenizer_logs: Vec<crate::trackers::import_logs::TokenizerLog>,
     /// timestamps no snapshot converted: (stat, source clock, source time,

@@ -136,6 +136,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             std::mem::take(&mut sink.first_packet_seqs),
             std::mem::take(&mut sink.track_event_threads),
             std::mem::take(&mut sink.track_event_profiles),
+            std::mem::take(&mut sink.track_event_parser),
         );
     for (stat, uuid) in reservation_errors {
         let args = vec![("track_uuid", Some(ArgVal::Uint(uuid)))];
@@ -411,6 +412,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     crate::trackers::memory::finish(&mut ctx);
     // the async slices' args, complete now, stored once per content
     track_events.close_pending_flows(&mut ctx);
+    track_events.count_parse_stats(&mut ctx);
     crate::trackers::track_event::sort_index_args(&mut ctx);
     let replaced = ctx.args.commit_pending();
     if !replaced.is_empty() {

@@ -371,7 +371,7 @@ impl<'s> ProtoDecoder<'s> {
             .clocks
             .unrelatable_default_clock(trace_clock.map(|c| c as u32));
         self.sink.unrelatable_clock = unrelatable.map(i64::from);
-        let te = std::mem::take(&mut self.track_events);
+        let mut te = std::mem::take(&mut self.track_events);
         if te.lookup_errors > 0 {
             let stat = "interned_data_tokenizer_errors";
             self.sink.stats.add(stat, te.lookup_errors, None);
@@ -380,10 +380,13 @@ impl<'s> ProtoDecoder<'s> {
             let stat = format!("{SKIPPED_STAT_PREFIX}track_event_fields");
             self.sink.stats.add(&stat, te.skipped_fields, None);
         }
-        self.sink.track_event_reservations = te.reservations;
-        self.sink.first_packet_seqs = te.first_packet_seqs.into_iter().collect();
-        self.sink.track_event_threads = te.threads;
-        self.sink.track_event_profiles = te.profiles;
+        self.sink.track_event_reservations = std::mem::take(&mut te.reservations);
+        self.sink.first_packet_seqs = std::mem::take(&mut te.first_packet_seqs)
+            .into_iter()
+            .collect();
+        self.sink.track_event_threads = std::mem::take(&mut te.threads);
+        self.sink.track_event_profiles = std::mem::take(&mut te.profiles);
+        self.sink.track_event_parser = te.into_parser();
         if self.sink.remote_machine_packets > 0 {
             let stat = format!("{SKIPPED_STAT_PREFIX}remote_machine_packets");
             let n = std::mem::take(&mut self.sink.remote_machine_packets);
@@ -595,8 +598,16 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(11) => {
                 let seq = self.seq_id;
+                let joined;
+                let event = match parts.as_slice() {
+                    [one] => *one,
+                    _ => {
+                        joined = parts.concat();
+                        &joined
+                    }
+                };
                 let got = self.monotonic_times(trace_clock, |te, to_trace| {
-                    te.track_event(seq, has_seq, packet_ts, &parts.concat(), to_trace)
+                    te.track_event(seq, has_seq, packet_ts, event, to_trace)
                 })?;
                 if let Some((ets, e)) = got {
                     let data = PacketData::TrackEvent(TrackEventPacket::Event(Box::new(e)));

@@ -10,9 +10,11 @@
 //! - TrackDescriptors reserve their tracks here (`Reservations`), before
 //!   the events are sorted; the replay resolves and creates them
 //!   (`trackers::track_event`);
-//! - each TrackEvent becomes a `TrackEventData` at its timestamp with its
-//!   strings resolved, its counter value made absolute, its args built and
-//!   its callstack resolved (`decoder::stack_profile`);
+//! - each TrackEvent is tokenized (`TokenizedEvent`: its timestamp, its
+//!   counter values and thread times made absolute, its bytes kept); the
+//!   replay parses it (`EventParser`: a `TrackEventData` with its strings
+//!   resolved and its args built), as trace_processor parses the sorted
+//!   event;
 //! - each StreamingProfilePacket sample becomes a `ProfileSample` at its
 //!   own time (ProfileModule::TokenizeStreamingProfilePacket: its deltas
 //!   advance the sequence's track event time).
@@ -22,11 +24,11 @@
 //! gone; the thread descriptor kept), a loss keeps interned data, defaults
 //! and the thread descriptor but drops the delta state. An iid interned
 //! twice keeps its first message, as IncrementalState::InternMessage. Names,
-//! categories and args are resolved when the event is decoded, with the
-//! sequence's state at that point (trace_processor resolves against the
-//! same generation later, which differs only if a producer interned an iid
-//! after using it); callstacks are resolved in the replay against all
-//! their IncrementalState was given, as trace_processor does.
+//! categories, args and callstacks are resolved in the replay against all
+//! their IncrementalState was given (data interned after the event on its
+//! sequence included), as trace_processor does. An event held until the
+//! replay is its bytes and a few words, not its decoded strings and args
+//! (as trace_processor keeps the packet).
 //!
 //! Not imported, counted in `artscope_skipped_track_event_fields` (one per
 //! event that has any): raw legacy phases, JSON and proto-typed debug
@@ -237,8 +239,8 @@ pub struct Legacy {
     pub id_scope: Option<String>,
 }
 
-/// One TrackEvent, decoded: what TrackEventEventImporter reads. (Kept for
-/// every event until the replay: the parts most events lack are boxed.)
+/// One TrackEvent, parsed in the replay (`EventParser::parse`): what
+/// TrackEventEventImporter reads. (The parts most events lack are boxed.)
 #[derive(Debug, Clone, Default)]
 pub struct TrackEventData {
     pub seq_id: u32,
@@ -329,6 +331,32 @@ impl TrackEventData {
     }
 }
 
+/// One TrackEvent as TrackEventTokenizer leaves it for the sorter: what
+/// depends on its sequence's running state (delta times, incremental
+/// counters, defaults) resolved, the rest kept as its bytes.
+#[derive(Debug, Clone)]
+pub struct TokenizedEvent {
+    seq_id: u32,
+    incremental_state: u32,
+    stack_state: u32,
+    /// the sequence's TrackEventDefaults.track_uuid
+    default_track_uuid: Option<u64>,
+    /// absolute (incremental counters summed, the unit multiplier applied)
+    counter_value: f64,
+    /// thread time / instruction count and extra counters, when present
+    times: Option<Box<TokenizedTimes>>,
+    /// the TrackEvent's bytes: `EventParser::bytes[start..start + len]`
+    start: usize,
+    len: u32,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+struct TokenizedTimes {
+    thread_ts: Option<i64>,
+    thread_instruction_count: Option<i64>,
+    extra_counters: Vec<(u64, f64)>,
+}
+
 /// One sample of a StreamingProfilePacket (Chrome's CPU profiler), at its
 /// own time: what ProfileModule::ParseStreamingProfileSample reads.
 #[derive(Debug, Clone)]
@@ -344,7 +372,7 @@ pub enum TrackEventPacket {
     Descriptor(Box<DescriptorData>),
     ThreadDescriptor(ThreadDesc),
     ProcessDescriptor(Box<ProcessDesc>),
-    Event(Box<TrackEventData>),
+    Event(Box<TokenizedEvent>),
     ProfileSample(Box<ProfileSample>),
 }
 
@@ -387,7 +415,6 @@ struct DeltaState {
 
 #[derive(Default)]
 struct Seq {
-    interned: Interned,
     defaults: Option<Defaults>,
     /// its IncrementalState: an index into `Tokenizer::threads`
     incremental_state: Option<u32>,
@@ -404,16 +431,19 @@ pub struct Tokenizer {
     pub reservations: Reservations,
     /// sequences that had a packet with first_packet_on_sequence
     pub first_packet_seqs: std::collections::HashSet<u32>,
-    /// interned lookups of event names and categories that failed
-    /// (interned_data_tokenizer_errors)
+    /// interned messages without an iid (interned_data_tokenizer_errors;
+    /// failed lookups are counted by `EventParser`)
     pub lookup_errors: i64,
     /// tokenization errors: their stat and import log args (the decoder
     /// adds the packet's offset)
     pub logs: Vec<(&'static str, Vec<(&'static str, ArgVal)>)>,
-    /// events with a part not imported
+    /// descriptors with a part not imported (events': `EventParser`)
     pub skipped_fields: i64,
-    /// args keys, shared by the events that use them
-    keys: HashMap<String, Arc<str>>,
+    /// per IncrementalState: its interned track event data (a loss shares
+    /// it with the next one, copied on the next write)
+    interned: Vec<Arc<Interned>>,
+    /// the tokenized events' bytes
+    event_bytes: Vec<u8>,
     /// per IncrementalState (a new one at each clear or loss of a
     /// sequence): its thread descriptor (pid, tid), the last one set
     pub threads: Vec<Option<(i64, i64)>>,
@@ -466,6 +496,7 @@ impl Tokenizer {
                 s.incremental_state = Some(n);
                 self.threads.push(None);
                 self.profiles.push(ProfileInterned::default());
+                self.interned.push(Arc::default());
                 n
             }
         }
@@ -489,12 +520,13 @@ impl Tokenizer {
         let i = self.incremental_state(seq_id) as usize;
         let thread = self.threads[i];
         self.threads.push(thread);
-        let profile = if keep_interned {
-            self.profiles[i].clone()
+        let (profile, interned) = if keep_interned {
+            (self.profiles[i].clone(), Arc::clone(&self.interned[i]))
         } else {
-            ProfileInterned::default()
+            Default::default()
         };
         self.profiles.push(profile);
+        self.interned.push(interned);
         (self.threads.len() - 1) as u32
     }
 
@@ -583,7 +615,8 @@ impl Tokenizer {
         let missing = got.iter().filter(|g| g.1.is_none()).count()
             + locations.iter().filter(|l| l.0.is_none()).count();
         self.lookup_errors += missing as i64;
-        let interned = &mut self.seq(seq_id).interned;
+        let state = self.incremental_state(seq_id) as usize;
+        let interned = Arc::make_mut(&mut self.interned[state]);
         for (num, iid, s) in got {
             let Some(iid) = iid else { continue };
             let map = match num {
@@ -924,7 +957,7 @@ impl Tokenizer {
         packet_ts: Option<i64>,
         b: &[u8],
         monotonic_to_trace: &mut dyn FnMut(i64) -> i64,
-    ) -> R<Option<(i64, TrackEventData)>> {
+    ) -> R<Option<(i64, TokenizedEvent)>> {
         let ev = RawEvent::parse(b)?;
         if !has_seq {
             self.log("track_event_missing_sequence_id", vec![]);
@@ -962,14 +995,8 @@ impl Tokenizer {
         if convert {
             ts = monotonic_to_trace(ts);
         }
-        let mut data = TrackEventData {
-            seq_id,
-            type_: ev.type_,
-            track_uuid: ev.track_uuid,
-            incremental_state,
-            ..Default::default()
-        };
-        let mut x = TrackEventExtra::default();
+        let mut times = TokenizedTimes::default();
+        let mut counter_value = 0.0;
         if let Some(d) = ev.thread_time_delta_us {
             if !seq.delta.valid {
                 self.log(
@@ -979,9 +1006,9 @@ impl Tokenizer {
                 return Ok(None);
             }
             seq.delta.thread_ts = seq.delta.thread_ts.saturating_add(d.saturating_mul(1000));
-            x.thread_ts = Some(seq.delta.thread_ts);
+            times.thread_ts = Some(seq.delta.thread_ts);
         } else if let Some(a) = ev.thread_time_absolute_us {
-            x.thread_ts = Some(a.saturating_mul(1000));
+            times.thread_ts = Some(a.saturating_mul(1000));
         }
         if let Some(d) = ev.thread_instruction_delta {
             if !seq.delta.valid {
@@ -992,12 +1019,11 @@ impl Tokenizer {
                 return Ok(None);
             }
             seq.delta.thread_instructions = seq.delta.thread_instructions.saturating_add(d);
-            x.thread_instruction_count = Some(seq.delta.thread_instructions);
+            times.thread_instruction_count = Some(seq.delta.thread_instructions);
         } else if let Some(a) = ev.thread_instruction_absolute {
-            x.thread_instruction_count = Some(a);
+            times.thread_instruction_count = Some(a);
         }
         let defaults = seq.defaults.clone().unwrap_or_default();
-        data.default_track_uuid = defaults.track_uuid;
         if ev.type_ == Some(4) {
             let Some(uuid) = ev.track_uuid.or(defaults.track_uuid) else {
                 self.log("track_event_counter_missing_track_uuid", vec![]);
@@ -1017,7 +1043,7 @@ impl Tokenizer {
                 );
                 return Ok(None);
             };
-            data.counter_value = v;
+            counter_value = v;
         }
         if ev.type_ == Some(5) && ev.track_uuid.or(defaults.track_uuid).is_none() {
             self.log("track_event_state_missing_track_uuid", vec![]);
@@ -1055,7 +1081,7 @@ impl Tokenizer {
                     );
                     return Ok(None);
                 };
-                if x.extra_counters.len() >= 8 {
+                if times.extra_counters.len() >= 8 {
                     self.log(
                         "track_event_extra_counter_exceeds_max",
                         vec![("packet_sequence_id", ArgVal::Uint(seq_id as u64))],
@@ -1069,11 +1095,100 @@ impl Tokenizer {
                     );
                     return Ok(None);
                 };
-                x.extra_counters.push((uuid, v));
+                times.extra_counters.push((uuid, v));
             }
         }
-        let seq = &self.seqs[&seq_id];
-        let interned = &seq.interned;
+        let start = self.event_bytes.len();
+        self.event_bytes.extend_from_slice(b);
+        Ok(Some((
+            ts,
+            TokenizedEvent {
+                seq_id,
+                incremental_state,
+                stack_state,
+                default_track_uuid: defaults.track_uuid,
+                counter_value,
+                times: (times != TokenizedTimes::default()).then(|| Box::new(times)),
+                start,
+                len: b.len() as u32,
+            },
+        )))
+    }
+
+    /// What the replay parses the tokenized events with.
+    pub fn into_parser(self) -> EventParser {
+        EventParser {
+            interned: self.interned,
+            bytes: self.event_bytes,
+            ..Default::default()
+        }
+    }
+
+    /// ConvertToAbsoluteCounterValue: None when `uuid` is not a reserved
+    /// counter track.
+    fn absolute_counter_value(&mut self, seq_id: u32, uuid: u64, mut v: f64) -> Option<f64> {
+        let r = self.reservations.by_uuid.get(&uuid)?;
+        if !r.is_counter {
+            return None;
+        }
+        let c = r.counter.as_ref()?;
+        if c.unit_multiplier > 0 {
+            v *= c.unit_multiplier as f64;
+        }
+        if c.is_incremental {
+            let acc = self.seq(seq_id).delta.counters.entry(uuid).or_insert(0.0);
+            *acc += v;
+            v = *acc;
+        }
+        Some(v)
+    }
+}
+
+/// Parses the tokenized track events in the replay (what
+/// TrackEventParser / TrackEventEventImporter read of an event), each
+/// against its IncrementalState as the whole trace left it.
+#[derive(Default)]
+pub struct EventParser {
+    /// per IncrementalState: its interned track event data
+    interned: Vec<Arc<Interned>>,
+    /// the tokenized events' bytes
+    bytes: Vec<u8>,
+    /// args keys, shared by the events that use them
+    keys: HashMap<String, Arc<str>>,
+    /// failed interned lookups of event names and categories
+    /// (interned_data_tokenizer_errors; the args' are counted where they
+    /// are used)
+    pub lookup_errors: i64,
+    /// events with a part not imported
+    pub skipped_fields: i64,
+}
+
+impl EventParser {
+    /// The event `t`, parsed (its bytes parsed once already when it was
+    /// tokenized).
+    pub fn parse(&mut self, t: &TokenizedEvent) -> R<TrackEventData> {
+        let ev = RawEvent::parse(&self.bytes[t.start..t.start + t.len as usize])?;
+        let (incremental_state, stack_state) = (t.incremental_state, t.stack_state);
+        let mut data = TrackEventData {
+            seq_id: t.seq_id,
+            incremental_state,
+            type_: ev.type_,
+            track_uuid: ev.track_uuid,
+            default_track_uuid: t.default_track_uuid,
+            counter_value: t.counter_value,
+            ..Default::default()
+        };
+        let mut x = TrackEventExtra::default();
+        if let Some(times) = &t.times {
+            x.thread_ts = times.thread_ts;
+            x.thread_instruction_count = times.thread_instruction_count;
+            x.extra_counters = times.extra_counters.clone();
+        }
+        let no_interned = Interned::default();
+        let interned = self
+            .interned
+            .get(incremental_state as usize)
+            .map_or(&no_interned, |i| &**i);
         let lookup_errors = std::cell::Cell::new(0i64);
         let lookup = |map: &HashMap<u64, Arc<str>>, iid: u64| -> Option<Arc<str>> {
             let s = map.get(&iid).cloned();
@@ -1271,26 +1386,7 @@ impl Tokenizer {
         if x != TrackEventExtra::default() {
             data.extra = Some(Box::new(x));
         }
-        Ok(Some((ts, data)))
-    }
-
-    /// ConvertToAbsoluteCounterValue: None when `uuid` is not a reserved
-    /// counter track.
-    fn absolute_counter_value(&mut self, seq_id: u32, uuid: u64, mut v: f64) -> Option<f64> {
-        let r = self.reservations.by_uuid.get(&uuid)?;
-        if !r.is_counter {
-            return None;
-        }
-        let c = r.counter.as_ref()?;
-        if c.unit_multiplier > 0 {
-            v *= c.unit_multiplier as f64;
-        }
-        if c.is_incremental {
-            let acc = self.seq(seq_id).delta.counters.entry(uuid).or_insert(0.0);
-            *acc += v;
-            v = *acc;
-        }
-        Some(v)
+        Ok(data)
     }
 }
 

@@ -36,8 +36,8 @@ use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
 use crate::decoder::stack_profile::{CallstackDesc, ProfileInterned};
 use crate::decoder::track_event::{
-    ChromeProcess, DescriptorData, MergeBehavior, ProcessDesc, ProfileSample, Reservation,
-    Reservations, ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES,
+    ChromeProcess, DescriptorData, EventParser, MergeBehavior, ProcessDesc, ProfileSample,
+    Reservation, Reservations, ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES,
     DEFAULT_TRACK_UUID,
 };
 
@@ -110,6 +110,8 @@ pub struct TrackEventTracker {
     threads: Vec<Option<(i64, i64)>>,
     /// and its interned profiling data
     profiles: Vec<ProfileInterned>,
+    /// parses the tokenized events
+    parser: EventParser,
     /// legacy flow v1: (id, category, name) -> a flow id of its own, and
     /// back (GetFlowIdForV1Event)
     v1_ids: HashMap<(u64, CategoryName), u64>,
@@ -137,6 +139,7 @@ impl TrackEventTracker {
         first_packet_seqs: HashSet<u32>,
         threads: Vec<Option<(i64, i64)>>,
         profiles: Vec<ProfileInterned>,
+        parser: EventParser,
     ) -> (Self, Vec<(&'static str, u64)>) {
         let states = reservations
             .by_uuid
@@ -162,10 +165,27 @@ impl TrackEventTracker {
             async_roots: HashMap::default(),
             threads,
             profiles,
+            parser,
             v1_ids: HashMap::default(),
             v1_keys: HashMap::default(),
         };
         (t, reservations.errors)
+    }
+
+    /// The stats of the events' parsing, at the end of the replay.
+    pub fn count_parse_stats(&self, c: &mut Ctx) {
+        let p = &self.parser;
+        if p.lookup_errors > 0 {
+            c.stats
+                .add("interned_data_tokenizer_errors", p.lookup_errors, None);
+        }
+        if p.skipped_fields > 0 {
+            let stat = format!(
+                "{}track_event_fields",
+                crate::decoder::proto::SKIPPED_STAT_PREFIX
+            );
+            c.stats.add(&stat, p.skipped_fields, None);
+        }
     }
 
     /// One packet of the track event family at `ts`.
@@ -183,8 +203,10 @@ impl TrackEventTracker {
             TrackEventPacket::ProcessDescriptor(pd) => {
                 process_descriptor(c, pd);
             }
-            TrackEventPacket::Event(e) => {
-                if self.event(c, ts, e).is_err() {
+            TrackEventPacket::Event(t) => {
+                // (its bytes parsed when it was tokenized: parsing succeeds)
+                let parsed = self.parser.parse(t);
+                if parsed.map_or(true, |e| self.event(c, ts, &e).is_err()) {
                     c.stats.add("track_event_parser_errors", 1, None);
                 }
             }

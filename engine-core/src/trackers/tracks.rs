@@ -121,9 +121,14 @@ pub struct Args {
     /// the sets `add_set_unique` made, stored once only by `commit_pending`
     pending: Vec<i64>,
     /// the rows of each such set while it may grow (`extend_set` updates
-    /// a key it already has)
-    growing: HashMap<i64, Vec<u32>>,
+    /// a key it already has), by set id: the run of rows its first args
+    /// made (start, len; NOT_GROWING for the other sets) ...
+    growing: Vec<(u32, u32)>,
+    /// ... and the rows added to it later (few sets grow)
+    grown: HashMap<i64, Vec<u32>>,
 }
+
+const NOT_GROWING: (u32, u32) = (u32::MAX, 0);
 
 impl Args {
     /// Adds one arg set (None values skipped) and returns its id; a set
@@ -132,11 +137,15 @@ impl Args {
     /// e.g. the same dimensions of two tracks, the `packet_ts` of every
     /// power rail sample of a packet, repeated print events' args).
     pub fn add_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
-        let content = content_hash(items);
+        let content = content_hash(
+            items
+                .iter()
+                .filter_map(|(k, v)| v.as_ref().map(|v| (k.as_ref(), v.hashed()))),
+        );
         if let Some(&id) = self.by_content.get(&content) {
             return id;
         }
-        let id = self.new_set(items);
+        let id = self.new_set(items, false);
         self.by_content.insert(content, id);
         id
     }
@@ -146,18 +155,29 @@ impl Args {
     /// row's args when its event completes, storing equal sets once:
     /// `commit_pending` does that at the end of the import.
     pub fn add_set_unique<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
-        let id = self.next_id;
-        self.growing.insert(id, Vec::new());
-        self.new_set(items);
+        let id = self.new_set(items, true);
         self.pending.push(id);
         id
     }
 
-    fn new_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
+    fn new_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)], growing: bool) -> i64 {
         let set_id = self.next_id;
         self.next_id += 1;
+        self.growing.resize(set_id as usize, NOT_GROWING);
+        self.growing.push(if growing {
+            (self.rows.len() as u32, 0)
+        } else {
+            NOT_GROWING
+        });
         self.extend_set(set_id, items);
         set_id
+    }
+
+    /// The rows of `set_id` if it may still grow.
+    fn growing_rows(&self, set_id: i64) -> Option<impl Iterator<Item = u32> + '_> {
+        let &(start, len) = self.growing.get(usize::try_from(set_id).ok()?)?;
+        let later = self.grown.get(&set_id).map_or(&[][..], |v| v.as_slice());
+        (start != NOT_GROWING.0).then(|| (start..start + len).chain(later.iter().copied()))
     }
 
     /// Stores each `add_set_unique` set, as completed, once with any equal
@@ -165,21 +185,34 @@ impl Args {
     /// (their rows are removed; the caller repoints what referenced them).
     pub fn commit_pending(&mut self) -> HashMap<i64, i64> {
         self.growing.clear();
-        let pending: std::collections::HashSet<i64> = self.pending.drain(..).collect();
-        let mut content: HashMap<i64, Vec<(&str, Option<ArgVal>)>> = HashMap::default();
-        for r in self.rows.iter().filter(|r| pending.contains(&r.set_id)) {
-            let key = &*self.keys[r.key as usize];
-            content
-                .entry(r.set_id)
-                .or_default()
-                .push((key, Some(r.value.to_arg())));
-        }
-        let mut ids: Vec<i64> = pending.into_iter().collect();
-        ids.sort_unstable();
+        self.grown.clear();
         let mut replaced = HashMap::default();
+        if self.pending.is_empty() {
+            return replaced;
+        }
+        // (set ids are dense: a flag per set)
+        let mut is_pending = vec![false; self.next_id.max(0) as usize];
+        for &id in &self.pending {
+            is_pending[id as usize] = true;
+        }
+        let mut ids = std::mem::take(&mut self.pending);
+        ids.sort_unstable();
+        ids.dedup();
+        // the pending sets' rows, grouped by set in row order (a stable sort)
+        let mut rows: Vec<u32> = (0..self.rows.len() as u32)
+            .filter(|&r| is_pending[self.rows[r as usize].set_id as usize])
+            .collect();
+        rows.sort_by_key(|&r| self.rows[r as usize].set_id);
+        let mut next_row = 0;
         for id in ids {
-            let items = content.remove(&id).unwrap_or_default();
-            let hash = content_hash(&items);
+            let first = next_row;
+            while next_row < rows.len() && self.rows[rows[next_row] as usize].set_id == id {
+                next_row += 1;
+            }
+            let hash = content_hash(rows[first..next_row].iter().map(|&r| {
+                let row = &self.rows[r as usize];
+                (&*self.keys[row.key as usize], row.value.hashed())
+            }));
             match self.by_content.get(&hash) {
                 Some(&equal) => {
                     replaced.insert(id, equal);
@@ -213,12 +246,21 @@ impl Args {
                 ArgVal::NullStr => ArgValue::NullStr,
                 ArgVal::Pointer(p) => ArgValue::Pointer(*p as i64),
             };
-            if let Some(rows) = self.growing.get_mut(&set_id) {
-                if let Some(&r) = rows.iter().find(|&&r| self.rows[r as usize].key == key) {
+            let found = self
+                .growing_rows(set_id)
+                .map(|mut rows| rows.find(|&r| self.rows[r as usize].key == key));
+            if let Some(found) = found {
+                if let Some(r) = found {
                     self.rows[r as usize].value = value;
                     continue;
                 }
-                rows.push(self.rows.len() as u32);
+                let row = self.rows.len() as u32;
+                let (start, len) = &mut self.growing[set_id as usize];
+                if row == *start + *len {
+                    *len += 1;
+                } else {
+                    self.grown.entry(set_id).or_default().push(row);
+                }
             }
             self.rows.push(ArgRow { set_id, key, value });
         }
@@ -226,7 +268,7 @@ impl Args {
 
     /// Whether `set_id` was made by `add_set_unique` and may still grow.
     pub fn is_growing(&self, set_id: i64) -> bool {
-        self.growing.contains_key(&set_id)
+        self.growing_rows(set_id).is_some()
     }
 
     /// The set `set_id`'s args (key, value), in row order.
@@ -248,8 +290,8 @@ impl Args {
         let Some(&key) = self.key_ids.get(key) else {
             return false;
         };
-        match self.growing.get(&set_id) {
-            Some(rows) => rows.iter().any(|&r| self.rows[r as usize].key == key),
+        match self.growing_rows(set_id) {
+            Some(mut rows) => rows.any(|r| self.rows[r as usize].key == key),
             None => self.rows.iter().any(|r| r.set_id == set_id && r.key == key),
         }
     }
@@ -268,23 +310,63 @@ impl Args {
 /// A 64-bit hash of an arg set's content (None values are no args; each
 /// value's type counts), as trace_processor's ArgSetHash. Hashed field by
 /// field (SipHash), without formatting the set.
-fn content_hash<K: AsRef<str>>(items: &[(K, Option<ArgVal>)]) -> u64 {
+fn content_hash<'a>(args: impl Iterator<Item = (&'a str, Hashed<'a>)>) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    for (key, value) in items {
-        let Some(value) = value else { continue };
-        key.as_ref().hash(&mut h);
+    for (key, value) in args {
+        key.hash(&mut h);
         match value {
-            ArgVal::Int(i) => (0u8, *i).hash(&mut h),
-            ArgVal::Uint(u) => (1u8, *u).hash(&mut h),
-            ArgVal::Real(r) => (2u8, r.to_bits()).hash(&mut h),
-            ArgVal::Str(s) => (3u8, s.as_str()).hash(&mut h),
-            ArgVal::Bool(b) => (4u8, *b).hash(&mut h),
-            ArgVal::NullStr => 5u8.hash(&mut h),
-            ArgVal::Pointer(p) => (6u8, *p).hash(&mut h),
+            Hashed::Int(i) => (0u8, i).hash(&mut h),
+            Hashed::Uint(u) => (1u8, u).hash(&mut h),
+            Hashed::Real(bits) => (2u8, bits).hash(&mut h),
+            Hashed::Str(s) => (3u8, s).hash(&mut h),
+            Hashed::Bool(b) => (4u8, b).hash(&mut h),
+            Hashed::NullStr => 5u8.hash(&mut h),
+            Hashed::Pointer(p) => (6u8, p).hash(&mut h),
         }
     }
     h.finish()
+}
+
+/// An arg's value as `content_hash` reads it: the same for a value given
+/// (`ArgVal`) and the same value stored (`ArgValue`).
+enum Hashed<'a> {
+    Int(i128),
+    Uint(u64),
+    Real(u64),
+    Str(&'a str),
+    Bool(bool),
+    NullStr,
+    Pointer(u64),
+}
+
+impl ArgVal {
+    fn hashed(&self) -> Hashed<'_> {
+        match self {
+            ArgVal::Int(i) => Hashed::Int(*i),
+            ArgVal::Uint(u) => Hashed::Uint(*u),
+            ArgVal::Real(r) => Hashed::Real(r.to_bits()),
+            ArgVal::Str(s) => Hashed::Str(s),
+            ArgVal::Bool(b) => Hashed::Bool(*b),
+            ArgVal::NullStr => Hashed::NullStr,
+            ArgVal::Pointer(p) => Hashed::Pointer(*p),
+        }
+    }
+}
+
+impl ArgValue {
+    /// As `to_arg()`'s value hashes.
+    fn hashed(&self) -> Hashed<'_> {
+        match self {
+            ArgValue::Int(i) => Hashed::Int(*i as i128),
+            ArgValue::Uint(u) => Hashed::Uint(*u as u64),
+            ArgValue::Real(r) => Hashed::Real(r.to_bits()),
+            ArgValue::Str(s) => Hashed::Str(s),
+            ArgValue::Bool(b) => Hashed::Bool(*b),
+            ArgValue::NullStr => Hashed::NullStr,
+            ArgValue::Pointer(p) => Hashed::Pointer(*p as u64),
+        }
+    }
 }
 
 /// An arg's flat_key: its key without array indices ("args[0]" -> "args"),
