@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -64,7 +63,7 @@ def synth(events: int, seed: int = 1) -> bytes:
 
 
 CHILD = """
-import resource, sys, time
+import sys, time
 sys.path.insert(0, {pyanalysis!r})
 from artscope.engines.embedded import EmbeddedEngine
 c0, w0 = time.process_time(), time.perf_counter()
@@ -72,7 +71,10 @@ eng = EmbeddedEngine()
 eng.load({path!r})
 n = eng.query("SELECT count(*) AS n FROM slice")["n"][0]
 c1, w1 = time.process_time(), time.perf_counter()
-rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# VmHWM: this process's own peak (ru_maxrss would keep the forking
+# parent's, which held the synthetic trace, across the exec)
+rss = next(int(line.split()[1]) for line in open("/proc/self/status")
+           if line.startswith("VmHWM:")) / 1024
 print(f"{{w1 - w0:.2f}} {{c1 - c0:.2f}} {{rss:.0f}} {{n}}")
 """
 
