@@ -210,6 +210,12 @@ pub struct ProtoDecoder<'s> {
     offset: usize,
     /// Track event packets' per-sequence state and descriptor tracks.
     track_events: super::track_event::Tokenizer,
+    /// Packets whose timestamp no clock snapshot converted yet, before any
+    /// event was pushed: (bytes, offset), retried once every packet is read
+    /// (ProtoTraceReader's eof_deferred_packets_).
+    deferred: Vec<(Vec<u8>, usize)>,
+    /// Every packet was read: the deferred ones are being retried.
+    eof: bool,
 }
 
 /// A packet sequence's losses, counted as trace_processor's ProtoTraceReader
@@ -323,6 +329,8 @@ impl<'s> ProtoDecoder<'s> {
             seq_loss: HashMap::default(),
             offset: 0,
             track_events: Default::default(),
+            deferred: Vec::new(),
+            eof: false,
         }
     }
 
@@ -335,22 +343,22 @@ impl<'s> ProtoDecoder<'s> {
             let mark = self.mark();
             self.keep_on_error = false;
             self.offset = raw.as_ptr() as usize - data.as_ptr() as usize;
-            if self.packet(raw).is_err() {
+            if self.packet(raw, false).is_err() {
                 if !self.keep_on_error {
                     self.rollback(mark);
                 }
                 self.bad_packets += 1;
             }
-            // the track event tokenizer's errors: a stat and an import log
-            // at the packet's offset each
-            for (stat, args) in self.track_events.logs.drain(..) {
-                self.sink.stats.add(stat, 1, None);
-                self.sink.tokenizer_logs.push(TokenizerLog {
-                    name: stat,
-                    offset: self.offset as i64,
-                    args,
-                });
-            }
+            self.tokenizer_logs();
+        }
+        // the packets deferred for their clock, now that every snapshot
+        // is known (OnPushDataToSorter): converted, else dropped
+        self.eof = true;
+        for (raw, offset) in std::mem::take(&mut self.deferred) {
+            self.offset = offset;
+            // (it parsed once: it parses again)
+            let _ = self.packet(&raw, true);
+            self.tokenizer_logs();
         }
         self.sink.cpu_per_uid_totals = self.cpu_per_uid.totals();
         if truncated {
@@ -405,6 +413,19 @@ impl<'s> ProtoDecoder<'s> {
         packets.len() as i64 - self.bad_packets
     }
 
+    /// The track event tokenizer's errors: a stat and an import log at the
+    /// packet's offset each.
+    fn tokenizer_logs(&mut self) {
+        for (stat, args) in self.track_events.logs.drain(..) {
+            self.sink.stats.add(stat, 1, None);
+            self.sink.tokenizer_logs.push(TokenizerLog {
+                name: stat,
+                offset: self.offset as i64,
+                args,
+            });
+        }
+    }
+
     fn mark(&self) -> [usize; 11] {
         let s = &*self.sink;
         [
@@ -437,7 +458,10 @@ impl<'s> ProtoDecoder<'s> {
         s.trace_configs.truncate(m[9]);
     }
 
-    fn packet(&mut self, raw: &[u8]) -> R<()> {
+    /// One TracePacket; `retry`: a packet deferred for its clock, read again
+    /// at the end (its sequence flags, defaults and interned data were
+    /// handled the first time).
+    fn packet(&mut self, raw: &[u8], retry: bool) -> R<()> {
         let mut ts: Option<i64> = None;
         let mut clock: Option<u32> = None;
         let mut cleared = false;
@@ -502,10 +526,14 @@ impl<'s> ProtoDecoder<'s> {
             self.sink.remote_machine_packets += 1;
             return Ok(());
         }
+        if retry {
+            // (only its timestamp and data are read again)
+            (cleared, dropped, defaults, interned) = (false, 0, None, None);
+        }
         if first_on_sequence {
             self.track_events.first_packet_seqs.insert(self.seq_id);
         }
-        let skip = self.count_loss(has_seq, cleared, dropped, flags);
+        let skip = !retry && self.count_loss(has_seq, cleared, dropped, flags);
         if cleared {
             // the sequence's incremental state starts over (CpuPerUidData
             // sends absolute times again; interned kernel symbols go)
@@ -540,12 +568,12 @@ impl<'s> ProtoDecoder<'s> {
             .metadata
             .get_int("trace_time_clock_id")
             .unwrap_or(6) as u32;
+        let mut unconverted = None;
         if let (Some(t), Some(c)) = (ts, clock) {
-            ts = Some(
-                self.clocks
-                    .to_trace_clock(self.seq_id, c, t, trace_clock)
-                    .unwrap_or(t),
-            );
+            match self.clocks.to_trace_clock(self.seq_id, c, t, trace_clock) {
+                Some(x) => ts = Some(x),
+                None => unconverted = Some((c, t)),
+            }
         }
         if let Some(b) = interned {
             if !has_seq {
@@ -569,6 +597,19 @@ impl<'s> ProtoDecoder<'s> {
         }
         if skip {
             // SEQ_NEEDS_INCREMENTAL_STATE while the state is invalid
+            return Ok(());
+        }
+        if let Some((c, t)) = unconverted {
+            // ResolveTimestampToTraceTime: deferred to the end while no
+            // event was pushed (the sorter can still sort everything at
+            // the end), else dropped; at the end, dropped with the clock's
+            // error
+            let pushed = !(self.sink.order.is_empty() && self.sink.packets.is_empty());
+            if self.eof || pushed {
+                self.packet_clock_failure(c, t);
+            } else {
+                self.deferred.push((raw.to_vec(), self.offset));
+            }
             return Ok(());
         }
         let packet_ts = ts;
@@ -2261,6 +2302,54 @@ impl<'s> ProtoDecoder<'s> {
         self.sink
             .clock_failure_logs
             .push((stat, clock as i64, ts, target));
+    }
+
+    /// A packet dropped for a timestamp `ts` of `clock` that no snapshot
+    /// converts and that cannot wait for one: the conversion's error and
+    /// the loss, each a stat and an import log at the packet's offset (as
+    /// the reference trace_processor records them).
+    fn packet_clock_failure(&mut self, clock: u32, ts: i64) {
+        let stat = self.clocks.failure_stat(self.seq_id, clock);
+        let target = if self.clocks.has_snapshots() {
+            self.sink
+                .metadata
+                .get_int("trace_time_clock_id")
+                .unwrap_or(6)
+        } else {
+            11
+        };
+        let mut args = Vec::new();
+        if (64..=127).contains(&clock) {
+            // a sequence-scoped clock
+            args.push((
+                "source_sequence_id",
+                crate::trackers::tracks::ArgVal::Uint(self.seq_id as u64),
+            ));
+        }
+        args.extend([
+            (
+                "source_clock_id",
+                crate::trackers::tracks::ArgVal::Int(clock as i128),
+            ),
+            (
+                "source_timestamp",
+                crate::trackers::tracks::ArgVal::Int(ts as i128),
+            ),
+            (
+                "target_clock_id",
+                crate::trackers::tracks::ArgVal::Int(target as i128),
+            ),
+        ]);
+        let offset = self.offset as i64;
+        for (name, args) in [
+            (stat, args),
+            ("clock_sync_failure_undeferrable_packet_loss", Vec::new()),
+        ] {
+            self.sink.stats.add(name, 1, None);
+            self.sink
+                .tokenizer_logs
+                .push(TokenizerLog { name, offset, args });
+        }
     }
 
     /// Whether the current sequence's incremental state is valid

@@ -278,6 +278,10 @@ pub struct TrackEventExtra {
     /// counted when the args are used
     pub arg_errors: i64,
     pub arg_lookup_errors: i64,
+    /// failed interned lookups of the event's name and category, counted
+    /// (interned_data_tokenizer_errors) for an event with a type or phase,
+    /// as TrackEventEventImporter::Import looks them up after that check
+    pub name_lookup_errors: i64,
     /// a log message: (priority, tag, message), for android_logs
     pub log: Option<(i64, Option<String>, String)>,
     /// the callstack (TrackEvent.callstack_iid or .callstack) and its
@@ -309,6 +313,11 @@ impl TrackEventData {
 
     pub fn terminating_flow_ids(&self) -> &[u64] {
         self.extra().map_or(&[], |x| &x.terminating_flow_ids)
+    }
+
+    /// The failed lookups of the name and category.
+    pub fn name_lookup_errors(&self) -> i64 {
+        self.extra().map_or(0, |x| x.name_lookup_errors)
     }
 
     /// (track_event_parser_errors, interned_data_tokenizer_errors) of the
@@ -1155,10 +1164,6 @@ pub struct EventParser {
     bytes: Vec<u8>,
     /// args keys, shared by the events that use them
     keys: HashMap<String, Arc<str>>,
-    /// failed interned lookups of event names and categories
-    /// (interned_data_tokenizer_errors; the args' are counted where they
-    /// are used)
-    pub lookup_errors: i64,
     /// events with a part not imported
     pub skipped_fields: i64,
 }
@@ -1371,14 +1376,18 @@ impl EventParser {
             ev.terminating_flow_ids
         };
         if let Some((l, _)) = ev.legacy {
-            if l.phase.is_some_and(|p| {
-                !crate::trackers::track_event::SUPPORTED_LEGACY_PHASES.contains(&p)
-            }) {
+            // (a counter's or state's type decides, not its legacy phase)
+            let typed = matches!(ev.type_, Some(4) | Some(5));
+            if !typed
+                && l.phase.is_some_and(|p| {
+                    !crate::trackers::track_event::SUPPORTED_LEGACY_PHASES.contains(&p)
+                })
+            {
                 skipped = true;
             }
             data.legacy = Some(Box::new(l));
         }
-        self.lookup_errors += name_lookup_errors;
+        x.name_lookup_errors = name_lookup_errors;
         x.arg_lookup_errors = lookup_errors.get() - name_lookup_errors;
         if skipped {
             self.skipped_fields += 1;

@@ -175,10 +175,6 @@ impl TrackEventTracker {
     /// The stats of the events' parsing, at the end of the replay.
     pub fn count_parse_stats(&self, c: &mut Ctx) {
         let p = &self.parser;
-        if p.lookup_errors > 0 {
-            c.stats
-                .add("interned_data_tokenizer_errors", p.lookup_errors, None);
-        }
         if p.skipped_fields > 0 {
             let stat = format!(
                 "{}track_event_fields",
@@ -787,10 +783,10 @@ impl TrackEventTracker {
         if e.type_.unwrap_or(0) == 0 && phase.is_none() {
             return Err(());
         }
-        if phase.is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p)) {
-            // raw legacy phases (Chrome's raw table): not imported (the
-            // decoder counted the event)
-            return Ok(());
+        let lookup_errors = e.name_lookup_errors();
+        if lookup_errors > 0 {
+            c.stats
+                .add("interned_data_tokenizer_errors", lookup_errors, None);
         }
         let a = self.associate(c, e)?;
         let seq = (a.track_uuid != 0).then_some(e.seq_id);
@@ -818,6 +814,14 @@ impl TrackEventTracker {
                 Some("thread_instruction_count") => thread_instructions = Some(v as i64),
                 _ => {}
             }
+        }
+        // a raw legacy phase (when the type does not decide: counters and
+        // states do) goes to Chrome's raw table, on the event's thread
+        // (ParseLegacyEventAsRawEvent): not imported (the parser counted the
+        // event), an error without a thread
+        let typed = matches!(e.type_, Some(4) | Some(5));
+        if !typed && phase.is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p)) {
+            return a.utid.map(|_| ()).ok_or(());
         }
         let legacy_async = match e.legacy.as_ref() {
             Some(l) if l.phase.is_some_and(|p| ASYNC_PHASES.contains(&p)) => {
