@@ -423,3 +423,46 @@ def test_late_interning_same_as_trace_processor(tp_rows):
     trace = _late_interning_trace()
     assert tp_rows(trace, LATE_SLICES) == [(100, "late"), (300, "late"), (500, None)]
     assert tp_rows(trace, LATE_ERRORS) == [(1,)]
+
+
+def _log_message_errors_trace() -> bytes:
+    """Instants with a log message whose body iid 3 nobody interned:
+        100  on a process track (uuid 12, pid 7): no thread, so the message
+             is an error before any lookup ("LogMessage without thread
+             association"): 1 parser error, 0 lookup errors
+        200  on a thread track (uuid 13, pid 7 tid 8): the body's lookup
+             fails: 1 parser error, 1 lookup error
+    Both instants are slices: track_event_parser_errors 2,
+    interned_data_tokenizer_errors 1, no android_logs row."""
+    t = pb.Trace()
+    first = t.packet.add(trusted_packet_sequence_id=1, timestamp=10, sequence_flags=1)
+    first.incremental_state_cleared = True
+    first.track_descriptor.uuid, first.track_descriptor.process.pid = 12, 7
+    d = t.packet.add(trusted_packet_sequence_id=1, timestamp=11, sequence_flags=2).track_descriptor
+    d.uuid, d.thread.pid, d.thread.tid = 13, 7, 8
+    for ts, uuid in ((100, 12), (200, 13)):
+        e = t.packet.add(trusted_packet_sequence_id=1, timestamp=ts, sequence_flags=2).track_event
+        e.type, e.track_uuid, e.name = pb.TrackEvent.TYPE_INSTANT, uuid, "log"
+        e.log_message.body_iid = 3
+    return t.SerializeToString()
+
+
+LOG_ERRORS = ("SELECT name, value FROM stats WHERE name IN ('track_event_parser_errors', "
+              "'interned_data_tokenizer_errors') ORDER BY name")
+LOG_ERRORS_EXPECTED = [("interned_data_tokenizer_errors", 1), ("track_event_parser_errors", 2)]
+LOG_SLICES = "SELECT ts, name FROM slice ORDER BY ts"
+
+
+def test_log_message_without_thread_is_one_error_without_lookups(load_embedded):
+    eng = load_embedded(_log_message_errors_trace())
+    assert eng.query(LOG_ERRORS).rows() == LOG_ERRORS_EXPECTED
+    assert eng.query(LOG_SLICES).rows() == [(100, "log"), (200, "log")]
+    assert eng.query("SELECT count(*) FROM android_logs").rows() == [(0,)]
+
+
+@pytest.mark.tp
+def test_log_message_errors_same_as_trace_processor(tp_rows, tp_diffs):
+    trace = _log_message_errors_trace()
+    assert tp_rows(trace, LOG_ERRORS) == LOG_ERRORS_EXPECTED
+    assert tp_rows(trace, LOG_SLICES) == [(100, "log"), (200, "log")]
+    assert tp_diffs(trace)[0] == {}

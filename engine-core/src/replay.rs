@@ -138,8 +138,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             std::mem::take(&mut sink.track_event_profiles),
             std::mem::take(&mut sink.track_event_parser),
         );
-    for (stat, uuid) in reservation_errors {
-        let args = vec![("track_uuid", Some(ArgVal::Uint(uuid)))];
+    for (stat, key, uuid) in reservation_errors {
+        let args = vec![(key, Some(ArgVal::Uint(uuid)))];
         crate::trackers::import_logs::ImportLog::record_analysis(&mut ctx, stat, args);
     }
     let mut cpus_seen = CpuSet::default();

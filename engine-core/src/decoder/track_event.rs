@@ -141,16 +141,17 @@ impl Reservation {
 #[derive(Default)]
 pub struct Reservations {
     pub by_uuid: HashMap<u64, Reservation>,
-    /// analysis-time logs: (stat, track uuid)
-    pub errors: Vec<(&'static str, u64)>,
+    /// analysis-time logs: (stat, arg key, uuid): the track's uuid, or the
+    /// parent's a default track was given
+    pub errors: Vec<(&'static str, &'static str, u64)>,
 }
 
 impl Reservations {
     /// TrackEventTracker::ReserveDescriptorTrack.
     pub fn reserve(&mut self, uuid: u64, r: Reservation) {
         if uuid == DEFAULT_TRACK_UUID && r.parent_uuid != 0 {
-            self.errors
-                .push(("track_descriptor_default_track_with_parent", uuid));
+            let stat = "track_descriptor_default_track_with_parent";
+            self.errors.push((stat, "parent_uuid", r.parent_uuid));
             return;
         }
         let Some(old) = self.by_uuid.get_mut(&uuid) else {
@@ -158,8 +159,8 @@ impl Reservations {
             return;
         };
         if !old.same_track(&r) {
-            self.errors
-                .push(("track_descriptor_conflicting_reservation", uuid));
+            let stat = "track_descriptor_conflicting_reservation";
+            self.errors.push((stat, "track_uuid", uuid));
             return;
         }
         if r.name.is_some() && (old.name.is_none() || r.merge == MergeBehavior::None) {
@@ -284,6 +285,10 @@ pub struct TrackEventExtra {
     pub name_lookup_errors: i64,
     /// a log message: (priority, tag, message), for android_logs
     pub log: Option<(i64, Option<String>, String)>,
+    /// the event has a LogMessage; the (track_event_parser_errors,
+    /// interned_data_tokenizer_errors) of its lookups
+    pub has_log_message: bool,
+    pub log_errors: (i64, i64),
     /// the callstack (TrackEvent.callstack_iid or .callstack) and its
     /// callstack_weight
     pub callstack: Option<CallstackDesc>,
@@ -329,6 +334,16 @@ impl TrackEventData {
 
     pub fn log(&self) -> Option<&(i64, Option<String>, String)> {
         self.extra().and_then(|x| x.log.as_ref())
+    }
+
+    pub fn has_log_message(&self) -> bool {
+        self.extra().is_some_and(|x| x.has_log_message)
+    }
+
+    /// (track_event_parser_errors, interned_data_tokenizer_errors) of the
+    /// log message's lookups
+    pub fn log_errors(&self) -> (i64, i64) {
+        self.extra().map_or((0, 0), |x| x.log_errors)
     }
 
     pub fn callstack(&self) -> Option<&CallstackDesc> {
@@ -1264,12 +1279,12 @@ impl EventParser {
         }
         if let Some((loc_iid, body_iid, prio)) = ev.log_message {
             // ParseLogMessage: the body, its source location as tag, its
-            // priority (INFO when unset); no row when a lookup fails
+            // priority (INFO when unset); no row when a lookup fails. Its
+            // errors are counted apart: an event without a thread has one
+            // error and no lookups (the replay decides)
+            x.has_log_message = true;
             match interned.log_bodies.get(&body_iid) {
-                None => {
-                    lookup_errors.set(lookup_errors.get() + 1);
-                    arg_errors += 1;
-                }
+                None => x.log_errors = (1, 1),
                 Some(body) => {
                     let mut log_args: Vec<(Arc<str>, ArgVal)> = vec![(
                         Arc::from("track_event.log_message.message"),
@@ -1280,8 +1295,7 @@ impl EventParser {
                     if let Some(iid) = loc_iid {
                         match interned.source_locations.get(&iid) {
                             None => {
-                                lookup_errors.set(lookup_errors.get() + 1);
-                                arg_errors += 1;
+                                x.log_errors = (1, 1);
                                 ok = false;
                             }
                             Some(l) => {

@@ -50,8 +50,6 @@ pub const SUPPORTED_LEGACY_PHASES: [u8; 17] = [
     b'B', b'E', b'X', b'I', b'i', b'R', b'M', b'b', b'e', b'n', b'S', b'T', b'p', b'F', b's', b't',
     b'f',
 ];
-/// A track event log message's arg (the message body).
-const LOG_MESSAGE_ARG: &str = "track_event.log_message.message";
 /// Legacy async phases: slices on tracks by event id.
 const ASYNC_PHASES: [u8; 7] = [b'b', b'e', b'n', b'S', b'T', b'p', b'F'];
 /// A track's ancestors are at most this many (IsTrackHierarchyValid).
@@ -140,7 +138,7 @@ impl TrackEventTracker {
         threads: Vec<Option<(i64, i64)>>,
         profiles: Vec<ProfileInterned>,
         parser: EventParser,
-    ) -> (Self, Vec<(&'static str, u64)>) {
+    ) -> (Self, Vec<(&'static str, &'static str, u64)>) {
         let states = reservations
             .by_uuid
             .into_iter()
@@ -856,13 +854,23 @@ impl TrackEventTracker {
         // a log message (ParseLogMessage, with the event's args): an
         // android_logs row by the event's thread; without one, an error and
         // none of its args
-        if args.iter().any(|(k, _)| &**k == LOG_MESSAGE_ARG) && phase != Some(b'M') {
-            match (a.utid, e.log()) {
-                (Some(utid), Some((prio, tag, msg))) => {
-                    c.logs.push_utid(ts, utid, *prio, tag.clone(), msg.clone())
+        if e.has_log_message() && phase != Some(b'M') {
+            match a.utid {
+                Some(utid) => {
+                    let (parser, lookups) = e.log_errors();
+                    if parser > 0 {
+                        c.stats.add("track_event_parser_errors", parser, None);
+                    }
+                    if lookups > 0 {
+                        c.stats.add("interned_data_tokenizer_errors", lookups, None);
+                    }
+                    if let Some((prio, tag, msg)) = e.log() {
+                        c.logs.push_utid(ts, utid, *prio, tag.clone(), msg.clone())
+                    }
                 }
-                (Some(_), None) => {}
-                (None, _) => {
+                None => {
+                    // "LogMessage without thread association": before any
+                    // lookup, none of its args
                     args.retain(|(k, _)| {
                         !k.starts_with("track_event.log_message.") && &**k != "track_event.priority"
                     });
