@@ -346,6 +346,15 @@ impl TrackEventData {
         self.extra().map_or((0, 0), |x| x.log_errors)
     }
 
+    /// Errors counted with the args' (`arg_errors`).
+    pub fn add_arg_errors(&mut self, parser: i64, lookups: i64) {
+        if (parser, lookups) != (0, 0) {
+            let x = self.extra.get_or_insert_with(Default::default);
+            x.arg_errors += parser;
+            x.arg_lookup_errors += lookups;
+        }
+    }
+
     pub fn callstack(&self) -> Option<&CallstackDesc> {
         self.extra().and_then(|x| x.callstack.as_ref())
     }

@@ -200,7 +200,7 @@ impl TrackEventTracker {
             TrackEventPacket::Event(t) => {
                 // (its bytes parsed when it was tokenized: parsing succeeds)
                 let parsed = self.parser.parse(t);
-                if parsed.map_or(true, |e| self.event(c, ts, &e).is_err()) {
+                if parsed.map_or(true, |mut e| self.event(c, ts, &mut e).is_err()) {
                     c.stats.add("track_event_parser_errors", 1, None);
                 }
             }
@@ -776,7 +776,7 @@ impl TrackEventTracker {
     }
 
     /// TrackEventEventImporter::Import; Err: a parser error.
-    fn event(&mut self, c: &mut Ctx, ts: i64, e: &TrackEventData) -> Result<(), ()> {
+    fn event(&mut self, c: &mut Ctx, ts: i64, e: &mut TrackEventData) -> Result<(), ()> {
         let phase = e.legacy.as_ref().and_then(|l| l.phase);
         if e.type_.unwrap_or(0) == 0 && phase.is_none() {
             return Err(());
@@ -855,28 +855,24 @@ impl TrackEventTracker {
         // android_logs row by the event's thread; without one, an error and
         // none of its args
         if e.has_log_message() && phase != Some(b'M') {
-            match a.utid {
+            // ParseLogMessage's errors count with the args' (when a row is
+            // made for the event): without a thread, one error before any
+            // lookup and none of its args
+            let (parser, lookups) = match a.utid {
                 Some(utid) => {
-                    let (parser, lookups) = e.log_errors();
-                    if parser > 0 {
-                        c.stats.add("track_event_parser_errors", parser, None);
-                    }
-                    if lookups > 0 {
-                        c.stats.add("interned_data_tokenizer_errors", lookups, None);
-                    }
                     if let Some((prio, tag, msg)) = e.log() {
                         c.logs.push_utid(ts, utid, *prio, tag.clone(), msg.clone())
                     }
+                    e.log_errors()
                 }
                 None => {
-                    // "LogMessage without thread association": before any
-                    // lookup, none of its args
                     args.retain(|(k, _)| {
                         !k.starts_with("track_event.log_message.") && &**k != "track_event.priority"
                     });
-                    c.stats.add("track_event_parser_errors", 1, None);
+                    (1, 0)
                 }
-            }
+            };
+            e.add_arg_errors(parser, lookups);
         }
         let name = e.name.as_deref();
         match e.type_ {
