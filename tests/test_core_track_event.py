@@ -466,3 +466,42 @@ def test_log_message_errors_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(trace, LOG_ERRORS) == LOG_ERRORS_EXPECTED
     assert tp_rows(trace, LOG_SLICES) == [(100, "log"), (200, "log")]
     assert tp_diffs(trace)[0] == {}
+
+
+def _source_location_trace() -> bytes:
+    """Instants on a thread track with source_location_iid 1 (never
+    interned), 0 (no location) and 3 (interned: f.cc, fn, line 7). The
+    resolved location becomes source.* args, and every event keeps
+    `source_location_iid` itself (a reflected TrackEvent field);
+    iid 1 is a lookup error and a parser error, iid 0 a parser error."""
+    t = pb.Trace()
+    p = t.packet.add(trusted_packet_sequence_id=1, timestamp=10, sequence_flags=1)
+    p.incremental_state_cleared = True
+    p.track_descriptor.uuid, p.track_descriptor.thread.pid, p.track_descriptor.thread.tid = 5, 1, 2
+    p.interned_data.source_locations.add(iid=3, file_name="f.cc", function_name="fn", line_number=7)
+    for ts, iid in ((100, 1), (200, 0), (300, 3)):
+        e = t.packet.add(trusted_packet_sequence_id=1, timestamp=ts, sequence_flags=2).track_event
+        e.type, e.track_uuid, e.name, e.source_location_iid = pb.TrackEvent.TYPE_INSTANT, 5, "n", iid
+    return t.SerializeToString()
+
+
+SOURCE_ARGS = ("SELECT s.ts, a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id) "
+               "ORDER BY s.ts, a.id")
+SOURCE_ARGS_EXPECTED = [(100, "source_location_iid", "1"), (200, "source_location_iid", "0"),
+                        (300, "source.file_name", "f.cc"), (300, "source.function_name", "fn"),
+                        (300, "source.line_number", "7"), (300, "source_location_iid", "3")]
+SOURCE_ERRORS_EXPECTED = [("interned_data_tokenizer_errors", 1), ("track_event_parser_errors", 2)]
+
+
+def test_source_locations_and_their_iid_args(load_embedded):
+    eng = load_embedded(_source_location_trace())
+    assert eng.query(SOURCE_ARGS).rows() == SOURCE_ARGS_EXPECTED
+    assert eng.query(LOG_ERRORS).rows() == SOURCE_ERRORS_EXPECTED
+
+
+@pytest.mark.tp
+def test_source_locations_same_as_trace_processor(tp_rows, tp_diffs):
+    trace = _source_location_trace()
+    assert tp_rows(trace, SOURCE_ARGS) == SOURCE_ARGS_EXPECTED
+    assert tp_rows(trace, LOG_ERRORS) == SOURCE_ERRORS_EXPECTED
+    assert tp_diffs(trace)[0] == {}

@@ -45,6 +45,9 @@ use crate::trackers::tracks::ArgVal;
 
 type R<T> = Result<T, WireError>;
 
+/// The arg of a TrackEvent's source_location_iid (a reflected field).
+pub const SOURCE_LOCATION_IID: &str = "source_location_iid";
+
 /// The uuid of the default descriptor track (TrackEventTracker's
 /// kDefaultDescriptorTrackUuid).
 pub const DEFAULT_TRACK_UUID: u64 = 0;
@@ -224,6 +227,11 @@ pub struct Legacy {
     pub duration_us: i64,
     pub thread_duration_us: i64,
     pub thread_instruction_delta: i64,
+    /// which of the three above the event has
+    pub has_duration: bool,
+    pub has_thread_duration: bool,
+    pub has_thread_instruction_delta: bool,
+    pub use_async_tts: bool,
     /// 0 unspecified, 1 global, 2 process, 3 thread
     pub instant_scope: u64,
     pub pid_override: Option<i64>,
@@ -1359,6 +1367,12 @@ impl EventParser {
                 args.push((Arc::from("correlation_id"), ArgVal::Str(s.to_string())));
             }
         }
+        // the TrackEvent's reflected fields (kReflectFields), before the
+        // debug annotations: the only one imported is source_location_iid,
+        // kept as it is whether or not it resolved above
+        if let Some(iid) = ev.source_location_iid {
+            args.push((Arc::from(SOURCE_LOCATION_IID), ArgVal::Uint(iid)));
+        }
         let mut skipped = ev.unsupported;
         let mut annotations = Annotations {
             interned,
@@ -1657,9 +1671,14 @@ fn parse_legacy(b: &[u8]) -> R<(Legacy, u64)> {
         match f? {
             (1, Value::Varint(x)) => name_iid = x,
             (2, Value::Varint(x)) => l.phase = Some(x as u8),
-            (3, Value::Varint(x)) => l.duration_us = x as i64,
-            (4, Value::Varint(x)) => l.thread_duration_us = x as i64,
-            (15, Value::Varint(x)) => l.thread_instruction_delta = x as i64,
+            (3, Value::Varint(x)) => (l.duration_us, l.has_duration) = (x as i64, true),
+            (4, Value::Varint(x)) => {
+                (l.thread_duration_us, l.has_thread_duration) = (x as i64, true)
+            }
+            (15, Value::Varint(x)) => {
+                (l.thread_instruction_delta, l.has_thread_instruction_delta) = (x as i64, true)
+            }
+            (9, Value::Varint(x)) => l.use_async_tts = x != 0,
             (14, Value::Varint(x)) => l.instant_scope = x,
             (18, Value::Varint(x)) => l.pid_override = Some(x as u32 as i32 as i64),
             (19, Value::Varint(x)) => l.tid_override = Some(x as u32 as i32 as i64),

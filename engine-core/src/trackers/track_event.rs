@@ -38,7 +38,7 @@ use crate::decoder::stack_profile::{CallstackDesc, ProfileInterned};
 use crate::decoder::track_event::{
     ChromeProcess, DescriptorData, EventParser, MergeBehavior, ProcessDesc, ProfileSample,
     Reservation, Reservations, ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES,
-    DEFAULT_TRACK_UUID,
+    DEFAULT_TRACK_UUID, SOURCE_LOCATION_IID,
 };
 
 /// ThreadNamePriority::kTrackDescriptorThreadType (an `M` thread_name event).
@@ -813,14 +813,6 @@ impl TrackEventTracker {
                 _ => {}
             }
         }
-        // a raw legacy phase (when the type does not decide: counters and
-        // states do) goes to Chrome's raw table, on the event's thread
-        // (ParseLegacyEventAsRawEvent): not imported (the parser counted the
-        // event), an error without a thread
-        let typed = matches!(e.type_, Some(4) | Some(5));
-        if !typed && phase.is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p)) {
-            return a.utid.map(|_| ()).ok_or(());
-        }
         let legacy_async = match e.legacy.as_ref() {
             Some(l) if l.phase.is_some_and(|p| ASYNC_PHASES.contains(&p)) => {
                 Some(legacy_async_source(l, a.upid)?)
@@ -832,7 +824,7 @@ impl TrackEventTracker {
             // (before the debug annotations, as ParseTrackEventArgs adds it)
             let at = args
                 .iter()
-                .position(|(k, _)| k.starts_with("debug."))
+                .position(|(k, _)| k.starts_with("debug.") || &**k == SOURCE_LOCATION_IID)
                 .unwrap_or(args.len());
             let arg = (
                 "legacy_trace_source_id".into(),
@@ -873,6 +865,18 @@ impl TrackEventTracker {
                 }
             };
             e.add_arg_errors(parser, lookups);
+        }
+        // a raw legacy phase (when the type does not decide: counters and
+        // states do) goes to Chrome's raw table, on the event's thread
+        // (ParseLegacyEventAsRawEvent): that table is not served (the
+        // parser counted the event), its args are
+        let typed = matches!(e.type_, Some(4) | Some(5));
+        if !typed && phase.is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p)) {
+            a.utid.ok_or(())?;
+            let items = raw_legacy_args(e, thread_ts, thread_instructions, &args);
+            c.args.add_set(&items);
+            args_parsed(c, &self.profiles, e, a.upid);
+            return Ok(());
         }
         let name = e.name.as_deref();
         match e.type_ {
@@ -1447,6 +1451,68 @@ fn slice_args_parsed(
 
 fn as_items(args: &[(Arc<str>, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {
     args.iter().map(|(k, v)| (&**k, Some(v.clone()))).collect()
+}
+
+/// A raw legacy event's args (ParseLegacyEventAsRawEvent): its category,
+/// name and phase, the legacy fields it has, then the event's own args.
+fn raw_legacy_args(
+    e: &TrackEventData,
+    thread_ts: Option<i64>,
+    thread_instructions: Option<i64>,
+    args: &[(Arc<str>, ArgVal)],
+) -> Vec<(Arc<str>, Option<ArgVal>)> {
+    let l = e.legacy.as_deref().cloned().unwrap_or_default();
+    let text = |s: Option<&str>| Some(s.map_or(ArgVal::NullStr, |s| ArgVal::Str(s.to_owned())));
+    let int = |v: i64| Some(ArgVal::Int(v as i128));
+    let mut items: Vec<(&str, Option<ArgVal>)> = vec![
+        ("legacy_event.category", text(e.category.as_deref())),
+        ("legacy_event.name", text(e.name.as_deref())),
+        (
+            "legacy_event.phase",
+            l.phase.map(|p| ArgVal::Str((p as char).to_string())),
+        ),
+    ];
+    if l.has_duration {
+        items.push((
+            "legacy_event.duration_ns",
+            int(l.duration_us.saturating_mul(1000)),
+        ));
+    }
+    if let Some(t) = thread_ts {
+        items.push(("legacy_event.thread_timestamp_ns", int(t)));
+        if l.has_thread_duration {
+            let dur = l.thread_duration_us.saturating_mul(1000);
+            items.push(("legacy_event.thread_duration_ns", int(dur)));
+        }
+    }
+    if let Some(n) = thread_instructions {
+        items.push(("legacy_event.thread_instruction_count", int(n)));
+        if l.has_thread_instruction_delta {
+            let delta = l.thread_instruction_delta;
+            items.push(("legacy_event.thread_instruction_delta", int(delta)));
+        }
+    }
+    if l.use_async_tts {
+        items.push(("legacy_event.use_async_tts", Some(ArgVal::Bool(true))));
+    }
+    let id = [
+        ("legacy_event.unscoped_id", l.unscoped_id),
+        ("legacy_event.global_id", l.global_id),
+        ("legacy_event.local_id", l.local_id),
+    ]
+    .into_iter()
+    .find_map(|(key, id)| id.map(|id| (key, id)));
+    if let Some((key, id)) = id {
+        items.push((key, Some(ArgVal::Uint(id))));
+        if let Some(scope) = l.id_scope.as_deref().filter(|s| !s.is_empty()) {
+            items.push(("legacy_event.id_scope", Some(ArgVal::Str(scope.to_owned()))));
+        }
+    }
+    items
+        .into_iter()
+        .map(|(k, v)| (Arc::from(k), v))
+        .chain(args.iter().map(|(k, v)| (Arc::clone(k), Some(v.clone()))))
+        .collect()
 }
 
 fn arg_set(c: &mut Ctx, args: &[(Arc<str>, ArgVal)]) -> Option<i64> {
