@@ -813,14 +813,16 @@ impl TrackEventTracker {
                 _ => {}
             }
         }
+        // (an async event without an id fails when its track is made, after
+        // its descriptor track is interned, as ParseTrackAssociationForLegacy)
         let legacy_async = match e.legacy.as_ref() {
             Some(l) if l.phase.is_some_and(|p| ASYNC_PHASES.contains(&p)) => {
-                Some(legacy_async_source(l, a.upid)?)
+                Some(legacy_async_source(l, a.upid))
             }
             _ => None,
         };
         let mut args = e.args.clone();
-        if let Some((source_id, _)) = legacy_async {
+        if let Some(Ok((source_id, _))) = legacy_async {
             // (before the debug annotations, as ParseTrackEventArgs adds it)
             let at = args
                 .iter()
@@ -961,7 +963,8 @@ impl TrackEventTracker {
             } else {
                 Some(this.slice_track(c, a.track_uuid, name, seq, kind))
             };
-            if let Some((source_id, process_scoped)) = legacy_async {
+            if let Some(source) = legacy_async {
+                let (source_id, process_scoped) = source?;
                 return Ok(this.legacy_async_track(c, e, a.upid, source_id, process_scoped, phase));
             }
             match (legacy_scope, descriptor) {
@@ -1104,7 +1107,15 @@ impl TrackEventTracker {
                 }
             }
             b's' | b't' | b'f' => self.flow_v1(c, &track_for, e, phase)?,
-            b'M' => metadata_event(c, &a, e)?,
+            b'M' => {
+                // other metadata events go to Chrome's raw table (not
+                // served; their args are), quietly without a thread
+                if !metadata_event(c, &a, e)? && a.utid.is_some() {
+                    let items = raw_legacy_args(e, thread_ts, thread_instructions, &args);
+                    c.args.add_set(&items);
+                    args_parsed(c, &self.profiles, e, a.upid);
+                }
+            }
             // other legacy phases: not imported (the decoder counted them)
             _ => {}
         }
@@ -1682,7 +1693,9 @@ fn chrome_process(c: &mut Ctx, upid: u32, cp: &ChromeProcess) {
 }
 
 /// An `M` event: thread_name / process_name from its first annotation.
-fn metadata_event(c: &mut Ctx, a: &Assoc, e: &TrackEventData) -> Result<(), ()> {
+/// A thread_name / process_name metadata event (ParseMetadataEvent):
+/// Ok(false) for any other name.
+fn metadata_event(c: &mut Ctx, a: &Assoc, e: &TrackEventData) -> Result<bool, ()> {
     let name = e.name.as_deref().ok_or(())?;
     let first_string = e
         .args
@@ -1702,16 +1715,15 @@ fn metadata_event(c: &mut Ctx, a: &Assoc, e: &TrackEventData) -> Result<(), ()> 
                     PRIO_TRACK_DESCRIPTOR_THREAD_TYPE,
                 );
             }
-            Ok(())
+            Ok(true)
         }
         "process_name" => {
             let upid = a.upid.ok_or(())?;
             if let Some(n) = first_string.filter(|n| !n.is_empty()) {
                 c.pt.set_process_name(upid, &Some(Arc::from(n.as_str())), PNAME_TRACK_DESCRIPTOR);
             }
-            Ok(())
+            Ok(true)
         }
-        // other metadata events go to chrome's raw table: not imported
-        _ => Ok(()),
+        _ => Ok(false),
     }
 }
