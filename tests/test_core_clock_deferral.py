@@ -1,18 +1,26 @@
-"""Packets stamped in a clock no snapshot converts yet, as trace_processor's
-ProtoTraceReader (ResolveTimestampToTraceTime) handles them: deferred to
-the end of the file while no event was pushed to the sorter, else dropped
-with two import logs at the packet's offset (the conversion error, with
-the clock's args, and clock_sync_failure_undeferrable_packet_loss).
+"""Packets stamped in a clock no snapshot converts yet, as the reference
+trace_processor handles them (ProtoTraceReader::ResolveTimestampToTraceTime
+and OnPushDataToSorter): deferred to the end of the file, then read again
+with their sequence's state as it is then; a clock that still does not
+convert drops the packet, with two import logs at its offset (the
+conversion error with the clock's args, and
+clock_sync_failure_undeferrable_packet_loss).
 
-Three traces, each an instant "e" stamped in MONOTONIC (clock 3) at 100 and
-one in the trace's clock at 200, on a global track (uuid 5):
-- never:  the MONOTONIC packet comes first, no snapshot ever relates the
-          clocks: deferred, still unconvertible at the end: dropped, its
-          error's target the trace-file clock (11: no snapshot was seen).
-- later:  the MONOTONIC packet comes first and a snapshot (MONOTONIC 50 =
-          BOOTTIME 1050) follows: deferred, converted at the end: 1100.
-- after:  the track's descriptor comes first (an event pushed): the
-          MONOTONIC packet cannot wait: dropped at once.
+Traces of instants "e" on a global track (uuid 5), one stamped in MONOTONIC
+(clock 3) at 100, one in the trace's clock at 200:
+- never:   the MONOTONIC packet first, no snapshot ever relates the clocks:
+           dropped at the end, its error's target the trace-file clock (11:
+           no snapshot was seen).
+- later:   the MONOTONIC packet first, then a snapshot (MONOTONIC 50 =
+           BOOTTIME 1050): converted at the end: 1100.
+- pushed:  the track's descriptor first (an event already in the sorter),
+           then the MONOTONIC packet, then the snapshot: deferred all the
+           same, 1100.
+- cleared: sequence 1's TracePacketDefaults stamp its packets in MONOTONIC,
+           and a packet holding only those defaults (at 1003) cannot be
+           converted; a clear then drops the defaults, so at the end that
+           packet is read again without a clock: no error. The instant
+           after the clear (at 200, trace clock) is on the track.
 """
 
 from __future__ import annotations
@@ -25,24 +33,35 @@ def _trace(case: str) -> bytes:
     t = pb.Trace()
 
     def descriptor() -> None:
-        d = t.packet.add(trusted_packet_sequence_id=1, timestamp=1).track_descriptor
+        d = t.packet.add(trusted_packet_sequence_id=9, timestamp=1).track_descriptor
         d.uuid, d.name = 5, "g"
 
-    def instant(ts: int, clock: int | None) -> None:
+    def instant(ts: int, clock: int | None) -> pb.TracePacket:
         p = t.packet.add(trusted_packet_sequence_id=1, timestamp=ts)
         if clock:
             p.timestamp_clock_id = clock
         e = p.track_event
         e.type, e.track_uuid, e.name = pb.TrackEvent.TYPE_INSTANT, 5, "e"
+        return p
 
-    if case == "after":
-        descriptor()
-    instant(100, 3)
-    if case == "later":
+    def snapshot() -> None:
         s = t.packet.add().clock_snapshot
         s.clocks.add(clock_id=3, timestamp=50)
         s.clocks.add(clock_id=6, timestamp=1050)
-    if case != "after":
+
+    if case == "cleared":
+        descriptor()
+        p = t.packet.add(trusted_packet_sequence_id=1, timestamp=1003, sequence_flags=1)
+        p.trace_packet_defaults.timestamp_clock_id = 3
+        cleared = instant(200, None)
+        cleared.sequence_flags, cleared.incremental_state_cleared = 1, True
+        return t.SerializeToString()
+    if case == "pushed":
+        descriptor()
+    instant(100, 3)
+    if case in ("later", "pushed"):
+        snapshot()
+    if case != "pushed":
         descriptor()
     instant(200, None)
     return t.SerializeToString()
@@ -54,13 +73,9 @@ LOGS = ("SELECT l.name, l.byte_offset, a.key, a.int_value FROM _trace_import_log
 STATS = ("SELECT name, value FROM stats WHERE name GLOB 'clock_sync_failure*' AND value > 0 "
          "ORDER BY name")
 
-# the MONOTONIC packet's offset: the first packet's payload (after its tag
-# and length byte) in never / later; after the descriptor packet in after
-OFFSET = {"never": 2, "later": 2, "after": 16}
-
-
-def _dropped(case: str) -> tuple[list, list]:
-    offset = OFFSET[case]
+def _dropped(offset: int) -> tuple[list, list]:
+    """The logs and stats of the MONOTONIC packet at `offset` (its payload's
+    offset: after its tag and length byte), dropped."""
     logs = [("clock_sync_failure_unknown_source_clock", offset, "source_clock_id", 3),
             ("clock_sync_failure_unknown_source_clock", offset, "source_timestamp", 100),
             ("clock_sync_failure_unknown_source_clock", offset, "target_clock_id", 11),
@@ -71,9 +86,10 @@ def _dropped(case: str) -> tuple[list, list]:
 
 
 EXPECTED = {
-    "never": ([(200, "e")], *_dropped("never")),
+    "never": ([(200, "e")], *_dropped(2)),
     "later": ([(200, "e"), (1100, "e")], [], []),
-    "after": ([(200, "e")], *_dropped("after")),
+    "pushed": ([(200, "e"), (1100, "e")], [], []),
+    "cleared": ([(200, "e")], [], []),
 }
 
 

@@ -210,9 +210,9 @@ pub struct ProtoDecoder<'s> {
     offset: usize,
     /// Track event packets' per-sequence state and descriptor tracks.
     track_events: super::track_event::Tokenizer,
-    /// Packets whose timestamp no clock snapshot converted yet, before any
-    /// event was pushed: (bytes, offset), retried once every packet is read
-    /// (ProtoTraceReader's eof_deferred_packets_).
+    /// Packets whose timestamp no clock snapshot converted yet: (bytes,
+    /// offset), retried once every packet is read (ProtoTraceReader's
+    /// eof_deferred_packets_).
     deferred: Vec<(Vec<u8>, usize)>,
     /// Every packet was read: the deferred ones are being retried.
     eof: bool,
@@ -558,9 +558,8 @@ impl<'s> ProtoDecoder<'s> {
         if ts.is_some() && clock.is_none() {
             clock = self.track_events.default_clock(self.seq_id);
         }
-        if ts.is_some() && clock.is_some() {
-            self.sink.clock_converted();
-        }
+        // (a packet skipped for its sequence's state converts nothing)
+        let converts = ts.is_some() && clock.is_some();
         // a timestamp in another clock, on a BOOTTIME trace: converted
         // a timestamp in another clock: converted to the trace's clock
         let trace_clock = self
@@ -599,13 +598,16 @@ impl<'s> ProtoDecoder<'s> {
             // SEQ_NEEDS_INCREMENTAL_STATE while the state is invalid
             return Ok(());
         }
+        if converts {
+            self.sink.clock_converted();
+        }
         if let Some((c, t)) = unconverted {
-            // ResolveTimestampToTraceTime: deferred to the end while no
-            // event was pushed (the sorter can still sort everything at
-            // the end), else dropped; at the end, dropped with the clock's
+            // ResolveTimestampToTraceTime: deferred to the end of the file
+            // (the reference binary sorts a file whole, so it always can),
+            // then read again with its sequence's state as it is then; if
+            // its clock still does not convert, dropped with the clock's
             // error
-            let pushed = !(self.sink.order.is_empty() && self.sink.packets.is_empty());
-            if self.eof || pushed {
+            if self.eof {
                 self.packet_clock_failure(c, t);
             } else {
                 self.deferred.push((raw.to_vec(), self.offset));
@@ -2305,7 +2307,7 @@ impl<'s> ProtoDecoder<'s> {
     }
 
     /// A packet dropped for a timestamp `ts` of `clock` that no snapshot
-    /// converts and that cannot wait for one: the conversion's error and
+    /// converts, even at the end of the file: the conversion's error and
     /// the loss, each a stat and an import log at the packet's offset (as
     /// the reference trace_processor records them).
     fn packet_clock_failure(&mut self, clock: u32, ts: i64) {

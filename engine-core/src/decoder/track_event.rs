@@ -291,6 +291,8 @@ pub struct TrackEventExtra {
     /// (interned_data_tokenizer_errors) for an event with a type or phase,
     /// as TrackEventEventImporter::Import looks them up after that check
     pub name_lookup_errors: i64,
+    /// the event's own name_iid is not interned
+    pub name_iid_missing: bool,
     /// a log message: (priority, tag, message), for android_logs
     pub log: Option<(i64, Option<String>, String)>,
     /// the event has a LogMessage; the (track_event_parser_errors,
@@ -326,6 +328,11 @@ impl TrackEventData {
 
     pub fn terminating_flow_ids(&self) -> &[u64] {
         self.extra().map_or(&[], |x| &x.terminating_flow_ids)
+    }
+
+    /// Whether the event's own name_iid failed its lookup.
+    pub fn name_iid_missing(&self) -> bool {
+        self.extra().is_some_and(|x| x.name_iid_missing)
     }
 
     /// The failed lookups of the name and category.
@@ -1265,6 +1272,8 @@ impl EventParser {
         } else {
             ev.name.as_deref().map(Arc::from)
         };
+        // (a state event looks its own name_iid up once more)
+        x.name_iid_missing = ev.name_iid != 0 && data.name.is_none();
         // the category's and name's lookups count for every event parsed;
         // the args' only where trace_processor parses them (a slice, counter
         // or state made for the event): the replay counts those

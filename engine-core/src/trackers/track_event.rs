@@ -902,6 +902,10 @@ impl TrackEventTracker {
                 if !self.states.get(&a.track_uuid).is_some_and(|s| s.r.is_state) {
                     return Err(());
                 }
+                if e.name_iid_missing() {
+                    // ParseStateEvent's own lookup of the state's name
+                    c.stats.add("interned_data_tokenizer_errors", 1, None);
+                }
                 let track = match interned {
                     TrackRef::Track(t) => t,
                     TrackRef::Merged(f) => {
