@@ -505,3 +505,36 @@ def test_source_locations_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(trace, SOURCE_ARGS) == SOURCE_ARGS_EXPECTED
     assert tp_rows(trace, LOG_ERRORS) == SOURCE_ERRORS_EXPECTED
     assert tp_diffs(trace)[0] == {}
+
+
+def _reused_ids_trace() -> bytes:
+    """Three process descriptors for pid 1 (uuids 17, 16, 10 in time order)
+    and three thread descriptors for pid 2 / tid 3 (uuids 27, 26, 20).
+    trace_processor's TrackEventTracker takes a second uuid for a pid as a
+    reused pid (a new process), re-pointing the old process's entry at the
+    new uuid; the new process has no entry, so the third uuid maps to it
+    without a third process. Threads likewise: 2 processes for pid 1, 2
+    threads for tid 3 (besides the swapper's and pid 2's)."""
+    t = pb.Trace()
+    for ts, uuid in ((407, 17), (1795, 16), (1796, 10)):
+        d = t.packet.add(trusted_packet_sequence_id=1, timestamp=ts).track_descriptor
+        d.uuid, d.process.pid = uuid, 1
+    for ts, uuid in ((500, 27), (600, 26), (700, 20)):
+        d = t.packet.add(trusted_packet_sequence_id=1, timestamp=ts).track_descriptor
+        d.uuid, d.thread.pid, d.thread.tid = uuid, 2, 3
+    return t.SerializeToString()
+
+
+REUSED = ("SELECT (SELECT count(*) FROM process WHERE pid = 1), "
+          "(SELECT count(*) FROM thread WHERE tid = 3)")
+
+
+def test_reused_pid_and_tid_from_descriptors(load_embedded):
+    assert load_embedded(_reused_ids_trace()).query(REUSED).rows() == [(2, 2)]
+
+
+@pytest.mark.tp
+def test_reused_ids_same_as_trace_processor(tp_rows, tp_diffs):
+    trace = _reused_ids_trace()
+    assert tp_rows(trace, REUSED) == [(2, 2)]
+    assert tp_diffs(trace)[0] == {}

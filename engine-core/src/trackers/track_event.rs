@@ -306,10 +306,12 @@ impl TrackEventTracker {
             let mut utid = c.pt.update_thread(tid, pid);
             if let Some(old) = self.uuid_by_utid.insert(utid, uuid) {
                 if old != uuid {
-                    // another uuid for this thread: its tid was reused
+                    // another uuid for this thread: its tid was reused. (The
+                    // old thread's entry now names this uuid; the new
+                    // thread has none, as in trace_processor: the next uuid
+                    // for it does not start a third)
                     c.pt.start_new_thread(None, tid);
                     utid = c.pt.update_thread(tid, pid);
-                    self.uuid_by_utid.insert(utid, uuid);
                 }
             }
             if let (true, Some(rank)) = (self.ordering_explicit(false), r.sibling_order_rank) {
@@ -324,10 +326,10 @@ impl TrackEventTracker {
             let mut upid = c.pt.get_or_create_process(pid);
             if let Some(old) = self.uuid_by_upid.insert(upid, uuid) {
                 if old != uuid {
-                    // another uuid for this process: its pid was reused
+                    // another uuid for this process: its pid was reused (the
+                    // entries as for threads)
                     upid =
                         c.pt.start_new_process(None, None, pid, &None, PRIO_TRACK_DESCRIPTOR);
-                    self.uuid_by_upid.insert(upid, uuid);
                 }
             }
             if let (true, Some(rank)) = (self.ordering_explicit(true), r.sibling_order_rank) {
