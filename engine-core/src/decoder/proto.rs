@@ -2286,6 +2286,17 @@ impl<'s> ProtoDecoder<'s> {
         got
     }
 
+    /// The target clock a conversion error names: the trace's clock, or
+    /// TRACE_FILE (11) while no ClockSnapshot set one.
+    fn clock_failure_target(&self) -> i64 {
+        if self.clocks.has_snapshots() {
+            let clock = self.sink.metadata.get_int("trace_time_clock_id");
+            clock.unwrap_or(6)
+        } else {
+            11
+        }
+    }
+
     /// A timestamp `ts` of `clock` that no snapshot converts to trace
     /// time: its stat and import log (ClockTracker: the source clock and
     /// time, the trace's clock, TRACE_FILE (11) while no ClockSnapshot set
@@ -2293,14 +2304,7 @@ impl<'s> ProtoDecoder<'s> {
     fn clock_failure(&mut self, clock: u32, ts: i64) {
         let stat = self.clocks.failure_stat(self.seq_id, clock);
         self.sink.stats.add(stat, 1, None);
-        let target = if self.clocks.has_snapshots() {
-            self.sink
-                .metadata
-                .get_int("trace_time_clock_id")
-                .unwrap_or(6)
-        } else {
-            11
-        };
+        let target = self.clock_failure_target();
         self.sink
             .clock_failure_logs
             .push((stat, clock as i64, ts, target));
@@ -2312,14 +2316,7 @@ impl<'s> ProtoDecoder<'s> {
     /// the reference trace_processor records them).
     fn packet_clock_failure(&mut self, clock: u32, ts: i64) {
         let stat = self.clocks.failure_stat(self.seq_id, clock);
-        let target = if self.clocks.has_snapshots() {
-            self.sink
-                .metadata
-                .get_int("trace_time_clock_id")
-                .unwrap_or(6)
-        } else {
-            11
-        };
+        let target = self.clock_failure_target();
         let mut args = Vec::new();
         if (64..=127).contains(&clock) {
             // a sequence-scoped clock

@@ -1116,7 +1116,8 @@ impl TrackEventTracker {
             b'M' => {
                 // other metadata events go to Chrome's raw table (not
                 // served; their args are), quietly without a thread
-                if !metadata_event(c, &a, e)? && a.utid.is_some() {
+                let named = metadata_event(c, &a, e)?;
+                if !named && a.utid.is_some() {
                     let items = raw_legacy_args(e, thread_ts, thread_instructions, &args);
                     c.args.add_set(&items);
                     args_parsed(c, &self.profiles, e, a.upid);
