@@ -338,27 +338,14 @@ impl<'s> ProtoDecoder<'s> {
     pub fn decode(&mut self, data: &[u8]) -> i64 {
         let (packets, truncated) = split_packets(data);
         for raw in &packets {
-            // A packet that does not parse as a whole adds nothing (protobuf
-            // parses it before anything is read): undo what its prefix added.
-            let mark = self.mark();
-            self.keep_on_error = false;
-            self.offset = raw.as_ptr() as usize - data.as_ptr() as usize;
-            if self.packet(raw, false).is_err() {
-                if !self.keep_on_error {
-                    self.rollback(mark);
-                }
-                self.bad_packets += 1;
-            }
-            self.tokenizer_logs();
+            let offset = raw.as_ptr() as usize - data.as_ptr() as usize;
+            self.decode_packet(raw, offset, false);
         }
         // the packets deferred for their clock, now that every snapshot
         // is known (OnPushDataToSorter): converted, else dropped
         self.eof = true;
         for (raw, offset) in std::mem::take(&mut self.deferred) {
-            self.offset = offset;
-            // (it parsed once: it parses again)
-            let _ = self.packet(&raw, true);
-            self.tokenizer_logs();
+            self.decode_packet(&raw, offset, true);
         }
         self.sink.cpu_per_uid_totals = self.cpu_per_uid.totals();
         if truncated {
@@ -411,6 +398,22 @@ impl<'s> ProtoDecoder<'s> {
                 .add("artscope_corrupt_packets", self.bad_packets, None);
         }
         packets.len() as i64 - self.bad_packets
+    }
+
+    /// One packet at `offset` (`retry`: deferred for its clock). A packet
+    /// that does not parse as a whole adds nothing (protobuf parses it
+    /// before anything is read): what its prefix added is undone.
+    fn decode_packet(&mut self, raw: &[u8], offset: usize, retry: bool) {
+        let mark = self.mark();
+        self.keep_on_error = false;
+        self.offset = offset;
+        if self.packet(raw, retry).is_err() {
+            if !self.keep_on_error {
+                self.rollback(mark);
+            }
+            self.bad_packets += 1;
+        }
+        self.tokenizer_logs();
     }
 
     /// The track event tokenizer's errors: a stat and an import log at the
@@ -560,7 +563,6 @@ impl<'s> ProtoDecoder<'s> {
         }
         // (a packet skipped for its sequence's state converts nothing)
         let converts = ts.is_some() && clock.is_some();
-        // a timestamp in another clock, on a BOOTTIME trace: converted
         // a timestamp in another clock: converted to the trace's clock
         let trace_clock = self
             .sink
