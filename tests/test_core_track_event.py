@@ -546,9 +546,6 @@ def test_reused_ids_same_as_trace_processor(tp_rows, tp_diffs):
 # trace_processor does, and a listed seed must still differ (the list only
 # shrinks honestly).
 PLAIN_SEEDS_DIFFERING = {
-    5: "a track first made by an event named 'y' (a flow-begin instant) and "
-       "described later as a state track without a name: trace_processor "
-       "names it after the event, here it has no name",
     14: "a legacy async track of an empty event name: trace_processor stores "
         "the empty name as NULL in the track's dimension args",
     33: "a state event with a legacy async phase ('S', local_id): "

@@ -679,7 +679,20 @@ impl TrackEventTracker {
     /// InternDescriptorTrackCounter / InternDescriptorTrackLegacy: a track
     /// that is not a merged set.
     fn plain_track(&mut self, c: &mut Ctx, uuid: u64, seq: Option<u32>) -> Option<u32> {
-        match self.intern(c, uuid, None, seq)? {
+        self.legacy_track(c, uuid, None, seq)
+    }
+
+    /// InternDescriptorTrackLegacy: the track of a complete or flow v1
+    /// event, named after the event if its descriptor gives no name (None
+    /// for a merged track).
+    fn legacy_track(
+        &mut self,
+        c: &mut Ctx,
+        uuid: u64,
+        event_name: Option<&str>,
+        seq: Option<u32>,
+    ) -> Option<u32> {
+        match self.intern(c, uuid, event_name, seq)? {
             TrackRef::Track(t) => Some(t),
             TrackRef::Merged(_) => None,
         }
@@ -965,7 +978,7 @@ impl TrackEventTracker {
             let descriptor = if a.track_uuid == 0 && a.fallback_to_thread {
                 None
             } else if kind == b'X' {
-                Some(this.plain_track(c, a.track_uuid, seq))
+                Some(this.legacy_track(c, a.track_uuid, name, seq))
             } else {
                 Some(this.slice_track(c, a.track_uuid, name, seq, kind))
             };
