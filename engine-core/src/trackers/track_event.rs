@@ -912,25 +912,39 @@ impl TrackEventTracker {
             // (ParseStateEvent); not on a legacy pid / tid track
             Some(5) if a.track_uuid == 0 && a.fallback_to_thread => return Err(()),
             Some(5) => {
-                let interned = self.intern(c, a.track_uuid, name, seq).ok_or(())?;
-                // (a track interned for it that is not a state track: an error)
-                if !self.states.get(&a.track_uuid).is_some_and(|s| s.r.is_state) {
-                    return Err(());
-                }
+                let interned = self.intern(c, a.track_uuid, name, seq);
+                let async_phase = phase.filter(|p| ASYNC_PHASES.contains(p));
+                let track = match (legacy_async, async_phase) {
+                    // a legacy async phase puts the state on the async track
+                    // it implies, whatever the descriptor track is
+                    // (ParseTrackAssociationInternal)
+                    (Some(source), Some(p)) => {
+                        let (source_id, process_scoped) = source?;
+                        self.legacy_async_track(c, e, a.upid, source_id, process_scoped, p)
+                    }
+                    _ => {
+                        let interned = interned.ok_or(())?;
+                        // (a track interned for it that is not a state
+                        // track: an error)
+                        if !self.states.get(&a.track_uuid).is_some_and(|s| s.r.is_state) {
+                            return Err(());
+                        }
+                        match interned {
+                            TrackRef::Track(t) => t,
+                            TrackRef::Merged(f) => {
+                                let cookie = a.track_uuid as i64 as i128;
+                                let idx =
+                                    self.lanes
+                                        .begin(f.type_, &f.dims, cookie, Nesting::Nestable);
+                                self.lane_track(c, &f, idx)
+                            }
+                        }
+                    }
+                };
                 if e.name_iid_missing() {
                     // ParseStateEvent's own lookup of the state's name
                     c.stats.add("interned_data_tokenizer_errors", 1, None);
                 }
-                let track = match interned {
-                    TrackRef::Track(t) => t,
-                    TrackRef::Merged(f) => {
-                        let cookie = a.track_uuid as i64 as i128;
-                        let idx = self
-                            .lanes
-                            .begin(f.type_, &f.dims, cookie, Nesting::Nestable);
-                        self.lane_track(c, &f, idx)
-                    }
-                };
                 let items = if e.name.is_some() {
                     as_items(&args)
                 } else {
