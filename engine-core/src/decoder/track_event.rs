@@ -1228,11 +1228,8 @@ impl EventParser {
             x.thread_instruction_count = times.thread_instruction_count;
             x.extra_counters = times.extra_counters.clone();
         }
-        let no_interned = Interned::default();
-        let interned = self
-            .interned
-            .get(incremental_state as usize)
-            .map_or(&no_interned, |i| &**i);
+        // (every IncrementalState the tokenizer made has its interned data)
+        let interned = &*self.interned[incremental_state as usize];
         let lookup_errors = std::cell::Cell::new(0i64);
         let lookup = |map: &HashMap<u64, Arc<str>>, iid: u64| -> Option<Arc<str>> {
             let s = map.get(&iid).cloned();

@@ -890,9 +890,8 @@ impl TrackEventTracker {
         let typed = matches!(e.type_, Some(4) | Some(5));
         if !typed && phase.is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p)) {
             a.utid.ok_or(())?;
-            let items = raw_legacy_args(e, thread_ts, thread_instructions, &args);
-            c.args.add_set(&items);
-            args_parsed(c, &self.profiles, e, a.upid);
+            let times = (thread_ts, thread_instructions);
+            raw_legacy_event(c, &self.profiles, e, a.upid, times, &args);
             return Ok(());
         }
         let name = e.name.as_deref();
@@ -1145,9 +1144,8 @@ impl TrackEventTracker {
                 // served; their args are), quietly without a thread
                 let named = metadata_event(c, &a, e)?;
                 if !named && a.utid.is_some() {
-                    let items = raw_legacy_args(e, thread_ts, thread_instructions, &args);
-                    c.args.add_set(&items);
-                    args_parsed(c, &self.profiles, e, a.upid);
+                    let times = (thread_ts, thread_instructions);
+                    raw_legacy_event(c, &self.profiles, e, a.upid, times, &args);
                 }
             }
             // other legacy phases: not imported (the decoder counted them)
@@ -1498,14 +1496,18 @@ fn as_items(args: &[(Arc<str>, ArgVal)]) -> Vec<(&str, Option<ArgVal>)> {
     args.iter().map(|(k, v)| (&**k, Some(v.clone()))).collect()
 }
 
-/// A raw legacy event's args (ParseLegacyEventAsRawEvent): its category,
-/// name and phase, the legacy fields it has, then the event's own args.
-fn raw_legacy_args(
+/// A raw legacy event (ParseLegacyEventAsRawEvent): its chrome_raw row is
+/// not served, its args are stored (its category, name and phase, the
+/// legacy fields it has, then the event's own args) and parsed.
+/// `times`: the event's thread time and instruction count.
+fn raw_legacy_event(
+    c: &mut Ctx,
+    profiles: &[ProfileInterned],
     e: &TrackEventData,
-    thread_ts: Option<i64>,
-    thread_instructions: Option<i64>,
+    upid: Option<u32>,
+    (thread_ts, thread_instructions): (Option<i64>, Option<i64>),
     args: &[(Arc<str>, ArgVal)],
-) -> Vec<(Arc<str>, Option<ArgVal>)> {
+) {
     let l = e.legacy.as_deref().cloned().unwrap_or_default();
     let text = |s: Option<&str>| Some(s.map_or(ArgVal::NullStr, |s| ArgVal::Str(s.to_owned())));
     let int = |v: i64| Some(ArgVal::Int(v as i128));
@@ -1553,11 +1555,13 @@ fn raw_legacy_args(
             items.push(("legacy_event.id_scope", Some(ArgVal::Str(scope.to_owned()))));
         }
     }
-    items
+    let items: Vec<(Arc<str>, Option<ArgVal>)> = items
         .into_iter()
         .map(|(k, v)| (Arc::from(k), v))
         .chain(args.iter().map(|(k, v)| (Arc::clone(k), Some(v.clone()))))
-        .collect()
+        .collect();
+    c.args.add_set(&items);
+    args_parsed(c, profiles, e, upid);
 }
 
 fn arg_set(c: &mut Ctx, args: &[(Arc<str>, ArgVal)]) -> Option<i64> {
