@@ -540,6 +540,66 @@ def test_reused_ids_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_diffs(trace)[0] == {}
 
 
+def _legacy_phase_tracks_trace() -> bytes:
+    """Counter and state events whose legacy phase names their track, as
+    ParseTrackAssociationInternal decides it whatever the descriptor track:
+        100  a state "x" with legacy phase 'i', global scope: on the
+             legacy_chrome_global_instants track (source chrome), an open
+             state (dur -1)
+        200  a counter (value 5) with phase 'S' and no id: "Async
+             LegacyEvent without ID", a parser error and no counter row
+        300  a state with name_iid 0 (never interned) and phase 'T',
+             unscoped id 7: its track is the global async track of id 7;
+             ParseStateEvent looks iid 0 up (present, though 0): 1 lookup
+             error, and a NULL state only closes an open one: no row
+    Descriptor tracks: uuid 1 a state track (never used: no row), uuid 2 a
+    counter (interned for the failing counter all the same). So one state,
+    no counter; tracks: the instants, the counter's, the async one;
+    track_event_parser_errors 1, interned_data_tokenizer_errors 1."""
+    t = pb.Trace()
+    p = t.packet.add(trusted_packet_sequence_id=1, timestamp=10, sequence_flags=1)
+    p.incremental_state_cleared = True
+    p.track_descriptor.uuid, p.track_descriptor.name = 1, "S"
+    p.track_descriptor.child_ordering = 0
+    d = t.packet.add(trusted_packet_sequence_id=1, timestamp=11, sequence_flags=2).track_descriptor
+    d.uuid, d.counter.unit = 2, pb.CounterDescriptor.UNIT_COUNT
+    e = t.packet.add(trusted_packet_sequence_id=1, timestamp=100, sequence_flags=2).track_event
+    e.type, e.track_uuid, e.name = TE.TYPE_STATE, 1, "x"
+    e.legacy_event.phase, e.legacy_event.instant_event_scope = ord("i"), TE.LegacyEvent.SCOPE_GLOBAL
+    e = t.packet.add(trusted_packet_sequence_id=1, timestamp=200, sequence_flags=2).track_event
+    e.type, e.track_uuid, e.counter_value = TE.TYPE_COUNTER, 2, 5
+    e.legacy_event.phase = ord("S")
+    e = t.packet.add(trusted_packet_sequence_id=1, timestamp=300, sequence_flags=2).track_event
+    e.type, e.track_uuid, e.name_iid = TE.TYPE_STATE, 1, 0
+    e.legacy_event.phase, e.legacy_event.unscoped_id = ord("T"), 7
+    return t.SerializeToString()
+
+
+LEGACY_PHASE_QUERIES = {
+    "SELECT s.ts, s.dur, s.value, t.type FROM state s JOIN track t ON t.id = s.track_id":
+        [(100, -1, "x", "legacy_chrome_global_instants")],
+    "SELECT count(*) FROM counter": [(0,)],
+    "SELECT type FROM track ORDER BY id":
+        [("legacy_chrome_global_instants",), ("global_counter_track_event",),
+         ("legacy_async_global_slice",)],
+    LOG_ERRORS: [("interned_data_tokenizer_errors", 1), ("track_event_parser_errors", 1)],
+}
+
+
+def test_counter_and_state_tracks_from_legacy_phases(load_embedded):
+    eng = load_embedded(_legacy_phase_tracks_trace())
+    for query, expected in LEGACY_PHASE_QUERIES.items():
+        assert eng.query(query).rows() == expected, query
+
+
+@pytest.mark.tp
+def test_legacy_phase_tracks_same_as_trace_processor(tp_rows, tp_diffs):
+    trace = _legacy_phase_tracks_trace()
+    for query, expected in LEGACY_PHASE_QUERIES.items():
+        assert tp_rows(trace, query) == expected, query
+    assert tp_diffs(trace)[0] == {}
+
+
 # The plain generator's traces (tools/track_event_fuzz.py `gen`: error paths
 # real traces rarely take) that still differ from trace_processor, seed ->
 # what differs: none of the first 50 now (43 did at the start of the

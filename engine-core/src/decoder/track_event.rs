@@ -1269,8 +1269,9 @@ impl EventParser {
         } else {
             ev.name.as_deref().map(Arc::from)
         };
-        // (a state event looks its own name_iid up once more)
-        x.name_iid_missing = ev.name_iid != 0 && data.name.is_none();
+        // (a state event looks its own name_iid up once more, when the
+        // field is present: an iid of 0 included)
+        x.name_iid_missing = ev.has_name_iid && !interned.names.contains_key(&ev.name_iid);
         // the category's and name's lookups count for every event parsed;
         // the args' only where trace_processor parses them (a slice, counter
         // or state made for the event): the replay counts those
@@ -1513,6 +1514,8 @@ struct RawEvent<'a> {
     category_iids: Vec<u64>,
     categories: Vec<String>,
     name_iid: u64,
+    /// name_iid is on the wire (0 included: ParseStateEvent looks it up)
+    has_name_iid: bool,
     name: Option<String>,
     ts_delta_us: Option<i64>,
     ts_absolute_us: Option<i64>,
@@ -1582,12 +1585,14 @@ impl<'a> RawEvent<'a> {
                 }
                 10 => {
                     e.name_iid = varint(v).unwrap_or(0);
+                    e.has_name_iid = true;
                     e.name = None;
                 }
                 23 => {
                     if let Value::Bytes(s) = v {
                         e.name = Some(text(s));
                         e.name_iid = 0;
+                        e.has_name_iid = false;
                     }
                 }
                 1 => e.ts_delta_us = varint(v).map(|x| x as i64),

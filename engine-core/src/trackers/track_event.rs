@@ -790,6 +790,34 @@ impl TrackEventTracker {
         Ok(a)
     }
 
+    /// The track a counter or state event's legacy phase implies, whatever
+    /// its descriptor track (ParseTrackAssociationInternal): an async
+    /// phase's async track (an error without an id), a global or
+    /// process-scoped instant's track; None for any other phase.
+    fn legacy_phase_track(
+        &mut self,
+        c: &mut Ctx,
+        e: &TrackEventData,
+        a: &Assoc,
+        legacy_async: Option<Result<(i64, bool), ()>>,
+    ) -> Option<Result<u32, ()>> {
+        let phase = e.legacy.as_ref().and_then(|l| l.phase)?;
+        if let Some(source) = legacy_async {
+            return Some(source.map(|(source_id, process_scoped)| {
+                self.legacy_async_track(c, e, a.upid, source_id, process_scoped, phase)
+            }));
+        }
+        match (phase, e.legacy.as_ref().map_or(0, |l| l.instant_scope)) {
+            (b'i' | b'I', 1) => Some(Ok(legacy_instant_track(
+                c,
+                "legacy_chrome_global_instants",
+                None,
+            ))),
+            (b'i' | b'I', 2) => Some(Ok(legacy_instant_track(c, "chrome_process_instant", a.upid))),
+            _ => None,
+        }
+    }
+
     /// TrackEventEventImporter::Import; Err: a parser error.
     fn event(&mut self, c: &mut Ctx, ts: i64, e: &mut TrackEventData) -> Result<(), ()> {
         let phase = e.legacy.as_ref().and_then(|l| l.phase);
@@ -897,10 +925,17 @@ impl TrackEventTracker {
         let name = e.name.as_deref();
         match e.type_ {
             Some(4) => {
-                let track = if a.track_uuid == 0 && a.fallback_to_thread {
-                    super::atrace::thread_track(c, a.utid.ok_or(())?)
+                let descriptor = if a.track_uuid == 0 && a.fallback_to_thread {
+                    None
                 } else {
-                    self.plain_track(c, a.track_uuid, seq).ok_or(())?
+                    Some(self.plain_track(c, a.track_uuid, seq))
+                };
+                let track = match self.legacy_phase_track(c, e, &a, legacy_async) {
+                    Some(track) => track?,
+                    None => match descriptor {
+                        None => super::atrace::thread_track(c, a.utid.ok_or(())?),
+                        Some(t) => t.ok_or(())?,
+                    },
                 };
                 let set = arg_set(c, &args);
                 c.counters.push(ts, track, e.counter_value, set);
@@ -912,16 +947,9 @@ impl TrackEventTracker {
             Some(5) if a.track_uuid == 0 && a.fallback_to_thread => return Err(()),
             Some(5) => {
                 let interned = self.intern(c, a.track_uuid, name, seq);
-                let async_phase = phase.filter(|p| ASYNC_PHASES.contains(p));
-                let track = match (legacy_async, async_phase) {
-                    // a legacy async phase puts the state on the async track
-                    // it implies, whatever the descriptor track is
-                    // (ParseTrackAssociationInternal)
-                    (Some(source), Some(p)) => {
-                        let (source_id, process_scoped) = source?;
-                        self.legacy_async_track(c, e, a.upid, source_id, process_scoped, p)
-                    }
-                    _ => {
+                let track = match self.legacy_phase_track(c, e, &a, legacy_async) {
+                    Some(track) => track?,
+                    None => {
                         let interned = interned.ok_or(())?;
                         // (a track interned for it that is not a state
                         // track: an error)
