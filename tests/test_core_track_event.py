@@ -600,6 +600,76 @@ def test_legacy_phase_tracks_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_diffs(trace)[0] == {}
 
 
+def _state_log_and_tie_trace() -> bytes:
+    """Sequence 1 interns event name iid 0 = "n" and log body iid 1 = "m".
+        100  a state with name_iid 0 on state track uuid 1 ("S", its
+             descriptor has a state field): ParseStateEvent
+             looks the present iid up, 0 included: state "n" (open, dur -1)
+        200  a slice end with a log message, no slice open on its thread
+             track (uuid 2: pid 5 tid 6): no row, so its args (and the log
+             message they carry) are never parsed: no android_logs row
+        300  an instant ("i") with a log message on uuid 2: a slice and one
+             android_logs row
+    Then, at ts 400, a TrackEvent instant on a legacy pid/tid track
+    (pid_override 7, tid_override 8) arrives before a ThreadDescriptor
+    packet (clearing sequence 2's state: pid 9 tid 10) at the same ts.
+    trace_processor's sorter has a queue for the packets and one for track
+    events, and drains the earliest front through the other queue's front,
+    ties included. A descriptor at 350 (uuid 3, unused) makes the packets'
+    queue the one drained through 400 once the events up to 300 are read,
+    so the ThreadDescriptor goes first and pid 9's threads take the lower
+    utids: pid 9's main thread, tid 10, then pid 7's main thread and tid 8
+    (utids 3-6, after the swapper's and pid 5's tid 5 and 6)."""
+    t = pb.Trace()
+    p = t.packet.add(trusted_packet_sequence_id=1, timestamp=10, sequence_flags=1)
+    p.incremental_state_cleared = True
+    p.interned_data.event_names.add(iid=0, name="n")
+    p.interned_data.log_message_body.add(iid=1, body="m")
+    p.track_descriptor.uuid, p.track_descriptor.name = 1, "S"
+    p.track_descriptor.state.SetInParent()
+    d = t.packet.add(trusted_packet_sequence_id=1, timestamp=11, sequence_flags=2).track_descriptor
+    d.uuid, d.thread.pid, d.thread.tid = 2, 5, 6
+    e = t.packet.add(trusted_packet_sequence_id=1, timestamp=100, sequence_flags=2).track_event
+    e.type, e.track_uuid, e.name_iid = TE.TYPE_STATE, 1, 0
+    for ts, type_ in ((200, TE.TYPE_SLICE_END), (300, TE.TYPE_INSTANT)):
+        e = t.packet.add(trusted_packet_sequence_id=1, timestamp=ts, sequence_flags=2).track_event
+        e.type, e.track_uuid, e.log_message.body_iid = type_, 2, 1
+        if type_ == TE.TYPE_INSTANT:
+            e.name = "i"
+    d = t.packet.add(trusted_packet_sequence_id=1, timestamp=350, sequence_flags=2).track_descriptor
+    d.uuid, d.name = 3, "unused"
+    e = t.packet.add(trusted_packet_sequence_id=3, timestamp=400).track_event
+    e.type, e.name = TE.TYPE_INSTANT, "legacy"
+    e.legacy_event.pid_override, e.legacy_event.tid_override = 7, 8
+    p = t.packet.add(trusted_packet_sequence_id=2, timestamp=400, sequence_flags=1)
+    p.incremental_state_cleared = True
+    p.thread_descriptor.pid, p.thread_descriptor.tid = 9, 10
+    return t.SerializeToString()
+
+
+STATE_LOG_TIE_QUERIES = {
+    "SELECT ts, dur, value FROM state": [(100, -1, "n")],
+    "SELECT ts, name FROM slice ORDER BY ts": [(300, "i"), (400, "legacy")],
+    "SELECT ts, msg FROM android_logs": [(300, "m")],
+    "SELECT utid, tid FROM thread WHERE tid IN (7, 8, 9, 10) ORDER BY utid":
+        [(3, 9), (4, 10), (5, 7), (6, 8)],
+}
+
+
+def test_state_name_iid_zero_log_rows_and_track_event_queue(load_embedded):
+    eng = load_embedded(_state_log_and_tie_trace())
+    for query, expected in STATE_LOG_TIE_QUERIES.items():
+        assert eng.query(query).rows() == expected, query
+
+
+@pytest.mark.tp
+def test_state_log_and_queue_same_as_trace_processor(tp_rows, tp_diffs):
+    trace = _state_log_and_tie_trace()
+    for query, expected in STATE_LOG_TIE_QUERIES.items():
+        assert tp_rows(trace, query) == expected, query
+    assert tp_diffs(trace)[0] == {}
+
+
 # The plain generator's traces (tools/track_event_fuzz.py `gen`: error paths
 # real traces rarely take) that still differ from trace_processor, seed ->
 # what differs: none of the first 50 now (43 did at the start of the

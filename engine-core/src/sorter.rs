@@ -2,8 +2,9 @@
 //! (v58.2: sorter/trace_sorter.cc, for a file read whole).
 //!
 //! trace_processor pushes each event into the queue of its stream: one for
-//! the trace's packets, and per CPU one for ftrace events, one for
-//! compact_sched's switches and one for its wakings (importers/proto/
+//! the trace's packets, one for track events, and per CPU one for ftrace
+//! events, one for compact_sched's switches and one for its wakings
+//! (importers/proto/
 //! proto_importer_module.cc: a family's queues are created when the family
 //! first sees a CPU, every lower CPU's with it, so queue numbers follow the
 //! order in which CPUs first appear). Each queue is ordered by (ts, arrival).
@@ -27,7 +28,8 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::events::{EvRef, Sink};
+use crate::decoder::track_event::TrackEventPacket;
+use crate::events::{EvRef, PacketData, Sink};
 
 /// The per-CPU stream families of trace_processor's sorter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,12 +39,23 @@ pub enum Family {
     CompactWaking = 2,
 }
 
-/// The stream an event goes to in trace_processor's sorter: a per-CPU
-/// family, or None for the trace's packets (and for every event of a
-/// single-stream input: systrace text).
-pub fn stream_of(sink: &Sink, r: EvRef) -> Option<(Family, u32)> {
+/// A stream of trace_processor's sorter (one queue each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stream {
+    /// the trace's packets (every event of a single-stream input: systrace
+    /// text)
+    Packets,
+    /// tokenized TrackEvents (TrackEventTokenizer pushes them to a stream
+    /// of their own, created second: a tie with a packet goes to the packet)
+    TrackEvents,
+    /// a per-CPU family's queue
+    PerCpu(Family, u32),
+}
+
+/// The stream an event goes to in trace_processor's sorter.
+pub fn stream_of(sink: &Sink, r: EvRef) -> Stream {
     if sink.single_stream {
-        return None;
+        return Stream::Packets;
     }
     let cpu = |c: i64| u32::try_from(c).unwrap_or(u32::MAX);
     // a compact_sched event's stream, else the ftrace events'
@@ -53,7 +66,7 @@ pub fn stream_of(sink: &Sink, r: EvRef) -> Option<(Family, u32)> {
             Family::Ftrace
         }
     };
-    Some(match r {
+    let (family, cpu) = match r {
         EvRef::Switch(i) => {
             let s = &sink.switches[i as usize];
             (family(s.compact, Family::CompactSwitch), cpu(s.cpu))
@@ -64,8 +77,14 @@ pub fn stream_of(sink: &Sink, r: EvRef) -> Option<(Family, u32)> {
             (family(w.compact, Family::CompactWaking), cpu(w.cpu))
         }
         EvRef::Ftrace(i) => (Family::Ftrace, cpu(sink.ftrace[i as usize].cpu)),
-        EvRef::Packet(_) => return None,
-    })
+        EvRef::Packet(i) => {
+            return match &sink.packets[i as usize].data {
+                PacketData::TrackEvent(TrackEventPacket::Event(_)) => Stream::TrackEvents,
+                _ => Stream::Packets,
+            }
+        }
+    };
+    Stream::PerCpu(family, cpu)
 }
 
 /// CPUs numbered this high or higher share one queue per family (no
@@ -141,8 +160,7 @@ struct QueueNumbers {
 
 impl QueueNumbers {
     fn new() -> Self {
-        // queue 0: the trace's packets; 1: track events (not imported, but
-        // numbered as trace_processor numbers it)
+        // queue 0: the trace's packets; 1: track events
         QueueNumbers {
             per_cpu: Default::default(),
             overflow: [None; 3],
@@ -150,9 +168,11 @@ impl QueueNumbers {
         }
     }
 
-    fn of(&mut self, stream: Option<(Family, u32)>) -> u32 {
-        let Some((family, cpu)) = stream else {
-            return 0;
+    fn of(&mut self, stream: Stream) -> u32 {
+        let (family, cpu) = match stream {
+            Stream::Packets => return 0,
+            Stream::TrackEvents => return 1,
+            Stream::PerCpu(family, cpu) => (family, cpu),
         };
         let f = family as usize;
         if cpu >= MAX_QUEUED_CPUS {
@@ -173,10 +193,7 @@ impl QueueNumbers {
 impl TsOrder {
     /// `events` in arrival order; `stream_of` says which per-CPU stream an
     /// event goes to (None: the packets' stream).
-    pub fn new(
-        events: Vec<(i64, EvRef)>,
-        mut stream_of: impl FnMut(EvRef) -> Option<(Family, u32)>,
-    ) -> Self {
+    pub fn new(events: Vec<(i64, EvRef)>, mut stream_of: impl FnMut(EvRef) -> Stream) -> Self {
         let total = events.len();
         if total > u32::MAX as usize {
             // past the runs' u32 positions: one queue, sorted (stable)
@@ -346,7 +363,7 @@ mod tests {
             .collect();
         let mut want = events.clone();
         want.sort_by_key(|e| e.0); // std's sort is stable
-        let got: Vec<_> = TsOrder::new(events, |_| None).collect();
+        let got: Vec<_> = TsOrder::new(events, |_| Stream::Packets).collect();
         let key = |v: &[(i64, EvRef)]| -> Vec<(i64, u32)> {
             v.iter()
                 .map(|&(t, r)| match r {
@@ -394,9 +411,9 @@ mod tests {
             .map(|(i, &(_, ts))| (ts, EvRef::Ftrace(i as u32)))
             .collect();
         let cpu_of = |r: EvRef| match r {
-            EvRef::Ftrace(i) if arrivals[i as usize].0 == 9 => None,
-            EvRef::Ftrace(i) => Some((Family::Ftrace, arrivals[i as usize].0 as u32)),
-            _ => None,
+            EvRef::Ftrace(i) if arrivals[i as usize].0 == 9 => Stream::Packets,
+            EvRef::Ftrace(i) => Stream::PerCpu(Family::Ftrace, arrivals[i as usize].0 as u32),
+            _ => Stream::Packets,
         };
         let got: Vec<u32> = TsOrder::new(events, cpu_of)
             .map(|(_, r)| match r {

@@ -293,6 +293,12 @@ pub struct TrackEventExtra {
     pub name_lookup_errors: i64,
     /// the event's own name_iid is not interned
     pub name_iid_missing: bool,
+    /// a state event's value when its name_iid is present (0 included):
+    /// what ParseStateEvent looks up, unlike the event's name
+    pub state_name_by_iid: Option<Option<Arc<str>>>,
+    /// (ts, utid) of the log message's android_logs row, made when the
+    /// event's args are parsed
+    pub log_row: Option<(i64, u32)>,
     /// a log message: (priority, tag, message), for android_logs
     pub log: Option<(i64, Option<String>, String)>,
     /// the event has a LogMessage; the (track_event_parser_errors,
@@ -333,6 +339,24 @@ impl TrackEventData {
     /// Whether the event's own name_iid failed its lookup.
     pub fn name_iid_missing(&self) -> bool {
         self.extra().is_some_and(|x| x.name_iid_missing)
+    }
+
+    /// A state event's value (ParseStateEvent): its name_iid's string when
+    /// the field is present (an iid of 0 included), else its name.
+    pub fn state_name(&self) -> Option<&Arc<str>> {
+        match self.extra().and_then(|x| x.state_name_by_iid.as_ref()) {
+            Some(by_iid) => by_iid.as_ref(),
+            None => self.name.as_ref(),
+        }
+    }
+
+    /// The log message's row is made when the args are parsed: by `utid`.
+    pub fn set_log_row(&mut self, ts: i64, utid: u32) {
+        self.extra.get_or_insert_with(Default::default).log_row = Some((ts, utid));
+    }
+
+    pub fn log_row(&self) -> Option<(i64, u32)> {
+        self.extra().and_then(|x| x.log_row)
     }
 
     /// The failed lookups of the name and category.
@@ -1271,7 +1295,11 @@ impl EventParser {
         };
         // (a state event looks its own name_iid up once more, when the
         // field is present: an iid of 0 included)
-        x.name_iid_missing = ev.has_name_iid && !interned.names.contains_key(&ev.name_iid);
+        if ev.has_name_iid {
+            let by_iid = interned.names.get(&ev.name_iid).cloned();
+            x.name_iid_missing = by_iid.is_none();
+            x.state_name_by_iid = Some(by_iid);
+        }
         // the category's and name's lookups count for every event parsed;
         // the args' only where trace_processor parses them (a slice, counter
         // or state made for the event): the replay counts those

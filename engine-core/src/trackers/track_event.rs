@@ -813,7 +813,11 @@ impl TrackEventTracker {
                 "legacy_chrome_global_instants",
                 None,
             ))),
-            (b'i' | b'I', 2) => Some(Ok(legacy_instant_track(c, "chrome_process_instant", a.upid))),
+            (b'i' | b'I', 2) => Some(Ok(legacy_instant_track(
+                c,
+                "chrome_process_instant",
+                a.upid,
+            ))),
             _ => None,
         }
     }
@@ -889,17 +893,16 @@ impl TrackEventTracker {
             }
         }
         // a log message (ParseLogMessage, with the event's args): an
-        // android_logs row by the event's thread; without one, an error and
-        // none of its args
+        // android_logs row by the event's thread, made with the args (when
+        // a row is made for the event); without a thread, an error and none
+        // of its args
         if e.has_log_message() && phase != Some(b'M') {
             // ParseLogMessage's errors count with the args' (when a row is
             // made for the event): without a thread, one error before any
             // lookup and none of its args
             let (parser, lookups) = match a.utid {
                 Some(utid) => {
-                    if let Some((prio, tag, msg)) = e.log() {
-                        c.logs.push_utid(ts, utid, *prio, tag.clone(), msg.clone())
-                    }
+                    e.set_log_row(ts, utid);
                     e.log_errors()
                 }
                 None => {
@@ -972,24 +975,23 @@ impl TrackEventTracker {
                     // ParseStateEvent's own lookup of the state's name
                     c.stats.add("interned_data_tokenizer_errors", 1, None);
                 }
-                let items = if e.name.is_some() {
+                // the state's value: ParseStateEvent's own lookup
+                let state = e.state_name().cloned();
+                let items = if state.is_some() {
                     as_items(&args)
                 } else {
                     Vec::new()
                 };
-                let category = e
-                    .name
-                    .as_ref()
-                    .and(e.category.as_deref().map(str::to_owned));
+                let category = state.as_ref().and(e.category.as_deref().map(str::to_owned));
                 c.state_rows.update_with_args(
                     &mut c.args,
                     ts,
                     track,
-                    e.name.as_deref().map(str::to_owned),
+                    state.as_deref().map(str::to_owned),
                     category,
                     &items,
                 );
-                if e.name.is_some() {
+                if state.is_some() {
                     args_parsed(c, &self.profiles, e, a.upid);
                 }
                 return Ok(());
@@ -1467,6 +1469,9 @@ fn args_parsed(
     e: &TrackEventData,
     upid: Option<u32>,
 ) -> Option<u32> {
+    if let (Some((ts, utid)), Some((prio, tag, msg))) = (e.log_row(), e.log()) {
+        c.logs.push_utid(ts, utid, *prio, tag.clone(), msg.clone())
+    }
     let (parser, lookups) = e.arg_errors();
     if parser > 0 {
         c.stats.add("track_event_parser_errors", parser, None);
