@@ -9,7 +9,9 @@ use crate::columns::{Stored, Table, NULL_TEXT};
 use crate::machines::HOST_MACHINE_ID;
 use crate::replay::Imported;
 use crate::trackers::raw::FlagsColumn;
-use crate::trackers::sched::NO_STATE;
+use crate::trackers::raw::RawTable;
+use crate::trackers::sched::{SchedTable, ThreadStateTable, NO_STATE};
+use crate::trackers::tracks::Args;
 use crate::trackers::CpuSet;
 
 /// Table definitions: (name, [(column, type, generated expression)]).
@@ -631,7 +633,7 @@ pub fn build_db(tables: &[Table]) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
-/// The tables `take_columns` gives (every other one comes from `fill`).
+/// The tables `take_moved` gives (every other one comes from `fill`).
 pub const MOVED_TABLES: [&str; 4] = ["sched", "thread_state", "ftrace_event", "args"];
 
 /// thread_state.blocked_function from its sparse (row, function) list: a
@@ -653,14 +655,33 @@ fn blocked_functions(sparse: Vec<(u32, Box<str>)>, rows: usize) -> Stored {
     Stored::text(ids, dict)
 }
 
+/// A big table's data moved out of the import (`take_moved`), to be made
+/// into columns (`moved_columns`): on another thread, if the caller likes.
+pub enum Moved {
+    Sched(SchedTable),
+    ThreadState(ThreadStateTable),
+    FtraceEvent(RawTable),
+    Args(Args),
+}
+
+/// The data of `table`, one of `MOVED_TABLES`, moved out of the trackers
+/// without a copy (None for any other table).
+pub fn take_moved(imp: &mut Imported, table: &str) -> Option<Moved> {
+    Some(match table {
+        "sched" => Moved::Sched(std::mem::take(&mut imp.sched.table)),
+        "thread_state" => Moved::ThreadState(std::mem::take(&mut imp.ctx.thread_state.table)),
+        "ftrace_event" => Moved::FtraceEvent(std::mem::take(&mut imp.raw)),
+        "args" => Moved::Args(std::mem::take(&mut imp.ctx.args)),
+        _ => return None,
+    })
+}
+
 /// The stored columns of the tables big enough to matter (one row per
-/// sched slice, thread state, ftrace event), moved out of the trackers
-/// without a per-value copy; `fill` gives every other table's rows.
-pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
-    let names: Vec<Box<str>> = imp
-        .ctx
-        .states
-        .names
+/// sched slice, thread state, ftrace event, arg), from their moved data;
+/// `state_names`: the end states' names (`EndStates::names`). `fill` gives
+/// every other table's rows.
+pub fn moved_columns(data: Moved, state_names: &[Option<String>]) -> Vec<Stored> {
+    let names: Vec<Box<str>> = state_names
         .iter()
         .map(|n| n.as_deref().unwrap_or("").into())
         .collect();
@@ -681,21 +702,19 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
             nulls,
         )
     };
-    Some(match table {
-        "sched" => {
-            let t = std::mem::take(&mut imp.sched.table);
+    match data {
+        Moved::Sched(t) => {
             vec![
                 Stored::row_number(),
                 Stored::int(t.ts),
                 Stored::int(t.dur),
                 Stored::narrow(t.cpu),
                 Stored::narrow(t.utid),
-                Stored::text(state_ids(t.end_state, &imp.ctx.states.names), names),
+                Stored::text(state_ids(t.end_state, state_names), names),
                 Stored::narrow(t.prio),
             ]
         }
-        "thread_state" => {
-            let t = std::mem::take(&mut imp.ctx.thread_state.table);
+        Moved::ThreadState(t) => {
             let cpu_nulls = t.cpu.iter().map(|&c| c < 0).collect();
             let io_nulls = t.io_wait.iter().map(|&v| v < 0).collect();
             let irq_nulls: Vec<bool> = t.irq_context.iter().map(|&v| v < 0).collect();
@@ -706,15 +725,14 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 Stored::int(t.dur),
                 Stored::int_nulls(t.cpu, cpu_nulls),
                 Stored::narrow(t.utid),
-                Stored::text(state_ids(t.state, &imp.ctx.states.names), names),
+                Stored::text(state_ids(t.state, state_names), names),
                 Stored::int_nulls(t.io_wait.iter().map(|&v| v.max(0)).collect(), io_nulls),
                 blocked_functions(t.blocked_function, rows),
                 u32_ids(t.waker),
                 Stored::int_nulls(t.irq_context.iter().map(|&v| v.max(0)).collect(), irq_nulls),
             ]
         }
-        "args" => {
-            let a = std::mem::take(&mut imp.ctx.args);
+        Moved::Args(a) => {
             let keys: Vec<u32> = a.rows.iter().map(|r| r.key).collect();
             let ints: Vec<Option<i64>> = a.rows.iter().map(|r| r.value.int_value()).collect();
             // flat_key: the key without array indices, per distinct key
@@ -738,8 +756,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 Stored::text_opt(a.rows.iter().map(|r| r.value.display())),
             ]
         }
-        "ftrace_event" => {
-            let r = std::mem::take(&mut imp.raw);
+        Moved::FtraceEvent(r) => {
             let flags = match r.flags_column() {
                 FlagsColumn::Narrow(v) => Stored::narrow(v),
                 FlagsColumn::Wide(v) => Stored::narrow(v),
@@ -757,8 +774,7 @@ pub fn take_columns(imp: &mut Imported, table: &str) -> Option<Vec<Stored>> {
                 flags,
             ]
         }
-        _ => return None,
-    })
+    }
 }
 
 pub fn fill<'v>(
