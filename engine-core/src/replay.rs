@@ -159,232 +159,248 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
 
     // systrace: sched_switch rows only (trace_processor's text reader)
     let raw_switch = raw_on || sink.raw_sched_switch_only;
-    for (ts, r) in order {
-        if let Some(cut) = hard_cut {
-            if ts < cut && !matches!(r, EvRef::Packet(_)) {
-                dropped_before_start += 1;
-                continue;
-            }
-        }
-        if !sink.common_flags.is_empty() {
-            raw.next_flags = sink.common_flags.get(&r).copied().unwrap_or(0);
-        }
-        match r {
-            EvRef::Switch(_) | EvRef::CompactSwitch(_) => {
-                let Some(s) = sink.switch(ts, r) else {
+    // the merge runs ahead on a second thread (a tenth of the replay's
+    // time), handing its order over in chunks
+    std::thread::scope(|scope| {
+        let (merged_tx, merged) = std::sync::mpsc::sync_channel(sorter::CHUNKS_AHEAD);
+        let merge = scope.spawn(move || sorter::send_in_chunks(order, merged_tx));
+        for (ts, r) in merged.iter().flatten() {
+            if let Some(cut) = hard_cut {
+                if ts < cut && !matches!(r, EvRef::Packet(_)) {
+                    dropped_before_start += 1;
                     continue;
-                };
-                // a cpu row comes with the switch's first sched or raw row
-                // (none for a skipped one)
-                let pt = &mut ctx.pt;
-                if s.ts < soft_cut {
-                    // soft-dropped: raw only; compact still tracks "last"
-                    // (and, with no "last" yet, is skipped and counted as
-                    // any first compact switch of a CPU)
-                    if s.compact {
-                        let u = pt.update_thread_name(
-                            s.next_pid,
-                            &names[s.next_comm as usize],
-                            PRIO_FTRACE,
-                        );
-                        match last_running.insert(s.cpu, (u, s.next_pid, s.next_prio)) {
-                            None => skipped_compact += 1,
-                            Some(prev) if raw_switch => {
-                                cpus_seen.insert(s.cpu);
-                                let a = switch_args(&s, Some((prev, pt)));
-                                let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
-                                raw.push(
-                                    s.ts,
-                                    "sched_switch",
-                                    s.cpu,
-                                    Some(prev.0),
-                                    Some(set),
-                                    false,
-                                )
+                }
+            }
+            if !sink.common_flags.is_empty() {
+                raw.next_flags = sink.common_flags.get(&r).copied().unwrap_or(0);
+            }
+            match r {
+                EvRef::Switch(_) | EvRef::CompactSwitch(_) => {
+                    let Some(s) = sink.switch(ts, r) else {
+                        continue;
+                    };
+                    // a cpu row comes with the switch's first sched or raw row
+                    // (none for a skipped one)
+                    let pt = &mut ctx.pt;
+                    if s.ts < soft_cut {
+                        // soft-dropped: raw only; compact still tracks "last"
+                        // (and, with no "last" yet, is skipped and counted as
+                        // any first compact switch of a CPU)
+                        if s.compact {
+                            let u = pt.update_thread_name(
+                                s.next_pid,
+                                &names[s.next_comm as usize],
+                                PRIO_FTRACE,
+                            );
+                            match last_running.insert(s.cpu, (u, s.next_pid, s.next_prio)) {
+                                None => skipped_compact += 1,
+                                Some(prev) if raw_switch => {
+                                    cpus_seen.insert(s.cpu);
+                                    let a = switch_args(&s, Some((prev, pt)));
+                                    let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                                    raw.push(
+                                        s.ts,
+                                        "sched_switch",
+                                        s.cpu,
+                                        Some(prev.0),
+                                        Some(set),
+                                        false,
+                                    )
+                                }
+                                Some(_) => {}
                             }
-                            Some(_) => {}
+                        } else if raw_switch {
+                            cpus_seen.insert(s.cpu);
+                            let u = pt.get_or_create_thread(s.prev_pid);
+                            let a = switch_args(&s, None);
+                            let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                            raw.push(s.ts, "sched_switch", s.cpu, Some(u), Some(set), false);
                         }
-                    } else if raw_switch {
-                        cpus_seen.insert(s.cpu);
-                        let u = pt.get_or_create_thread(s.prev_pid);
-                        let a = switch_args(&s, None);
-                        let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
-                        raw.push(s.ts, "sched_switch", s.cpu, Some(u), Some(set), false);
+                        continue;
                     }
-                    continue;
-                }
-                let next_utid =
-                    pt.update_thread_name(s.next_pid, &names[s.next_comm as usize], PRIO_FTRACE);
-                let prev_running = last_running.insert(s.cpu, (next_utid, s.next_pid, s.next_prio));
-                let prev_utid = if s.compact {
-                    match prev_running {
-                        Some(p) => p.0,
-                        None => {
-                            skipped_compact += 1;
-                            continue;
-                        }
-                    }
-                } else {
-                    pt.update_thread_name(s.prev_pid, &names[s.prev_comm as usize], PRIO_FTRACE)
-                };
-                cpus_seen.insert(s.cpu);
-                let state = ctx.states.decode(s.prev_state);
-                sched.push(
-                    s.ts,
-                    s.cpu,
-                    s.compact,
-                    s.prev_pid,
-                    state,
-                    s.next_pid,
-                    next_utid,
-                    s.next_prio,
-                );
-                if raw_switch {
-                    let compact_prev = prev_running.filter(|_| s.compact).map(|p| (p, &ctx.pt));
-                    let a = switch_args(&s, compact_prev);
-                    let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
-                    raw.push(
-                        s.ts,
-                        "sched_switch",
-                        s.cpu,
-                        Some(prev_utid),
-                        Some(set),
-                        true,
+                    let next_utid = pt.update_thread_name(
+                        s.next_pid,
+                        &names[s.next_comm as usize],
+                        PRIO_FTRACE,
                     );
-                }
-                ctx.thread_state.switch_out(prev_utid, s.ts, state);
-                ctx.thread_state.switch_in(next_utid, s.ts, s.cpu);
-            }
-            EvRef::Waking(i) => {
-                let w = &sink.wakings[i as usize];
-                let pt = &mut ctx.pt;
-                let waker = if w.compact {
-                    // the waker is the CPU's running thread: none known yet,
-                    // the waking is skipped (no row at all)
-                    match last_running.get(w.cpu) {
-                        Some(&(k, _, _)) => Some(k),
-                        None => {
-                            skipped_compact_waking += 1;
-                            continue;
+                    let prev_running =
+                        last_running.insert(s.cpu, (next_utid, s.next_pid, s.next_prio));
+                    let prev_utid = if s.compact {
+                        match prev_running {
+                            Some(p) => p.0,
+                            None => {
+                                skipped_compact += 1;
+                                continue;
+                            }
                         }
+                    } else {
+                        pt.update_thread_name(s.prev_pid, &names[s.prev_comm as usize], PRIO_FTRACE)
+                    };
+                    cpus_seen.insert(s.cpu);
+                    let state = ctx.states.decode(s.prev_state);
+                    sched.push(
+                        s.ts,
+                        s.cpu,
+                        s.compact,
+                        s.prev_pid,
+                        state,
+                        s.next_pid,
+                        next_utid,
+                        s.next_prio,
+                    );
+                    if raw_switch {
+                        let compact_prev = prev_running.filter(|_| s.compact).map(|p| (p, &ctx.pt));
+                        let a = switch_args(&s, compact_prev);
+                        let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                        raw.push(
+                            s.ts,
+                            "sched_switch",
+                            s.cpu,
+                            Some(prev_utid),
+                            Some(set),
+                            true,
+                        );
                     }
-                } else {
-                    w.pid.map(|p| pt.get_or_create_thread(p))
-                };
-                if raw_on {
-                    cpus_seen.insert(w.cpu); // its raw row's cpu
+                    ctx.thread_state.switch_out(prev_utid, s.ts, state);
+                    ctx.thread_state.switch_in(next_utid, s.ts, s.cpu);
                 }
-                if w.ts < soft_cut {
-                    // soft-dropped: its raw row only
+                EvRef::Waking(i) => {
+                    let w = &sink.wakings[i as usize];
+                    let pt = &mut ctx.pt;
+                    let waker = if w.compact {
+                        // the waker is the CPU's running thread: none known yet,
+                        // the waking is skipped (no row at all)
+                        match last_running.get(w.cpu) {
+                            Some(&(k, _, _)) => Some(k),
+                            None => {
+                                skipped_compact_waking += 1;
+                                continue;
+                            }
+                        }
+                    } else {
+                        w.pid.map(|p| pt.get_or_create_thread(p))
+                    };
+                    if raw_on {
+                        cpus_seen.insert(w.cpu); // its raw row's cpu
+                    }
+                    if w.ts < soft_cut {
+                        // soft-dropped: its raw row only
+                        if raw_on {
+                            let set = sched_args.waking(&mut ctx.args, &sink.strings, w);
+                            raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
+                        }
+                        continue;
+                    }
+                    let wakee = if w.compact {
+                        pt.get_or_create_thread(w.wakee_pid)
+                    } else {
+                        pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE)
+                    };
                     if raw_on {
                         let set = sched_args.waking(&mut ctx.args, &sink.strings, w);
                         raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
                     }
-                    continue;
+                    note_other(w.ts);
+                    let flags = w
+                        .compact
+                        .then(|| sink.common_flags.get(&r).copied().unwrap_or(0));
+                    ctx.thread_state.waking(wakee, w.ts, waker, flags);
                 }
-                let wakee = if w.compact {
-                    pt.get_or_create_thread(w.wakee_pid)
-                } else {
-                    pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE)
-                };
-                if raw_on {
-                    let set = sched_args.waking(&mut ctx.args, &sink.strings, w);
-                    raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
-                }
-                note_other(w.ts);
-                let flags = w
-                    .compact
-                    .then(|| sink.common_flags.get(&r).copied().unwrap_or(0));
-                ctx.thread_state.waking(wakee, w.ts, waker, flags);
-            }
-            EvRef::Ftrace(i) => {
-                let e = &sink.ftrace[i as usize];
-                // an importer's own copy of an event ("__" names) has no row
-                let raw_on = raw_on && !e.name.starts_with("__");
-                if raw_on {
-                    cpus_seen.insert(e.cpu); // its raw row's cpu
-                }
-                let utid = if raw_on || e.ts >= soft_cut {
-                    Some(ctx.pt.get_or_create_thread(e.pid))
-                } else {
-                    None
-                };
-                let symbol_failed = symbol_lookup_failed(e);
-                if raw_on {
-                    let arg_set = crate::trackers::raw::event_args(&mut ctx.args, e);
-                    raw.push(e.ts, e.name, e.cpu, utid, Some(arg_set), false);
-                    // its raw args looked the symbol up (a field present)
-                    if symbol_failed && symbol_address_field(e.name).is_some_and(|f| e.has(f)) {
+                EvRef::Ftrace(i) => {
+                    let e = &sink.ftrace[i as usize];
+                    // an importer's own copy of an event ("__" names) has no row
+                    let raw_on = raw_on && !e.name.starts_with("__");
+                    if raw_on {
+                        cpus_seen.insert(e.cpu); // its raw row's cpu
+                    }
+                    let utid = if raw_on || e.ts >= soft_cut {
+                        Some(ctx.pt.get_or_create_thread(e.pid))
+                    } else {
+                        None
+                    };
+                    let symbol_failed = symbol_lookup_failed(e);
+                    if raw_on {
+                        let arg_set = crate::trackers::raw::event_args(&mut ctx.args, e);
+                        raw.push(e.ts, e.name, e.cpu, utid, Some(arg_set), false);
+                        // its raw args looked the symbol up (a field present)
+                        if symbol_failed && symbol_address_field(e.name).is_some_and(|f| e.has(f)) {
+                            ctx.stats.add("interned_data_tokenizer_errors", 1, None);
+                        }
+                    }
+                    // a legacy generic event has no typed parser, whatever its name
+                    if e.ts < soft_cut || e.generic {
+                        continue;
+                    }
+                    // and so did its typed parser
+                    if symbol_failed && parser_looks_up_symbol(e.name) {
                         ctx.stats.add("interned_data_tokenizer_errors", 1, None);
                     }
+                    ftrace_event(
+                        &mut ctx,
+                        &mut slots,
+                        &mut drm,
+                        &mut binder,
+                        &mut kernel,
+                        &mut note_other,
+                        e,
+                    );
                 }
-                // a legacy generic event has no typed parser, whatever its name
-                if e.ts < soft_cut || e.generic {
-                    continue;
-                }
-                // and so did its typed parser
-                if symbol_failed && parser_looks_up_symbol(e.name) {
-                    ctx.stats.add("interned_data_tokenizer_errors", 1, None);
-                }
-                ftrace_event(
-                    &mut ctx,
-                    &mut slots,
-                    &mut drm,
-                    &mut binder,
-                    &mut kernel,
-                    &mut note_other,
-                    e,
-                );
-            }
-            EvRef::Packet(i) => {
-                let p = &sink.packets[i as usize];
-                match &p.data {
-                    PacketData::ProcessTree { processes, threads } => {
-                        process_tree(&mut ctx.pt, &mut ctx.args, processes, threads)
-                    }
-                    PacketData::ProcessStats(procs) => {
-                        counters::process_stats(&mut ctx, p.ts, procs)
-                    }
-                    PacketData::SysStats(d) => counters::sys_stats(&mut ctx, p.ts, d),
-                    PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
-                    PacketData::SystemProperty(values) => {
-                        atrace::system_property(&mut ctx, p.ts, values)
-                    }
-                    PacketData::InitialDisplayState(state) => {
-                        atrace::screen_state(&mut ctx, p.ts, *state)
-                    }
-                    PacketData::ThreadName { tid, name } => match name {
-                        None => {
-                            ctx.pt.get_or_create_thread(*tid);
+                EvRef::Packet(i) => {
+                    let p = &sink.packets[i as usize];
+                    match &p.data {
+                        PacketData::ProcessTree { processes, threads } => {
+                            process_tree(&mut ctx.pt, &mut ctx.args, processes, threads)
                         }
-                        Some(n) => {
-                            ctx.pt.update_thread_name(
-                                *tid,
-                                &Some(Rc::from(n.as_str())),
-                                PRIO_FTRACE,
-                            );
+                        PacketData::ProcessStats(procs) => {
+                            counters::process_stats(&mut ctx, p.ts, procs)
                         }
-                    },
-                    PacketData::ThreadTgid { tid, tgid } => {
-                        ctx.pt.update_thread(*tid, *tgid);
+                        PacketData::SysStats(d) => counters::sys_stats(&mut ctx, p.ts, d),
+                        PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
+                        PacketData::SystemProperty(values) => {
+                            atrace::system_property(&mut ctx, p.ts, values)
+                        }
+                        PacketData::InitialDisplayState(state) => {
+                            atrace::screen_state(&mut ctx, p.ts, *state)
+                        }
+                        PacketData::ThreadName { tid, name } => match name {
+                            None => {
+                                ctx.pt.get_or_create_thread(*tid);
+                            }
+                            Some(n) => {
+                                ctx.pt.update_thread_name(
+                                    *tid,
+                                    &Some(Rc::from(n.as_str())),
+                                    PRIO_FTRACE,
+                                );
+                            }
+                        },
+                        PacketData::ThreadTgid { tid, tgid } => {
+                            ctx.pt.update_thread(*tid, *tgid);
+                        }
+                        PacketData::SystraceDump { processes, threads } => {
+                            systrace_dump(&mut ctx.pt, processes, threads)
+                        }
+                        PacketData::Trigger(t) => {
+                            crate::trackers::triggers::slice(&mut ctx, p.ts, t)
+                        }
+                        PacketData::Log(e) => ctx.logs.push(&mut ctx.pt, p.ts, e),
+                        PacketData::SessionState(e) => {
+                            crate::trackers::sessions::event(&mut ctx, p.ts, e)
+                        }
+                        PacketData::Power(e) => power::event(&mut ctx, p.ts, e),
+                        PacketData::AflagsError(msg) => {
+                            crate::trackers::import_logs::aflags_error(&mut ctx, p.ts, msg)
+                        }
+                        PacketData::TrackEvent(te) => track_events.packet(&mut ctx, p.ts, te),
                     }
-                    PacketData::SystraceDump { processes, threads } => {
-                        systrace_dump(&mut ctx.pt, processes, threads)
-                    }
-                    PacketData::Trigger(t) => crate::trackers::triggers::slice(&mut ctx, p.ts, t),
-                    PacketData::Log(e) => ctx.logs.push(&mut ctx.pt, p.ts, e),
-                    PacketData::SessionState(e) => {
-                        crate::trackers::sessions::event(&mut ctx, p.ts, e)
-                    }
-                    PacketData::Power(e) => power::event(&mut ctx, p.ts, e),
-                    PacketData::AflagsError(msg) => {
-                        crate::trackers::import_logs::aflags_error(&mut ctx, p.ts, msg)
-                    }
-                    PacketData::TrackEvent(te) => track_events.packet(&mut ctx, p.ts, te),
                 }
             }
         }
-    }
+        // (a panic there is the import's, as on this thread)
+        merge
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+    });
     if dropped_before_start > 0 {
         ctx.stats.add(
             "ftrace_packet_before_tracing_start",

@@ -27,6 +27,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::mpsc::SyncSender;
 
 use crate::decoder::track_event::TrackEventPacket;
 use crate::events::{EvRef, PacketData, Sink};
@@ -307,6 +308,29 @@ impl Iterator for TsOrder {
             let through = self.heap.peek().map_or(i64::MAX, |Reverse((ts, _))| *ts);
             self.current = Some((q, through));
         }
+    }
+}
+
+/// Chunks of the merged order in flight between `send_in_chunks` and the
+/// replay reading them.
+pub const CHUNKS_AHEAD: usize = 4;
+const CHUNK: usize = 1 << 14;
+
+/// Sends `order`'s events in chunks, the merge running on its own thread
+/// ahead of the replay reading them; stops early if the reader is gone.
+pub fn send_in_chunks(order: TsOrder, to: SyncSender<Vec<(i64, EvRef)>>) {
+    let mut chunk = Vec::with_capacity(CHUNK);
+    for event in order {
+        chunk.push(event);
+        if chunk.len() == CHUNK {
+            let full = std::mem::replace(&mut chunk, Vec::with_capacity(CHUNK));
+            if to.send(full).is_err() {
+                return;
+            }
+        }
+    }
+    if !chunk.is_empty() {
+        let _ = to.send(chunk);
     }
 }
 
