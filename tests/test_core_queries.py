@@ -290,6 +290,33 @@ def test_results_keep_types_and_repeated_names():
     assert store.frame("CREATE TEMP TABLE z (a)").shape == (0, 0)
 
 
+def test_queries_run_two_at_a_time_answer_as_one_at_a_time():
+    """`frames` runs independent queries on two connections over the same
+    tables (metric files, concurrently): each answers as `frame` does,
+    with create_table's tables seen on both, before and after the second
+    connection exists; the first failing query (in order) raises."""
+    conn, store = _both(_bench_trace())
+    store.create_table("artscope_probe", ["utid"], [(3,), (4,)])
+    lo, hi = conn.execute("SELECT min(ts), max(ts) FROM sched").fetchone()
+    span = {"mid": lo + (hi - lo) // 3, "late": lo + 2 * (hi - lo) // 3}
+    queries = [sql.format(**span) for sql in LOOKUPS] + [
+        "SELECT utid, count(*) AS n FROM sched JOIN artscope_probe USING (utid) GROUP BY utid"]
+    frames = store.frames(queries)
+    assert len(frames) == len(queries)
+    for sql, df in zip(queries, frames):
+        assert df.equals(store.frame(sql)), sql
+    probe = queries[-1]
+    assert frames[-1]["utid"].to_list() == [3, 4]
+    # replaced after the second connection was made: both see the new rows
+    store.create_table("artscope_probe", ["utid"], [(4,)])
+    again = store.frames([probe, "SELECT count(*) AS n FROM artscope_probe"] * 3)
+    assert [df.height for df in again[::2]] == [1, 1, 1]
+    assert [df.item() for df in again[1::2]] == [1, 1, 1]
+    with pytest.raises(sqlite3.OperationalError, match="^no such table: nope$"):
+        store.frames(["SELECT 1", "SELECT * FROM nope", "SELECT nope FROM sched"])
+    assert [df.item() for df in store.frames(["SELECT 1", "SELECT 2"])] == [1, 2]
+
+
 def test_temp_tables_and_errors():
     _, store = _both(FIXTURES[0].read_bytes())
     store.create_table("artscope_probe", ["a", "b", "c"],

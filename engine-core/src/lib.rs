@@ -326,6 +326,24 @@ fn column_to_py<'py>(
     )
 }
 
+/// A query's result for Python: column names and columns (`column_to_py`).
+type PyQueryResult<'py> = (Vec<String>, Vec<Bound<'py, PyTuple>>);
+
+/// A query's result as (column names, columns as `column_to_py` gives
+/// them), or its SQL error.
+fn result_to_py<'py>(
+    py: Python<'py>,
+    result: rusqlite::Result<session::QueryResult>,
+    exact_types: bool,
+) -> PyResult<PyQueryResult<'py>> {
+    let (names, cols) = result.map_err(|e| sql_error(py, &e))?;
+    let cols = cols
+        .into_iter()
+        .map(|c| column_to_py(py, c, exact_types))
+        .collect::<PyResult<Vec<_>>>()?;
+    Ok((names, cols))
+}
+
 /// A Python value as an SQLite value (None, int, float, str, bytes).
 fn py_value(v: &Bound<'_, PyAny>) -> PyResult<rusqlite::types::Value> {
     use rusqlite::types::Value;
@@ -356,7 +374,7 @@ impl Session {
         py: Python<'py>,
         sql: &str,
         exact_types: bool,
-    ) -> PyResult<(Vec<String>, Vec<Bound<'py, PyTuple>>)> {
+    ) -> PyResult<PyQueryResult<'py>> {
         let result: Result<rusqlite::Result<_>, String> = py.allow_threads(|| {
             let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
             match guard.as_ref() {
@@ -365,16 +383,34 @@ impl Session {
                     .map_err(|_| "internal error while running a query".to_string()),
             }
         });
-        let (names, cols) = match result {
-            Err(msg) => return Err(CoreError::new_err(msg)),
-            Ok(Err(e)) => return Err(sql_error(py, &e)),
-            Ok(Ok(r)) => r,
-        };
-        let cols = cols
+        match result {
+            Err(msg) => Err(CoreError::new_err(msg)),
+            Ok(r) => result_to_py(py, r, exact_types),
+        }
+    }
+
+    /// Runs each of `queries` as `execute` does (read-only queries over
+    /// the trace's tables and `create_table`'s), two at a time on two
+    /// connections; their results in order. The first query that fails
+    /// (in that order) raises its error.
+    fn execute_many<'py>(
+        &self,
+        py: Python<'py>,
+        queries: Vec<String>,
+    ) -> PyResult<Vec<PyQueryResult<'py>>> {
+        let results: Result<Vec<rusqlite::Result<_>>, String> = py.allow_threads(|| {
+            let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            match guard.as_mut() {
+                None => Err("the session is closed".to_string()),
+                Some(s) => catch_unwind(AssertUnwindSafe(|| s.execute_many(&queries)))
+                    .map_err(|_| "internal error while running a query".to_string()),
+            }
+        });
+        results
+            .map_err(CoreError::new_err)?
             .into_iter()
-            .map(|c| column_to_py(py, c, exact_types))
-            .collect::<PyResult<Vec<_>>>()?;
-        Ok((names, cols))
+            .map(|r| result_to_py(py, r, false))
+            .collect()
     }
 
     /// A TEMP table `name` (columns) holding `rows` (sequences of None /
@@ -390,9 +426,9 @@ impl Session {
             .iter()
             .map(|r| r.iter().map(py_value).collect::<PyResult<Vec<_>>>())
             .collect::<PyResult<_>>()?;
-        let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+        let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
         let s = guard
-            .as_ref()
+            .as_mut()
             .ok_or_else(|| CoreError::new_err("the session is closed"))?;
         s.create_table(name, &columns, &rows)
             .map_err(|e| sql_error(py, &e))

@@ -45,6 +45,12 @@ class Engine(abc.ABC):
     def query(self, sql: str) -> pl.DataFrame:
         """Run SQL (one or more statements; the last one's rows are returned)."""
 
+    def query_many(self, queries: Sequence[str]) -> list[pl.DataFrame]:
+        """Run independent read-only queries (over the trace's tables and
+        :meth:`create_table`'s); their results in order. An engine may run
+        them concurrently; this one runs them one after another."""
+        return [self.query(sql) for sql in queries]
+
     @abc.abstractmethod
     def create_table(
         self, name: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]

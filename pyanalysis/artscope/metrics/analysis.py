@@ -43,7 +43,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     runner = MetricRunner(engine)
     sel = select(runner, opts)
     cap = compute.Capture.probe(engine)
-    tables = {name: runner.run(name) for name in ANALYZE_METRICS}
+    tables = runner.run_many(ANALYZE_METRICS)
     try:
         tables["affinity_evidence"] = runner.run("affinity_evidence")
     except Exception:

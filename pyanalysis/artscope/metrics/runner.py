@@ -49,3 +49,9 @@ class MetricRunner:
 
     def run(self, name: str) -> pl.DataFrame:
         return self.engine.query(metric_sql(name))
+
+    def run_many(self, names: Sequence[str]) -> dict[str, pl.DataFrame]:
+        """Several metric files (independent queries: the engine may run
+        them concurrently), by name."""
+        frames = self.engine.query_many([metric_sql(n) for n in names])
+        return dict(zip(names, frames))

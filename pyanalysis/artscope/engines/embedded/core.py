@@ -222,6 +222,15 @@ def _series(name: str, spec: tuple[Any, ...]) -> pl.Series:
     return pl.Series(name, array)
 
 
+def _frame(names: list[str], columns: list[tuple[Any, ...]]) -> pl.DataFrame:
+    """A result's columns (Arrow buffers from the core) as a DataFrame."""
+    from artscope.engines.base import unique_column_names
+    if not names:
+        return pl.DataFrame()
+    names = unique_column_names(list(names))
+    return pl.DataFrame([_series(n, c) for n, c in zip(names, columns)])
+
+
 class CoreStore:
     """The embedded engine's store: frame / execute_script / create_table /
     close, with queries run in the core's SQLite over its virtual tables. SQL
@@ -233,12 +242,12 @@ class CoreStore:
     def frame(self, sql: str) -> pl.DataFrame:
         """The last statement's result as a DataFrame (columns from Arrow
         buffers: no per-row Python objects)."""
-        from artscope.engines.base import unique_column_names
-        names, columns = self.session.execute(sql)
-        if not names:
-            return pl.DataFrame()
-        names = unique_column_names(list(names))
-        return pl.DataFrame([_series(n, c) for n, c in zip(names, columns)])
+        return _frame(*self.session.execute(sql))
+
+    def frames(self, queries: list[str]) -> list[pl.DataFrame]:
+        """Each query's result as :meth:`frame` gives it, the queries run
+        two at a time by the core (read-only queries only)."""
+        return [_frame(names, columns) for names, columns in self.session.execute_many(queries)]
 
     def execute_script(self, sql: str, unique_names: bool = True
                        ) -> tuple[list[str], list[tuple[Any, ...]]]:
