@@ -294,7 +294,8 @@ def test_queries_run_two_at_a_time_answer_as_one_at_a_time():
     """`frames` runs independent queries on two connections over the same
     tables (metric files, concurrently): each answers as `frame` does,
     with create_table's tables seen on both, before and after the second
-    connection exists; the first failing query (in order) raises."""
+    connection exists; the first failing query (in order) raises; after a
+    statement other than a query, all run on the first connection."""
     conn, store = _both(_bench_trace())
     store.create_table("artscope_probe", ["utid"], [(3,), (4,)])
     lo, hi = conn.execute("SELECT min(ts), max(ts) FROM sched").fetchone()
@@ -315,6 +316,10 @@ def test_queries_run_two_at_a_time_answer_as_one_at_a_time():
     with pytest.raises(sqlite3.OperationalError, match="^no such table: nope$"):
         store.frames(["SELECT 1", "SELECT * FROM nope", "SELECT nope FROM sched"])
     assert [df.item() for df in store.frames(["SELECT 1", "SELECT 2"])] == [1, 2]
+    # a view made through `frame` exists on its connection only: from then
+    # on `frames` runs every query there
+    store.frame("CREATE TEMP VIEW artscope_view AS SELECT utid FROM artscope_probe")
+    assert [df.item() for df in store.frames(["SELECT utid FROM artscope_view"] * 4)] == [4] * 4
 
 
 def test_temp_tables_and_errors():

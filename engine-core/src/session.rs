@@ -4,6 +4,7 @@
 //! built in lib.rs), never as rows of Python objects.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rusqlite::functions::FunctionFlags;
@@ -43,7 +44,16 @@ pub struct Session {
     worker: Option<Connection>,
     /// `create_table`'s tables (latest per name), made again in the worker
     temp_tables: Vec<TempTable>,
+    /// a statement other than a query ran on the connection (a view or
+    /// table made, rows written): the worker would not see it, so
+    /// `execute_many` runs everything here from then on
+    edited: AtomicBool,
+    /// extract_arg's index of the args, built once for both connections
+    arg_index: ArgIndex,
 }
+
+/// EXTRACT_ARG's index: (arg_set_id, key) -> value, built on first use.
+type ArgIndex = Arc<OnceLock<HashMap<(i64, String), Value>>>;
 
 /// A TEMP table `create_table` made: (name, columns, rows).
 type TempTable = (String, Vec<String>, Vec<Vec<Value>>);
@@ -127,6 +137,7 @@ fn connect(
     catalog: &Catalog,
     names: &[String],
     bounds: (i64, i64),
+    arg_index: &ArgIndex,
 ) -> rusqlite::Result<Connection> {
     let conn = Connection::open_in_memory()?;
     conn.execute_batch("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
@@ -144,7 +155,7 @@ fn connect(
     for (name, sql) in VIEWS {
         conn.execute_batch(&format!("CREATE VIEW {name} AS {sql}"))?;
     }
-    register_functions(&conn, catalog, bounds)?;
+    register_functions(&conn, catalog, bounds, arg_index.clone())?;
     register_to_ftrace(&conn, catalog)?;
     Ok(conn)
 }
@@ -156,13 +167,13 @@ fn register_functions(
     conn: &Connection,
     catalog: &Catalog,
     (start, end): (i64, i64),
+    index: ArgIndex,
 ) -> rusqlite::Result<()> {
     let flags = FunctionFlags::SQLITE_UTF8 | FunctionFlags::SQLITE_DETERMINISTIC;
     conn.create_scalar_function("trace_start", 0, flags, move |_| Ok(start))?;
     conn.create_scalar_function("trace_end", 0, flags, move |_| Ok(end))?;
     conn.create_scalar_function("trace_dur", 0, flags, move |_| Ok(end - start))?;
     let args = catalog.get("args").cloned();
-    let index: OnceLock<HashMap<(i64, String), Value>> = OnceLock::new();
     conn.create_scalar_function("extract_arg", 2, flags, move |ctx| {
         let (set, key) = match (ctx.get_raw(0), ctx.get_raw(1)) {
             (ValueRef::Integer(s), ValueRef::Text(k)) => (s, k),
@@ -359,29 +370,34 @@ impl Session {
                 .map(|t| (t.name.clone(), Arc::new(t)))
                 .collect::<HashMap<_, _>>(),
         );
+        let arg_index = ArgIndex::default();
         Ok(Session {
-            conn: connect(&catalog, &names, bounds)?,
+            conn: connect(&catalog, &names, bounds, &arg_index)?,
             catalog,
             names,
             bounds,
             worker: None,
             temp_tables: Vec::new(),
+            edited: AtomicBool::new(false),
+            arg_index,
         })
     }
 
     /// Runs every statement of `sql`; the last one's column names and
     /// values ([] when it returns no columns).
     pub fn execute(&self, sql: &str) -> rusqlite::Result<QueryResult> {
-        run(&self.conn, sql)
+        run(&self.conn, sql, &self.edited)
     }
 
     /// Runs each of `queries` (read-only: over the trace's tables and
     /// `create_table`'s) as `execute` does, two at a time: on this
     /// connection and on a second one over the same tables (the columns
     /// are shared, read-only), each taking the next query not yet taken.
-    /// The results are in the order of `queries`.
+    /// The results are in the order of `queries`. Once `execute` has run a
+    /// statement other than a query (a view made, rows written), all run
+    /// on this connection, one after another.
     pub fn execute_many(&mut self, queries: &[String]) -> Vec<rusqlite::Result<QueryResult>> {
-        if queries.len() < 2 {
+        if queries.len() < 2 || self.edited.load(Ordering::Relaxed) {
             return queries.iter().map(|q| self.execute(q)).collect();
         }
         let worker = match self.worker.take() {
@@ -399,7 +415,7 @@ impl Session {
                 let Some(sql) = queries.get(i) else {
                     return done;
                 };
-                done.push((i, run(conn, sql)));
+                done.push((i, run(conn, sql, &self.edited)));
             }
         };
         let (worker, mut done) = std::thread::scope(|scope| {
@@ -420,7 +436,7 @@ impl Session {
 
     /// The second connection, with `create_table`'s tables made again.
     fn connect_worker(&self) -> rusqlite::Result<Connection> {
-        let conn = connect(&self.catalog, &self.names, self.bounds)?;
+        let conn = connect(&self.catalog, &self.names, self.bounds, &self.arg_index)?;
         for (name, columns, rows) in &self.temp_tables {
             create_temp_table(&conn, name, columns, rows)?;
         }
@@ -449,8 +465,9 @@ impl Session {
 }
 
 /// Runs every statement of `sql` on `conn`; the last one's column names
-/// and values ([] when it returns no columns).
-fn run(conn: &Connection, sql: &str) -> rusqlite::Result<QueryResult> {
+/// and values ([] when it returns no columns). A statement that is not
+/// read-only sets `edited`.
+fn run(conn: &Connection, sql: &str, edited: &AtomicBool) -> rusqlite::Result<QueryResult> {
     let timings = std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
     let counts = || {
@@ -467,6 +484,9 @@ fn run(conn: &Connection, sql: &str) -> rusqlite::Result<QueryResult> {
     let mut out = Vec::new();
     let mut batch = Batch::new(conn, sql);
     while let Some(mut stmt) = batch.next()? {
+        if !stmt.readonly() {
+            edited.store(true, Ordering::Relaxed);
+        }
         let n = stmt.column_count();
         if n == 0 {
             stmt.raw_execute()?;
