@@ -586,20 +586,6 @@ LEGACY_PHASE_QUERIES = {
 }
 
 
-def test_counter_and_state_tracks_from_legacy_phases(load_embedded):
-    eng = load_embedded(_legacy_phase_tracks_trace())
-    for query, expected in LEGACY_PHASE_QUERIES.items():
-        assert eng.query(query).rows() == expected, query
-
-
-@pytest.mark.tp
-def test_legacy_phase_tracks_same_as_trace_processor(tp_rows, tp_diffs):
-    trace = _legacy_phase_tracks_trace()
-    for query, expected in LEGACY_PHASE_QUERIES.items():
-        assert tp_rows(trace, query) == expected, query
-    assert tp_diffs(trace)[0] == {}
-
-
 def _state_log_and_tie_trace() -> bytes:
     """Sequence 1 interns event name iid 0 = "n" and log body iid 1 = "m".
         100  a state with name_iid 0 on state track uuid 1 ("S", its
@@ -656,16 +642,27 @@ STATE_LOG_TIE_QUERIES = {
 }
 
 
-def test_state_name_iid_zero_log_rows_and_track_event_queue(load_embedded):
-    eng = load_embedded(_state_log_and_tie_trace())
-    for query, expected in STATE_LOG_TIE_QUERIES.items():
+# Each schedule above with its queries' hand-derived rows.
+EDGE_SCHEDULES = {
+    "legacy_phase_tracks": (_legacy_phase_tracks_trace, LEGACY_PHASE_QUERIES),
+    "state_log_and_queue": (_state_log_and_tie_trace, STATE_LOG_TIE_QUERIES),
+}
+
+
+@pytest.mark.parametrize("schedule", EDGE_SCHEDULES)
+def test_edge_schedules(schedule, load_embedded):
+    make, queries = EDGE_SCHEDULES[schedule]
+    eng = load_embedded(make())
+    for query, expected in queries.items():
         assert eng.query(query).rows() == expected, query
 
 
 @pytest.mark.tp
-def test_state_log_and_queue_same_as_trace_processor(tp_rows, tp_diffs):
-    trace = _state_log_and_tie_trace()
-    for query, expected in STATE_LOG_TIE_QUERIES.items():
+@pytest.mark.parametrize("schedule", EDGE_SCHEDULES)
+def test_edge_schedules_same_as_trace_processor(schedule, tp_rows, tp_diffs):
+    make, queries = EDGE_SCHEDULES[schedule]
+    trace = make()
+    for query, expected in queries.items():
         assert tp_rows(trace, query) == expected, query
     assert tp_diffs(trace)[0] == {}
 

@@ -192,8 +192,8 @@ impl QueueNumbers {
 }
 
 impl TsOrder {
-    /// `events` in arrival order; `stream_of` says which per-CPU stream an
-    /// event goes to (None: the packets' stream).
+    /// `events` in arrival order; `stream_of` says which stream (queue) an
+    /// event goes to.
     pub fn new(events: Vec<(i64, EvRef)>, mut stream_of: impl FnMut(EvRef) -> Stream) -> Self {
         let total = events.len();
         if total > u32::MAX as usize {
