@@ -642,10 +642,47 @@ STATE_LOG_TIE_QUERIES = {
 }
 
 
+def _pid_reuse_trace() -> bytes:
+    """Sequence 1 (state cleared at 100):
+        100  process descriptor uuid 8, pid 3
+        150  thread descriptor uuid 10 (parent 8), pid 0 tid 3: resolving
+             it makes process pid 3 (upid 1, its main thread utid 1) and,
+             tid 3 belonging to pid 3 there, a thread tid 3 of pid 0
+             (utid 2, in the swapper's process 0); the sequence's thread
+             is (pid 0, tid 3)
+        300  process descriptor uuid 3, pid 3 again: a reused pid, a new
+             process (upid 2) and main thread (utid 3). A pid is never two
+             live processes, so every thread of tid 3 is forgotten
+             (StartNewProcessInternal erases tids_[3]), utid 2 included
+        400  a slice end on uuid 3 (a process track): the sequence's thread
+             is looked up (UpdateThread(3, pid 0)): only utid 3 is known
+             for tid 3, of pid 3, so a new thread tid 3 of pid 0 (utid 4)
+    Threads (utid:tid/upid): 0:0/0 1:3/1 2:3/0 3:3/2 4:3/0."""
+    t = pb.Trace()
+    p = t.packet.add(trusted_packet_sequence_id=1, timestamp=100, sequence_flags=3)
+    p.incremental_state_cleared = True
+    p.track_descriptor.uuid, p.track_descriptor.process.pid = 8, 3
+    d = t.packet.add(trusted_packet_sequence_id=1, timestamp=150).track_descriptor
+    d.uuid, d.parent_uuid, d.thread.pid, d.thread.tid = 10, 8, 0, 3
+    d = t.packet.add(trusted_packet_sequence_id=1, timestamp=300).track_descriptor
+    d.uuid, d.process.pid = 3, 3
+    e = t.packet.add(trusted_packet_sequence_id=1, timestamp=400).track_event
+    e.type, e.track_uuid = TE.TYPE_SLICE_END, 3
+    return t.SerializeToString()
+
+
+PID_REUSE_QUERIES = {
+    "SELECT utid, tid, upid FROM thread ORDER BY utid":
+        [(0, 0, 0), (1, 3, 1), (2, 3, 0), (3, 3, 2), (4, 3, 0)],
+    "SELECT upid, pid FROM process ORDER BY upid": [(0, 0), (1, 3), (2, 3)],
+}
+
+
 # Each schedule above with its queries' hand-derived rows.
 EDGE_SCHEDULES = {
     "legacy_phase_tracks": (_legacy_phase_tracks_trace, LEGACY_PHASE_QUERIES),
     "state_log_and_queue": (_state_log_and_tie_trace, STATE_LOG_TIE_QUERIES),
+    "pid_reuse_forgets_tid": (_pid_reuse_trace, PID_REUSE_QUERIES),
 }
 
 

@@ -274,6 +274,9 @@ impl ProcessTracker {
         prio: u8,
     ) -> u32 {
         self.unmap_pid(pid);
+        // a pid is never two live processes: every thread of that tid is
+        // forgotten (StartNewProcessInternal erases tids_[pid])
+        self.tids.remove(&pid);
         let main = self.start_new_thread(ts, pid);
         let upid = self.get_or_create_process(pid);
         if ts.is_some() {
