@@ -452,6 +452,37 @@ mod tests {
         assert_eq!(got, vec![2, 0, 1, 5, 3, 4]);
     }
 
+    /// The merge handed over in chunks (on another thread) gives the same
+    /// order as read in place, across chunk boundaries; a reader that stops
+    /// early stops the sender.
+    #[test]
+    fn chunks_sent_ahead_keep_the_order() {
+        let events = |n: u32| -> Vec<(i64, EvRef)> {
+            (0..n)
+                .map(|i| (((i * 7919) % 5000) as i64, EvRef::Ftrace(i)))
+                .collect()
+        };
+        let stream = |r: EvRef| match r {
+            EvRef::Ftrace(i) => Stream::PerCpu(Family::Ftrace, i % 3),
+            _ => Stream::Packets,
+        };
+        let n = 2 * CHUNK as u32 + 17;
+        let want: Vec<_> = TsOrder::new(events(n), stream).collect();
+        let (tx, rx) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
+        let sender =
+            std::thread::spawn(move || send_in_chunks(TsOrder::new(events(n), stream), tx));
+        let got: Vec<_> = rx.iter().flatten().collect();
+        sender.join().unwrap();
+        assert_eq!(got, want);
+
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let sender =
+            std::thread::spawn(move || send_in_chunks(TsOrder::new(events(n * 4), stream), tx));
+        assert_eq!(rx.recv().map(|c| c.len()), Ok(CHUNK));
+        drop(rx);
+        sender.join().unwrap(); // (returns: the reader is gone)
+    }
+
     #[test]
     fn sorts_input_not_in_runs() {
         let ts: Vec<i64> = (0..20_000).map(|i| (i * 7919) % 1000).collect();
