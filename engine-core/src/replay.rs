@@ -260,6 +260,16 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             Some(set),
                             true,
                         );
+                        // the next compact switch of this CPU's bundle:
+                        // its set's slot fetched now, a few events ahead
+                        if let EvRef::CompactSwitch(k) = r {
+                            let next = sink.compact_switches.get(k as usize + 1);
+                            if let Some(n) = next.filter(|n| n.cpu as i64 == s.cpu) {
+                                let running = (next_utid, s.next_pid, s.next_prio);
+                                sched_args
+                                    .prefetch_switch(&compact_switch_args(n, running, &ctx.pt));
+                            }
+                        }
                     }
                     ctx.thread_state.switch_out(prev_utid, s.ts, state);
                     ctx.thread_state.switch_in(next_utid, s.ts, s.cpu);
@@ -801,6 +811,28 @@ pub fn probe_stage(tag: &str) {
         field("VmRSS:"),
         field("VmHWM:")
     );
+}
+
+/// A compact switch's raw args, `running` (the CPU's running thread) its
+/// prev side, as `switch_args` makes them.
+fn compact_switch_args<'a>(
+    n: &CompactSwitch,
+    running: Running,
+    pt: &'a ProcessTracker,
+) -> SwitchArgs<'a> {
+    let switch = Switch {
+        ts: 0,
+        cpu: n.cpu as i64,
+        compact: true,
+        prev_pid: 0,
+        prev_comm: 0,
+        prev_prio: 0,
+        prev_state: n.prev_state,
+        next_pid: n.next_pid as i64,
+        next_comm: n.next_comm,
+        next_prio: n.next_prio as i64,
+    };
+    switch_args(&switch, Some((running, pt)))
 }
 
 /// A CPU's running thread as its last switch left it: (utid, pid, prio).

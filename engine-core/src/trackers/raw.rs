@@ -204,10 +204,82 @@ pub struct SchedArgs {
     /// mix (a fingerprint, as `Args::add_set` keys sets by a content hash:
     /// 16-byte entries keep the map small enough for the CPU caches, the
     /// lookup's cost) -> set
-    switches: FxHashMap<u64, u32>,
+    switches: FingerprintMap,
     /// the thread names `switches` keys by address, kept alive
     names: Vec<Arc<str>>,
     wakings: FxHashMap<(StrId, i64, i32, i32, i32, u8), i64>,
+}
+
+/// Fingerprint -> set: open addressing, linear probing (fingerprint 0
+/// marks an empty slot, so a fingerprint of 0 is kept as 1). A key's slot
+/// is known before the lookup: the replay prefetches the slot of the switch
+/// it expects next on a CPU (`SchedArgs::prefetch_switch`), whose lookup
+/// would otherwise wait on a cache miss.
+struct FingerprintMap {
+    slots: Vec<(u64, u32)>,
+    used: usize,
+}
+
+impl Default for FingerprintMap {
+    fn default() -> Self {
+        FingerprintMap {
+            slots: vec![(0, 0); 1 << 10],
+            used: 0,
+        }
+    }
+}
+
+impl FingerprintMap {
+    #[inline]
+    fn slot(&self, fingerprint: u64) -> usize {
+        fingerprint as usize & (self.slots.len() - 1)
+    }
+
+    #[inline]
+    fn get(&self, fingerprint: u64) -> Option<u32> {
+        let fingerprint = fingerprint.max(1);
+        let mut i = self.slot(fingerprint);
+        loop {
+            match self.slots[i] {
+                (0, _) => return None,
+                (k, v) if k == fingerprint => return Some(v),
+                _ => i = (i + 1) & (self.slots.len() - 1),
+            }
+        }
+    }
+
+    fn insert(&mut self, fingerprint: u64, value: u32) {
+        if 2 * (self.used + 1) > self.slots.len() {
+            let grown = vec![(0, 0); 2 * self.slots.len()];
+            let old = std::mem::replace(&mut self.slots, grown);
+            self.used = 0;
+            for (k, v) in old.into_iter().filter(|e| e.0 != 0) {
+                self.insert(k, v);
+            }
+        }
+        let fingerprint = fingerprint.max(1);
+        let mut i = self.slot(fingerprint);
+        while self.slots[i].0 != 0 && self.slots[i].0 != fingerprint {
+            i = (i + 1) & (self.slots.len() - 1);
+        }
+        if self.slots[i].0 == 0 {
+            self.used += 1;
+        }
+        self.slots[i] = (fingerprint, value);
+    }
+
+    /// A hint: the slot of `fingerprint` brought into the cache.
+    #[inline]
+    fn prefetch(&self, fingerprint: u64) {
+        #[cfg(target_arch = "x86_64")]
+        unsafe {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            let slot = self.slots.as_ptr().add(self.slot(fingerprint.max(1)));
+            _mm_prefetch::<_MM_HINT_T0>(slot as *const i8);
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = fingerprint;
+    }
 }
 
 /// A switch's args in five words.
@@ -248,9 +320,17 @@ impl SwitchArgs<'_> {
 }
 
 impl SchedArgs {
+    /// A hint: the cache slot of `a`'s set fetched ahead of its lookup.
+    #[inline]
+    pub fn prefetch_switch(&self, a: &SwitchArgs) {
+        if let Some(k) = a.key() {
+            self.switches.prefetch(k.mixed());
+        }
+    }
+
     pub fn switch(&mut self, args: &mut Args, strings: &Strings, a: SwitchArgs) -> i64 {
         let key = a.key().map(|k| k.mixed());
-        if let Some(&set) = key.and_then(|k| self.switches.get(&k)) {
+        if let Some(set) = key.and_then(|k| self.switches.get(k)) {
             return set as i64;
         }
         let items = [
@@ -308,5 +388,33 @@ impl SchedArgs {
         let set = args.add_set(&items);
         self.wakings.insert(key, set);
         set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FingerprintMap;
+
+    /// Every key inserted is found with its latest value across the table's
+    /// growth (colliding slots probe on); others are not; 0 is kept as 1.
+    #[test]
+    fn fingerprint_map_finds_what_it_holds() {
+        let mut m = FingerprintMap::default();
+        let key = |i: u64| (i + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1 | (i % 7) << 1;
+        for i in 0..5000u64 {
+            m.insert(key(i), i as u32);
+            // a key that lands in the same first slot as the one before
+            m.insert(key(i) + (1 << 20), (i + 1) as u32);
+        }
+        m.insert(key(3), 77);
+        for i in 0..5000u64 {
+            let want = if i == 3 { 77 } else { i as u32 };
+            assert_eq!(m.get(key(i)), Some(want));
+            assert_eq!(m.get(key(i) + (1 << 20)), Some((i + 1) as u32));
+        }
+        assert_eq!(m.get(key(6000) + 12345), None);
+        m.insert(0, 9);
+        assert_eq!((m.get(0), m.get(1)), (Some(9), Some(9)));
+        assert_eq!(m.used, 10_001);
     }
 }
