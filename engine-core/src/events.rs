@@ -92,6 +92,25 @@ pub struct CompactSwitch {
     pub next_prio: i32,
 }
 
+impl CompactSwitch {
+    /// The switch at `ts` (its prev side is the CPU's running thread,
+    /// known only in the replay).
+    pub fn at(&self, ts: i64) -> Switch {
+        Switch {
+            ts,
+            cpu: self.cpu as i64,
+            compact: true,
+            prev_pid: 0,
+            prev_comm: 0,
+            prev_prio: 0,
+            prev_state: self.prev_state,
+            next_pid: self.next_pid as i64,
+            next_comm: self.next_comm,
+            next_prio: self.next_prio as i64,
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct Waking {
     pub ts: i64,
@@ -593,21 +612,7 @@ impl Sink {
                     next_prio: s.next_prio as i64,
                 }
             }
-            EvRef::CompactSwitch(i) => {
-                let s = &self.compact_switches[i as usize];
-                Switch {
-                    ts,
-                    cpu: s.cpu as i64,
-                    compact: true,
-                    prev_pid: 0,
-                    prev_comm: 0,
-                    prev_prio: 0,
-                    prev_state: s.prev_state,
-                    next_pid: s.next_pid as i64,
-                    next_comm: s.next_comm,
-                    next_prio: s.next_prio as i64,
-                }
-            }
+            EvRef::CompactSwitch(i) => self.compact_switches[i as usize].at(ts),
             _ => return None,
         })
     }

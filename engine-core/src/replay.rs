@@ -820,19 +820,7 @@ fn compact_switch_args<'a>(
     running: Running,
     pt: &'a ProcessTracker,
 ) -> SwitchArgs<'a> {
-    let switch = Switch {
-        ts: 0,
-        cpu: n.cpu as i64,
-        compact: true,
-        prev_pid: 0,
-        prev_comm: 0,
-        prev_prio: 0,
-        prev_state: n.prev_state,
-        next_pid: n.next_pid as i64,
-        next_comm: n.next_comm,
-        next_prio: n.next_prio as i64,
-    };
-    switch_args(&switch, Some((running, pt)))
+    switch_args(&n.at(0), Some((running, pt)))
 }
 
 /// A CPU's running thread as its last switch left it: (utid, pid, prio).
