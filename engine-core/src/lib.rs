@@ -362,6 +362,26 @@ fn py_value(v: &Bound<'_, PyAny>) -> PyResult<rusqlite::types::Value> {
     })
 }
 
+impl Session {
+    /// `run` on the open session, the GIL released; a closed session or a
+    /// panic (in the core, on either of its threads) is a CoreError.
+    fn run_queries<T: Send>(
+        &self,
+        py: Python<'_>,
+        run: impl FnOnce(&mut session::Session) -> T + Send,
+    ) -> PyResult<T> {
+        py.allow_threads(|| {
+            let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
+            match guard.as_mut() {
+                None => Err("the session is closed".to_string()),
+                Some(s) => catch_unwind(AssertUnwindSafe(|| run(s)))
+                    .map_err(|_| "internal error while running a query".to_string()),
+            }
+        })
+        .map_err(CoreError::new_err)
+    }
+}
+
 #[pymethods]
 impl Session {
     /// Runs `sql` (one or more statements); the last statement's column
@@ -375,18 +395,8 @@ impl Session {
         sql: &str,
         exact_types: bool,
     ) -> PyResult<PyQueryResult<'py>> {
-        let result: Result<rusqlite::Result<_>, String> = py.allow_threads(|| {
-            let guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            match guard.as_ref() {
-                None => Err("the session is closed".to_string()),
-                Some(s) => catch_unwind(AssertUnwindSafe(|| s.execute(sql)))
-                    .map_err(|_| "internal error while running a query".to_string()),
-            }
-        });
-        match result {
-            Err(msg) => Err(CoreError::new_err(msg)),
-            Ok(r) => result_to_py(py, r, exact_types),
-        }
+        let result = self.run_queries(py, |s| s.execute(sql))?;
+        result_to_py(py, result, exact_types)
     }
 
     /// Runs each of `queries` as `execute` does (read-only queries over
@@ -398,16 +408,7 @@ impl Session {
         py: Python<'py>,
         queries: Vec<String>,
     ) -> PyResult<Vec<PyQueryResult<'py>>> {
-        let results: Result<Vec<rusqlite::Result<_>>, String> = py.allow_threads(|| {
-            let mut guard = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-            match guard.as_mut() {
-                None => Err("the session is closed".to_string()),
-                Some(s) => catch_unwind(AssertUnwindSafe(|| s.execute_many(&queries)))
-                    .map_err(|_| "internal error while running a query".to_string()),
-            }
-        });
-        results
-            .map_err(CoreError::new_err)?
+        self.run_queries(py, |s| s.execute_many(&queries))?
             .into_iter()
             .map(|r| result_to_py(py, r, false))
             .collect()

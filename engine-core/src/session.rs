@@ -4,7 +4,7 @@
 //! built in lib.rs), never as rows of Python objects.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use rusqlite::functions::FunctionFlags;
@@ -14,7 +14,7 @@ use rusqlite::{Batch, Connection};
 use crate::columns::{Builder, Table};
 use crate::replay::Imported;
 use crate::tables::{
-    fill, moved_columns, schema, take_moved, trace_bounds, Moved, MOVED_TABLES, V, VIEWS,
+    fill, moved_columns, schema, take_moved, trace_bounds, MOVED_TABLES, V, VIEWS,
 };
 use crate::vtab::{Catalog, ColumnTab};
 
@@ -73,20 +73,9 @@ pub fn build_tables(
     let timings = std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some();
     let schema = schema();
     let state_names = imp.ctx.states.names.clone();
-    let aside: Vec<(&str, Moved)> = ["args"]
-        .into_iter()
-        .map(|name| (name, take_moved(&mut imp, name).expect("a moved table")))
-        .collect();
-    let (mut out, aside) = std::thread::scope(|scope| {
-        let side = scope.spawn(|| {
-            aside
-                .into_iter()
-                .map(|(name, data)| {
-                    let columns = timed(timings, name, || moved_columns(data, &state_names));
-                    (name, columns)
-                })
-                .collect::<Vec<_>>()
-        });
+    let args = take_moved(&mut imp, "args").expect("a moved table");
+    let (mut out, args) = std::thread::scope(|scope| {
+        let side = scope.spawn(|| timed(timings, "args", || moved_columns(args, &state_names)));
         // `fill` reads sched's columns (cpu rows, bounds): it goes first
         let mut out: Vec<Option<Table>> = Vec::with_capacity(schema.len());
         for (name, cols) in &schema {
@@ -108,16 +97,14 @@ pub fn build_tables(
             }
         }
         // (a panic there is the import's, as on this thread)
-        let aside = side.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
-        Ok::<_, rusqlite::Error>((out, aside))
+        let args = side.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        Ok::<_, rusqlite::Error>((out, args))
     })?;
-    for (name, stored) in aside {
-        let at = schema
-            .iter()
-            .position(|(n, _)| *n == name)
-            .expect("a table");
-        out[at] = Some(Table::new(name, &schema[at].1, stored));
-    }
+    let at = schema
+        .iter()
+        .position(|(n, _)| *n == "args")
+        .expect("a table");
+    out[at] = Some(Table::new("args", &schema[at].1, args));
     Ok(out.into_iter().flatten().collect())
 }
 
@@ -407,11 +394,11 @@ impl Session {
                 Err(e) => return vec![Err(e)],
             },
         };
-        let next = std::sync::atomic::AtomicUsize::new(0);
+        let next = AtomicUsize::new(0);
         let take_queries = |conn: &Connection| {
             let mut done = Vec::new();
             loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(sql) = queries.get(i) else {
                     return done;
                 };

@@ -224,13 +224,10 @@ pub const CHROME_PROCESS_NAMES: [Option<&str>; 9] = [
 #[derive(Debug, Clone, Default)]
 pub struct Legacy {
     pub phase: Option<u8>,
-    pub duration_us: i64,
-    pub thread_duration_us: i64,
-    pub thread_instruction_delta: i64,
-    /// which of the three above the event has
-    pub has_duration: bool,
-    pub has_thread_duration: bool,
-    pub has_thread_instruction_delta: bool,
+    /// (None: the field is absent)
+    pub duration_us: Option<i64>,
+    pub thread_duration_us: Option<i64>,
+    pub thread_instruction_delta: Option<i64>,
     pub use_async_tts: bool,
     /// 0 unspecified, 1 global, 2 process, 3 thread
     pub instant_scope: u64,
@@ -291,10 +288,9 @@ pub struct TrackEventExtra {
     /// (interned_data_tokenizer_errors) for an event with a type or phase,
     /// as TrackEventEventImporter::Import looks them up after that check
     pub name_lookup_errors: i64,
-    /// the event's own name_iid is not interned
-    pub name_iid_missing: bool,
     /// a state event's value when its name_iid is present (0 included):
-    /// what ParseStateEvent looks up, unlike the event's name
+    /// what ParseStateEvent looks up, unlike the event's name (None inside:
+    /// the iid is not interned)
     pub state_name_by_iid: Option<Option<Arc<str>>>,
     /// (ts, utid) of the log message's android_logs row, made when the
     /// event's args are parsed
@@ -338,7 +334,8 @@ impl TrackEventData {
 
     /// Whether the event's own name_iid failed its lookup.
     pub fn name_iid_missing(&self) -> bool {
-        self.extra().is_some_and(|x| x.name_iid_missing)
+        self.extra()
+            .is_some_and(|x| matches!(x.state_name_by_iid, Some(None)))
     }
 
     /// A state event's value (ParseStateEvent): its name_iid's string when
@@ -1296,9 +1293,7 @@ impl EventParser {
         // (a state event looks its own name_iid up once more, when the
         // field is present: an iid of 0 included)
         if ev.has_name_iid {
-            let by_iid = interned.names.get(&ev.name_iid).cloned();
-            x.name_iid_missing = by_iid.is_none();
-            x.state_name_by_iid = Some(by_iid);
+            x.state_name_by_iid = Some(interned.names.get(&ev.name_iid).cloned());
         }
         // the category's and name's lookups count for every event parsed;
         // the args' only where trace_processor parses them (a slice, counter
@@ -1710,13 +1705,9 @@ fn parse_legacy(b: &[u8]) -> R<(Legacy, u64)> {
         match f? {
             (1, Value::Varint(x)) => name_iid = x,
             (2, Value::Varint(x)) => l.phase = Some(x as u8),
-            (3, Value::Varint(x)) => (l.duration_us, l.has_duration) = (x as i64, true),
-            (4, Value::Varint(x)) => {
-                (l.thread_duration_us, l.has_thread_duration) = (x as i64, true)
-            }
-            (15, Value::Varint(x)) => {
-                (l.thread_instruction_delta, l.has_thread_instruction_delta) = (x as i64, true)
-            }
+            (3, Value::Varint(x)) => l.duration_us = Some(x as i64),
+            (4, Value::Varint(x)) => l.thread_duration_us = Some(x as i64),
+            (15, Value::Varint(x)) => l.thread_instruction_delta = Some(x as i64),
             (9, Value::Varint(x)) => l.use_async_tts = x != 0,
             (14, Value::Varint(x)) => l.instant_scope = x,
             (18, Value::Varint(x)) => l.pid_override = Some(x as u32 as i32 as i64),

@@ -235,16 +235,22 @@ impl FingerprintMap {
         fingerprint as usize & (self.slots.len() - 1)
     }
 
+    /// The slot holding `fingerprint` (kept as 1 when 0), else the empty
+    /// slot where it would go.
+    #[inline]
+    fn find(&self, fingerprint: u64) -> usize {
+        let mut i = self.slot(fingerprint);
+        while self.slots[i].0 != 0 && self.slots[i].0 != fingerprint {
+            i = (i + 1) & (self.slots.len() - 1);
+        }
+        i
+    }
+
     #[inline]
     fn get(&self, fingerprint: u64) -> Option<u32> {
-        let fingerprint = fingerprint.max(1);
-        let mut i = self.slot(fingerprint);
-        loop {
-            match self.slots[i] {
-                (0, _) => return None,
-                (k, v) if k == fingerprint => return Some(v),
-                _ => i = (i + 1) & (self.slots.len() - 1),
-            }
+        match self.slots[self.find(fingerprint.max(1))] {
+            (0, _) => None,
+            (_, v) => Some(v),
         }
     }
 
@@ -258,10 +264,7 @@ impl FingerprintMap {
             }
         }
         let fingerprint = fingerprint.max(1);
-        let mut i = self.slot(fingerprint);
-        while self.slots[i].0 != 0 && self.slots[i].0 != fingerprint {
-            i = (i + 1) & (self.slots.len() - 1);
-        }
+        let i = self.find(fingerprint);
         if self.slots[i].0 == 0 {
             self.used += 1;
         }

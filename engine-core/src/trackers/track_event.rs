@@ -1113,7 +1113,7 @@ impl TrackEventTracker {
                     return Err(());
                 }
                 let l = e.legacy.as_ref().ok_or(())?;
-                let dur = l.duration_us.saturating_mul(1000);
+                let dur = l.duration_us.unwrap_or(0).saturating_mul(1000);
                 if dur < 0 {
                     return Err(());
                 }
@@ -1124,11 +1124,11 @@ impl TrackEventTracker {
                     let mut t = ThreadTimes::default();
                     if thread_ts.is_some() {
                         t.ts = thread_ts;
-                        t.dur = Some(l.thread_duration_us.saturating_mul(1000));
+                        t.dur = Some(l.thread_duration_us.unwrap_or(0).saturating_mul(1000));
                     }
                     if thread_instructions.is_some() {
                         t.instruction_count = thread_instructions;
-                        t.instruction_delta = Some(l.thread_instruction_delta);
+                        t.instruction_delta = Some(l.thread_instruction_delta.unwrap_or(0));
                     }
                     if thread_ts.is_some() || thread_instructions.is_some() {
                         c.slices.thread_times.insert(row, t);
@@ -1552,23 +1552,21 @@ fn raw_legacy_event(
             l.phase.map(|p| ArgVal::Str((p as char).to_string())),
         ),
     ];
-    if l.has_duration {
-        items.push((
-            "legacy_event.duration_ns",
-            int(l.duration_us.saturating_mul(1000)),
-        ));
+    if let Some(d) = l.duration_us {
+        items.push(("legacy_event.duration_ns", int(d.saturating_mul(1000))));
     }
     if let Some(t) = thread_ts {
         items.push(("legacy_event.thread_timestamp_ns", int(t)));
-        if l.has_thread_duration {
-            let dur = l.thread_duration_us.saturating_mul(1000);
-            items.push(("legacy_event.thread_duration_ns", int(dur)));
+        if let Some(d) = l.thread_duration_us {
+            items.push((
+                "legacy_event.thread_duration_ns",
+                int(d.saturating_mul(1000)),
+            ));
         }
     }
     if let Some(n) = thread_instructions {
         items.push(("legacy_event.thread_instruction_count", int(n)));
-        if l.has_thread_instruction_delta {
-            let delta = l.thread_instruction_delta;
+        if let Some(delta) = l.thread_instruction_delta {
             items.push(("legacy_event.thread_instruction_delta", int(delta)));
         }
     }
