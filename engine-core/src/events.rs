@@ -281,6 +281,36 @@ pub struct SysStatsData {
     pub thermal_zone: Vec<(String, i128)>,
     pub cpuidle_state: Vec<(i64, String, i128)>,
     pub disk_stat: Vec<crate::trackers::counters::DiskStat>,
+    /// (VmstatCounters key, value)
+    pub vmstat: Vec<(u64, i128)>,
+    pub cpu_stat: Vec<CpuTimes>,
+    /// InterruptCount (irq, count) of hard and soft irqs
+    pub num_irq: Vec<(i32, u64)>,
+    pub num_softirq: Vec<(i32, u64)>,
+    pub num_forks: Option<u64>,
+    pub num_irq_total: Option<u64>,
+    pub num_softirq_total: Option<u64>,
+    pub buddy_info: Vec<BuddyInfo>,
+    /// (PsiResource, total_ns)
+    pub psi: Vec<(u64, u64)>,
+    /// (name, pages_per_slab, num_slabs)
+    pub slab_info: Vec<(String, u32, u32)>,
+}
+
+/// SysStats.CpuTimes: a cpu's times in ns (user, user_nice, system_mode,
+/// idle, io_wait, irq, softirq, steal), `cpu` None when cpu_id is absent.
+#[derive(Debug, Clone, Default)]
+pub struct CpuTimes {
+    pub cpu: Option<u32>,
+    pub times_ns: [u64; 8],
+}
+
+/// SysStats.BuddyInfo: a zone's free blocks per order (/proc/buddyinfo).
+#[derive(Debug, Clone, Default)]
+pub struct BuddyInfo {
+    pub node: String,
+    pub zone: String,
+    pub order_pages: Vec<u64>,
 }
 
 /// A decoded FrameTimelineEvent (TracePacket field 76): `kind` is the
@@ -488,7 +518,9 @@ pub struct Sink {
     pub diagnostics: Vec<crate::diagnostics::Diagnostic>,
     pub packages: Vec<(String, i64, i64, i64, i64)>,
     pub stats: Stats,
-    pub bound_only_ts: Vec<i64>,
+    /// SystemInfo.page_size (4096 when it has none; 0 without SystemInfo):
+    /// sizes buddy_info's blocks and slab_info's slabs
+    pub page_size: u32,
     pub warnings: Vec<String>,
     pub partial: bool,
     /// Packets that did not parse.

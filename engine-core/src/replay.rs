@@ -76,6 +76,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .unwrap_or_default()
             .to_lowercase(),
         kernel_version: version,
+        page_size: sink.page_size,
     };
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);

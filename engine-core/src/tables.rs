@@ -1345,10 +1345,6 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     for (t, d) in st.ts.iter().zip(&st.dur) {
         extend(*t, t + (*d).max(0));
     }
-    let bo = &imp.sink.bound_only_ts;
-    if !bo.is_empty() {
-        extend(*bo.iter().min().unwrap(), *bo.iter().max().unwrap());
-    }
     // no timestamped data: (0, 0), as trace_processor
     let Some((lo, mut hi)) = b else {
         return (0, 0);

@@ -43,6 +43,21 @@ type R<T> = Result<T, WireError>;
 pub(super) fn i32v(v: u64) -> i64 {
     v as u32 as i32 as i64
 }
+
+/// The varint fields 1..=N of a small message (absent: 0), as its
+/// decoder reads them (the last occurrence wins).
+fn varint_fields<const N: usize>(b: &[u8]) -> R<[u64; N]> {
+    let mut out = [0u64; N];
+    for f in Fields::new(b) {
+        if let (n @ 1.., Value::Varint(x)) = f? {
+            if let Some(slot) = out.get_mut(n as usize - 1) {
+                *slot = x;
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[inline]
 fn u32v(v: u64) -> i64 {
     v as u32 as i64
@@ -132,8 +147,6 @@ fn process_stats_counter(field: u32) -> Option<(&'static str, i128, bool)> {
 }
 
 /// sys_stats fields imported as counters (the rest only bound the trace).
-const SYS_STATS_IMPORTED: [u32; 8] = [1, 11, 10, 17, 15, 16, 9, 13];
-
 /// The warning of a trace whose packet framing is cut short.
 pub const TRUNCATED_WARNING: &str =
     "trace is truncated: imported the intact packets before the cut";
@@ -429,7 +442,7 @@ impl<'s> ProtoDecoder<'s> {
         }
     }
 
-    fn mark(&self) -> [usize; 11] {
+    fn mark(&self) -> [usize; 10] {
         let s = &*self.sink;
         [
             s.order.len(),
@@ -438,7 +451,6 @@ impl<'s> ProtoDecoder<'s> {
             s.ftrace.len(),
             s.packets.len(),
             s.first_bundle_end_ts.len(),
-            s.bound_only_ts.len(),
             s.packages.len(),
             self.max_ts as usize,
             s.trace_configs.len(),
@@ -446,19 +458,18 @@ impl<'s> ProtoDecoder<'s> {
         ]
     }
 
-    fn rollback(&mut self, m: [usize; 11]) {
+    fn rollback(&mut self, m: [usize; 10]) {
         let s = &mut *self.sink;
         s.order.truncate(m[0]);
         s.switches.truncate(m[1]);
-        s.compact_switches.truncate(m[10]);
+        s.compact_switches.truncate(m[9]);
         s.wakings.truncate(m[2]);
         s.ftrace.truncate(m[3]);
         s.packets.truncate(m[4]);
         s.first_bundle_end_ts.truncate(m[5]);
-        s.bound_only_ts.truncate(m[6]);
-        s.packages.truncate(m[7]);
-        self.max_ts = m[8] as i64;
-        s.trace_configs.truncate(m[9]);
+        s.packages.truncate(m[6]);
+        self.max_ts = m[7] as i64;
+        s.trace_configs.truncate(m[8]);
     }
 
     /// One TracePacket; `retry`: a packet deferred for its clock, read again
@@ -1374,29 +1385,73 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
+    /// SysStats: every field trace_processor's SystemProbesParser reads
+    /// (collection_end_timestamp makes no row).
     fn sys_stats(&mut self, ts: i64, parts: &[&[u8]]) -> R<()> {
         let mut d = SysStatsData::default();
-        let mut other = false;
         let mut cpufreq: Vec<u64> = Vec::new();
         let mut gpufreq: Vec<u64> = Vec::new();
         for p in parts {
             for f in Fields::new(p) {
                 let (num, v) = f?;
-                let known_kind = match num {
-                    4 | 5 | 7 | 9 => v.wire_type() == 0,
-                    11 | 17 => matches!(v.wire_type(), 0 | 2),
-                    1..=18 => v.wire_type() == 2,
-                    _ => false,
-                };
-                if !known_kind {
-                    continue; // an unknown field: not in ListFields
-                }
-                if !SYS_STATS_IMPORTED.contains(&num) {
-                    other = true;
-                }
                 match (num, v) {
                     (11, v) => push_varints(v, &mut cpufreq)?,
                     (17, v) => push_varints(v, &mut gpufreq)?,
+                    (4, Value::Varint(x)) => d.num_forks = Some(x),
+                    (5, Value::Varint(x)) => d.num_irq_total = Some(x),
+                    (7, Value::Varint(x)) => d.num_softirq_total = Some(x),
+                    (2, Value::Bytes(b)) => {
+                        let [key, val] = varint_fields(b)?;
+                        d.vmstat.push((key, val as i128));
+                    }
+                    (3, Value::Bytes(b)) => {
+                        let mut t = crate::events::CpuTimes::default();
+                        for f in Fields::new(b) {
+                            match f? {
+                                (1, Value::Varint(x)) => t.cpu = Some(x as u32),
+                                (n @ 2..=9, Value::Varint(x)) => t.times_ns[n as usize - 2] = x,
+                                _ => {}
+                            }
+                        }
+                        d.cpu_stat.push(t);
+                    }
+                    (n @ (6 | 8), Value::Bytes(b)) => {
+                        let [irq, count] = varint_fields(b)?;
+                        let irqs = if n == 6 {
+                            &mut d.num_irq
+                        } else {
+                            &mut d.num_softirq
+                        };
+                        irqs.push((irq as i32, count));
+                    }
+                    (12, Value::Bytes(b)) => {
+                        let mut bi = crate::events::BuddyInfo::default();
+                        for f in Fields::new(b) {
+                            match f? {
+                                (1, Value::Bytes(s)) => bi.node = text(s),
+                                (2, Value::Bytes(s)) => bi.zone = text(s),
+                                (3, v) => push_varints(v, &mut bi.order_pages)?,
+                                _ => {}
+                            }
+                        }
+                        d.buddy_info.push(bi);
+                    }
+                    (14, Value::Bytes(b)) => {
+                        let [resource, total_ns] = varint_fields(b)?;
+                        d.psi.push((resource, total_ns));
+                    }
+                    (18, Value::Bytes(b)) => {
+                        let (mut name, mut pages_per_slab, mut num_slabs) = (String::new(), 0, 0);
+                        for f in Fields::new(b) {
+                            match f? {
+                                (1, Value::Bytes(s)) => name = text(s),
+                                (2, Value::Varint(x)) => pages_per_slab = x as u32,
+                                (3, Value::Varint(x)) => num_slabs = x as u32,
+                                _ => {}
+                            }
+                        }
+                        d.slab_info.push((name, pages_per_slab, num_slabs));
+                    }
                     (1, Value::Bytes(b)) => {
                         let (mut key, mut val) = (0u64, 0i128);
                         for f in Fields::new(b) {
@@ -1479,19 +1534,7 @@ impl<'s> ProtoDecoder<'s> {
         }
         d.cpufreq_khz = cpufreq.iter().map(|&x| u32v(x)).collect();
         d.gpufreq_mhz = gpufreq.iter().map(|&x| x as i128).collect();
-        if other {
-            self.sink.bound_only_ts.push(ts);
-        }
-        if !(d.cpufreq_khz.is_empty()
-            && d.meminfo.is_empty()
-            && d.devfreq.is_empty()
-            && d.gpufreq_mhz.is_empty()
-            && d.thermal_zone.is_empty()
-            && d.cpuidle_state.is_empty()
-            && d.disk_stat.is_empty())
-        {
-            self.sink.push_packet(ts, PacketData::SysStats(Box::new(d)));
-        }
+        self.sink.push_packet(ts, PacketData::SysStats(Box::new(d)));
         Ok(())
     }
 
@@ -1573,6 +1616,7 @@ impl<'s> ProtoDecoder<'s> {
         let mut strings: Vec<(&'static str, String)> = Vec::new();
         let (mut sdk, mut ram, mut tz) = (None, None, None);
         let (mut num_cpus, mut machine_name) = (None, None);
+        let mut page_size = 0u32;
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
@@ -1592,6 +1636,7 @@ impl<'s> ProtoDecoder<'s> {
                     (5, Value::Varint(x)) => sdk = Some(x as i64),
                     (16, Value::Varint(x)) => ram = Some(x as i64),
                     (8, Value::Varint(x)) => num_cpus = Some(x as u32 as i64),
+                    (6, Value::Varint(x)) => page_size = x as u32,
                     (17, Value::Bytes(s)) => machine_name = Some(text(s)),
                     (n, Value::Bytes(s)) => {
                         if let Some((_, key)) = STRINGS.iter().find(|k| k.0 == n) {
@@ -1646,6 +1691,8 @@ impl<'s> ProtoDecoder<'s> {
             return Ok(());
         }
         let sink = &mut *self.sink;
+        // each SystemInfo sets it, 4096 when it has none (SystemProbesParser)
+        sink.page_size = if page_size == 0 { 4096 } else { page_size };
         if let Some((sysname, version, release, machine)) = uts {
             // all four, absent ones too (NULL in the table, as trace_processor)
             for (key, v) in [

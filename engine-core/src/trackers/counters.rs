@@ -3,7 +3,7 @@
 
 use super::tracks::{ArgVal, Dim, Owner};
 use super::{memory, Ctx};
-use crate::events::{FtraceEv, StatsProcess, SysStatsData};
+use crate::events::{CpuTimes, FtraceEv, StatsProcess, SysStatsData};
 
 pub struct CounterRow {
     pub ts: i64,
@@ -379,18 +379,61 @@ pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// importers/proto/system_probes_parser.cc: cpufreq_khz per cpu, devfreq as
 /// clocks, gpufreq_mhz -> "gpufreq" (MHz as-is), thermal zones by type,
 /// cpuidle_state -> cumulative residency (us) per (cpu, state), "cpuidle<cpu>.<state>".
+/// A counter track of sys_stats keyed by its dimensions, unit unknown
+/// (trace_processor's UnknownUnitBlueprint).
+fn sys_stats_track(
+    c: &mut Ctx,
+    type_: &'static str,
+    name: &str,
+    dims: Vec<(&'static str, Dim)>,
+) -> u32 {
+    let owner = match dims.first() {
+        Some(("cpu", Dim::Int(cpu))) => cpu_owner(*cpu),
+        _ => Owner::default(),
+    };
+    c.tracks
+        .intern(&mut c.args, type_, Some(name), "counter", dims, owner, 0)
+}
+
+/// SystemProbesParser::ParseSysStats: each kind of counter in its order
+/// (a packet's track and counter ids follow it).
 pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
     memory::meminfo(c, ts, &d.meminfo);
+    for (key, value) in &d.devfreq {
+        clock_rate(c, ts, key, *value);
+    }
     for (cpu, &khz) in d.cpufreq_khz.iter().enumerate() {
         let t = cpu_freq_track(c, cpu as i64);
         counter(c, ts, t, khz as i128);
     }
-    for (key, value) in &d.devfreq {
-        clock_rate(c, ts, key, *value);
+    memory::vmstat(c, ts, &d.vmstat);
+    cpu_times(c, ts, &d.cpu_stat);
+    for (type_, irqs) in [("num_irq", &d.num_irq), ("num_softirq", &d.num_softirq)] {
+        for &(irq, count) in irqs {
+            // the irq dimension is unsigned
+            let irq = irq as u32;
+            let name = format!("{type_} (id: {irq})");
+            let t = sys_stats_track(c, type_, &name, vec![("irq", Dim::Int(irq as i64))]);
+            counter(c, ts, t, count as i128);
+        }
     }
-    for &mhz in &d.gpufreq_mhz {
-        let t = gpu_freq_track(c, 0);
-        counter(c, ts, t, mhz);
+    for (type_, total) in [
+        ("num_forks", d.num_forks),
+        ("num_irq_total", d.num_irq_total),
+        ("num_softirq_total", d.num_softirq_total),
+    ] {
+        if let Some(total) = total {
+            let t = sys_stats_track(c, type_, type_, Vec::new());
+            counter(c, ts, t, total as i128);
+        }
+    }
+    memory::buddy_info(c, ts, &d.buddy_info);
+    for d in &d.disk_stat {
+        disk_stat(c, ts, d);
+    }
+    if !psi(c, ts, &d.psi) {
+        // an unknown resource ends the packet's parse (as the reference)
+        return;
     }
     for (zone, temp) in &d.thermal_zone {
         // polled from sysfs: trace_processor's `_sys` type, in degrees C
@@ -419,9 +462,69 @@ pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
         );
         counter(c, ts, t, *dur_us);
     }
-    for d in &d.disk_stat {
-        disk_stat(c, ts, d);
+    for &mhz in &d.gpufreq_mhz {
+        let t = gpu_freq_track(c, 0);
+        counter(c, ts, t, mhz);
     }
+    memory::slab_info(c, ts, &d.slab_info);
+}
+
+/// CpuTimes (/proc/stat): each cpu's eight times on `cpu.times.<key>`
+/// tracks (dimensions cpu and cpustat_key); a sample without its cpu is
+/// counted (invalid_cpu_times) and skipped.
+fn cpu_times(c: &mut Ctx, ts: i64, samples: &[CpuTimes]) {
+    const KEYS: [&str; 8] = [
+        "user_ns",
+        "user_nice_ns",
+        "system_mode_ns",
+        "idle_ns",
+        "io_wait_ns",
+        "irq_ns",
+        "softirq_ns",
+        "steal_ns",
+    ];
+    for sample in samples {
+        let Some(cpu) = sample.cpu else {
+            c.stats.add("invalid_cpu_times", 1, None);
+            continue;
+        };
+        for (key, &ns) in KEYS.iter().zip(&sample.times_ns) {
+            let dims = vec![
+                ("cpu", Dim::Int(cpu as i64)),
+                ("cpustat_key", Dim::Str((*key).to_owned())),
+            ];
+            let t = sys_stats_track(c, "cpustat", &format!("cpu.times.{key}"), dims);
+            counter(c, ts, t, ns as i128);
+        }
+    }
+}
+
+/// Pressure stall information: each resource's total stall time (ns) on
+/// its `psi.<resource>` track. false at a resource the reference does not
+/// know (psi_unknown_resource): its parse of the packet stops there.
+fn psi(c: &mut Ctx, ts: i64, samples: &[(u64, u64)]) -> bool {
+    const RESOURCES: [&str; 7] = [
+        "resource.unspecified",
+        "cpu.some",
+        "cpu.full",
+        "io.some",
+        "io.full",
+        "mem.some",
+        "mem.full",
+    ];
+    for &(resource, total_ns) in samples {
+        let Some(&key) = usize::try_from(resource)
+            .ok()
+            .and_then(|r| RESOURCES.get(r))
+        else {
+            c.stats.add("psi_unknown_resource", 1, None);
+            return false;
+        };
+        let dims = vec![("psi_resource", Dim::Str(key.to_owned()))];
+        let t = sys_stats_track(c, "psi", &format!("psi.{key}"), dims);
+        counter(c, ts, t, total_ns as i128);
+    }
+    true
 }
 
 /// SystemProbesParser::ParseDiskStats: from a device's second sample on,

@@ -94,6 +94,8 @@ pub struct Ctx {
     /// (major, minor) of the traced kernel from utsname (4.4 when unknown,
     /// as trace_processor assumes): CMA events' layouts depend on it
     pub kernel_version: (u32, u32),
+    /// SystemInfo's page size (0 without SystemInfo): sys_stats block sizes
+    pub page_size: u32,
 }
 
 impl Ctx {
