@@ -254,6 +254,8 @@ pub struct TreeProcess {
     pub cmdline_is_comm: bool,
     /// Linux 6.4+: procfs says whether it is a kernel thread
     pub is_kthread: Option<bool>,
+    /// its pid in each pid namespace, outermost first (empty: none given)
+    pub nspid: Vec<i64>,
 }
 
 #[derive(Debug, Clone)]
@@ -261,14 +263,35 @@ pub struct TreeThread {
     pub tid: i64,
     pub tgid: i64,
     pub name: Option<String>,
+    /// its tid in each pid namespace, outermost first (empty: none given)
+    pub nstid: Vec<i64>,
 }
 
+/// One ProcessStats.Process: its pid (the field's uint32) and its other
+/// fields in wire order, each occurrence, as trace_processor reads them.
 #[derive(Debug, Clone)]
 pub struct StatsProcess {
     pub pid: i64,
-    pub threads: Vec<i64>,
-    /// (counter name, value already scaled), in field-number order.
-    pub counters: Vec<(&'static str, i128)>,
+    pub fields: Vec<StatsField>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum StatsField {
+    /// a Thread (its tid)
+    Thread(i64),
+    /// an FDInfo (the file descriptor table is not served: its process
+    /// still is made)
+    Fd,
+    /// a field the system probes parser reads as a counter: (field number,
+    /// its value as int64)
+    Counter(u32, i64),
+    /// Chrome's fields (ChromeSystemProbesParser reads them after every
+    /// process of the packet): is_peak_rss_resettable, private footprint
+    /// and peak resident set (kB)
+    PeakRssResettable(bool),
+    ChromeKb(&'static str, i64),
+    /// any other field (proc_stat_unknown_counters)
+    Unknown,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -485,7 +508,8 @@ pub struct Sink {
     pub utsname_machine: Option<String>,
     pub utsname_version: Option<String>,
     pub timezone_off_mins: Option<i64>,
-    pub cpu_info: Option<Vec<CpuInfo>>,
+    /// each CpuInfo packet's cpus, in file order
+    pub cpu_info: Vec<Vec<CpuInfo>>,
     pub tracing_started_ts: Option<i64>,
     pub preserve_ftrace_buffer: bool,
     /// cpu -> previous_bundle_end_timestamp (or last_read_event_timestamp)

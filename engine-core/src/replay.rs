@@ -15,11 +15,13 @@ use crate::trackers::binder::{hex, BinderTracker, Transaction};
 use crate::trackers::counters::{self, Counters};
 use crate::trackers::drm::{DrmTracker, FenceEvent};
 use crate::trackers::frame_timeline::FrameTimelineTracker;
+use crate::trackers::import_logs::ImportLog;
 use crate::trackers::irq;
 use crate::trackers::kernel::KernelTrackers;
 use crate::trackers::power;
 use crate::trackers::process::{
-    Name, ProcessTracker, PNAME_SYSTEM, PRIO_FTRACE, PRIO_OTHER, PRIO_PROCESS_TREE,
+    add_process_args, Name, ProcessTracker, PNAME_SYSTEM, PRIO_FTRACE, PRIO_OTHER,
+    PRIO_PROCESS_TREE,
 };
 use crate::trackers::raw::{Comm, RawTable, SchedArgs, SwitchArgs};
 use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
@@ -45,7 +47,7 @@ pub struct Imported {
     /// (wakings, new tasks), for trace_bounds
     pub ts_other_first_last: Option<(i64, i64)>,
     /// CpuInfo's cpus -> their args (cpu.arg_set_id)
-    pub cpu_arg_sets: Vec<Option<i64>>,
+    pub cpu_info: crate::trackers::cpu::CpuInfoTables,
 }
 
 pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
@@ -141,7 +143,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         );
     for (stat, key, uuid) in reservation_errors {
         let args = vec![(key, Some(ArgVal::Uint(uuid)))];
-        crate::trackers::import_logs::ImportLog::record_analysis(&mut ctx, stat, args);
+        ImportLog::record_analysis(&mut ctx, stat, args);
     }
     let mut cpus_seen = CpuSet::default();
     let mut ts_other: Option<(i64, i64)> = None;
@@ -360,7 +362,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     let p = &sink.packets[i as usize];
                     match &p.data {
                         PacketData::ProcessTree { processes, threads } => {
-                            process_tree(&mut ctx.pt, &mut ctx.args, processes, threads)
+                            process_tree(&mut ctx, p.ts, processes, threads)
                         }
                         PacketData::ProcessStats(procs) => {
                             counters::process_stats(&mut ctx, p.ts, procs)
@@ -473,8 +475,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         v.clear_free();
     }
     probe_stage("freed");
-    let info = sink.cpu_info.as_deref().unwrap_or(&[]);
-    let cpu_arg_sets = crate::trackers::cpu::arg_sets(&mut ctx.args, info);
+    let cpu_info = crate::trackers::cpu::CpuInfoTables::apply(&mut ctx.args, &sink.cpu_info);
     Imported {
         sink,
         ctx,
@@ -485,7 +486,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         events,
         cpus_seen: cpus_seen.into_set(),
         ts_other_first_last: ts_other,
-        cpu_arg_sets,
+        cpu_info,
     }
 }
 
@@ -684,16 +685,17 @@ fn truncate_kworker(name: &str) -> &str {
     }
 }
 
-fn process_tree(
-    pt: &mut ProcessTracker,
-    args: &mut Args,
-    processes: &[TreeProcess],
-    threads: &[TreeThread],
-) {
+fn process_tree(ctx: &mut Ctx, ts: i64, processes: &[TreeProcess], threads: &[TreeThread]) {
+    let pt = &mut ctx.pt;
     let mut kthreads = Vec::new();
+    let mut missing_process = 0;
+    let mut kthread_args = Vec::new();
     for p in processes {
         if p.cmdline.is_empty() {
             continue;
+        }
+        if !p.nspid.is_empty() {
+            pt.update_namespaced_process(p.pid, p.nspid.clone());
         }
         let cmd = &p.cmdline;
         let mut argv0: &str = &cmd[0];
@@ -730,8 +732,7 @@ fn process_tree(
         }
         pt.p_cmdline[upid] = Some(joined);
         if let Some(k) = p.is_kthread {
-            let set = args.add_set(&[("is_kthread", Some(ArgVal::Bool(k)))]);
-            pt.p_args.insert(upid as u32, set);
+            kthread_args.push((upid as u32, k));
         }
     }
     for t in threads {
@@ -744,6 +745,16 @@ fn process_tree(
             };
             pt.set_thread_name(utid, &Some(Rc::from(n)), PRIO_PROCESS_TREE);
         }
+        if !t.nstid.is_empty() && !pt.update_namespaced_thread(t.tgid, t.tid, t.nstid.clone()) {
+            // its process's namespaces are unknown (data loss): a parser log
+            missing_process += 1;
+        }
+    }
+    for (upid, k) in kthread_args {
+        add_process_args(ctx, upid, &[("is_kthread", Some(ArgVal::Bool(k)))]);
+    }
+    for _ in 0..missing_process {
+        ImportLog::record(ctx, ts, "namespaced_thread_missing_process", Vec::new());
     }
 }
 

@@ -788,7 +788,7 @@ pub fn fill<'v>(
     let sink = &imp.sink;
     match table {
         "cpu" => {
-            let info = sink.cpu_info.as_deref().unwrap_or(&[]);
+            let info = &imp.cpu_info.rows;
             // trace_processor's cpu rows: the cpus of sched and ftrace_event
             // rows, of tracks with a cpu dimension and of CpuInfo
             let mut cpus = imp.cpus_seen.clone();
@@ -800,62 +800,23 @@ pub fn fill<'v>(
             cpus.extend(sched_cpus.into_set());
             cpus.extend(ctx.tracks.cpus.iter().copied());
             cpus.extend(0..info.len() as i64);
-            let caps: Vec<Option<i64>> = info.iter().map(|c| c.capacity).collect();
-            let cluster: Vec<i64> = if !info.is_empty() && caps.iter().all(|c| c.is_some()) {
-                let mut ranks: Vec<i64> = caps.iter().map(|c| c.unwrap()).collect();
-                ranks.sort();
-                ranks.dedup();
-                caps.iter()
-                    .map(|c| ranks.binary_search(&c.unwrap()).unwrap() as i64)
-                    .collect()
-            } else if !info.is_empty() && info.iter().all(|c| !c.frequencies.is_empty()) {
-                let maxes: Vec<i64> = info
-                    .iter()
-                    .map(|c| *c.frequencies.iter().max().unwrap())
-                    .collect();
-                let mut ranks = maxes.clone();
-                ranks.sort();
-                ranks.dedup();
-                maxes
-                    .iter()
-                    .map(|m| ranks.binary_search(m).unwrap() as i64)
-                    .collect()
-            } else {
-                Vec::new()
-            };
             for c in cpus {
                 let ci = usize::try_from(c).ok().and_then(|i| info.get(i));
-                let cl = usize::try_from(c)
-                    .ok()
-                    .and_then(|i| cluster.get(i))
-                    .copied()
-                    .unwrap_or(0);
                 ins.row(&[
                     V::Int(c),
                     V::Int(c),
                     V::Int(c),
-                    V::Int(cl),
+                    V::Int(ci.map_or(0, |x| x.cluster_id)),
                     ot(ci.and_then(|x| x.processor.as_deref())),
                     V::Int(HOST_MACHINE_ID),
                     oi(ci.and_then(|x| x.capacity)),
-                    oi(usize::try_from(c)
-                        .ok()
-                        .and_then(|i| imp.cpu_arg_sets.get(i).copied().flatten())),
+                    oi(ci.and_then(|x| x.arg_set)),
                 ])?;
             }
         }
         "cpu_available_frequencies" => {
-            let mut id = 0;
-            for (cpu, c) in sink.cpu_info.as_deref().unwrap_or(&[]).iter().enumerate() {
-                for &f in &c.frequencies {
-                    ins.row(&[
-                        V::Int(id),
-                        V::Int(cpu as i64),
-                        V::Int(f),
-                        V::Int(cpu as i64),
-                    ])?;
-                    id += 1;
-                }
+            for (id, &(cpu, f)) in imp.cpu_info.frequencies.iter().enumerate() {
+                ins.row(&[V::Int(id as i64), V::Int(cpu), V::Int(f), V::Int(cpu)])?;
             }
         }
         "thread" => {

@@ -125,28 +125,6 @@ impl<'a> OneofRun<'a> {
     }
 }
 
-/// ProcessStats.Process fields imported as process counters: field number
-/// -> (counter name, multiplier), as importers/proto/system_probes_parser.cc
-/// names them (kB fields are stored in bytes).
-fn process_stats_counter(field: u32) -> Option<(&'static str, i128, bool)> {
-    // (name, multiplier, signed int64 field)
-    Some(match field {
-        2 => ("mem.virt", 1024, false),
-        3 => ("mem.rss", 1024, false),
-        4 => ("mem.rss.anon", 1024, false),
-        5 => ("mem.rss.file", 1024, false),
-        6 => ("mem.rss.shmem", 1024, false),
-        7 => ("mem.swap", 1024, false),
-        8 => ("mem.locked", 1024, false),
-        9 => ("mem.rss.watermark", 1024, false),
-        10 => ("oom_score_adj", 1, true),
-        21 => ("runtime.user_ns", 1, false),
-        22 => ("runtime.kernel_ns", 1, false),
-        _ => return None,
-    })
-}
-
-/// sys_stats fields imported as counters (the rest only bound the trace).
 /// The warning of a trace whose packet framing is cut short.
 pub const TRUNCATED_WARNING: &str =
     "trace is truncated: imported the intact packets before the cut";
@@ -488,6 +466,7 @@ impl<'s> ProtoDecoder<'s> {
         let mut machine_id = 0u32;
         let mut defaults: Option<&[u8]> = None;
         let mut first_on_sequence = false;
+        let mut trusted_pid = None;
         for f in Fields::new(raw) {
             let (num, v) = f?;
             if num == 8 {
@@ -521,6 +500,9 @@ impl<'s> ProtoDecoder<'s> {
                 defaults = bytes(v);
             } else if num == 87 {
                 first_on_sequence = varint(v).is_some_and(|x| x != 0);
+            } else if num == 79 {
+                // trusted_pid (int32, read as uint32)
+                trusted_pid = varint(v).map(u32v);
             } else if is_packet_data_field(num) {
                 if let Some(b) = bytes(v) {
                     data.see(num, b);
@@ -686,9 +668,13 @@ impl<'s> ProtoDecoder<'s> {
             Some(60) => {
                 let valid = self.state_valid();
                 let seq = self.seq_id;
-                let got = self
-                    .track_events
-                    .track_descriptor(seq, ts, &parts.concat(), valid)?;
+                let got = self.track_events.track_descriptor(
+                    seq,
+                    ts,
+                    &parts.concat(),
+                    valid,
+                    trusted_pid,
+                )?;
                 if let Some(d) = got {
                     let data = PacketData::TrackEvent(TrackEventPacket::Descriptor(Box::new(d)));
                     self.sink.push_packet(ts, data);
@@ -1586,7 +1572,7 @@ impl<'s> ProtoDecoder<'s> {
                     .add("cpu_info_unknown_cpu_features", 1, None);
             }
         }
-        self.sink.cpu_info = Some(cpus);
+        self.sink.cpu_info.push(cpus);
         Ok(())
     }
 
@@ -2504,19 +2490,24 @@ fn tree_process(b: &[u8]) -> R<TreeProcess> {
         start_ts: None,
         cmdline_is_comm: false,
         is_kthread: None,
+        nspid: Vec::new(),
     };
+    let mut nspid = Vec::new();
+    // (int32 fields, read as uint32 by the reference's ParseProcessTree)
     for f in Fields::new(b) {
         match f? {
-            (1, Value::Varint(x)) => p.pid = i32v(x),
-            (2, Value::Varint(x)) => p.ppid = Some(i32v(x)),
+            (1, Value::Varint(x)) => p.pid = u32v(x),
+            (2, Value::Varint(x)) => p.ppid = Some(u32v(x)),
             (3, Value::Bytes(s)) => p.cmdline.push(text(s)),
-            (5, Value::Varint(x)) => p.uid = Some(i32v(x)),
+            (5, Value::Varint(x)) => p.uid = Some(u32v(x)),
+            (6, v) => push_varints(v, &mut nspid)?,
             (7, Value::Varint(x)) => p.start_ts = Some(x as i64),
             (9, Value::Varint(x)) => p.cmdline_is_comm = x != 0,
             (8, Value::Varint(x)) => p.is_kthread = Some(x != 0),
             _ => {}
         }
     }
+    p.nspid = nspid.into_iter().map(i32v).collect();
     Ok(p)
 }
 
@@ -2525,51 +2516,60 @@ fn tree_thread(b: &[u8]) -> R<TreeThread> {
         tid: 0,
         tgid: 0,
         name: None,
+        nstid: Vec::new(),
     };
+    let mut nstid = Vec::new();
     for f in Fields::new(b) {
         match f? {
-            (1, Value::Varint(x)) => t.tid = i32v(x),
+            (1, Value::Varint(x)) => t.tid = u32v(x),
             (2, Value::Bytes(s)) => t.name = Some(text(s)),
-            (3, Value::Varint(x)) => t.tgid = i32v(x),
+            (3, Value::Varint(x)) => t.tgid = u32v(x),
+            (4, v) => push_varints(v, &mut nstid)?,
             _ => {}
         }
     }
+    t.nstid = nstid.into_iter().map(i32v).collect();
     Ok(t)
 }
 
 fn stats_process(b: &[u8]) -> R<StatsProcess> {
     let mut p = StatsProcess {
         pid: 0,
-        threads: Vec::new(),
-        counters: Vec::new(),
+        fields: Vec::new(),
     };
-    // field number -> value, last occurrence wins; emitted in field order
-    let mut vals: Vec<(u32, &'static str, i128)> = Vec::new();
+    let mut pid = None;
     for f in Fields::new(b) {
-        match f? {
-            (1, Value::Varint(x)) => p.pid = i32v(x),
-            (11, Value::Bytes(t)) => {
-                let mut tid = 0;
-                for f in Fields::new(t) {
-                    if let (1, Value::Varint(x)) = f? {
-                        tid = i32v(x);
-                    }
-                }
-                p.threads.push(tid);
+        let (num, v) = f?;
+        // a field's value as protozero's as_int64 reads it
+        let int = match v {
+            Value::Varint(x) | Value::Fixed64(x) => x as i64,
+            Value::Fixed32(x) => x as i64,
+            Value::Bytes(x) => {
+                super::wire::validate(x)?;
+                0
             }
-            (n, Value::Varint(x)) => {
-                if let Some((name, mult, signed)) = process_stats_counter(n) {
-                    let v = if signed { x as i64 as i128 } else { x as i128 };
-                    vals.retain(|(m, _, _)| *m != n);
-                    vals.push((n, name, v * mult));
-                }
+        };
+        let field = match num {
+            1 => {
+                // FindField: the first pid, as uint32
+                pid.get_or_insert(int as u32 as i64);
+                continue;
             }
-            (_, Value::Bytes(x)) => super::wire::validate(x).map(|_| ())?,
-            _ => {}
-        }
+            11 => {
+                let Value::Bytes(t) = v else { continue };
+                let [tid] = varint_fields(t)?;
+                StatsField::Thread(tid as u32 as i64)
+            }
+            15 => StatsField::Fd,
+            12 => StatsField::PeakRssResettable(int != 0),
+            13 => StatsField::ChromeKb("private_footprint_kb", int),
+            14 => StatsField::ChromeKb("peak_resident_set_kb", int),
+            2..=10 | 16..=24 => StatsField::Counter(num, int),
+            _ => StatsField::Unknown,
+        };
+        p.fields.push(field);
     }
-    vals.sort_by_key(|(n, _, _)| *n);
-    p.counters = vals.into_iter().map(|(_, name, v)| (name, v)).collect();
+    p.pid = pid.unwrap_or(0);
     Ok(p)
 }
 

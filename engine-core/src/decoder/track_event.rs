@@ -144,6 +144,9 @@ impl Reservation {
 #[derive(Default)]
 pub struct Reservations {
     pub by_uuid: HashMap<u64, Reservation>,
+    /// the trusted_pid of the packet that described each uuid (its thread
+    /// or process ids are resolved in that process's pid namespace)
+    pub trusted_pids: HashMap<u64, i64>,
     /// analysis-time logs: (stat, arg key, uuid): the track's uuid, or the
     /// parent's a default track was given
     pub errors: Vec<(&'static str, &'static str, u64)>,
@@ -716,6 +719,7 @@ impl Tokenizer {
         ts: i64,
         b: &[u8],
         state_valid: bool,
+        trusted_pid: Option<i64>,
     ) -> R<Option<DescriptorData>> {
         let mut uuid = None;
         let mut r = Reservation::default();
@@ -787,6 +791,9 @@ impl Tokenizer {
             _ => {}
         }
         r.name = name.or(static_name).or(atrace_name);
+        if let Some(pid) = trusted_pid {
+            self.reservations.trusted_pids.insert(uuid, pid);
+        }
         let mut data = DescriptorData {
             uuid,
             thread: None,

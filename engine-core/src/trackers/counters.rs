@@ -3,7 +3,7 @@
 
 use super::tracks::{ArgVal, Dim, Owner};
 use super::{memory, Ctx};
-use crate::events::{CpuTimes, FtraceEv, StatsProcess, SysStatsData};
+use crate::events::{CpuTimes, FtraceEv, StatsField, StatsProcess, SysStatsData};
 
 pub struct CounterRow {
     pub ts: i64,
@@ -602,36 +602,133 @@ fn disk_stat(c: &mut Ctx, ts: i64, d: &DiskStat) {
 /// importers/proto/system_probes_parser.cc (ParseProcessStats): memory
 /// (kB as bytes) on process_memory tracks, oom_score_adj, and the
 /// process's cpu runtime per mode.
+/// What a ProcessStats.Process counter field measures (its field number:
+/// SystemProbesParser's GetProcessMemoryKey / GetSmapsKey and runtime).
+fn process_counter(field: u32) -> Option<(&'static str, &'static str)> {
+    // (track type, key)
+    Some(match field {
+        2 => ("process_memory", "virt"),
+        3 => ("process_memory", "rss"),
+        4 => ("process_memory", "rss.anon"),
+        5 => ("process_memory", "rss.file"),
+        6 => ("process_memory", "rss.shmem"),
+        7 => ("process_memory", "swap"),
+        8 => ("process_memory", "locked"),
+        9 => ("process_memory", "rss.watermark"),
+        24 => ("process_memory", "dmabuf_rss"),
+        10 => ("oom_score_adj", ""),
+        16 => ("smaps", "rss"),
+        17 => ("smaps", "pss"),
+        18 => ("smaps", "pss.anon"),
+        19 => ("smaps", "pss.file"),
+        20 => ("smaps", "pss.smem"),
+        23 => ("smaps", "swap.pss"),
+        21 => ("proc_stat_runtime", "user_ns"),
+        22 => ("proc_stat_runtime", "kernel_ns"),
+        _ => return None,
+    })
+}
+
+/// A process's counter track keyed by `key` (dimensions upid and
+/// `key_dim`), named `<prefix><key>`.
+fn process_keyed_track(
+    c: &mut Ctx,
+    upid: u32,
+    type_: &'static str,
+    key_dim: &'static str,
+    name: &str,
+    key: &str,
+) -> u32 {
+    c.tracks.intern(
+        &mut c.args,
+        type_,
+        Some(name),
+        "counter",
+        vec![
+            ("upid", Dim::Int(upid as i64)),
+            (key_dim, Dim::Str(key.to_owned())),
+        ],
+        Owner {
+            upid: Some(upid),
+            ..Default::default()
+        },
+        0,
+    )
+}
+
+/// ProcessStats (SystemProbesParser::ParseProcessStats, then
+/// ChromeSystemProbesParser's): each process's fields in wire order: a
+/// thread joins it; a counter (memory and smaps in bytes) or an fd first
+/// makes the process; a field neither reads counts as
+/// proc_stat_unknown_counters. Then Chrome's fields of every process.
 pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
     for p in procs {
-        let upid = c.pt.get_or_create_process(p.pid);
-        for &tid in &p.threads {
-            c.pt.update_thread(tid, p.pid);
-        }
-        for &(name, value) in &p.counters {
-            let t = if let Some(key) = name.strip_prefix("mem.") {
-                memory::process_memory_track(c, upid, key)
-            } else if name == "oom_score_adj" {
-                memory::oom_score_adj_track(c, upid)
-            } else {
-                let key = name.strip_prefix("runtime.").unwrap_or(name);
-                c.tracks.intern(
-                    &mut c.args,
-                    "proc_stat_runtime",
-                    Some(name),
-                    "counter",
-                    vec![
-                        ("upid", Dim::Int(upid as i64)),
-                        ("proc_stat_runtime_key", Dim::Str(key.to_owned())),
-                    ],
-                    Owner {
-                        upid: Some(upid),
-                        ..Default::default()
-                    },
-                    0,
-                )
+        for field in &p.fields {
+            let (num, value) = match *field {
+                StatsField::Thread(tid) => {
+                    c.pt.update_thread(tid, p.pid);
+                    continue;
+                }
+                // (Chrome's fields are skipped here, but the reference's list
+                // names private_footprint_kb twice and not
+                // peak_resident_set_kb, which so also counts as unknown)
+                StatsField::PeakRssResettable(_)
+                | StatsField::ChromeKb("private_footprint_kb", _) => continue,
+                StatsField::Fd => {
+                    c.pt.get_or_create_process(p.pid);
+                    continue;
+                }
+                StatsField::Unknown | StatsField::ChromeKb(..) => {
+                    c.pt.get_or_create_process(p.pid);
+                    c.stats.add("proc_stat_unknown_counters", 1, None);
+                    continue;
+                }
+                StatsField::Counter(num, value) => (num, value),
             };
-            counter(c, ts, t, value);
+            let upid = c.pt.get_or_create_process(p.pid);
+            let Some((type_, key)) = process_counter(num) else {
+                continue;
+            };
+            let (t, v) = match type_ {
+                "process_memory" => (
+                    memory::process_memory_track(c, upid, key),
+                    value.wrapping_mul(1024),
+                ),
+                "smaps" => {
+                    let name = format!("mem.smaps.{key}");
+                    (
+                        process_keyed_track(c, upid, type_, "smaps_key", &name, key),
+                        value.wrapping_mul(1024),
+                    )
+                }
+                "oom_score_adj" => (memory::oom_score_adj_track(c, upid), value),
+                _ => {
+                    let name = format!("runtime.{key}");
+                    (
+                        process_keyed_track(c, upid, type_, "proc_stat_runtime_key", &name, key),
+                        value,
+                    )
+                }
+            };
+            counter(c, ts, t, v as i128);
+        }
+    }
+    for p in procs {
+        for field in &p.fields {
+            match *field {
+                StatsField::PeakRssResettable(resettable) => {
+                    let upid = c.pt.get_or_create_process(p.pid);
+                    let arg = ("is_peak_rss_resettable", Some(ArgVal::Bool(resettable)));
+                    super::process::add_process_args(c, upid, &[arg]);
+                }
+                StatsField::ChromeKb(key, kb) => {
+                    let upid = c.pt.get_or_create_process(p.pid);
+                    let name = format!("chrome.{key}");
+                    let t = process_keyed_track(c, upid, "chrome_process_stats", "key", &name, key);
+                    counter(c, ts, t, kb.wrapping_mul(1024) as i128);
+                }
+                _ => {}
+            }
         }
     }
 }

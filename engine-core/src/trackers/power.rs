@@ -220,7 +220,8 @@ impl PowerTracker {
                 "counter",
                 vec![
                     ("name", opt_dim(&r.rail_name)),
-                    ("session_uuid", Dim::Int(r.session_uuid as i64)),
+                    // (a uint64 field in a 32-bit dimension, as the reference's)
+                    ("session_uuid", Dim::Int(r.session_uuid as u32 as i64)),
                 ],
                 Owner::default(),
                 None,

@@ -59,6 +59,11 @@ pub struct ProcessTracker {
     p_shadowed: Vec<bool>,
     pending_assocs: Vec<(u32, u32)>,
     pending_parent: Vec<(u32, u32)>,
+    /// pid-namespaced processes (ProcessTree nspid): root-level pid -> its
+    /// pid at each namespace level, and its threads' root-level tids ...
+    namespaced_processes: HashMap<i64, (Vec<i64>, Vec<i64>)>,
+    /// ... and theirs: root-level tid -> its tid at each level
+    namespaced_threads: HashMap<i64, Vec<i64>>,
     pub errors: i64,
     /// process_tracker_parent_pid_changed: a process's parent given again,
     /// differently (the first one is kept: reparenting)
@@ -134,6 +139,46 @@ impl ProcessTracker {
         for &u in self.upids_of_pid.get(&pid).map_or(&[][..], |v| v) {
             self.p_shadowed[u as usize] = false;
         }
+    }
+
+    /// UpdateNamespacedProcess: `pid` runs in pid namespaces, where it is
+    /// `nspid` (outermost level first).
+    pub fn update_namespaced_process(&mut self, pid: i64, nspid: Vec<i64>) {
+        self.namespaced_processes.insert(pid, (nspid, Vec::new()));
+    }
+
+    /// UpdateNamespacedThread: thread `tid` of namespaced process `pid` is
+    /// `nstid` at each level; false (nothing kept) when `pid` is not known
+    /// as namespaced.
+    pub fn update_namespaced_thread(&mut self, pid: i64, tid: i64, nstid: Vec<i64>) -> bool {
+        let Some((_, threads)) = self.namespaced_processes.get_mut(&pid) else {
+            return false;
+        };
+        if !threads.contains(&tid) {
+            threads.push(tid);
+        }
+        self.namespaced_threads.insert(tid, nstid);
+        true
+    }
+
+    /// ResolveNamespacedTid: the root-level tid of `tid` as seen inside the
+    /// namespace of process `root_pid` (its main thread or a thread whose
+    /// innermost-level tid it is); None when that process is not namespaced.
+    pub fn resolve_namespaced_tid(&self, root_pid: i64, tid: i64) -> Option<i64> {
+        if root_pid <= 0 {
+            return None;
+        }
+        let (nspid, threads) = self.namespaced_processes.get(&root_pid)?;
+        let level = nspid.len().checked_sub(1)?;
+        if nspid.last() == Some(&tid) {
+            return Some(root_pid);
+        }
+        threads.iter().copied().find(|t| {
+            self.namespaced_threads
+                .get(t)
+                .and_then(|nstid| nstid.get(level))
+                == Some(&tid)
+        })
     }
 
     pub fn get_thread(&self, tid: i64, pid: Option<i64>) -> Option<u32> {
@@ -357,5 +402,22 @@ impl ProcessTracker {
     pub fn is_main_thread(&self, utid: usize) -> Option<i64> {
         let upid = self.t_upid[utid]?;
         Some((self.p_pid[upid as usize] == self.t_tid[utid]) as i64)
+    }
+}
+
+/// ProcessTracker::AddArgsToProcess: a process's args are one set of its
+/// own, extended in place (a key given again takes its new value) and
+/// stored, once with any equal set, when the trace ends.
+pub fn add_process_args(
+    c: &mut super::Ctx,
+    upid: u32,
+    items: &[(&str, Option<super::tracks::ArgVal>)],
+) {
+    match c.pt.p_args.get(&upid) {
+        Some(&set) => c.args.extend_set(set, items),
+        None => {
+            let set = c.args.add_set_unique(items);
+            c.pt.p_args.insert(upid, set);
+        }
     }
 }

@@ -98,6 +98,8 @@ struct State {
 /// The replay's track event state.
 pub struct TrackEventTracker {
     states: HashMap<u64, State>,
+    /// uuid -> the trusted_pid of the packet that described it
+    trusted_pids: HashMap<u64, i64>,
     uuid_by_utid: HashMap<u32, u64>,
     uuid_by_upid: HashMap<u32, u64>,
     first_packet_seqs: HashSet<u32>,
@@ -155,6 +157,7 @@ impl TrackEventTracker {
             .collect();
         let t = TrackEventTracker {
             states,
+            trusted_pids: reservations.trusted_pids,
             uuid_by_utid: HashMap::default(),
             uuid_by_upid: HashMap::default(),
             first_packet_seqs,
@@ -295,7 +298,17 @@ impl TrackEventTracker {
         if !self.hierarchy_valid(c, uuid) {
             return None;
         }
-        let r = self.states[&uuid].r.clone();
+        let mut r = self.states[&uuid].r.clone();
+        if let Some(&root_pid) = self.trusted_pids.get(&uuid) {
+            // ids seen inside a pid namespace: the root-level ones
+            // (ResolveNamespacedTid), where the process tree gave them
+            if let Some(pid) = r.pid.and_then(|p| c.pt.resolve_namespaced_tid(root_pid, p)) {
+                r.pid = Some(pid);
+            }
+            if let Some(tid) = r.tid.and_then(|t| c.pt.resolve_namespaced_tid(root_pid, t)) {
+                r.tid = Some(tid);
+            }
+        }
         let parent = if r.parent_uuid != DEFAULT_TRACK_UUID {
             self.resolve(c, r.parent_uuid)
         } else {
@@ -1751,14 +1764,7 @@ fn chrome_process(c: &mut Ctx, upid: u32, cp: &ChromeProcess) {
     if let Some(id) = cp.crash_trace_id {
         items.push(("chrome.crash_trace_id", Some(ArgVal::Uint(id))));
     }
-    // (a process's args are its own set, extended in place)
-    match c.pt.p_args.get(&upid) {
-        Some(&set) => c.args.extend_set(set, &items),
-        None => {
-            let set = c.args.add_set_unique(&items);
-            c.pt.p_args.insert(upid, set);
-        }
-    }
+    super::process::add_process_args(c, upid, &items);
 }
 
 /// An `M` event: thread_name / process_name from its first annotation.
