@@ -140,3 +140,41 @@ def test_fence_timeline(eng):
 def test_same_slices_as_trace_processor(trace_path, tp_bin):
     tables = ("slice", "flow", "thread_track", "thread", "process")
     assert compare_tp.differing_tables(trace_path, tables, tp_bin) == {}
+
+
+def _reply_without_receipt_trace() -> bytes:
+    """Thread 20 starts transaction 3 (to node -1, process 2, thread 4, code
+    4) at 100, then sends reply 5 (to process -1, thread -1, code 5) at 300
+    without having received anything: the reply ends the open transaction
+    slice and gives it its own args, same keys taking the reply's values in
+    place; its destination thread -1 is thread 4294967295 (uint32, as the
+    reference's tracker takes it)."""
+    trace = pb.Trace()
+    bundle = trace.packet.add().ftrace_events
+    bundle.cpu = 0
+    t = bundle.event.add(timestamp=100, pid=20).binder_transaction
+    t.debug_id, t.target_node, t.to_proc, t.to_thread, t.code, t.flags = 3, -1, 2, 4, 4, 0
+    t.reply = 0  # (every field present: trace_processor's to_ftrace prints stale text for one absent)
+    r = bundle.event.add(timestamp=300, pid=20).binder_transaction
+    r.debug_id, r.target_node, r.to_proc, r.to_thread = 5, 4, -1, -1
+    r.reply, r.code, r.flags = 1, 5, 0
+    return trace.SerializeToString()
+
+
+def test_reply_args_replace_the_ended_slices_in_place(load_embedded):
+    e = load_embedded(_reply_without_receipt_trace())
+    args = e.query("SELECT a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id) "
+                   "ORDER BY a.id").rows()
+    assert args == [("transaction id", "5"), ("destination node", "4"),
+                    ("destination process", "4294967295"), ("reply transaction?", "true"),
+                    ("flags", "0x00 No Flags Set"), ("code", "0x05 Java Layer Dependent"),
+                    ("calling tid", "20")]
+    assert e.query("SELECT ts, dur, name FROM slice").rows() == [(100, 200, "binder transaction")]
+    assert 4294967295 in e.query("SELECT tid FROM thread").to_series().to_list()
+
+
+@pytest.mark.tp
+def test_reply_without_receipt_as_trace_processor(tp_diffs):
+    diffs, compared = tp_diffs(_reply_without_receipt_trace())
+    assert {"slice", "args", "thread"} <= compared
+    assert diffs == {}

@@ -436,6 +436,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     crate::trackers::slices::finish(&mut ctx);
     sched.finish(&mut ctx.stats);
     binder.finish(&mut ctx);
+    std::mem::take(&mut kernel.pkvm).finish(&mut ctx);
+    std::mem::take(&mut kernel.syscalls).finish(&mut ctx);
     ctx.power.uid_tracks =
         crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
     crate::trackers::memory::finish(&mut ctx);
@@ -544,8 +546,9 @@ fn ftrace_event(
                 tid: e.pid,
                 transaction_id: e.int("debug_id").unwrap_or(0),
                 dest_node: e.int("target_node").unwrap_or(0),
-                dest_tgid: e.int("to_proc").unwrap_or(0),
-                dest_tid: e.int("to_thread").unwrap_or(0),
+                // (int32 fields the reference's tracker takes as uint32)
+                dest_tgid: e.int("to_proc").unwrap_or(0) as u32 as i128,
+                dest_tid: e.int("to_thread").unwrap_or(0) as u32 as i128,
                 is_reply: e.int("reply").unwrap_or(0) == 1,
                 flags: e.int("flags").unwrap_or(0),
                 // protobuf: a number; systrace text: the hex text as written

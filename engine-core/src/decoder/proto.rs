@@ -232,6 +232,12 @@ struct SeqLoss {
 /// `caller`); not an arg of its raw row.
 pub const SYMBOL_FIELD: &str = "__symbol";
 
+/// The field an ftrace event gets with every value of its repeated field
+/// (sys_enter's `args`), as a list `[a, b, c]`: its raw arg keeps only the
+/// last (the reference's args inserter collapses same-key args). Fields
+/// named `__*` are the importer's, not raw args.
+pub const REPEATED_FIELD: &str = "__repeated";
+
 /// The field of ftrace event `name` that holds an interned kernel symbol's
 /// iid: trace_processor symbolizes it in the event's raw args
 /// (ftrace_parser.cc kKernelFunctionFields) and, for the events its typed
@@ -2670,18 +2676,22 @@ fn generic_values(
     let mut out = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         if spec.3 {
-            if !lists[i].is_empty() {
-                // a repeated scalar's str(): "[1, 2, 3]"
-                let items: Vec<String> = lists[i]
-                    .iter()
-                    .map(|&x| match spec.2 {
-                        FieldKind::I32 => i32v(x).to_string(),
-                        FieldKind::U32 => u32v(x).to_string(),
-                        FieldKind::I64 => (x as i64).to_string(),
-                        _ => x.to_string(),
-                    })
-                    .collect();
-                out.push((spec.1, FieldVal::Str(format!("[{}]", items.join(", ")))));
+            let values: Vec<i128> = lists[i]
+                .iter()
+                .map(|&x| match spec.2 {
+                    FieldKind::I32 => i32v(x) as i128,
+                    FieldKind::U32 => u32v(x) as i128,
+                    FieldKind::I64 => x as i64 as i128,
+                    _ => x as i128,
+                })
+                .collect();
+            if let Some(&last) = values.last() {
+                let list: Vec<String> = values.iter().map(i128::to_string).collect();
+                out.push((spec.1, FieldVal::Int(last)));
+                out.push((
+                    REPEATED_FIELD,
+                    FieldVal::Str(format!("[{}]", list.join(", "))),
+                ));
             }
         } else if let Some(v) = slots[i].take() {
             out.push((spec.1, v));

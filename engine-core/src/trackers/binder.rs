@@ -26,6 +26,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::atrace::thread_track;
+use super::slices::PendingSliceArgs;
 use super::tracks::ArgVal;
 use super::Ctx;
 
@@ -90,9 +91,8 @@ pub struct BinderTracker {
     outstanding: HashMap<i128, Outstanding>,
     /// per utid: its transaction frames (innermost last)
     frames: HashMap<u32, Vec<Frame>>,
-    /// binder slice rows, each with its args so far
-    slice_args: Vec<(u32, ArgList)>,
-    row_index: HashMap<u32, usize>,
+    /// binder slices' args so far
+    slice_args: PendingSliceArgs,
     /// per track: binder slice rows opened there (most recent last)
     opened: HashMap<u32, Vec<u32>>,
     /// (sending slice, receiving slice) of each received transaction
@@ -141,14 +141,8 @@ pub struct Transaction {
 }
 
 impl BinderTracker {
-    fn add_args(&mut self, row: u32, mut items: ArgList) {
-        match self.row_index.get(&row) {
-            Some(&i) => self.slice_args[i].1.append(&mut items),
-            None => {
-                self.row_index.insert(row, self.slice_args.len());
-                self.slice_args.push((row, items));
-            }
-        }
+    fn add_args(&mut self, row: u32, items: ArgList) {
+        self.slice_args.add(row, items);
     }
 
     /// Opens a binder slice; its row, unless it was dropped (too deep).
@@ -432,13 +426,6 @@ impl BinderTracker {
     pub fn finish(self, c: &mut Ctx) {
         c.flows
             .extend(self.flows.into_iter().map(|(o, i)| (o, i, None)));
-        for (row, items) in self.slice_args {
-            if items.is_empty() {
-                continue;
-            }
-            let list: Vec<(&str, Option<ArgVal>)> =
-                items.into_iter().map(|(k, v)| (k, Some(v))).collect();
-            c.slices.rows[row as usize].arg_set = Some(c.args.add_set(&list));
-        }
+        self.slice_args.commit(c);
     }
 }

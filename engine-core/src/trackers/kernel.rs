@@ -23,6 +23,7 @@ pub struct KernelTrackers {
     pub i2c: super::i2c::I2cTracker,
     pub virtio_gpu: super::virtio::VirtioGpuTracker,
     pub v4l2: super::v4l2::V4l2Tracker,
+    pub pkvm: super::pkvm::PkvmTracker,
     /// fwtp_perfetto_slice's one track (see `fwtp_slice`)
     fwtp_track: Option<u32>,
     /// its slices' categories (firmware-defined: a few), each stored once
@@ -48,6 +49,7 @@ impl KernelTrackers {
             "kgsl_adreno_cmdbatch_queued" => self.adreno.queued(e),
             GPU_SLICE_EVENT => self.adreno.retired(c, ts, e),
             name if super::mali::takes(name) => self.mali.event(c, e),
+            name if super::pkvm::is_event(name) => self.pkvm.event(c, e),
             name if super::display::takes(name) => super::display::event(c, e),
             name if super::net::takes(name) => self.net.event(c, e),
             "i2c_read" | "i2c_write" | "i2c_result" => self.i2c.event(c, e),

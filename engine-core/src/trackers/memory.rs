@@ -19,6 +19,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::compressor::Nesting;
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
 use crate::events::{BuddyInfo, FtraceEv};
@@ -681,12 +682,14 @@ pub fn slab_info(c: &mut Ctx, ts: i64, slabs: &[(String, u32, u32)]) {
     }
 }
 
-/// ion events and ion_stat's live buffers (a lane per buffer in flight).
+/// ion events and ion_stat's live buffers: each on a lane of the
+/// `mem.ion_buffer` tracks, its buffer id the lane's cookie (TrackCompressor).
 #[derive(Default)]
 pub struct IonTracker {
-    /// per lane of the `mem.ion_buffer` track: the buffer it holds
-    ion_buffers: Vec<Option<i128>>,
+    lanes: super::compressor::TrackCompressor,
 }
+
+const ION_BUFFERS: &str = "android_ion_allocations";
 
 impl IonTracker {
     /// ion_heap_grow / ion_heap_shrink: `total_allocated` is the heap's
@@ -706,22 +709,18 @@ impl IonTracker {
         let total = e.int("total_allocated").unwrap_or(0);
         ion_counters(c, ts, e.pid, None, total, len);
         let buffer = e.int("buffer_id").unwrap_or(0);
+        let no_dims = Vec::new();
         if len > 0 {
-            // the lowest slot with no open buffer (TrackCompressor)
-            let slot = match self.ion_buffers.iter().position(Option::is_none) {
-                Some(i) => i,
-                None => {
-                    self.ion_buffers.push(None);
-                    self.ion_buffers.len() - 1
-                }
-            };
-            self.ion_buffers[slot] = Some(buffer);
-            let track = ion_buffer_track(c, slot);
+            let lane = self
+                .lanes
+                .begin(ION_BUFFERS, &no_dims, buffer, Nesting::Nestable);
+            let track = ion_buffer_track(c, lane);
             c.slices
                 .begin(track, ts, format!("{} kB", len / 1024), -1, None);
-        } else if let Some(slot) = self.ion_buffers.iter().position(|b| *b == Some(buffer)) {
-            self.ion_buffers[slot] = None;
-            let track = ion_buffer_track(c, slot);
+        } else {
+            // (an end names its buffer's lane, or takes one, begun or not)
+            let lane = self.lanes.end(ION_BUFFERS, &no_dims, buffer);
+            let track = ion_buffer_track(c, lane);
             c.slices.end(track, ts);
         }
     }
@@ -761,10 +760,10 @@ fn ion_counters(c: &mut Ctx, ts: i64, pid: i64, heap: Option<&str>, total: i128,
 }
 
 /// The `mem.ion_buffer` track of a compressor slot.
-fn ion_buffer_track(c: &mut Ctx, slot: usize) -> u32 {
+fn ion_buffer_track(c: &mut Ctx, slot: u32) -> u32 {
     c.tracks.intern(
         &mut c.args,
-        "android_ion_allocations",
+        ION_BUFFERS,
         Some("mem.ion_buffer"),
         "slice",
         vec![("track_compressor_idx", Dim::Int(slot as i64))],

@@ -118,7 +118,8 @@ impl RawTable {
 /// kernel symbol's iid replaced by the symbol, as trace_processor gives
 /// them; each distinct set stored once (trace_processor shares them).
 pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
-    if e.fields.iter().all(|f| f.0 == SYMBOL_FIELD) {
+    // (`__*` fields are the importer's own)
+    if e.fields.iter().all(|f| f.0.starts_with("__")) {
         return 0;
     }
     // a legacy generic event's fields are its own, whatever its name: no
@@ -133,7 +134,7 @@ pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
     let items: Vec<(&str, Option<ArgVal>)> = e
         .fields
         .iter()
-        .filter(|(k, _)| *k != SYMBOL_FIELD)
+        .filter(|(k, _)| !k.starts_with("__"))
         .map(|(k, v)| {
             let unsigned = specs
                 .iter()

@@ -96,6 +96,51 @@ pub fn finish(c: &mut Ctx) {
     }
 }
 
+/// Args given to slices while they are open (SliceTracker::AddArgs, an
+/// End's args): per slice, a key given again takes its new value in place
+/// (the reference's args inserter collapses same-key args, the last value
+/// kept). The sets are made once every arg is known (`commit`).
+#[derive(Default)]
+pub struct PendingSliceArgs {
+    /// slice rows, each with its args so far
+    rows: Vec<(u32, Vec<(ArgKey, ArgVal)>)>,
+    index: HashMap<u32, usize>,
+}
+
+/// An arg's key: most are literals, some numbered (`args[3]`).
+pub type ArgKey = std::borrow::Cow<'static, str>;
+
+impl PendingSliceArgs {
+    pub fn add<K: Into<ArgKey>>(&mut self, row: u32, items: impl IntoIterator<Item = (K, ArgVal)>) {
+        let i = *self.index.entry(row).or_insert_with(|| {
+            self.rows.push((row, Vec::new()));
+            self.rows.len() - 1
+        });
+        let args = &mut self.rows[i].1;
+        for (key, value) in items {
+            let key = key.into();
+            match args.iter_mut().find(|(k, _)| *k == key) {
+                Some(arg) => arg.1 = value,
+                None => args.push((key, value)),
+            }
+        }
+    }
+
+    /// Each slice's arg set, in order of the slices' first args.
+    pub fn commit(self, c: &mut Ctx) {
+        for (row, items) in self.rows {
+            if items.is_empty() {
+                continue;
+            }
+            let list: Vec<(&str, Option<ArgVal>)> = items
+                .iter()
+                .map(|(k, v)| (k.as_ref(), Some(v.clone())))
+                .collect();
+            c.slices.rows[row as usize].arg_set = Some(c.args.add_set(&list));
+        }
+    }
+}
+
 impl SliceTracker {
     /// Opens a slice (dur -1) or adds an instant (dur 0) on `track`;
     /// returns its row, None when it was dropped (too deep).
@@ -183,6 +228,19 @@ impl SliceTracker {
         name: Option<&str>,
     ) -> Option<u32> {
         self.complete(track, ts, category, name)
+    }
+
+    /// The innermost slice still open on `track` of `category` and named
+    /// `name` (MatchingIncompleteSliceIndex, as SliceTracker::AddArgs finds
+    /// the slice it gives args to).
+    pub fn open_matching(&self, track: u32, category: &str, name: &str) -> Option<u32> {
+        let stack = self.stacks.get(&track)?;
+        stack.iter().rev().copied().find(|&r| {
+            let row = &self.rows[r as usize];
+            row.dur == -1
+                && row.category.as_deref() == Some(category)
+                && (row.null_name || row.name == name)
+        })
     }
 
     /// The innermost open slice on `track` (GetTopmostSliceOnTrack).

@@ -12,12 +12,14 @@
 
 use std::borrow::Cow;
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashSet as HashSet;
 
 use super::atrace::thread_track;
+use super::slices::PendingSliceArgs;
 use super::syscall_table;
 use super::tracks::ArgVal;
 use super::Ctx;
+use crate::decoder::proto::REPEATED_FIELD;
 use crate::events::FtraceEv;
 
 /// Numbers from this on are no syscall (trace_processor's kMaxSyscalls).
@@ -25,15 +27,14 @@ const MAX_SYSCALLS: i128 = 550;
 const SYS_WRITE: &str = "sys_write";
 const SYS_RT_SIGRETURN: &str = "sys_rt_sigreturn";
 
-type ArgList = Vec<(String, Option<ArgVal>)>;
-
 #[derive(Default)]
 pub struct SyscallTracker {
     /// threads inside a sys_write slice
     in_sys_write: HashSet<u32>,
-    /// open syscall slices with arguments: their args (the exit's set
-    /// adds `ret` to them)
-    enter_args: HashMap<u32, ArgList>,
+    /// the slices' args: the enter's, then the exit's `ret`, one set made
+    /// once the trace is read (as the reference's slice args tracker
+    /// commits them when the slice ends, or at the end)
+    slice_args: PendingSliceArgs,
 }
 
 /// The syscall table of utsname.machine (lowercased), if it has one.
@@ -45,6 +46,12 @@ fn table(machine: &str) -> &'static [&'static str] {
         "i686" => &syscall_table::X86,
         _ => &[],
     }
+}
+
+/// The event's syscall number as the reference reads it: its int64 id as
+/// uint32 (an absent id is 0).
+fn syscall_number(e: &FtraceEv) -> i128 {
+    e.int("id").unwrap_or(0) as u32 as i128
 }
 
 fn syscall_name(machine: &str, num: i128) -> Option<Cow<'static, str>> {
@@ -59,39 +66,36 @@ fn syscall_name(machine: &str, num: i128) -> Option<Cow<'static, str>> {
 
 /// sys_enter's `args` (the decoder keeps a repeated field as its list
 /// text, "[1, 2, 3]") as `args[i]` args.
-fn enter_args(e: &FtraceEv) -> ArgList {
-    let list = e.str("args").unwrap_or("");
+fn enter_args(e: &FtraceEv) -> Vec<(String, ArgVal)> {
+    let list = e.str(REPEATED_FIELD).unwrap_or("");
     let inner = list.trim_start_matches('[').trim_end_matches(']');
     inner
         .split(", ")
         .filter_map(|x| x.parse::<u64>().ok())
         .enumerate()
-        .map(|(i, v)| (format!("args[{i}]"), Some(ArgVal::Uint(v))))
+        .map(|(i, v)| (format!("args[{i}]"), ArgVal::Uint(v)))
         .collect()
 }
 
 impl SyscallTracker {
     pub fn enter(&mut self, c: &mut Ctx, ts: i64, e: &FtraceEv) {
         let utid = c.pt.get_or_create_thread(e.pid);
-        let Some(name) = syscall_name(&c.machine, e.int("id").unwrap_or(-1)) else {
+        let Some(name) = syscall_name(&c.machine, syscall_number(e)) else {
             return;
         };
         let track = thread_track(c, utid);
-        let items = enter_args(e);
-        let set = (!items.is_empty()).then(|| c.args.add_set(&items));
         let dur = if name == SYS_RT_SIGRETURN { 0 } else { -1 };
         if name == SYS_WRITE {
             self.in_sys_write.insert(utid);
         }
-        let row = c.slices.begin(track, ts, name.into_owned(), dur, set);
-        if let Some(row) = row.filter(|_| dur == -1 && !items.is_empty()) {
-            self.enter_args.insert(row, items);
+        if let Some(row) = c.slices.begin(track, ts, name.into_owned(), dur, None) {
+            self.slice_args.add(row, enter_args(e));
         }
     }
 
     pub fn exit(&mut self, c: &mut Ctx, ts: i64, e: &FtraceEv) {
         let utid = c.pt.get_or_create_thread(e.pid);
-        let Some(name) = syscall_name(&c.machine, e.int("id").unwrap_or(-1)) else {
+        let Some(name) = syscall_name(&c.machine, syscall_number(e)) else {
             return;
         };
         // an exit with no entry, or a write already ended by an atrace event
@@ -99,16 +103,16 @@ impl SyscallTracker {
             return;
         }
         let track = thread_track(c, utid);
-        if let Some(row) = c.slices.end(track, ts) {
-            let mut items = self.enter_args.remove(&row).unwrap_or_default();
-            if let Some(ret) = e.int("ret") {
-                items.push(("ret".into(), Some(ArgVal::Int(ret))));
-            }
-            if !items.is_empty() {
-                // a new set (the enter's stays, as trace_processor's does)
-                c.slices.rows[row as usize].arg_set = Some(c.args.add_set(&items));
-            }
+        // (the innermost open slice of the syscall's name)
+        if let Some(row) = c.slices.end_matching(track, ts, None, Some(&name)) {
+            let ret = e.int("ret").map(|ret| ("ret", ArgVal::Int(ret)));
+            self.slice_args.add(row, ret);
         }
+    }
+
+    /// The syscall slices' arg sets.
+    pub fn finish(self, c: &mut Ctx) {
+        self.slice_args.commit(c);
     }
 
     /// Before an atrace `print` by `pid`: ends its ongoing sys_write here.

@@ -1,0 +1,103 @@
+//! pKVM hypervisor events (trace_processor's PkvmHypervisorCpuTracker): a
+//! `hyp` slice (category `pkvm_hyp`) per stay in the hypervisor on the cpu's
+//! "pkVM Hypervisor CPU <cpu>" track (sic), from hyp_enter to hyp_exit; the events
+//! in between give it their reason (`hyp_enter_reason`) and fields as args.
+//! Each event makes the track, a slice open or not.
+
+use super::slices::PendingSliceArgs;
+use super::tracks::ArgVal;
+use super::Ctx;
+use crate::events::FtraceEv;
+
+const CATEGORY: &str = "pkvm_hyp";
+const SLICE: &str = "hyp";
+
+/// The args an event gives the open `hyp` slice: its reason, then (key,
+/// field, unsigned) per field, as ParseHostHcall & co. add them.
+fn reason_args(name: &str) -> Option<(&'static str, &'static [(&'static str, bool)])> {
+    Some(match name {
+        "host_hcall" | "hypervisor_host_hcall" => {
+            ("host_hcall", &[("id", true), ("invalid", true)])
+        }
+        "host_smc" | "hypervisor_host_smc" => ("host_smc", &[("id", true), ("forwarded", true)]),
+        "host_mem_abort" | "hypervisor_host_mem_abort" => {
+            ("host_mem_abort", &[("esr", true), ("addr", true)])
+        }
+        "host_ffa_call" => (
+            "host_ffa_call",
+            &[("func_id", true), ("handled", false), ("err", false)],
+        ),
+        "iommu_idmap" | "hypervisor_iommu_idmap" => (
+            "iommu_idmap",
+            &[("from", true), ("to", true), ("prot", false)],
+        ),
+        "psci_mem_protect" | "hypervisor_psci_mem_protect" => {
+            ("psci_mem_protect", &[("count", true), ("was", true)])
+        }
+        "hypervisor_iommu_idmap_complete" => ("iommu_idmap_complete", &[]),
+        "hypervisor_vcpu_illegal_trap" => ("vcpu_illegal_trap", &[("esr", true)]),
+        _ => return None,
+    })
+}
+
+/// Whether `name` is one of the hypervisor events.
+pub fn is_event(name: &str) -> bool {
+    matches!(
+        name,
+        "hyp_enter" | "hypervisor_hyp_enter" | "hyp_exit" | "hypervisor_hyp_exit"
+    ) || reason_args(name).is_some()
+}
+
+#[derive(Default)]
+pub struct PkvmTracker {
+    slice_args: PendingSliceArgs,
+}
+
+impl PkvmTracker {
+    pub fn event(&mut self, c: &mut Ctx, e: &FtraceEv) {
+        let cpu = e.cpu;
+        let track = c.cpu_slice_track(
+            "pkvm_hypervisor",
+            &format!("pkVM Hypervisor CPU {cpu}"),
+            cpu,
+        );
+        match e.name {
+            "hyp_enter" | "hypervisor_hyp_enter" => {
+                c.slices
+                    .begin_in(CATEGORY, track, e.ts, SLICE.to_owned(), -1, None);
+            }
+            "hyp_exit" | "hypervisor_hyp_exit" => {
+                c.slices.end(track, e.ts);
+            }
+            name => {
+                let Some((reason, fields)) = reason_args(name) else {
+                    return;
+                };
+                let Some(row) = c.slices.open_matching(track, CATEGORY, SLICE) else {
+                    return;
+                };
+                let mut items = vec![("hyp_enter_reason", ArgVal::Str(reason.to_owned()))];
+                for &(key, unsigned) in fields {
+                    let v = e.int(key).unwrap_or(0);
+                    items.push((
+                        key,
+                        if unsigned {
+                            ArgVal::Uint(v as u64)
+                        } else {
+                            ArgVal::Int(v)
+                        },
+                    ));
+                }
+                if name == "hypervisor_iommu_idmap_complete" {
+                    items.push(("map", ArgVal::Bool(e.int("map").unwrap_or(0) != 0)));
+                }
+                self.slice_args.add(row, items);
+            }
+        }
+    }
+
+    /// The slices' arg sets, made once every arg is known.
+    pub fn finish(self, c: &mut Ctx) {
+        self.slice_args.commit(c);
+    }
+}
