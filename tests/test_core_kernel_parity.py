@@ -13,6 +13,11 @@ schedule whose tables are also compared with the real trace_processor's:
 * ion_stat buffers: lanes bound to buffer ids (TrackCompressor): a free
   ends its buffer's lane, an allocation takes its buffer's lane, else the
   first idle one, else a new one; a free never allocated takes a lane too.
+* cpu_frequency_limits from protobuf pushes both limits (an absent one is 0);
+  a kprobe END ends the innermost open slice of its name; a switch whose
+  prev_state is no task state counts as task_state_invalid; the int32 pids
+  of sched_switch, sched_waking, signal_generate, oom_score_adj_update and
+  sched_process_free are read as uint32.
 """
 
 from __future__ import annotations
@@ -25,10 +30,11 @@ U32 = 1 << 32
 
 def _trace(events) -> bytes:
     """`events`: (cpu, ts, pid, field, {field: value}) in one bundle per cpu,
-    after an aarch64 SystemInfo (syscall numbers)."""
+    after an aarch64 (syscall numbers), Linux 5.10 SystemInfo."""
     t = pb.Trace()
     p = t.packet.add()
     p.system_info.utsname.sysname, p.system_info.utsname.machine = "Linux", "aarch64"
+    p.system_info.utsname.release = "5.10.0"  # (task states: the v4.14+ layout)
     for cpu in sorted({e[0] for e in events}):
         bundle = t.packet.add().ftrace_events
         bundle.cpu = cpu
@@ -60,6 +66,15 @@ ION = [(0, 100, 10, "ion_stat", {"buffer_id": 7, "len": 4096, "total_allocated":
        (0, 120, 10, "ion_stat", {"buffer_id": 7, "len": 0, "total_allocated": 8192}),
        (0, 130, 10, "ion_stat", {"buffer_id": 11, "len": 2048, "total_allocated": 10240}),
        (0, 140, 10, "ion_stat", {"buffer_id": 13, "len": 0, "total_allocated": 10240})]
+
+MISC = [(0, 100, 10, "cpu_frequency_limits", {"cpu_id": 3, "max_freq": 4}),   # min absent: 0
+        (0, 110, 10, "kprobe_event", {"name": "outer", "type": 1}),           # BEGIN
+        (0, 120, 10, "kprobe_event", {"name": "inner", "type": 1}),
+        (0, 130, 10, "kprobe_event", {"name": "outer", "type": 2}),           # END of outer
+        (0, 140, 10, "kprobe_event", {"name": "other", "type": 2}),           # ends nothing
+        (0, 150, 10, "sched_switch", {"prev_pid": 10, "prev_state": 0x10000 | 0x200,
+                                      "next_pid": -1, "next_comm": "neg", "prev_comm": "a"}),
+        (0, 160, 12, "signal_generate", {"pid": -2, "sig": 9})]
 
 SLICES = ("SELECT s.ts, s.dur, s.name, s.category, t.name AS track FROM slice s "
           "JOIN track t ON t.id = s.track_id ORDER BY s.ts")
@@ -103,8 +118,26 @@ def test_ion_buffers_take_their_lanes(load_embedded) -> None:
     assert lanes == [(0,), (1,), (2,)]  # the free of buffer 13 took lane 2
 
 
+def test_limits_kprobes_task_states_and_pids(load_embedded) -> None:
+    eng = load_embedded(_trace(MISC))
+    limits = eng.query("SELECT t.name, c.value FROM counter c JOIN counter_track t "
+                       "ON t.id = c.track_id ORDER BY t.name").rows()
+    assert limits == [("Cpu 3 Max Freq Limit", 4.0), ("Cpu 3 Min Freq Limit", 0.0)]
+    kprobes = eng.query("SELECT ts, dur, name, depth FROM slice WHERE ts BETWEEN 110 AND 140 "
+                        "ORDER BY ts").rows()
+    # outer's END ends it; other's matches nothing, but the track's next
+    # event truncates inner, still open inside the ended outer, to outer's end
+    assert kprobes == [(110, 20, "outer", 0), (120, 10, "inner", 1)]
+    assert eng.query("SELECT value FROM stats WHERE name = 'misplaced_end_event'").item() == 1
+    # prev_state 0x10200 as uint16 is 0x200: a bit no v4.14+ state has
+    assert eng.query("SELECT value FROM stats WHERE name = 'task_state_invalid'").item() == 1
+    tids = eng.query("SELECT tid FROM thread WHERE tid > 100 ORDER BY tid").to_series().to_list()
+    assert tids == [U32 - 2, U32 - 1]  # int32 pids read as uint32
+
+
 @pytest.mark.tp
-@pytest.mark.parametrize("events", [PKVM, SYSCALLS, ION], ids=["pkvm", "syscalls", "ion"])
+@pytest.mark.parametrize("events", [PKVM, SYSCALLS, ION, MISC],
+                         ids=["pkvm", "syscalls", "ion", "misc"])
 def test_kernel_parity_tables_equal_trace_processor(tp_diffs, events) -> None:
     diffs, compared = tp_diffs(_trace(events))
     assert {"slice", "track", "args", "ftrace_event"} <= compared

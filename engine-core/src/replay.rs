@@ -79,6 +79,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .to_lowercase(),
         kernel_version: version,
         page_size: sink.page_size,
+        systrace: sink.single_stream,
     };
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
@@ -304,10 +305,13 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         }
                         continue;
                     }
+                    // (the wakee's int32 pid read as uint32, as the
+                    // reference; its raw arg keeps the int32)
+                    let wakee_pid = w.wakee_pid as u32 as i64;
                     let wakee = if w.compact {
-                        pt.get_or_create_thread(w.wakee_pid)
+                        pt.get_or_create_thread(wakee_pid)
                     } else {
-                        pt.update_thread_name(w.wakee_pid, &names[w.comm as usize], PRIO_FTRACE)
+                        pt.update_thread_name(wakee_pid, &names[w.comm as usize], PRIO_FTRACE)
                     };
                     if raw_on {
                         let set = sched_args.waking(&mut ctx.args, &sink.strings, w);
@@ -435,6 +439,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     }
     crate::trackers::slices::finish(&mut ctx);
     sched.finish(&mut ctx.stats);
+    if ctx.states.invalid > 0 {
+        ctx.stats
+            .add("task_state_invalid", ctx.states.invalid, None);
+    }
     binder.finish(&mut ctx);
     std::mem::take(&mut kernel.pkvm).finish(&mut ctx);
     std::mem::take(&mut kernel.syscalls).finish(&mut ctx);
@@ -654,7 +662,8 @@ fn ftrace_event(
                 PRIO_FTRACE,
             );
         }
-        "sched_process_free" => c.pt.end_thread(ts, e.int("pid").unwrap_or(0) as i64),
+        // (its int32 pid read as uint32, as the reference)
+        "sched_process_free" => c.pt.end_thread(ts, e.int("pid").unwrap_or(0) as u32 as i64),
         "sched_blocked_reason" => {
             // no thread_state row of its own, so no bound: its ftrace_event
             // row (protobuf) gives one, systrace text has none

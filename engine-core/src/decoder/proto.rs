@@ -1184,11 +1184,12 @@ impl<'s> ProtoDecoder<'s> {
                         let (n, v) = f?;
                         match (n, v) {
                             (1, Value::Bytes(b)) => prev_comm = b,
-                            (2, Value::Varint(x)) => prev_pid = i32v(x),
+                            // (pids: int32 fields the reference reads as uint32)
+                            (2, Value::Varint(x)) => prev_pid = u32v(x),
                             (3, Value::Varint(x)) => prev_prio = i32v(x),
                             (4, Value::Varint(x)) => prev_state = x as i64,
                             (5, Value::Bytes(b)) => next_comm = b,
-                            (6, Value::Varint(x)) => next_pid = i32v(x),
+                            (6, Value::Varint(x)) => next_pid = u32v(x),
                             (7, Value::Varint(x)) => next_prio = i32v(x),
                             _ => {}
                         }

@@ -81,32 +81,30 @@ pub fn cpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
 }
 
+/// cpu_frequency_limits: the cpu's max then min limit; from protobuf both,
+/// an absent one 0 (ParseCpuFrequencyLimits), from systrace text those the
+/// line has (its line parser's).
 pub fn cpu_frequency_limits(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let cpu = e.int("cpu_id").unwrap_or(0) as i64;
-    let tmax = c.tracks.intern(
-        &mut c.args,
-        "cpu_max_frequency_limit",
-        Some(&format!("Cpu {cpu} Max Freq Limit")),
-        "counter",
-        vec![("cpu", Dim::Int(cpu))],
-        cpu_owner(cpu),
-        0,
-    );
-    let tmin = c.tracks.intern(
-        &mut c.args,
-        "cpu_min_frequency_limit",
-        Some(&format!("Cpu {cpu} Min Freq Limit")),
-        "counter",
-        vec![("cpu", Dim::Int(cpu))],
-        cpu_owner(cpu),
-        0,
-    );
-    // only the values the event carries (systrace lines may lack one)
-    if let Some(v) = e.num("max_freq") {
-        counter_num(c, ts, tmax, v);
-    }
-    if let Some(v) = e.num("min_freq") {
-        counter_num(c, ts, tmin, v);
+    for (type_, label, field) in [
+        ("cpu_max_frequency_limit", "Max", "max_freq"),
+        ("cpu_min_frequency_limit", "Min", "min_freq"),
+    ] {
+        let value = match e.num(field) {
+            Some(v) => v,
+            None if !c.systrace => 0.0,
+            None => continue,
+        };
+        let t = c.tracks.intern(
+            &mut c.args,
+            type_,
+            Some(&format!("Cpu {cpu} {label} Freq Limit")),
+            "counter",
+            vec![("cpu", Dim::Int(cpu))],
+            cpu_owner(cpu),
+            0,
+        );
+        counter_num(c, ts, t, value);
     }
 }
 

@@ -102,8 +102,8 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
             );
         }
         "signal_generate" => {
-            // on the thread the signal is sent to
-            let utid = c.pt.get_or_create_thread(int("pid") as i64);
+            // on the thread the signal is sent to (its int32 pid as uint32)
+            let utid = c.pt.get_or_create_thread(int("pid") as u32 as i64);
             let track = thread_track(c, utid);
             signal_instant(c, track, e, "signal_generate", int("sig"));
         }

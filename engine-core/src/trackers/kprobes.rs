@@ -18,8 +18,9 @@ pub fn kprobe(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         BEGIN => {
             c.slices.begin(track, ts, name.into(), -1, None);
         }
+        // (the innermost open slice of its name)
         END => {
-            c.slices.end(track, ts);
+            c.slices.end_matching(track, ts, None, Some(name));
         }
         INSTANT => {
             c.slices.begin(track, ts, name.into(), 0, None);

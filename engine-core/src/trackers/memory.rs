@@ -272,7 +272,9 @@ pub fn mm_event_record(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// tracers wrote negative values as unsigned varints, b/120618641).
 pub fn oom_score_adj_update(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let adj = e.int("oom_score_adj").unwrap_or(0) as i16;
-    let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
+    // (its int32 pid as uint32, as the reference)
+    let utid =
+        c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as u32 as i64);
     push_for_thread(c, ts, adj as f64, utid, ThreadCounter::OomScoreAdj);
 }
 

@@ -97,6 +97,9 @@ pub struct Ctx {
     pub kernel_version: (u32, u32),
     /// SystemInfo's page size (0 without SystemInfo): sys_stats block sizes
     pub page_size: u32,
+    /// the trace is systrace text (some events' absent fields mean nothing
+    /// there, 0 in protobuf)
+    pub systrace: bool,
 }
 
 impl Ctx {

@@ -98,6 +98,8 @@ pub struct EndStates {
     cache: HashMap<i64, u16>,
     pub names: Vec<Option<String>>,
     ids: HashMap<Option<String>, u16>,
+    /// switches whose prev_state is no valid task state (task_state_invalid)
+    pub invalid: i64,
 }
 
 /// Ids of the states thread_state treats specially.
@@ -111,6 +113,7 @@ impl EndStates {
             cache: HashMap::default(),
             names: Vec::new(),
             ids: HashMap::default(),
+            invalid: 0,
         };
         s.intern(Some("Running".into()));
         s.intern(Some("R".into()));
@@ -127,12 +130,19 @@ impl EndStates {
         id
     }
 
+    /// A switch's prev_state as an end state (NULL: invalid, counted).
     pub fn decode(&mut self, raw: i64) -> u16 {
-        if let Some(&id) = self.cache.get(&raw) {
-            return id;
+        let id = match self.cache.get(&raw) {
+            Some(&id) => id,
+            None => {
+                let id = self.intern(task_state_str(raw, self.version, None));
+                self.cache.insert(raw, id);
+                id
+            }
+        };
+        if self.names[id as usize].is_none() {
+            self.invalid += 1;
         }
-        let id = self.intern(task_state_str(raw, self.version, None));
-        self.cache.insert(raw, id);
         id
     }
 }
