@@ -151,3 +151,32 @@ def test_system_probes_tables_equal_trace_processor(tp_diffs, trace) -> None:
     diffs, compared = tp_diffs(trace())
     assert {"process", "thread", "counter_track", "cpu", "args"} <= compared
     assert diffs == {}
+
+
+def _comm_names_newest_thread_trace() -> bytes:
+    """ts 10: process 4 (cmdline x), and thread 4 of process 2 (pid 4's tid
+    reused in another process); ts 20: process 4 again, cmdline_is_comm
+    'kworker-ish': GetOrCreateThread(4) is the newest live thread of tid 4,
+    the one in process 2, which takes the name; process 4's main thread
+    keeps none."""
+    t = pb.Trace()
+    p = t.packet.add(timestamp=10)
+    p.process_tree.processes.add(pid=4, ppid=1).cmdline.append("x")
+    p.process_tree.processes.add(pid=2, ppid=1).cmdline.append("two")
+    p.process_tree.threads.add(tid=4, tgid=2)
+    p = t.packet.add(timestamp=20)
+    proc = p.process_tree.processes.add(pid=4, ppid=1, cmdline_is_comm=True)
+    proc.cmdline.append("comm")
+    return t.SerializeToString()
+
+
+def test_cmdline_is_comm_names_the_newest_thread(load_embedded) -> None:
+    eng = load_embedded(_comm_names_newest_thread_trace())
+    rows = eng.query("SELECT t.name, p.pid FROM thread t JOIN process p USING (upid) "
+                     "WHERE t.tid = 4 ORDER BY t.utid").rows()
+    assert rows == [(None, 4), ("comm", 2)]
+
+
+@pytest.mark.tp
+def test_cmdline_is_comm_as_trace_processor(tp_diffs) -> None:
+    assert tp_diffs(_comm_names_newest_thread_trace())[0] == {}

@@ -739,7 +739,9 @@ fn process_tree(ctx: &mut Ctx, ts: i64, processes: &[TreeProcess], threads: &[Tr
         }
         if p.cmdline_is_comm {
             // the thread is named by the (joined) cmdline, as trace_processor
-            let main = pt.update_thread(p.pid, p.pid);
+            // (GetOrCreateThread: the pid's newest live thread, whichever
+            // process it is in)
+            let main = pt.get_or_create_thread(p.pid);
             pt.set_thread_name(main, &Some(Rc::from(joined.as_str())), PRIO_PROCESS_TREE);
         }
         pt.p_cmdline[upid] = Some(joined);

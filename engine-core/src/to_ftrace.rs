@@ -106,6 +106,11 @@ impl FtraceText {
             }
             .event(name);
         }
+        // the reference's line is a C string: it ends at a NUL (e.g. a
+        // tracing mark whose type character is 0)
+        if let Some(nul) = out.find('\0') {
+            out.truncate(nul);
+        }
         Ok(out)
     }
 

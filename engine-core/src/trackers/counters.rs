@@ -269,6 +269,8 @@ pub fn kgsl_gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// process died); else the pid is made its own process's main thread.
 pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let gpu = e.int("gpu_id").unwrap_or(0) as i64;
+    // (the gpu is known first, even for an event dropped below)
+    let ugpu = ugpu(c, gpu) as i64;
     let pid = e.int("pid").unwrap_or(0) as i64;
     let process = if pid == 0 {
         None
@@ -279,7 +281,6 @@ pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         let utid = c.pt.update_thread(pid, pid);
         c.pt.t_upid[utid as usize]
     };
-    let ugpu = ugpu(c, gpu) as i64;
     let mut dims = vec![("ugpu", Dim::Int(ugpu)), ("gpu", Dim::Int(gpu))];
     let type_ = match process {
         Some(upid) => {
