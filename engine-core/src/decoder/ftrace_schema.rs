@@ -3591,10 +3591,6 @@ pub fn generic_fields(name: &str) -> Option<&'static [FieldSpec]> {
             (3, "task_util", U64, false),
             (4, "uclamp_min", U64, false),
             (5, "vruntime", U64, false),
-            (6, "sched_qos_user_defined_flag", U64, false),
-            (7, "rampup_multiplier", U32, false),
-            (8, "effect_rampup_multiplier", U32, false),
-            (9, "tag_nice", I32, false),
         ],
         "scm_call_end" => &[],
         "scm_call_start" => &[

@@ -9,7 +9,8 @@ use crate::events::FtraceEv;
 const NAME: &str = "block_io";
 
 fn device_track(c: &mut Ctx, e: &FtraceEv) -> u32 {
-    let dev = e.int("dev").unwrap_or(0) as i64;
+    // (a uint64 field in the reference's 32-bit dimension)
+    let dev = e.int("dev").unwrap_or(0) as u32 as i64;
     // trace_processor's blueprint for these is a counter one (its tracks
     // are counter tracks though they hold slices)
     c.tracks.intern(
