@@ -181,3 +181,27 @@ def test_sys_stats_tables_equal_trace_processor(tp_diffs, case) -> None:
     diffs, compared = tp_diffs(_trace(PAGE_SIZES[case][0]))
     assert {"counter", "counter_track", "track", "args", "stats", "cpu"} <= compared
     assert diffs == {}
+
+
+def _absent_key_trace() -> bytes:
+    """ts 100: devfreq without key (6 kHz), then with an empty key (5 kHz):
+    one track (a string view dimension: absent is the empty string), whose
+    dimension is NULL (the event that made it had no key)."""
+    payload = (_len_field(10, _int_field(2, 6))
+               + _len_field(10, _len_field(1, b"") + _int_field(2, 5)))
+    packet = _int_field(8, 100) + _len_field(pb.TracePacket.SYS_STATS_FIELD_NUMBER, payload)
+    return _len_field(1, packet)
+
+
+def test_an_absent_key_is_the_empty_ones_track(load_embedded) -> None:
+    eng = load_embedded(_absent_key_trace())
+    rows = eng.query("SELECT t.name, c.value, extract_arg(t.dimension_arg_set_id, 'linux_device') "
+                     "FROM counter c JOIN counter_track t ON t.id = c.track_id "
+                     "ORDER BY c.id").rows()
+    assert rows == [(" Frequency", 6.0, None), (" Frequency", 5.0, None)]
+    assert eng.query("SELECT count(*) FROM counter_track").item() == 1
+
+
+@pytest.mark.tp
+def test_absent_key_as_trace_processor(tp_diffs) -> None:
+    assert tp_diffs(_absent_key_trace())[0] == {}

@@ -299,9 +299,12 @@ pub struct SysStatsData {
     /// (MeminfoCounters key, kB)
     pub meminfo: Vec<(u64, i128)>,
     pub cpufreq_khz: Vec<i64>,
-    pub devfreq: Vec<(String, i128)>,
+    /// (key, kHz); strings None where the field is absent (a NULL
+    /// dimension, as the reference's)
+    pub devfreq: Vec<(Option<String>, i128)>,
     pub gpufreq_mhz: Vec<i128>,
-    pub thermal_zone: Vec<(String, i128)>,
+    /// (type, degrees C)
+    pub thermal_zone: Vec<(Option<String>, i128)>,
     pub cpuidle_state: Vec<(i64, String, i128)>,
     pub disk_stat: Vec<crate::trackers::counters::DiskStat>,
     /// (VmstatCounters key, value)
@@ -316,8 +319,8 @@ pub struct SysStatsData {
     pub buddy_info: Vec<BuddyInfo>,
     /// (PsiResource, total_ns)
     pub psi: Vec<(u64, u64)>,
-    /// (name, pages_per_slab, num_slabs)
-    pub slab_info: Vec<(String, u32, u32)>,
+    /// (name, None where absent; pages_per_slab, num_slabs)
+    pub slab_info: Vec<(Option<String>, u32, u32)>,
 }
 
 /// SysStats.CpuTimes: a cpu's times in ns (user, user_nice, system_mode,
@@ -331,8 +334,9 @@ pub struct CpuTimes {
 /// SysStats.BuddyInfo: a zone's free blocks per order (/proc/buddyinfo).
 #[derive(Debug, Clone, Default)]
 pub struct BuddyInfo {
-    pub node: String,
-    pub zone: String,
+    /// None where the field is absent (a NULL dimension)
+    pub node: Option<String>,
+    pub zone: Option<String>,
     pub order_pages: Vec<u64>,
 }
 

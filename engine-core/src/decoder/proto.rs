@@ -1421,8 +1421,8 @@ impl<'s> ProtoDecoder<'s> {
                         let mut bi = crate::events::BuddyInfo::default();
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Bytes(s)) => bi.node = text(s),
-                                (2, Value::Bytes(s)) => bi.zone = text(s),
+                                (1, Value::Bytes(s)) => bi.node = Some(text(s)),
+                                (2, Value::Bytes(s)) => bi.zone = Some(text(s)),
                                 (3, v) => push_varints(v, &mut bi.order_pages)?,
                                 _ => {}
                             }
@@ -1434,10 +1434,10 @@ impl<'s> ProtoDecoder<'s> {
                         d.psi.push((resource, total_ns));
                     }
                     (18, Value::Bytes(b)) => {
-                        let (mut name, mut pages_per_slab, mut num_slabs) = (String::new(), 0, 0);
+                        let (mut name, mut pages_per_slab, mut num_slabs) = (None, 0, 0);
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Bytes(s)) => name = text(s),
+                                (1, Value::Bytes(s)) => name = Some(text(s)),
                                 (2, Value::Varint(x)) => pages_per_slab = x as u32,
                                 (3, Value::Varint(x)) => num_slabs = x as u32,
                                 _ => {}
@@ -1457,10 +1457,10 @@ impl<'s> ProtoDecoder<'s> {
                         d.meminfo.push((key, val));
                     }
                     (10, Value::Bytes(b)) => {
-                        let (mut key, mut val) = (String::new(), 0i128);
+                        let (mut key, mut val) = (None, 0i128);
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Bytes(s)) => key = text(s),
+                                (1, Value::Bytes(s)) => key = Some(text(s)),
                                 (2, Value::Varint(x)) => val = x as i128,
                                 _ => {}
                             }
@@ -1468,10 +1468,10 @@ impl<'s> ProtoDecoder<'s> {
                         d.devfreq.push((key, val));
                     }
                     (15, Value::Bytes(b)) => {
-                        let (mut ty, mut temp) = (String::new(), 0i128);
+                        let (mut ty, mut temp) = (None, 0i128);
                         for f in Fields::new(b) {
                             match f? {
-                                (3, Value::Bytes(s)) => ty = text(s),
+                                (3, Value::Bytes(s)) => ty = Some(text(s)),
                                 (2, Value::Varint(x)) => temp = x as i128,
                                 _ => {}
                             }
@@ -1506,7 +1506,7 @@ impl<'s> ProtoDecoder<'s> {
                         let mut s = crate::trackers::counters::DiskStat::default();
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Bytes(n)) => s.device_name = text(n),
+                                (1, Value::Bytes(n)) => s.device_name = Some(text(n)),
                                 (2, Value::Varint(x)) => s.read_sectors = x as i64,
                                 (3, Value::Varint(x)) => s.read_time_ms = x as i64,
                                 (4, Value::Varint(x)) => s.write_sectors = x as i64,

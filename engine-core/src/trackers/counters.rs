@@ -16,7 +16,7 @@ pub struct CounterRow {
 pub struct Counters {
     pub rows: Vec<CounterRow>,
     /// device -> its previous DiskStat (disk counters are differences)
-    disks: rustc_hash::FxHashMap<String, DiskStat>,
+    disks: rustc_hash::FxHashMap<Option<String>, DiskStat>,
     /// gpu ids in order of first sight: a gpu's index is its `ugpu`
     /// (trace_processor's gpu table id)
     gpus: Vec<i64>,
@@ -25,7 +25,9 @@ pub struct Counters {
 /// SysStats.DiskStat (/proc/diskstats: 512-byte sectors, ms).
 #[derive(Debug, Clone, Default)]
 pub struct DiskStat {
-    pub device_name: String,
+    /// None where the field is absent (a NULL dimension; a device of its
+    /// own for the previous sample, as the reference's null string id)
+    pub device_name: Option<String>,
     pub read_sectors: i64,
     pub read_time_ms: i64,
     pub write_sectors: i64,
@@ -308,19 +310,21 @@ pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 
 /// A counter on the track of `type_` keyed by one string dimension (a
 /// device, a thermal zone), named "<value> <suffix>".
+/// `value` on the "<key> <suffix>" counter track keyed by `key` (an absent
+/// key: the empty name, a NULL dimension, as the reference's string view).
 fn keyed_counter(
     c: &mut Ctx,
     ts: i64,
     (type_, dim, suffix): (&'static str, &'static str, &str),
-    key: &str,
+    key: Option<&str>,
     value: f64,
 ) {
     let t = c.tracks.intern(
         &mut c.args,
         type_,
-        Some(&format!("{key} {suffix}")),
+        Some(&format!("{} {suffix}", key.unwrap_or(""))),
         "counter",
-        vec![(dim, Dim::Str(key.to_owned()))],
+        vec![(dim, Dim::opt_str(key))],
         Owner::default(),
         0,
     );
@@ -332,7 +336,7 @@ fn keyed_counter(
 pub fn clock_state(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = ("clock_state", "linux_device", "State");
     let state = e.int("state").unwrap_or(0) as f64;
-    keyed_counter(c, ts, track, e.str("name").unwrap_or(""), state);
+    keyed_counter(c, ts, track, e.str("name"), state);
 }
 
 /// thermal_temperature (ThermalTracker::ParseThermalTemperature): the
@@ -340,7 +344,7 @@ pub fn clock_state(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 pub fn thermal_temperature(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = ("thermal_temperature", "thermal_zone", "Temperature");
     let temp = e.int("temp").unwrap_or(0) as f64;
-    keyed_counter(c, ts, track, e.str("thermal_zone").unwrap_or(""), temp);
+    keyed_counter(c, ts, track, e.str("thermal_zone"), temp);
 }
 
 /// cdev_update (ThermalTracker::ParseCdevUpdate): the cooling device's
@@ -349,30 +353,20 @@ pub fn thermal_temperature(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 pub fn cdev_update(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = ("cooling_device_counter", "linux_device", "Cooling Device");
     let target = e.num("target").unwrap_or(0.0);
-    keyed_counter(c, ts, track, e.str("type").unwrap_or(""), target);
+    keyed_counter(c, ts, track, e.str("type"), target);
 }
 
-pub fn clock_rate(c: &mut Ctx, ts: i64, name: &str, rate: i128) {
+pub fn clock_rate(c: &mut Ctx, ts: i64, name: Option<&str>, rate: i128) {
     let track = ("clock_frequency", "linux_device", "Frequency");
     keyed_counter(c, ts, track, name, rate as f64);
 }
 
 pub fn clock_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    clock_rate(
-        c,
-        ts,
-        e.str("name").unwrap_or(""),
-        e.int("state").unwrap_or(0),
-    );
+    clock_rate(c, ts, e.str("name"), e.int("state").unwrap_or(0));
 }
 
 pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    clock_rate(
-        c,
-        ts,
-        e.str("name").unwrap_or(""),
-        e.int("rate").unwrap_or(0),
-    );
+    clock_rate(c, ts, e.str("name"), e.int("rate").unwrap_or(0));
 }
 
 /// importers/proto/system_probes_parser.cc: cpufreq_khz per cpu, devfreq as
@@ -399,7 +393,7 @@ fn sys_stats_track(
 pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
     memory::meminfo(c, ts, &d.meminfo);
     for (key, value) in &d.devfreq {
-        clock_rate(c, ts, key, *value);
+        clock_rate(c, ts, key.as_deref(), *value);
     }
     for (cpu, &khz) in d.cpufreq_khz.iter().enumerate() {
         let t = cpu_freq_track(c, cpu as i64);
@@ -439,9 +433,9 @@ pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
         let t = c.tracks.intern_with(
             &mut c.args,
             "thermal_temperature_sys",
-            Some(zone),
+            Some(zone.as_deref().unwrap_or("")),
             "counter",
-            vec![("thermal_zone", Dim::Str(zone.clone()))],
+            vec![("thermal_zone", Dim::opt_str(zone.as_deref()))],
             Owner::default(),
             Some("C"),
             Vec::new,
@@ -584,10 +578,13 @@ fn disk_stat(c: &mut Ctx, ts: i64, d: &DiskStat) {
         let t = c.tracks.intern_with(
             &mut c.args,
             "diskstat",
-            Some(&format!("diskstat.[{}].{counter}", d.device_name)),
+            Some(&format!(
+                "diskstat.[{}].{counter}",
+                d.device_name.as_deref().unwrap_or("")
+            )),
             "counter",
             vec![
-                ("device_name", Dim::Str(d.device_name.clone())),
+                ("device_name", Dim::opt_str(d.device_name.as_deref())),
                 ("counter_name", Dim::Str(counter.into())),
             ],
             Owner::default(),

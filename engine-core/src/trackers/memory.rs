@@ -640,15 +640,20 @@ pub fn buddy_info(c: &mut Ctx, ts: i64, zones: &[BuddyInfo]) {
     for z in zones {
         for (order, &pages) in z.order_pages.iter().enumerate() {
             let chunk_size_kb = 1u32.wrapping_shl(order as u32).wrapping_mul(page_size) / 1024;
-            let name = format!("mem.buddyinfo[{}][{}][{chunk_size_kb} kB]", z.node, z.zone);
+            let (node, zone) = (z.node.as_deref(), z.zone.as_deref());
+            let name = format!(
+                "mem.buddyinfo[{}][{}][{chunk_size_kb} kB]",
+                node.unwrap_or(""),
+                zone.unwrap_or("")
+            );
             let t = c.tracks.intern(
                 &mut c.args,
                 "buddyinfo",
                 Some(&name),
                 "counter",
                 vec![
-                    ("buddyinfo_node", Dim::Str(z.node.clone())),
-                    ("buddyinfo_zone", Dim::Str(z.zone.clone())),
+                    ("buddyinfo_node", Dim::opt_str(node)),
+                    ("buddyinfo_zone", Dim::opt_str(zone)),
                     ("buddyinfo_chunk_size_kb", Dim::Int(chunk_size_kb as i64)),
                 ],
                 Owner::default(),
@@ -662,15 +667,15 @@ pub fn buddy_info(c: &mut Ctx, ts: i64, zones: &[BuddyInfo]) {
 /// sys_stats slab_info: a slab cache's size in bytes (slabs x pages per
 /// slab x SystemInfo's page size) on `mem.slab.<name>`, the counter's args
 /// its pages_per_slab and num_slabs.
-pub fn slab_info(c: &mut Ctx, ts: i64, slabs: &[(String, u32, u32)]) {
+pub fn slab_info(c: &mut Ctx, ts: i64, slabs: &[(Option<String>, u32, u32)]) {
     let page_size = c.page_size as f64;
     for (name, pages_per_slab, num_slabs) in slabs {
         let t = c.tracks.intern_with(
             &mut c.args,
             "slabinfo",
-            Some(&format!("mem.slab.{name}")),
+            Some(&format!("mem.slab.{}", name.as_deref().unwrap_or(""))),
             "counter",
-            vec![("slab_name", Dim::Str(name.clone()))],
+            vec![("slab_name", Dim::opt_str(name.as_deref()))],
             Owner::default(),
             Some("bytes"),
             Vec::new,

@@ -152,13 +152,6 @@ fn opt_str(s: &Option<String>) -> ArgVal {
     }
 }
 
-fn opt_dim(s: &Option<String>) -> Dim {
-    match s {
-        Some(s) => Dim::Str(s.clone()),
-        None => Dim::NullStr,
-    }
-}
-
 /// The short name trace_processor gives a well-known rail (its raw name's
 /// suffix), shown as `power.rails.<name>`.
 fn friendly_rail_name(raw: &str) -> Option<&'static str> {
@@ -219,7 +212,7 @@ impl PowerTracker {
                 Some(&name),
                 "counter",
                 vec![
-                    ("name", opt_dim(&r.rail_name)),
+                    ("name", Dim::opt_str(r.rail_name.as_deref())),
                     // (a uint64 field in a 32-bit dimension, as the reference's)
                     ("session_uuid", Dim::Int(r.session_uuid as u32 as i64)),
                 ],
@@ -284,7 +277,7 @@ fn battery(c: &mut Ctx, ts: i64, b: &Battery) {
             Some(&name),
             "counter",
             vec![
-                ("battery_name", opt_dim(&b.name)),
+                ("battery_name", Dim::opt_str(b.name.as_deref())),
                 ("counter_name", Dim::Str(counter.into())),
             ],
             Owner::default(),
@@ -399,8 +392,8 @@ fn entity_residency(c: &mut Ctx, ts: i64, r: Option<&[Residency]>) {
             return;
         };
         let dims = vec![
-            ("entity_name", opt_dim(&d.entity_name)),
-            ("state_name", opt_dim(&d.state_name)),
+            ("entity_name", Dim::opt_str(d.entity_name.as_deref())),
+            ("state_name", Dim::opt_str(d.state_name.as_deref())),
         ];
         let name = d.overall_name.clone();
         let t = c.tracks.intern(

@@ -388,16 +388,53 @@ pub fn flat_key(key: &str) -> std::borrow::Cow<'_, str> {
     out.into()
 }
 
-/// A dimension's value.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A dimension's value, which tells a track apart from the others of its
+/// type.
+#[derive(Debug, Clone)]
 pub enum Dim {
     Int(i64),
     /// an unsigned dimension (trace_processor's UintDimensionBlueprint:
     /// value_type 'uint'), e.g. track_compressor_idx, ugpu
     Uint(u64),
     Str(String),
-    /// an absent string (see `ArgVal::NullStr`)
+    /// a null interned string (see `ArgVal::NullStr`): a value of its own
     NullStr,
+    /// an absent string field given as a string view: NULL in the track's
+    /// args, but the same track as the empty string (trace_processor hashes
+    /// a string view dimension's characters)
+    NullView,
+}
+
+impl Dim {
+    /// A string view dimension of a field that may be absent.
+    pub fn opt_str(s: Option<&str>) -> Dim {
+        s.map_or(Dim::NullView, |s| Dim::Str(s.to_owned()))
+    }
+
+    /// The value a track's identity reads.
+    fn content(&self) -> (u8, i128, &str) {
+        match self {
+            Dim::Int(i) => (0, *i as i128, ""),
+            Dim::Uint(u) => (1, *u as i128, ""),
+            Dim::Str(s) => (2, 0, s),
+            Dim::NullView => (2, 0, ""),
+            Dim::NullStr => (3, 0, ""),
+        }
+    }
+}
+
+impl PartialEq for Dim {
+    fn eq(&self, other: &Self) -> bool {
+        self.content() == other.content()
+    }
+}
+
+impl Eq for Dim {}
+
+impl std::hash::Hash for Dim {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.content().hash(state);
+    }
 }
 
 pub type Dims = Vec<(&'static str, Dim)>;
@@ -477,7 +514,7 @@ impl Tracks {
                             Dim::Int(i) => ArgVal::Int(*i as i128),
                             Dim::Uint(u) => ArgVal::Uint(*u),
                             Dim::Str(s) => ArgVal::Str(s.clone()),
-                            Dim::NullStr => ArgVal::NullStr,
+                            Dim::NullStr | Dim::NullView => ArgVal::NullStr,
                         }),
                     )
                 })
