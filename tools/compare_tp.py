@@ -294,6 +294,27 @@ def compare_trace(path: Path, tp_bin: str | None = None) -> list[TableDiff]:
         tp.close()
 
 
+def report_generated(make: Callable[[int], bytes], seeds: Iterable[int],
+                     tp_bin: str | None = None) -> int:
+    """For each seed, the trace ``make(seed)`` builds, compared: prints the
+    tables that differ (or why the reference could not load it) and returns
+    how many traces differ (the random generators of tools/*_fuzz.py)."""
+    differing = 0
+    with tempfile.TemporaryDirectory() as d:
+        for seed in seeds:
+            path = Path(d) / f"seed-{seed}.pftrace"
+            path.write_bytes(make(seed))
+            try:
+                diffs = [x for x in compare_trace(path, tp_bin) if x.aspects]
+            except Exception as e:  # noqa: BLE001 (the reference binary crashed on it)
+                print(f"seed {seed}: not compared: {str(e).splitlines()[0][:120]}")
+                continue
+            if diffs:
+                differing += 1
+                print(f"seed {seed}: " + "; ".join(f"{x.table} {sorted(x.aspects)}" for x in diffs))
+    return differing
+
+
 def differing_tables(path: Path, tables: Iterable[str], tp_bin: str | None = None
                      ) -> dict[str, str]:
     """Of ``tables``, those that differ from trace_processor's on ``path``:

@@ -397,22 +397,38 @@ const MEMINFO_KEYS: [&str; 39] = [
 
 /// sys_stats meminfo: one `meminfo` counter per key, kB stored as bytes.
 pub fn meminfo(c: &mut Ctx, ts: i64, values: &[(u64, i128)]) {
-    for &(key, kb) in values {
-        let Some(&name) = usize::try_from(key).ok().and_then(|k| MEMINFO_KEYS.get(k)) else {
-            c.stats.add("meminfo_unknown_keys", 1, None);
+    let kind = ("meminfo", "meminfo_key", "meminfo_unknown_keys");
+    keyed_sys_counters(c, ts, values, &MEMINFO_KEYS, kind, Some("bytes"), 1024);
+}
+
+/// sys_stats counters whose keys name them from a table (meminfo, vmstat):
+/// one counter of `type_` per key (dimension `key_dim`), its value times
+/// `scale`; a key past the table counts as `unknown_stat`.
+fn keyed_sys_counters(
+    c: &mut Ctx,
+    ts: i64,
+    values: &[(u64, i128)],
+    keys: &[&str],
+    (type_, key_dim, unknown_stat): (&'static str, &'static str, &'static str),
+    unit: Option<&'static str>,
+    scale: i128,
+) {
+    for &(key, value) in values {
+        let Some(&name) = usize::try_from(key).ok().and_then(|k| keys.get(k)) else {
+            c.stats.add(unknown_stat, 1, None);
             continue;
         };
         let t = c.tracks.intern_with(
             &mut c.args,
-            "meminfo",
+            type_,
             Some(name),
             "counter",
-            vec![("meminfo_key", Dim::Str(name.to_owned()))],
+            vec![(key_dim, Dim::Str(name.to_owned()))],
             Owner::default(),
-            Some("bytes"),
+            unit,
             Vec::new,
         );
-        c.counters.push(ts, t, (kb * 1024) as f64, None);
+        c.counters.push(ts, t, (value * scale) as f64, None);
     }
 }
 
@@ -613,22 +629,8 @@ const VMSTAT_KEYS: [&str; 189] = [
 
 /// sys_stats vmstat: one `vmstat` counter per key (unit unknown).
 pub fn vmstat(c: &mut Ctx, ts: i64, values: &[(u64, i128)]) {
-    for &(key, value) in values {
-        let Some(&name) = usize::try_from(key).ok().and_then(|k| VMSTAT_KEYS.get(k)) else {
-            c.stats.add("vmstat_unknown_keys", 1, None);
-            continue;
-        };
-        let t = c.tracks.intern(
-            &mut c.args,
-            "vmstat",
-            Some(name),
-            "counter",
-            vec![("vmstat_key", Dim::Str(name.to_owned()))],
-            Owner::default(),
-            0,
-        );
-        c.counters.push(ts, t, value as f64, None);
-    }
+    let kind = ("vmstat", "vmstat_key", "vmstat_unknown_keys");
+    keyed_sys_counters(c, ts, values, &VMSTAT_KEYS, kind, None, 1);
 }
 
 /// sys_stats buddy_info (/proc/buddyinfo): per node and zone, the free
