@@ -180,3 +180,31 @@ def test_cmdline_is_comm_names_the_newest_thread(load_embedded) -> None:
 @pytest.mark.tp
 def test_cmdline_is_comm_as_trace_processor(tp_diffs) -> None:
     assert tp_diffs(_comm_names_newest_thread_trace())[0] == {}
+
+
+def _gpu_mem_total_trace() -> bytes:
+    """GpuMemTotalEvent packets: ts 100 gpu 1 in all (pid 0) 4096 bytes; ts
+    200 gpu 1 of pid 50 (never seen: its process is made) 100 bytes."""
+    t = pb.Trace()
+    t.packet.add(timestamp=100).gpu_mem_total_event.MergeFrom(
+        pb.GpuMemTotalEvent(gpu_id=1, pid=0, size=4096))
+    t.packet.add(timestamp=200).gpu_mem_total_event.MergeFrom(
+        pb.GpuMemTotalEvent(gpu_id=1, pid=50, size=100))
+    return t.SerializeToString()
+
+
+def test_gpu_mem_total_packets(load_embedded) -> None:
+    eng = load_embedded(_gpu_mem_total_trace())
+    rows = eng.query(
+        "SELECT c.ts, t.name, t.type, t.unit, c.value, extract_arg(t.dimension_arg_set_id, 'gpu'), "
+        "(SELECT pid FROM process p WHERE p.upid = extract_arg(t.dimension_arg_set_id, 'upid')) "
+        "FROM counter c JOIN counter_track t ON t.id = c.track_id ORDER BY c.ts").rows()
+    assert rows == [(100, "GPU Memory", "gpu_memory", "bytes", 4096.0, 1, None),
+                    (200, "GPU Memory", "process_gpu_memory", "bytes", 100.0, 1, 50)]
+    assert eng.query("SELECT count(*) FROM stats WHERE name GLOB 'artscope_skipped*' "
+                     "AND value > 0").item() == 0
+
+
+@pytest.mark.tp
+def test_gpu_mem_total_packets_as_trace_processor(tp_diffs) -> None:
+    assert tp_diffs(_gpu_mem_total_trace())[0] == {}

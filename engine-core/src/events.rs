@@ -414,6 +414,12 @@ pub enum PacketData {
     Power(Box<crate::trackers::power::PowerEvent>),
     /// AndroidAflags.error: the aflags data source failed (an import log).
     AflagsError(String),
+    /// GpuMemTotalEvent: a gpu's memory, of a process (pid) or in all (0).
+    GpuMemTotal {
+        gpu: u32,
+        pid: u32,
+        size: u64,
+    },
     /// TrackEvent, TrackDescriptor, ThreadDescriptor, ProcessDescriptor.
     TrackEvent(crate::decoder::track_event::TrackEventPacket),
 }

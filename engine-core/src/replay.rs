@@ -372,6 +372,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             counters::process_stats(&mut ctx, p.ts, procs)
                         }
                         PacketData::SysStats(d) => counters::sys_stats(&mut ctx, p.ts, d),
+                        &PacketData::GpuMemTotal { gpu, pid, size } => {
+                            counters::gpu_mem_total_packet(&mut ctx, p.ts, gpu, pid, size)
+                        }
                         PacketData::FrameTimeline(ev) => frames.event(&mut ctx, p.ts, ev),
                         PacketData::SystemProperty(values) => {
                             atrace::system_property(&mut ctx, p.ts, values)

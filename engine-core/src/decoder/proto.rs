@@ -778,6 +778,17 @@ impl<'s> ProtoDecoder<'s> {
                 super::power::cpu_per_uid(self.sink, &mut self.cpu_per_uid, seq, ts, &parts)
             }
             Some(86) => self.system_property(ts, &parts),
+            Some(71) => {
+                // GpuMemTotalEvent (uint32 gpu_id, uint32 pid, uint64 size)
+                let [gpu, pid, size] = varint_fields(parts[0])?;
+                let data = PacketData::GpuMemTotal {
+                    gpu: gpu as u32,
+                    pid: pid as u32,
+                    size,
+                };
+                self.sink.push_packet(ts, data);
+                Ok(())
+            }
             Some(70) => {
                 let mut state = 0;
                 for p in &parts {

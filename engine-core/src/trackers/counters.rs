@@ -271,13 +271,24 @@ pub fn kgsl_gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// process died); else the pid is made its own process's main thread.
 pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let gpu = e.int("gpu_id").unwrap_or(0) as i64;
+    let pid = e.int("pid").unwrap_or(0) as i64;
+    gpu_memory(c, ts, gpu, pid, e.int("size").unwrap_or(0), true);
+}
+
+/// A GpuMemTotalEvent packet (GpuEventParser::ParseGpuMemTotalEvent): as
+/// the ftrace event, but a process's event is never dropped (the pid is
+/// made its own process's main thread).
+pub fn gpu_mem_total_packet(c: &mut Ctx, ts: i64, gpu: u32, pid: u32, size: u64) {
+    gpu_memory(c, ts, gpu as i64, pid as i64, size as i128, false);
+}
+
+fn gpu_memory(c: &mut Ctx, ts: i64, gpu: i64, pid: i64, size: i128, live_thread_only: bool) {
     // (the gpu is known first, even for an event dropped below)
     let ugpu = ugpu(c, gpu) as i64;
-    let pid = e.int("pid").unwrap_or(0) as i64;
     let process = if pid == 0 {
         None
     } else {
-        if c.pt.thread_or_none(pid).is_none() {
+        if live_thread_only && c.pt.thread_or_none(pid).is_none() {
             return;
         }
         let utid = c.pt.update_thread(pid, pid);
@@ -305,12 +316,11 @@ pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         Some("bytes"),
         Vec::new,
     );
-    counter(c, ts, t, e.int("size").unwrap_or(0));
+    counter(c, ts, t, size);
 }
 
-/// A counter on the track of `type_` keyed by one string dimension (a
-/// device, a thermal zone), named "<value> <suffix>".
-/// `value` on the "<key> <suffix>" counter track keyed by `key` (an absent
+/// `value` on the "<key> <suffix>" counter track of `type_` keyed by one
+/// string dimension (a device, a thermal zone), `key` (an absent
 /// key: the empty name, a NULL dimension, as the reference's string view).
 fn keyed_counter(
     c: &mut Ctx,

@@ -45,7 +45,8 @@ fn package(buf: &[u8]) -> Result<GamePackage, WireError> {
         match f? {
             (1, Value::Bytes(s)) => p.name = text(s),
             (2, Value::Varint(x)) => p.uid = x as i64,
-            (3, Value::Varint(x)) => p.current_mode = x as u32 as i64,
+            // (a uint32 field the reference stores as an int32)
+            (3, Value::Varint(x)) => p.current_mode = x as u32 as i32 as i64,
             (4, Value::Bytes(b)) => {
                 let (mut mode, mut info) = (0u64, (0.0, false, 0.0));
                 for g in Fields::new(b) {

@@ -50,7 +50,6 @@ WOULD_FILL: dict[str, str] = {
     "gpu_counter_event": "gpu_counter_track, counter",
     "gpu_render_stage_event": "gpu_slice, gpu_track",
     "gpu_log": "gpu_track, slice",
-    "gpu_mem_total_event": "counter (GPU memory)",
     "graphics_frame_event": "graphics_frame_slice",
     "vulkan_memory_event": "vulkan_memory_allocations",
     "vulkan_api_event": "slice (Vulkan API)",
