@@ -16,8 +16,9 @@ schedule whose tables are also compared with the real trace_processor's:
 * cpu_frequency_limits from protobuf pushes both limits (an absent one is 0);
   a kprobe END ends the innermost open slice of its name; a switch whose
   prev_state is no task state counts as task_state_invalid; the int32 pids
-  of sched_switch, sched_waking, signal_generate, oom_score_adj_update and
-  sched_process_free are read as uint32.
+  of sched_switch, sched_waking, signal_generate, oom_score_adj_update,
+  task_newtask and sched_process_free are read as uint32; an event at a
+  negative time (here a self-stamped copy) is dropped and counted.
 """
 
 from __future__ import annotations
@@ -74,7 +75,10 @@ MISC = [(0, 100, 10, "cpu_frequency_limits", {"cpu_id": 3, "max_freq": 4}),   # 
         (0, 140, 10, "kprobe_event", {"name": "other", "type": 2}),           # ends nothing
         (0, 150, 10, "sched_switch", {"prev_pid": 10, "prev_state": 0x10000 | 0x200,
                                       "next_pid": -1, "next_comm": "neg", "prev_comm": "a"}),
-        (0, 160, 12, "signal_generate", {"pid": -2, "sig": 9})]
+        (0, 160, 12, "signal_generate", {"pid": -2, "sig": 9}),
+        # its counter is stamped by its own field: -1, dropped as the sorter drops it
+        (0, 170, 12, "param_set_value_cpm", {"body": "cpm", "value": 1, "timestamp": -1}),
+        (0, 180, 12, "task_newtask", {"pid": -3, "comm": "t", "clone_flags": 0})]
 
 SLICES = ("SELECT s.ts, s.dur, s.name, s.category, t.name AS track FROM slice s "
           "JOIN track t ON t.id = s.track_id ORDER BY s.ts")
@@ -132,7 +136,13 @@ def test_limits_kprobes_task_states_and_pids(load_embedded) -> None:
     # prev_state 0x10200 as uint16 is 0x200: a bit no v4.14+ state has
     assert eng.query("SELECT value FROM stats WHERE name = 'task_state_invalid'").item() == 1
     tids = eng.query("SELECT tid FROM thread WHERE tid > 100 ORDER BY tid").to_series().to_list()
-    assert tids == [U32 - 2, U32 - 1]  # int32 pids read as uint32
+    assert tids == [U32 - 3, U32 - 2, U32 - 1]  # int32 pids read as uint32
+    assert eng.query("SELECT value FROM stats WHERE name = "
+                     "'trace_sorter_negative_timestamp_dropped'").item() == 1
+    assert eng.query("SELECT count(*) FROM counter c JOIN counter_track t ON t.id = c.track_id "
+                     "WHERE t.type = 'pixel_cpm_counters'").item() == 0
+    assert eng.query("SELECT count(*) FROM ftrace_event WHERE name = 'param_set_value_cpm'"
+                     ).item() == 1  # its raw row, at the event's time
 
 
 @pytest.mark.tp

@@ -622,7 +622,23 @@ impl Sink {
 }
 
 impl Sink {
+    /// An event at a negative time is dropped and counted, as
+    /// trace_processor's sorter drops it
+    /// (trace_sorter_negative_timestamp_dropped).
+    #[inline]
+    fn negative(&mut self, ts: i64) -> bool {
+        if ts >= 0 {
+            return false;
+        }
+        self.stats
+            .add("trace_sorter_negative_timestamp_dropped", 1, None);
+        true
+    }
+
     pub fn push_switch(&mut self, s: Switch) {
+        if self.negative(s.ts) {
+            return;
+        }
         let compact = match (
             s.compact && s.prev_pid == 0 && s.prev_comm == 0 && s.prev_prio == 0,
             u32::try_from(s.cpu),
@@ -711,18 +727,27 @@ impl Sink {
     }
 
     pub fn push_waking(&mut self, w: Waking) {
+        if self.negative(w.ts) {
+            return;
+        }
         self.order
             .push((w.ts, EvRef::Waking(self.wakings.len() as u32)));
         self.wakings.push(w);
     }
 
     pub fn push_ftrace(&mut self, e: FtraceEv) {
+        if self.negative(e.ts) {
+            return;
+        }
         self.order
             .push((e.ts, EvRef::Ftrace(self.ftrace.len() as u32)));
         self.ftrace.push(e);
     }
 
     pub fn push_packet(&mut self, ts: i64, data: PacketData) {
+        if self.negative(ts) {
+            return;
+        }
         self.order
             .push((ts, EvRef::Packet(self.packets.len() as u32)));
         self.packets.push(Packet { ts, data });

@@ -637,7 +637,8 @@ fn ftrace_event(
         "dmabuf_rss_stat" => crate::trackers::memory::dmabuf_rss_stat(c, ts, e),
         "mm_event_record" => crate::trackers::memory::mm_event_record(c, ts, e),
         "task_newtask" => {
-            let new_tid = e.int("pid").unwrap_or(0) as i64;
+            // (its int32 pid read as uint32, as the reference)
+            let new_tid = e.int("pid").unwrap_or(0) as u32 as i64;
             if new_tid == 0 {
                 return;
             }
