@@ -47,6 +47,9 @@ pub enum FieldVal {
     Bool(bool),
     /// A number systrace text gives as a double (`state=1.5e6`).
     Real(f64),
+    /// Every value of a repeated field (the importer's own
+    /// `decoder::proto::REPEATED_FIELD`: no raw arg).
+    List(Vec<i128>),
 }
 
 /// A sched_switch as decoders give it and the replay reads it. The sink
@@ -212,7 +215,7 @@ impl FtraceEv {
             .and_then(|(_, v)| match v {
                 FieldVal::Int(i) => Some(*i),
                 FieldVal::Bool(b) => Some(*b as i128),
-                FieldVal::Str(_) | FieldVal::Real(_) => None,
+                FieldVal::Str(_) | FieldVal::Real(_) | FieldVal::List(_) => None,
             })
     }
 
@@ -225,7 +228,7 @@ impl FtraceEv {
                 FieldVal::Int(i) => Some(*i as f64),
                 FieldVal::Bool(b) => Some(*b as u8 as f64),
                 FieldVal::Real(r) => Some(*r),
-                FieldVal::Str(_) => None,
+                FieldVal::Str(_) | FieldVal::List(_) => None,
             })
     }
 
@@ -237,6 +240,18 @@ impl FtraceEv {
                 FieldVal::Str(s) => Some(s.as_str()),
                 _ => None,
             })
+    }
+
+    /// A list field's values (none where it is absent).
+    pub fn list(&self, name: &str) -> &[i128] {
+        self.fields
+            .iter()
+            .find(|(k, _)| *k == name)
+            .and_then(|(_, v)| match v {
+                FieldVal::List(l) => Some(l.as_slice()),
+                _ => None,
+            })
+            .unwrap_or(&[])
     }
 
     pub fn has(&self, name: &str) -> bool {
@@ -282,16 +297,15 @@ pub enum StatsField {
     /// an FDInfo (the file descriptor table is not served: its process
     /// still is made)
     Fd,
-    /// a field the system probes parser reads as a counter: (field number,
-    /// its value as int64)
+    /// any other field: (field number, its value as int64), a counter if
+    /// the system probes parser reads it as one, else counted as
+    /// proc_stat_unknown_counters
     Counter(u32, i64),
     /// Chrome's fields (ChromeSystemProbesParser reads them after every
     /// process of the packet): is_peak_rss_resettable, private footprint
     /// and peak resident set (kB)
     PeakRssResettable(bool),
     ChromeKb(&'static str, i64),
-    /// any other field (proc_stat_unknown_counters)
-    Unknown,
 }
 
 #[derive(Debug, Clone, Default)]

@@ -447,8 +447,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .add("task_state_invalid", ctx.states.invalid, None);
     }
     binder.finish(&mut ctx);
-    std::mem::take(&mut kernel.pkvm).finish(&mut ctx);
-    std::mem::take(&mut kernel.syscalls).finish(&mut ctx);
+    kernel.finish(&mut ctx);
     ctx.power.uid_tracks =
         crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
     crate::trackers::memory::finish(&mut ctx);

@@ -233,7 +233,7 @@ struct SeqLoss {
 pub const SYMBOL_FIELD: &str = "__symbol";
 
 /// The field an ftrace event gets with every value of its repeated field
-/// (sys_enter's `args`), as a list `[a, b, c]`: its raw arg keeps only the
+/// (sys_enter's `args`), a `FieldVal::List`: its raw arg keeps only the
 /// last (the reference's args inserter collapses same-key args). Fields
 /// named `__*` are the importer's, not raw args.
 pub const REPEATED_FIELD: &str = "__repeated";
@@ -2582,8 +2582,7 @@ fn stats_process(b: &[u8]) -> R<StatsProcess> {
             12 => StatsField::PeakRssResettable(int != 0),
             13 => StatsField::ChromeKb("private_footprint_kb", int),
             14 => StatsField::ChromeKb("peak_resident_set_kb", int),
-            2..=10 | 16..=24 => StatsField::Counter(num, int),
-            _ => StatsField::Unknown,
+            _ => StatsField::Counter(num, int),
         };
         p.fields.push(field);
     }
@@ -2698,12 +2697,8 @@ fn generic_values(
                 })
                 .collect();
             if let Some(&last) = values.last() {
-                let list: Vec<String> = values.iter().map(i128::to_string).collect();
                 out.push((spec.1, FieldVal::Int(last)));
-                out.push((
-                    REPEATED_FIELD,
-                    FieldVal::Str(format!("[{}]", list.join(", "))),
-                ));
+                out.push((REPEATED_FIELD, FieldVal::List(values)));
             }
         } else if let Some(v) = slots[i].take() {
             out.push((spec.1, v));

@@ -379,9 +379,6 @@ pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     clock_rate(c, ts, e.str("name"), e.int("rate").unwrap_or(0));
 }
 
-/// importers/proto/system_probes_parser.cc: cpufreq_khz per cpu, devfreq as
-/// clocks, gpufreq_mhz -> "gpufreq" (MHz as-is), thermal zones by type,
-/// cpuidle_state -> cumulative residency (us) per (cpu, state), "cpuidle<cpu>.<state>".
 /// A counter track of sys_stats keyed by its dimensions, unit unknown
 /// (trace_processor's UnknownUnitBlueprint).
 fn sys_stats_track(
@@ -399,7 +396,10 @@ fn sys_stats_track(
 }
 
 /// SystemProbesParser::ParseSysStats: each kind of counter in its order
-/// (a packet's track and counter ids follow it).
+/// (a packet's track and counter ids follow it): meminfo, devfreq as
+/// clocks, cpufreq per cpu, vmstat, cpu times, irqs, forks, buddyinfo,
+/// disks, psi, thermal zones by type, cpuidle residency (us) per (cpu,
+/// state), gpufreq (MHz as-is), slab caches.
 pub fn sys_stats(c: &mut Ctx, ts: i64, d: &SysStatsData) {
     memory::meminfo(c, ts, &d.meminfo);
     for (key, value) in &d.devfreq {
@@ -605,32 +605,40 @@ fn disk_stat(c: &mut Ctx, ts: i64, d: &DiskStat) {
     }
 }
 
-/// importers/proto/system_probes_parser.cc (ParseProcessStats): memory
-/// (kB as bytes) on process_memory tracks, oom_score_adj, and the
-/// process's cpu runtime per mode.
-/// What a ProcessStats.Process counter field measures (its field number:
-/// SystemProbesParser's GetProcessMemoryKey / GetSmapsKey and runtime).
-fn process_counter(field: u32) -> Option<(&'static str, &'static str)> {
-    // (track type, key)
+/// What a ProcessStats.Process field counts, by its field number
+/// (SystemProbesParser's GetProcessMemoryKey / GetSmapsKey, oom_score_adj
+/// and the cpu runtime per mode); None for a field it does not read.
+enum ProcessCounter {
+    /// kB, on a `process_memory` track `mem.<key>`
+    Memory(&'static str),
+    /// kB, on a `smaps` track `mem.smaps.<key>`
+    Smaps(&'static str),
+    OomScoreAdj,
+    /// ns, on a `proc_stat_runtime` track `runtime.<key>`
+    Runtime(&'static str),
+}
+
+fn process_counter(field: u32) -> Option<ProcessCounter> {
+    use ProcessCounter::*;
     Some(match field {
-        2 => ("process_memory", "virt"),
-        3 => ("process_memory", "rss"),
-        4 => ("process_memory", "rss.anon"),
-        5 => ("process_memory", "rss.file"),
-        6 => ("process_memory", "rss.shmem"),
-        7 => ("process_memory", "swap"),
-        8 => ("process_memory", "locked"),
-        9 => ("process_memory", "rss.watermark"),
-        24 => ("process_memory", "dmabuf_rss"),
-        10 => ("oom_score_adj", ""),
-        16 => ("smaps", "rss"),
-        17 => ("smaps", "pss"),
-        18 => ("smaps", "pss.anon"),
-        19 => ("smaps", "pss.file"),
-        20 => ("smaps", "pss.smem"),
-        23 => ("smaps", "swap.pss"),
-        21 => ("proc_stat_runtime", "user_ns"),
-        22 => ("proc_stat_runtime", "kernel_ns"),
+        2 => Memory("virt"),
+        3 => Memory("rss"),
+        4 => Memory("rss.anon"),
+        5 => Memory("rss.file"),
+        6 => Memory("rss.shmem"),
+        7 => Memory("swap"),
+        8 => Memory("locked"),
+        9 => Memory("rss.watermark"),
+        24 => Memory("dmabuf_rss"),
+        10 => OomScoreAdj,
+        16 => Smaps("rss"),
+        17 => Smaps("pss"),
+        18 => Smaps("pss.anon"),
+        19 => Smaps("pss.file"),
+        20 => Smaps("pss.smem"),
+        23 => Smaps("swap.pss"),
+        21 => Runtime("user_ns"),
+        22 => Runtime("kernel_ns"),
         _ => return None,
     })
 }
@@ -684,7 +692,7 @@ pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
                     c.pt.get_or_create_process(p.pid);
                     continue;
                 }
-                StatsField::Unknown | StatsField::ChromeKb(..) => {
+                StatsField::ChromeKb(..) => {
                     c.pt.get_or_create_process(p.pid);
                     c.stats.add("proc_stat_unknown_counters", 1, None);
                     continue;
@@ -692,26 +700,28 @@ pub fn process_stats(c: &mut Ctx, ts: i64, procs: &[StatsProcess]) {
                 StatsField::Counter(num, value) => (num, value),
             };
             let upid = c.pt.get_or_create_process(p.pid);
-            let Some((type_, key)) = process_counter(num) else {
+            let Some(what) = process_counter(num) else {
+                c.stats.add("proc_stat_unknown_counters", 1, None);
                 continue;
             };
-            let (t, v) = match type_ {
-                "process_memory" => (
+            let (t, v) = match what {
+                ProcessCounter::Memory(key) => (
                     memory::process_memory_track(c, upid, key),
                     value.wrapping_mul(1024),
                 ),
-                "smaps" => {
+                ProcessCounter::Smaps(key) => {
                     let name = format!("mem.smaps.{key}");
                     (
-                        process_keyed_track(c, upid, type_, "smaps_key", &name, key),
+                        process_keyed_track(c, upid, "smaps", "smaps_key", &name, key),
                         value.wrapping_mul(1024),
                     )
                 }
-                "oom_score_adj" => (memory::oom_score_adj_track(c, upid), value),
-                _ => {
+                ProcessCounter::OomScoreAdj => (memory::oom_score_adj_track(c, upid), value),
+                ProcessCounter::Runtime(key) => {
                     let name = format!("runtime.{key}");
+                    let key_dim = "proc_stat_runtime_key";
                     (
-                        process_keyed_track(c, upid, type_, "proc_stat_runtime_key", &name, key),
+                        process_keyed_track(c, upid, "proc_stat_runtime", key_dim, &name, key),
                         value,
                     )
                 }

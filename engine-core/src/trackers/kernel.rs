@@ -31,6 +31,13 @@ pub struct KernelTrackers {
 }
 
 impl KernelTrackers {
+    /// The end of the trace: the slices' arg sets, made once every arg is
+    /// known.
+    pub fn finish(self, c: &mut Ctx) {
+        self.pkvm.finish(c);
+        self.syscalls.finish(c);
+    }
+
     /// Imports `e` if one of these trackers takes it.
     pub fn event(&mut self, c: &mut Ctx, e: &FtraceEv) {
         let ts = e.ts;

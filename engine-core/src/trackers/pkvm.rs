@@ -12,30 +12,39 @@ use crate::events::FtraceEv;
 const CATEGORY: &str = "pkvm_hyp";
 const SLICE: &str = "hyp";
 
+/// How a field becomes an arg (Variadic::UnsignedInteger, Integer, Boolean).
+#[derive(Clone, Copy)]
+enum Kind {
+    Uint,
+    Int,
+    Bool,
+}
+
 /// The args an event gives the open `hyp` slice: its reason, then (key,
-/// field, unsigned) per field, as ParseHostHcall & co. add them.
-fn reason_args(name: &str) -> Option<(&'static str, &'static [(&'static str, bool)])> {
+/// kind) per field, as ParseHostHcall & co. add them.
+fn reason_args(name: &str) -> Option<(&'static str, &'static [(&'static str, Kind)])> {
+    use Kind::*;
     Some(match name {
         "host_hcall" | "hypervisor_host_hcall" => {
-            ("host_hcall", &[("id", true), ("invalid", true)])
+            ("host_hcall", &[("id", Uint), ("invalid", Uint)])
         }
-        "host_smc" | "hypervisor_host_smc" => ("host_smc", &[("id", true), ("forwarded", true)]),
+        "host_smc" | "hypervisor_host_smc" => ("host_smc", &[("id", Uint), ("forwarded", Uint)]),
         "host_mem_abort" | "hypervisor_host_mem_abort" => {
-            ("host_mem_abort", &[("esr", true), ("addr", true)])
+            ("host_mem_abort", &[("esr", Uint), ("addr", Uint)])
         }
         "host_ffa_call" => (
             "host_ffa_call",
-            &[("func_id", true), ("handled", false), ("err", false)],
+            &[("func_id", Uint), ("handled", Int), ("err", Int)],
         ),
         "iommu_idmap" | "hypervisor_iommu_idmap" => (
             "iommu_idmap",
-            &[("from", true), ("to", true), ("prot", false)],
+            &[("from", Uint), ("to", Uint), ("prot", Int)],
         ),
         "psci_mem_protect" | "hypervisor_psci_mem_protect" => {
-            ("psci_mem_protect", &[("count", true), ("was", true)])
+            ("psci_mem_protect", &[("count", Uint), ("was", Uint)])
         }
-        "hypervisor_iommu_idmap_complete" => ("iommu_idmap_complete", &[]),
-        "hypervisor_vcpu_illegal_trap" => ("vcpu_illegal_trap", &[("esr", true)]),
+        "hypervisor_iommu_idmap_complete" => ("iommu_idmap_complete", &[("map", Bool)]),
+        "hypervisor_vcpu_illegal_trap" => ("vcpu_illegal_trap", &[("esr", Uint)]),
         _ => return None,
     })
 }
@@ -77,19 +86,16 @@ impl PkvmTracker {
                     return;
                 };
                 let mut items = vec![("hyp_enter_reason", ArgVal::Str(reason.to_owned()))];
-                for &(key, unsigned) in fields {
+                for &(key, kind) in fields {
                     let v = e.int(key).unwrap_or(0);
                     items.push((
                         key,
-                        if unsigned {
-                            ArgVal::Uint(v as u64)
-                        } else {
-                            ArgVal::Int(v)
+                        match kind {
+                            Kind::Uint => ArgVal::Uint(v as u64),
+                            Kind::Int => ArgVal::Int(v),
+                            Kind::Bool => ArgVal::Bool(v != 0),
                         },
                     ));
-                }
-                if name == "hypervisor_iommu_idmap_complete" {
-                    items.push(("map", ArgVal::Bool(e.int("map").unwrap_or(0) != 0)));
                 }
                 self.slice_args.add(row, items);
             }

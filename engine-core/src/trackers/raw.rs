@@ -135,7 +135,7 @@ pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
         .fields
         .iter()
         .filter(|(k, _)| !k.starts_with("__"))
-        .map(|(k, v)| {
+        .filter_map(|(k, v)| {
             let unsigned = specs
                 .iter()
                 .any(|s| s.1 == *k && matches!(s.2, FieldKind::U32 | FieldKind::U64));
@@ -148,8 +148,10 @@ pub fn event_args(args: &mut Args, e: &FtraceEv) -> i64 {
                 FieldVal::Str(s) => ArgVal::Str(s.clone()),
                 FieldVal::Bool(b) => ArgVal::Bool(*b),
                 FieldVal::Real(r) => ArgVal::Real(*r),
+                // (only an importer's own field holds one)
+                FieldVal::List(_) => return None,
             };
-            (*k, Some(value))
+            Some((*k, Some(value)))
         })
         .collect();
     args.add_set(&items)

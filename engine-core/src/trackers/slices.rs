@@ -132,10 +132,8 @@ impl PendingSliceArgs {
             if items.is_empty() {
                 continue;
             }
-            let list: Vec<(&str, Option<ArgVal>)> = items
-                .iter()
-                .map(|(k, v)| (k.as_ref(), Some(v.clone())))
-                .collect();
+            let list: Vec<(ArgKey, Option<ArgVal>)> =
+                items.into_iter().map(|(k, v)| (k, Some(v))).collect();
             c.slices.rows[row as usize].arg_set = Some(c.args.add_set(&list));
         }
     }

@@ -64,16 +64,13 @@ fn syscall_name(machine: &str, num: i128) -> Option<Cow<'static, str>> {
     }
 }
 
-/// sys_enter's `args` (the decoder keeps a repeated field as its list
-/// text, "[1, 2, 3]") as `args[i]` args.
+/// sys_enter's `args` (every value of the repeated field, which the
+/// decoder keeps apart) as `args[i]` args, unsigned.
 fn enter_args(e: &FtraceEv) -> Vec<(String, ArgVal)> {
-    let list = e.str(REPEATED_FIELD).unwrap_or("");
-    let inner = list.trim_start_matches('[').trim_end_matches(']');
-    inner
-        .split(", ")
-        .filter_map(|x| x.parse::<u64>().ok())
+    e.list(REPEATED_FIELD)
+        .iter()
         .enumerate()
-        .map(|(i, v)| (format!("args[{i}]"), ArgVal::Uint(v)))
+        .map(|(i, &v)| (format!("args[{i}]"), ArgVal::Uint(v as u64)))
         .collect()
 }
 
