@@ -9,13 +9,15 @@ from __future__ import annotations
 import sqlite3
 import warnings
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 import polars as pl
 
 from artscope.engines.base import Engine, LoadInfo
 from artscope.engines.embedded import coverage
 from artscope.engines.embedded.core import CoreStore
+
+T = TypeVar("T")
 
 
 class EmbeddedEngine(Engine):
@@ -54,25 +56,24 @@ class EmbeddedEngine(Engine):
         return self.info
 
     def query(self, sql: str) -> pl.DataFrame:
-        if self.store is None:
-            raise RuntimeError("no trace loaded")
-        if not self._said_skipped and not coverage.called_from_artscope():
-            self._warn_skipped_data()
-        try:
-            return self.store.frame(sql)
-        except sqlite3.Error as e:  # one line naming what is not served
-            raise coverage.query_error(e, self.name) from None
+        return self._served(lambda store: store.frame(sql))
 
     def query_many(self, queries: Sequence[str]) -> list[pl.DataFrame]:
         """As :meth:`query` for each, run two at a time by the core (the
         second on a connection of its own over the same tables)."""
+        return self._served(lambda store: store.frames(list(queries)))
+
+    def _served(self, run: Callable[[Any], T]) -> T:
+        """`run` on the store, for :meth:`query` / :meth:`query_many`: the
+        user's first query says which data was skipped."""
         if self.store is None:
             raise RuntimeError("no trace loaded")
-        if not self._said_skipped and not coverage.called_from_artscope():
+        # (the user is the caller of query / query_many: three frames up)
+        if not self._said_skipped and not coverage.called_from_artscope(depth=3):
             self._warn_skipped_data()
         try:
-            return self.store.frames(list(queries))
-        except sqlite3.Error as e:
+            return run(self.store)
+        except sqlite3.Error as e:  # one line naming what is not served
             raise coverage.query_error(e, self.name) from None
 
     def _warn_skipped_data(self) -> None:
@@ -83,7 +84,8 @@ class EmbeddedEngine(Engine):
             f"SELECT name, value FROM stats WHERE name LIKE '{coverage.SKIPPED_STAT_PREFIX}%'")
         message = coverage.skipped_data_message(rows)
         if message:
-            warnings.warn(message, coverage.SkippedDataWarning, stacklevel=3)
+            # (stacklevel: the user, the caller of query / query_many)
+            warnings.warn(message, coverage.SkippedDataWarning, stacklevel=4)
 
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:
