@@ -315,6 +315,21 @@ def report_generated(make: Callable[[int], bytes], seeds: Iterable[int],
     return differing
 
 
+def generator_main(ap: argparse.ArgumentParser,
+                   maker: Callable[[argparse.Namespace], Callable[[int], bytes]]) -> int:
+    """The command line of the random-trace tools (tools/*_fuzz.py): their
+    own options in ``ap`` plus --first / --count / --tp-bin; compares the
+    trace ``maker(args)(seed)`` of each seed and prints how many differ."""
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--count", type=int, default=50)
+    ap.add_argument("--tp-bin", default=str(SHARED_TP_BIN))
+    a = ap.parse_args()
+    seeds = range(a.first, a.first + a.count)
+    differing = report_generated(maker(a), seeds, a.tp_bin)
+    print(f"{differing} of {a.count} traces differ")
+    return 0
+
+
 def differing_tables(path: Path, tables: Iterable[str], tp_bin: str | None = None
                      ) -> dict[str, str]:
     """Of ``tables``, those that differ from trace_processor's on ``path``:

@@ -28,13 +28,10 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-from pathlib import Path
 
 from google.protobuf.descriptor import FieldDescriptor as FD
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-REPO = Path(__file__).resolve().parents[1]
 WORDS = ["a", "cpu", "com.app", "Normal", "x", "wlan0", "surfaceflinger"]
 FTRACE_KINDS = [f for f in pb.FtraceEvent.DESCRIPTOR.fields if f.message_type is not None]
 INTS = {FD.TYPE_INT32, FD.TYPE_SINT32, FD.TYPE_SFIXED32, FD.TYPE_INT64, FD.TYPE_SINT64,
@@ -135,18 +132,9 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kind", default="ftrace",
                     help="ftrace, or a TracePacket field (sys_stats, process_stats, ...)")
-    ap.add_argument("--first", type=int, default=0)
-    ap.add_argument("--count", type=int, default=50)
-    ap.add_argument("--tp-bin", default=str(REPO.parent / "shared" / "bin" / "trace_processor_shell"))
-    a = ap.parse_args()
-    sys.path.insert(0, str(REPO / "pyanalysis"))
-    sys.path.insert(0, str(REPO / "tools"))
     import compare_tp
 
-    seeds = range(a.first, a.first + a.count)
-    differing = compare_tp.report_generated(lambda seed: generate(a.kind, seed), seeds, a.tp_bin)
-    print(f"{differing} of {a.count} traces differ")
-    return 0
+    return compare_tp.generator_main(ap, lambda a: lambda seed: generate(a.kind, seed))
 
 
 if __name__ == "__main__":

@@ -24,12 +24,9 @@ from __future__ import annotations
 
 import argparse
 import random
-import sys
-from pathlib import Path
 
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-REPO = Path(__file__).resolve().parents[1]
 TE = pb.TrackEvent
 
 
@@ -265,19 +262,13 @@ def main() -> int:
                     help="random callstack traces (gen_callstacks) instead")
     ap.add_argument("--realistic", action="store_true",
                     help="traces shaped as SDK producers write them (gen_realistic) instead")
-    ap.add_argument("--first", type=int, default=0)
-    ap.add_argument("--count", type=int, default=50)
-    ap.add_argument("--tp-bin", default=str(REPO.parent / "shared" / "bin" / "trace_processor_shell"))
-    a = ap.parse_args()
-    sys.path.insert(0, str(REPO / "pyanalysis"))
-    sys.path.insert(0, str(REPO / "tools"))
     import compare_tp
 
-    make = gen_callstacks if a.callstacks else gen_realistic if a.realistic else gen
-    seeds = range(a.first, a.first + a.count)
-    differing = compare_tp.report_generated(lambda seed: make(random.Random(seed)), seeds, a.tp_bin)
-    print(f"{differing} of {a.count} traces differ")
-    return 0
+    def maker(a: argparse.Namespace):
+        make = gen_callstacks if a.callstacks else gen_realistic if a.realistic else gen
+        return lambda seed: make(random.Random(seed))
+
+    return compare_tp.generator_main(ap, maker)
 
 
 if __name__ == "__main__":
