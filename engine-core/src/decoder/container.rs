@@ -557,3 +557,71 @@ fn inflate_ctrace(data: &[u8], name: &str, out: &mut Unwrapped<'_>) -> Result<Ve
         .push("compressed atrace stream is truncated; imported its intact prefix".into());
     Ok(inner)
 }
+
+/// A `TracePacket.compressed_packets` payload inflated whole, as
+/// trace_processor's tokenizer does (v58.2 util/decompressor.cc,
+/// `DecompressToBuffer` in single-frame mode with zlib's `32 + MAX_WBITS`:
+/// a zlib or a gzip stream, its check verified). None when the stream is
+/// corrupt, truncated or followed by more bytes: trace_processor then stops
+/// the import ("Failed to decompress compressed_packets").
+pub fn inflate_packets(d: &[u8]) -> Option<Vec<u8>> {
+    let gzip = d.starts_with(GZIP_MAGIC);
+    let start = if gzip { gzip_header(d).ok()? } else { 0 };
+    let mut z = Decompress::new(!gzip);
+    let mut out = Vec::with_capacity(d.len().saturating_mul(4).clamp(4096, 1 << 30));
+    loop {
+        if out.capacity() - out.len() < 1 << 15 {
+            out.reserve((out.len() / 2).max(1 << 16));
+        }
+        let consumed = start + z.total_in() as usize;
+        let before = out.len();
+        match z.decompress_vec(&d[consumed..], &mut out, FlushDecompress::None) {
+            Ok(Status::StreamEnd) => break,
+            Ok(_) if start + z.total_in() as usize == consumed && out.len() == before => {
+                return None
+            }
+            Ok(_) => {}
+            Err(_) => return None,
+        }
+    }
+    let mut end = start + z.total_in() as usize;
+    if gzip {
+        // the trailer: CRC32 and ISIZE of the data
+        let mut crc = Crc::new();
+        crc.update(&out);
+        let trailer = d.get(end..end + 8)?;
+        let word = |i: usize| u32::from_le_bytes(trailer[i..i + 4].try_into().unwrap());
+        if word(0) != crc.sum() || word(4) != crc.amount() {
+            return None;
+        }
+        end += 8;
+    }
+    (end == d.len()).then_some(out)
+}
+
+/// The TracePackets of an inflated `compressed_packets` payload (a `Trace`
+/// message), split as trace_processor's tokenizer splits them: only field 1
+/// (tag `0x0a`), while more than two bytes are left. Err: the bytes where
+/// the split stopped are not a packet (trace_processor stops the import
+/// there); the packets before them are returned with it.
+pub fn split_compressed_packets(d: &[u8]) -> (Vec<&[u8]>, bool) {
+    let mut out = Vec::new();
+    let mut pos = 0usize;
+    while d.len() - pos > 2 {
+        if d[pos] != 0x0a {
+            return (out, false);
+        }
+        let mut p = pos + 1;
+        let Ok(len) = super::wire::read_varint(d, &mut p) else {
+            return (out, false);
+        };
+        match usize::try_from(len).ok().and_then(|l| p.checked_add(l)) {
+            Some(end) if end <= d.len() => {
+                out.push(&d[p..end]);
+                pos = end;
+            }
+            _ => return (out, false),
+        }
+    }
+    (out, true)
+}

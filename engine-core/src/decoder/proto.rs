@@ -170,6 +170,24 @@ pub fn split_packets(data: &[u8]) -> (Vec<&[u8]>, bool) {
     (out, pos > n)
 }
 
+/// TracePacket.compressed_packets: a deflated `Trace` of packets.
+const COMPRESSED_PACKETS_FIELD: u32 = 50;
+
+/// The `compressed_packets` payload of a packet that has one (the last,
+/// as protozero keeps a singular field's last occurrence; the fields after
+/// a malformed one are not seen).
+fn compressed_payload(raw: &[u8]) -> Option<&[u8]> {
+    let mut payload = None;
+    for field in Fields::new(raw) {
+        match field {
+            Ok((COMPRESSED_PACKETS_FIELD, Value::Bytes(b))) => payload = Some(b),
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    payload
+}
+
 pub struct ProtoDecoder<'s> {
     pub sink: &'s mut Sink,
     max_ts: i64,
@@ -334,9 +352,13 @@ impl<'s> ProtoDecoder<'s> {
     /// Decodes every packet; returns the number that parsed.
     pub fn decode(&mut self, data: &[u8]) -> i64 {
         let (packets, truncated) = split_packets(data);
+        let mut decoded = packets.len() as i64;
         for raw in &packets {
             let offset = raw.as_ptr() as usize - data.as_ptr() as usize;
-            self.decode_packet(raw, offset, false);
+            match compressed_payload(raw) {
+                None => self.decode_packet(raw, offset, false),
+                Some(payload) => decoded += self.decode_compressed(payload, offset) - 1,
+            }
         }
         // the packets deferred for their clock, now that every snapshot
         // is known (OnPushDataToSorter): converted, else dropped
@@ -394,7 +416,29 @@ impl<'s> ProtoDecoder<'s> {
                 .stats
                 .add("artscope_corrupt_packets", self.bad_packets, None);
         }
-        packets.len() as i64 - self.bad_packets
+        decoded - self.bad_packets
+    }
+
+    /// The packets of a `compressed_packets` payload (the outer packet's
+    /// other fields are ignored, as trace_processor's tokenizer ignores
+    /// them), each decoded as a packet of the file at the outer one's
+    /// offset; returns how many there were. A payload that does not inflate
+    /// whole, or whose bytes stop being packets, is a corrupt packet: what
+    /// split before the damage is kept (trace_processor stops the whole
+    /// import there: "Failed to decompress compressed_packets").
+    fn decode_compressed(&mut self, payload: &[u8], offset: usize) -> i64 {
+        let Some(inflated) = super::container::inflate_packets(payload) else {
+            self.bad_packets += 1;
+            return 1;
+        };
+        let (inner, whole) = super::container::split_compressed_packets(&inflated);
+        for raw in &inner {
+            self.decode_packet(raw, offset, false);
+        }
+        if !whole {
+            self.bad_packets += 1;
+        }
+        inner.len() as i64 + i64::from(!whole)
     }
 
     /// One packet at `offset` (`retry`: deferred for its clock). A packet
