@@ -12,6 +12,8 @@ engines (tools/compare_tp.py):
 
 * `--kind ftrace` (`gen_ftrace`): three bundles on cpus 0-1 of events of four
   kinds drawn from every FtraceEvent kind, by a few pids;
+* `--kind perf_sample` (`gen_perf`): perf samples of two sequences with
+  random defaults, interned callstacks and some fields left out;
 * any other kind (`gen_packets`): four packets of that TracePacket field
   (sys_stats, process_stats, process_tree, cpu_info, power_rails, battery,
   android_log, ...).
@@ -123,9 +125,49 @@ def gen_packets(rng: random.Random, kind: str, packets: int = 4) -> bytes:
     return t.SerializeToString()
 
 
+def gen_perf(rng: random.Random, samples: int = 20) -> bytes:
+    """Two sequences of perf samples: each starts with cleared state, random
+    PerfSampleDefaults (or none) and interned callstacks 1-3 over frames
+    1-3 of mapping 1; each sample keeps each of its random fields with
+    probability 1/2 (lost records and producer events, which make a sample
+    no row, 0.15), its pid / tid / cpu / callstack iid small."""
+    t = _trace_with_system_info()
+    for seq in (1, 2):
+        p = t.packet.add(timestamp=500 + seq, trusted_packet_sequence_id=seq)
+        p.sequence_flags = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
+        if rng.random() < 0.7:
+            fill(p.trace_packet_defaults.perf_sample_defaults, rng, depth=1)
+        d = p.interned_data
+        d.mapping_paths.add(iid=1, str=b"libart.so")
+        d.mappings.add(iid=1, start=0x1000, end=0x2000, path_string_ids=[1])
+        for i in (1, 2, 3):
+            d.function_names.add(iid=i, str=f"f{i}".encode())
+            d.frames.add(iid=i, function_name_id=i, mapping_id=1, rel_pc=16 * i)
+            d.callstacks.add(iid=i, frame_ids=rng.sample([1, 2, 3], rng.randint(1, 3)))
+    for i in range(samples):
+        seq = rng.choice((1, 2))
+        p = t.packet.add(timestamp=1000 + 10 * i, trusted_packet_sequence_id=seq)
+        p.sequence_flags = pb.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE
+        full = pb.PerfSample()
+        fill(full, rng, depth=1)
+        full.cpu, full.pid, full.tid = rng.randint(0, 2), rng.choice((10, 20)), rng.randint(10, 12)
+        full.callstack_iid = rng.randint(0, 4)
+        for f in pb.PerfSample.DESCRIPTOR.fields:
+            rare = f.name in ("kernel_records_lost", "producer_event")
+            if rng.random() < (0.85 if rare else 0.5):
+                full.ClearField(f.name)
+        p.perf_sample.CopyFrom(full)
+        p.perf_sample.SetInParent()
+    return t.SerializeToString()
+
+
+GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf}
+
+
 def generate(kind: str, seed: int) -> bytes:
     rng = random.Random(seed)
-    return gen_ftrace(rng) if kind == "ftrace" else gen_packets(rng, kind)
+    special = GENERATORS.get(kind)
+    return special(rng) if special else gen_packets(rng, kind)
 
 
 def main() -> int:

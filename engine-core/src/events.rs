@@ -436,6 +436,8 @@ pub enum PacketData {
     },
     /// TrackEvent, TrackDescriptor, ThreadDescriptor, ProcessDescriptor.
     TrackEvent(crate::decoder::track_event::TrackEventPacket),
+    /// A PerfSample (traced_perf).
+    PerfSample(Box<crate::decoder::perf_sample::PerfSampleEv>),
 }
 
 #[derive(Debug, Clone)]

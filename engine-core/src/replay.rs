@@ -130,6 +130,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         raw.reserve(sink.switches.len());
     }
     let mut frames = FrameTimelineTracker::default();
+    let mut perf = crate::trackers::perf_sample::PerfSampleTracker::default();
     let mut slots = AsyncSlots::default();
     let mut drm = DrmTracker::default();
     let mut binder = BinderTracker::default();
@@ -412,6 +413,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             crate::trackers::import_logs::aflags_error(&mut ctx, p.ts, msg)
                         }
                         PacketData::TrackEvent(te) => track_events.packet(&mut ctx, p.ts, te),
+                        PacketData::PerfSample(s) => {
+                            perf.sample(&mut ctx, p.ts, s, track_events.profiles())
+                        }
                     }
                 }
             }

@@ -11,6 +11,7 @@ use crate::replay::Imported;
 use crate::trackers::raw::FlagsColumn;
 use crate::trackers::raw::RawTable;
 use crate::trackers::sched::{SchedTable, ThreadStateTable, NO_STATE};
+use crate::trackers::stack_profile::SampleSource;
 use crate::trackers::tracks::Args;
 use crate::trackers::CpuSet;
 
@@ -426,14 +427,26 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
-            "cpu_profile_stack_sample",
+            // trace_processor's __intrinsic_profiler_sample, its contexts
+            // inlined: the rows of `cpu_profile_stack_sample` (source
+            // 'chrome') and `perf_sample` ('linux.perf'), ids shared
+            "__artscope_profiler_sample",
             vec![
                 c("id", I),
                 c("ts", I),
+                c("source", T),
                 c("callsite_id", I),
                 c("utid", I),
                 c("process_priority", I),
+                c("cpu", I),
+                c("cpu_mode", T),
+                c("unwind_error", T),
+                c("perf_session_id", I),
             ],
+        ),
+        (
+            "perf_session",
+            vec![c("id", I), c("perf_session_id", I), c("cmdline", T)],
         ),
         (
             "__intrinsic_android_cpu_per_uid_track",
@@ -450,7 +463,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 19] = [
+pub const VIEWS: [(&str, &str); 22] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -460,6 +473,12 @@ pub const VIEWS: [(&str, &str); 19] = [
     ("cpu_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, _cpu AS cpu FROM __track WHERE event_type = 'counter' AND _cpu IS NOT NULL"),
     ("process_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, _upid AS upid FROM __track WHERE event_type = 'counter' AND _upid IS NOT NULL"),
     ("thread_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, _utid AS utid FROM __track WHERE event_type = 'counter' AND _utid IS NOT NULL"),
+    // (args read by subqueries, not extract_arg: the views also run in
+    // `to_sqlite`'s plain database)
+    ("perf_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, (SELECT int_value FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id AND a.key = 'perf_session_id') AS perf_session_id, (SELECT int_value FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id AND a.key = 'cpu') AS cpu, (SELECT int_value FROM args a WHERE a.arg_set_id = t.source_arg_set_id AND a.key = 'is_timebase') AS is_timebase FROM __track t WHERE event_type = 'counter' AND type IN ('perf_cpu_counter', 'perf_global_counter')"),
+    // Chrome's streaming CPU profile samples and traced_perf's samples
+    ("cpu_profile_stack_sample", "SELECT id, ts, callsite_id, utid, process_priority FROM __artscope_profiler_sample WHERE source = 'chrome'"),
+    ("perf_sample", "SELECT id, ts, utid, cpu, COALESCE(cpu_mode, 'unknown') AS cpu_mode, callsite_id, unwind_error, perf_session_id FROM __artscope_profiler_sample WHERE source = 'linux.perf'"),
     ("raw", "SELECT * FROM ftrace_event"),
     // the legacy alias of `counter` with its track's name and unit (stdlib prelude)
     ("counters", "SELECT v.*, t.name, t.unit FROM counter AS v JOIN counter_track AS t ON v.track_id = t.id ORDER BY ts"),
@@ -1042,15 +1061,38 @@ pub fn fill<'v>(
                 ])?;
             }
         }
-        "cpu_profile_stack_sample" => {
+        "__artscope_profiler_sample" => {
             for (i, r) in ctx.stack_profile.samples.iter().enumerate() {
+                let (source, priority, perf) = match r.source {
+                    SampleSource::Chrome { process_priority } => ("chrome", process_priority, None),
+                    SampleSource::Perf {
+                        cpu,
+                        cpu_mode,
+                        unwind_error,
+                        session,
+                    } => (
+                        "linux.perf",
+                        0,
+                        Some((cpu, cpu_mode, unwind_error, session)),
+                    ),
+                };
                 ins.row(&[
                     V::Int(i as i64),
                     V::Int(r.ts),
-                    V::Int(r.callsite as i64),
+                    V::Text(source),
+                    ou32(r.callsite),
                     V::Int(r.utid as i64),
-                    V::Int(r.process_priority),
+                    V::Int(priority),
+                    ou32(perf.and_then(|p| p.0)),
+                    ot(perf.and_then(|p| p.1)),
+                    ot(perf.and_then(|p| p.2)),
+                    ou32(perf.map(|p| p.3)),
                 ])?;
+            }
+        }
+        "perf_session" => {
+            for i in 0..ctx.stack_profile.perf_sessions as i64 {
+                ins.row(&[V::Int(i), V::Int(i), V::Null])?;
             }
         }
         "__intrinsic_state" => {

@@ -5,6 +5,7 @@ pub mod clocks;
 pub mod container;
 pub mod ftrace_schema;
 pub mod packets_misc;
+pub mod perf_sample;
 pub mod power;
 pub mod proto;
 pub mod stack_profile;

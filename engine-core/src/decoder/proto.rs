@@ -749,6 +749,18 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.push_packet(ts, data);
                 Ok(())
             }
+            Some(66) => {
+                let seq = self.seq_id;
+                let te = &mut self.track_events;
+                let mut sample = super::perf_sample::perf_sample(&parts.concat(), |iid| {
+                    te.callstack_ref(seq, iid)
+                })?;
+                sample.seq_id = seq;
+                sample.defaults = te.perf_sample_defaults(seq);
+                self.sink
+                    .push_packet(ts, PacketData::PerfSample(Box::new(sample)));
+                Ok(())
+            }
             Some(2) => self.process_tree(ts, &parts),
             Some(9) => self.process_stats(ts, &parts),
             Some(7) => self.sys_stats(ts, &parts),

@@ -470,6 +470,9 @@ struct Interned {
 #[derive(Default, Clone)]
 struct Defaults {
     clock_id: Option<u32>,
+    /// PerfSampleDefaults (field 12), read where a perf sample stream is
+    /// first met (trackers::perf_sample)
+    perf_sample: Option<Arc<[u8]>>,
     track_uuid: Option<u64>,
     extra_counter_uuids: Vec<u64>,
     extra_double_counter_uuids: Vec<u64>,
@@ -627,6 +630,7 @@ impl Tokenizer {
         for f in Fields::new(b) {
             match f? {
                 (58, Value::Varint(x)) => d.clock_id = Some(x as u32),
+                (12, Value::Bytes(b)) => d.perf_sample = Some(Arc::from(b)),
                 (11, Value::Bytes(te)) => {
                     for g in Fields::new(te) {
                         match g? {
@@ -642,6 +646,25 @@ impl Tokenizer {
         }
         self.seq(seq_id).defaults = Some(d);
         Ok(())
+    }
+
+    /// The sequence's PerfSampleDefaults (TracePacketDefaults field 12).
+    pub fn perf_sample_defaults(&self, seq_id: u32) -> Option<Arc<[u8]>> {
+        self.seqs
+            .get(&seq_id)?
+            .defaults
+            .as_ref()?
+            .perf_sample
+            .clone()
+    }
+
+    /// A callstack `iid` of the sequence's current interned data.
+    pub fn callstack_ref(&mut self, seq_id: u32, iid: u64) -> CallstackRef {
+        CallstackRef {
+            incremental_state: self.incremental_state(seq_id),
+            stack_state: self.stack_state(seq_id),
+            iid,
+        }
     }
 
     /// The sequence's default timestamp clock (TracePacketDefaults).

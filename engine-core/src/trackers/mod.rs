@@ -27,6 +27,7 @@ pub mod logs;
 pub mod mali;
 pub mod memory;
 pub mod net;
+pub mod perf_sample;
 pub mod pkvm;
 pub mod power;
 pub mod process;

@@ -64,12 +64,26 @@ pub struct TrackEventCallstackRow {
     pub weight: Option<f64>,
 }
 
-/// A `cpu_profile_stack_sample` row.
+/// A profiler sample (trace_processor's `__intrinsic_profiler_sample`):
+/// a `cpu_profile_stack_sample` or a `perf_sample` row, ids shared.
 pub struct SampleRow {
     pub ts: i64,
-    pub callsite: u32,
+    pub callsite: Option<u32>,
     pub utid: u32,
-    pub process_priority: i64,
+    pub source: SampleSource,
+}
+
+pub enum SampleSource {
+    /// Chrome's StreamingProfilePacket
+    Chrome { process_priority: i64 },
+    /// traced_perf's PerfSample (trackers::perf_sample)
+    Perf {
+        cpu: Option<u32>,
+        /// None: MODE_UNKNOWN
+        cpu_mode: Option<&'static str>,
+        unwind_error: Option<&'static str>,
+        session: u32,
+    },
 }
 
 /// The identity of a mapping trace_processor interns (CreateMappingParams).
@@ -86,6 +100,9 @@ pub struct StackProfile {
     pub callsites: Vec<CallsiteRow>,
     pub track_event_callstacks: Vec<TrackEventCallstackRow>,
     pub samples: Vec<SampleRow>,
+    /// `perf_session` rows (trackers::perf_sample; their cmdline is NULL
+    /// in a protobuf trace)
+    pub perf_sessions: u32,
     /// per mapping: its frames by (rel_pc, name)
     frames_by_pc: HashMap<(u32, u64, Name), u32>,
     /// per dummy mapping: its frames by (name, source file, line)

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use super::compressor::{lane_dims, Nesting, TrackCompressor};
 use super::process::{PNAME_TRACK_DESCRIPTOR, PRIO_TRACK_DESCRIPTOR};
 use super::slices::ThreadTimes;
-use super::stack_profile::{SampleRow, TrackEventCallstackRow};
+use super::stack_profile::{SampleRow, SampleSource, TrackEventCallstackRow};
 use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
 use crate::decoder::stack_profile::{CallstackDesc, ProfileInterned};
@@ -211,6 +211,12 @@ impl TrackEventTracker {
         }
     }
 
+    /// Each incremental state's interned profiling data (perf samples
+    /// resolve their callstacks in it too).
+    pub fn profiles(&self) -> &[ProfileInterned] {
+        &self.profiles
+    }
+
     /// ProfileModule::ParseStreamingProfileSample: a cpu_profile_stack_sample
     /// row on the sequence's thread, else a parser log.
     fn profile_sample(&self, c: &mut Ctx, ts: i64, s: &ProfileSample) {
@@ -226,9 +232,11 @@ impl TrackEventTracker {
         {
             Some(callsite) => c.stack_profile.samples.push(SampleRow {
                 ts,
-                callsite,
+                callsite: Some(callsite),
                 utid,
-                process_priority: s.process_priority,
+                source: SampleSource::Chrome {
+                    process_priority: s.process_priority,
+                },
             }),
             None => {
                 let iid = Some(ArgVal::Uint(s.callstack.iid));

@@ -7,7 +7,7 @@ Two cases (issue 18):
   (:func:`query_error`, raised by ``EmbeddedEngine.query`` as a
   :class:`~artscope.errors.QueryError`; the CLI prints it as one line, exit 2);
 * a trace holding packets of a kind the importer skips (GPU, heap
-  profiles, perf samples, ...) gets one ``stats`` row per skipped kind,
+  profiles, ...) gets one ``stats`` row per skipped kind,
   ``artscope_skipped_<TracePacket field>`` (severity info, value = packets;
   engine-core/src/decoder/proto.rs counts them), and track events with a
   part not imported are counted in ``artscope_skipped_track_event_fields``; the
@@ -42,7 +42,6 @@ WOULD_FILL: dict[str, str] = {
     "profile_packet": "heap_profile_allocation, stack_profile_frame, stack_profile_callsite",
     "streaming_allocation": "heap_profile_allocation",
     "streaming_free": "heap_profile_allocation",
-    "perf_sample": "perf_sample, stack_profile_callsite, stack_profile_frame",
     "stack_sample": "instruments_sample / cpu_profile_stack_sample",
     "module_symbols": "stack_profile_symbol",
     "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
