@@ -25,7 +25,7 @@ def freq_engine(fixtures_dir):
 
 
 @pytest.mark.parametrize("sql, kind, name", [
-    ("SELECT * FROM heap_profile_allocation", "table", "heap_profile_allocation"),
+    ("SELECT * FROM heap_graph_object", "table", "heap_graph_object"),
     ("SELECT track_group_id FROM track", "column", "track_group_id"),
     ("SELECT t.track_group_id FROM track t", "column", "t.track_group_id"),
     ("SELECT spans_overlapping_dur(1, 2)", "function", "spans_overlapping_dur"),

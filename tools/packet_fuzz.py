@@ -14,6 +14,8 @@ engines (tools/compare_tp.py):
   kinds drawn from every FtraceEvent kind, by a few pids;
 * `--kind perf_sample` (`gen_perf`): perf samples of two sequences with
   random defaults, interned callstacks and some fields left out;
+* `--kind profile_packet` (`gen_heapprofd`): heapprofd dumps on one
+  sequence, its interning partly broken on purpose;
 * any other kind (`gen_packets`): four packets of that TracePacket field
   (sys_stats, process_stats, process_tree, cpu_info, power_rails, battery,
   android_log, ...).
@@ -161,7 +163,86 @@ def gen_perf(rng: random.Random, samples: int = 20) -> bytes:
     return t.SerializeToString()
 
 
-GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf}
+def gen_heapprofd(rng: random.Random, packets: int = 8) -> bytes:
+    """heapprofd's ProfilePackets on one sequence (cleared at the start,
+    sometimes again): a clock snapshot relating MONOTONIC_COARSE to
+    BOOTTIME, then packets whose index sometimes skips, that are sometimes
+    `continued`, with strings 1-6, mappings 1-2 (build ids and paths among
+    them, sometimes an unknown one), frames 1-4 (sometimes an unknown
+    mapping or name), callstacks 1-4 over frames 1-5, and dumps of pids 10
+    / 20 on a few heaps whose counts mostly grow (sometimes shrink, a
+    malformed dump), some at their max, with random flags; then module
+    symbols for modules that may be among the mappings."""
+    t = _trace_with_system_info()
+    t.packet.add(timestamp=1).clock_snapshot.clocks.extend(
+        [pb.ClockSnapshot.Clock(clock_id=6, timestamp=0),
+         pb.ClockSnapshot.Clock(clock_id=4, timestamp=100)])
+    index, counts = 0, {}
+    for i in range(packets):
+        p = t.packet.add(timestamp=200 + 10 * i, trusted_packet_sequence_id=7)
+        if i == 0 or rng.random() < 0.1:
+            p.incremental_state_cleared = True
+            index = 0
+        pp = p.profile_packet
+        pp.index = index if rng.random() < 0.9 else index + 1
+        index = pp.index + 1
+        pp.continued = rng.random() < 0.3
+        for iid in range(1, 7):
+            if rng.random() < 0.9:
+                pp.strings.add(iid=iid, str=rng.choice(WORDS).encode())
+        for iid in (1, 2):
+            pp.mappings.add(iid=iid, build_id=rng.choice([1, 2, 2, 2, 9]),
+                            path_string_ids=rng.sample(range(1, 8), rng.randint(1, 2)),
+                            start=0x1000 * iid, end=0x1000 * iid + 0x800)
+        for iid in range(1, 5):
+            pp.frames.add(iid=iid, function_name_id=rng.choice([1, 2, 3, 4, 5, 6, 7]),
+                          mapping_id=rng.choice([1, 2, 2, 1, 3]), rel_pc=rng.choice([16, 32, 48]))
+        for iid in range(1, 5):
+            frames = [rng.choice([1, 2, 3, 4, 1, 2, 3, 4, 5]) for _ in range(rng.randint(1, 3))]
+            pp.callstacks.add(iid=iid, frame_ids=frames)
+        for _ in range(rng.randint(1, 2)):
+            pid = rng.choice((10, 20))
+            d = pp.process_dumps.add(pid=pid, timestamp=150 + 10 * i,
+                                     heap_name=rng.choice(["", "libc.malloc", "com.android.art"]))
+            if rng.random() < 0.5:
+                d.start_timestamp = 120 + 10 * i
+            for flag in ("disconnected", "buffer_corrupted", "buffer_overran",
+                         "rejected_concurrent", "hit_guardrail"):
+                setattr(d, flag, rng.random() < 0.2)
+            d.client_error = rng.choice([0, 0, 1, 2])
+            d.sampling_interval_bytes = 4096
+            d.orig_sampling_interval_bytes = rng.choice([0, 4096, 1024])
+            d.stats.total_unwinding_time_us = rng.randint(0, 9)
+            d.stats.heap_samples = rng.randint(0, 9)
+            d.stats.client_spinlock_blocked_us = rng.randint(0, 9)
+            for cs in rng.sample(range(1, 6), rng.randint(1, 3)):
+                key = (pid, d.heap_name, cs)
+                a, f = counts.get(key, (0, 0))
+                a, f = a + rng.randint(-1, 5), f + rng.randint(-1, 5)
+                counts[key] = (a, f)
+                sample = d.samples.add(callstack_id=cs)
+                if rng.random() < 0.2:
+                    sample.self_max, sample.self_max_count = max(a, 0) * 8, max(a, 0)
+                else:
+                    sample.self_allocated, sample.alloc_count = max(a, 0) * 8, max(a, 0)
+                    sample.self_freed, sample.free_count = max(f, 0) * 8, max(f, 0)
+    for _ in range(rng.randint(0, 3)):
+        # symbols for a module that may be one of the mappings
+        m = t.packet.add(timestamp=300 + 10 * packets).module_symbols
+        m.path = "/" + rng.choice(WORDS)
+        m.build_id = rng.choice(WORDS + [""]).encode()
+        for address in rng.sample([16, 32, 48, 64], rng.randint(1, 3)):
+            a = m.address_symbols.add(address=address)
+            for _ in range(rng.randint(0, 2)):
+                line = a.lines.add(function_name=rng.choice(WORDS))
+                if rng.random() < 0.7:
+                    line.source_file_name = rng.choice(WORDS + [""])
+                if rng.random() < 0.7:
+                    line.line_number = rng.randint(1, 99)
+    return t.SerializeToString()
+
+
+GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf, "profile_packet": gen_heapprofd}
 
 
 def generate(kind: str, seed: int) -> bytes:

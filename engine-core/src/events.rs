@@ -438,6 +438,10 @@ pub enum PacketData {
     TrackEvent(crate::decoder::track_event::TrackEventPacket),
     /// A PerfSample (traced_perf).
     PerfSample(Box<crate::decoder::perf_sample::PerfSampleEv>),
+    /// A ProfilePacket (heapprofd's allocation dumps).
+    ProfilePacket(Box<crate::decoder::profile_packet::ProfilePacketEv>),
+    /// ModuleSymbols (offline symbolization of profiles' frames).
+    ModuleSymbols(Box<crate::decoder::stack_profile::ModuleSymbols>),
 }
 
 #[derive(Debug, Clone)]

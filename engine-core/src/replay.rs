@@ -70,6 +70,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         flow_args: Default::default(),
         state_rows: Default::default(),
         stack_profile: Default::default(),
+        heap_profiles: Default::default(),
         logs: Default::default(),
         import_logs: Vec::new(),
         machine: sink
@@ -415,6 +416,14 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         PacketData::TrackEvent(te) => track_events.packet(&mut ctx, p.ts, te),
                         PacketData::PerfSample(s) => {
                             perf.sample(&mut ctx, p.ts, s, track_events.profiles())
+                        }
+                        PacketData::ModuleSymbols(m) => {
+                            ctx.stack_profile.module_symbols(m, &mut ctx.stats)
+                        }
+                        PacketData::ProfilePacket(pp) => {
+                            let mut heaps = std::mem::take(&mut ctx.heap_profiles);
+                            heaps.packet(&mut ctx, p.ts, pp, track_events.profiles());
+                            ctx.heap_profiles = heaps;
                         }
                     }
                 }

@@ -445,6 +445,29 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
+            "heap_profile_allocation",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("upid", I),
+                c("heap_name", T),
+                c("callsite_id", I),
+                c("count", I),
+                c("size", I),
+            ],
+        ),
+        (
+            "heap_profile",
+            vec![
+                c("id", I),
+                c("ts", I),
+                c("ts_end", I),
+                c("dur", I),
+                c("upid", I),
+                c("heap_name", T),
+            ],
+        ),
+        (
             "perf_session",
             vec![c("id", I), c("perf_session_id", I), c("cmdline", T)],
         ),
@@ -1041,7 +1064,7 @@ pub fn fill<'v>(
             for (i, sym) in ctx.stack_profile.symbols.iter().enumerate() {
                 ins.row(&[
                     V::Int(i as i64),
-                    V::Int(i as i64),
+                    V::Int(sym.symbol_set_id as i64),
                     ot(sym.name.as_deref()),
                     ot(sym.source_file.as_deref()),
                     ou32(sym.line_number),
@@ -1087,6 +1110,31 @@ pub fn fill<'v>(
                     ot(perf.and_then(|p| p.1)),
                     ot(perf.and_then(|p| p.2)),
                     ou32(perf.map(|p| p.3)),
+                ])?;
+            }
+        }
+        "heap_profile_allocation" => {
+            for (i, r) in ctx.heap_profiles.allocations.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(r.ts),
+                    V::Int(r.upid as i64),
+                    V::Text(&r.heap_name),
+                    V::Int(r.callsite as i64),
+                    V::Int(r.count),
+                    V::Int(r.size),
+                ])?;
+            }
+        }
+        "heap_profile" => {
+            for (i, r) in ctx.heap_profiles.profiles.iter().enumerate() {
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(r.ts),
+                    V::Int(r.ts_end),
+                    V::Int(r.ts_end - r.ts),
+                    V::Int(r.upid as i64),
+                    ot(r.heap_name.as_deref()),
                 ])?;
             }
         }
@@ -1344,14 +1392,21 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     if let (Some(lo), Some(hi)) = (samples.clone().min(), samples.max()) {
         extend(lo, hi);
     }
+    // heapprofd's allocations (not their heap_profile windows)
+    let allocations = imp.ctx.heap_profiles.allocations.iter().map(|r| r.ts);
+    if let (Some(lo), Some(hi)) = (allocations.clone().min(), allocations.max()) {
+        extend(lo, hi);
+    }
     let st = &imp.ctx.state_rows;
     for (t, d) in st.ts.iter().zip(&st.dur) {
         extend(*t, t + (*d).max(0));
     }
     // no timestamped data: (0, 0), as trace_processor
-    let Some((lo, mut hi)) = b else {
+    let Some((lo, hi)) = b else {
         return (0, 0);
     };
+    // (trace_processor's end starts at 0: data all before 0 ends there)
+    let mut hi = hi.max(0);
     if lo == hi {
         hi = lo + 1;
     }

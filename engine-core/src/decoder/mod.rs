@@ -7,6 +7,7 @@ pub mod ftrace_schema;
 pub mod packets_misc;
 pub mod perf_sample;
 pub mod power;
+pub mod profile_packet;
 pub mod proto;
 pub mod stack_profile;
 pub mod systrace;

@@ -366,6 +366,7 @@ impl<'s> ProtoDecoder<'s> {
         for (raw, offset) in std::mem::take(&mut self.deferred) {
             self.decode_packet(&raw, offset, true);
         }
+        self.convert_profile_dump_times();
         self.sink.cpu_per_uid_totals = self.cpu_per_uid.totals();
         if truncated {
             self.sink.partial = true;
@@ -417,6 +418,45 @@ impl<'s> ProtoDecoder<'s> {
                 .add("artscope_corrupt_packets", self.bad_packets, None);
         }
         decoded - self.bad_packets
+    }
+
+    /// ProfilePacket dumps' MONOTONIC_COARSE times in trace time, now that
+    /// every clock snapshot is known (None where no snapshot relates the
+    /// clocks: the dump is skipped, as ParseProfilePacket skips it).
+    fn convert_profile_dump_times(&mut self) {
+        let trace_clock = self
+            .sink
+            .metadata
+            .get_int("trace_time_clock_id")
+            .unwrap_or(6) as u32;
+        let coarse = super::profile_packet::MONOTONIC_COARSE;
+        let mut failures = Vec::new();
+        for p in &mut self.sink.packets {
+            let PacketData::ProfilePacket(pp) = &mut p.data else {
+                continue;
+            };
+            for d in &mut pp.dumps {
+                // (parsed from the sorted packets: a conversion there makes
+                // the TRACE_FILE snapshot only if the file has none)
+                self.sink.parse_clock_conversion = true;
+                let mut convert = |t: i64| {
+                    let got = self.clocks.to_trace_clock(0, coarse, t, trace_clock);
+                    if got.is_none() {
+                        failures.push(t);
+                    }
+                    got
+                };
+                d.timestamp = d.timestamp.and_then(&mut convert);
+                // the window's start only for a dump whose end converted
+                d.start_timestamp = match d.timestamp {
+                    Some(_) => d.start_timestamp.and_then(&mut convert),
+                    None => None,
+                };
+            }
+        }
+        for t in failures {
+            self.clock_failure(coarse, t);
+        }
     }
 
     /// The packets of a `compressed_packets` payload (the outer packet's
@@ -759,6 +799,21 @@ impl<'s> ProtoDecoder<'s> {
                 sample.defaults = te.perf_sample_defaults(seq);
                 self.sink
                     .push_packet(ts, PacketData::PerfSample(Box::new(sample)));
+                Ok(())
+            }
+            Some(37) => {
+                let seq = self.seq_id;
+                let mut p = super::profile_packet::profile_packet(&parts.concat())?;
+                p.stack_state = self.track_events.stack_state_of(seq);
+                p.incremental_state = self.track_events.incremental_state_of(seq);
+                self.sink
+                    .push_packet(ts, PacketData::ProfilePacket(Box::new(p)));
+                Ok(())
+            }
+            Some(61) => {
+                let m = super::stack_profile::ModuleSymbols::parse(&parts.concat())?;
+                self.sink
+                    .push_packet(ts, PacketData::ModuleSymbols(Box::new(m)));
                 Ok(())
             }
             Some(2) => self.process_tree(ts, &parts),

@@ -24,15 +24,37 @@ pub type StatList = Vec<&'static str>;
 const TOKENIZER_ERRORS: &str = "interned_data_tokenizer_errors";
 const INVALID_STRING: &str = "stackprofile_invalid_string_id";
 
+/// A Mapping message as given (its strings are ids).
 #[derive(Debug, Clone, Default)]
-struct RawMapping {
-    build_id: u64,
-    exact_offset: u64,
-    start_offset: u64,
-    start: u64,
-    end: u64,
-    load_bias: u64,
-    path_string_ids: Vec<u64>,
+pub struct RawMapping {
+    pub build_id: u64,
+    pub exact_offset: u64,
+    pub start_offset: u64,
+    pub start: u64,
+    pub end: u64,
+    pub load_bias: u64,
+    pub path_string_ids: Vec<u64>,
+}
+
+impl RawMapping {
+    /// A Mapping message: its iid (0 when absent) and fields.
+    pub fn parse(m: &[u8]) -> R<(u64, RawMapping)> {
+        let (mut iid, mut r) = (0, RawMapping::default());
+        for f in Fields::new(m) {
+            match f? {
+                (1, Value::Varint(x)) => iid = x,
+                (2, Value::Varint(x)) => r.build_id = x,
+                (8, Value::Varint(x)) => r.exact_offset = x,
+                (3, Value::Varint(x)) => r.start_offset = x,
+                (4, Value::Varint(x)) => r.start = x,
+                (5, Value::Varint(x)) => r.end = x,
+                (6, Value::Varint(x)) => r.load_bias = x,
+                (7, v) => push_varints(v, &mut r.path_string_ids)?,
+                _ => {}
+            }
+        }
+        Ok((iid, r))
+    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -63,8 +85,9 @@ pub struct ProfileInterned {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MappingDesc {
     pub iid: u64,
-    /// the raw build id; empty: none
-    pub build_id: Vec<u8>,
+    /// the raw build id, None without one (Some(empty): a build id string
+    /// that is empty, a different mapping)
+    pub build_id: Option<Vec<u8>>,
     pub exact_offset: u64,
     pub start_offset: u64,
     pub start: u64,
@@ -198,19 +221,7 @@ impl ProfileInterned {
                 self.build_ids.entry(iid).or_insert_with(|| Arc::from(s));
             }
             19 => {
-                let mut r = RawMapping::default();
-                for f in Fields::new(m) {
-                    match f? {
-                        (2, Value::Varint(x)) => r.build_id = x,
-                        (8, Value::Varint(x)) => r.exact_offset = x,
-                        (3, Value::Varint(x)) => r.start_offset = x,
-                        (4, Value::Varint(x)) => r.start = x,
-                        (5, Value::Varint(x)) => r.end = x,
-                        (6, Value::Varint(x)) => r.load_bias = x,
-                        (7, v) => push_varints(v, &mut r.path_string_ids)?,
-                        _ => {}
-                    }
-                }
+                let (_, r) = RawMapping::parse(m)?;
                 self.mappings.entry(iid).or_insert(r);
             }
             6 => {
@@ -282,10 +293,10 @@ impl ProfileInterned {
             name.remove(0);
         }
         let build_id = if m.build_id == 0 {
-            Vec::new()
+            None
         } else {
             match self.build_ids.get(&m.build_id) {
-                Some(b) => b.to_vec(),
+                Some(b) => Some(b.to_vec()),
                 None => {
                     stats.extend([TOKENIZER_ERRORS, INVALID_STRING]);
                     return Err(stats);
@@ -399,6 +410,55 @@ pub fn inline_callstack(b: &[u8]) -> R<Vec<InlineFrame>> {
 /// A build id as stack_profile_mapping shows it (BuildId::ToHex): a
 /// 33-byte one is Chrome's hex module id, kept as it is; others in
 /// lowercase hex.
+/// ModuleSymbols: symbols for the frames of a module's mappings.
+#[derive(Debug, Clone, Default)]
+pub struct ModuleSymbols {
+    pub path: String,
+    /// raw; empty: none
+    pub build_id: Vec<u8>,
+    pub addresses: Vec<(u64, Vec<SymbolLine>)>,
+}
+
+/// A line of an address's symbols: function name, source file, line
+/// number when given.
+pub type SymbolLine = (String, String, Option<u32>);
+
+impl ModuleSymbols {
+    pub fn parse(b: &[u8]) -> R<ModuleSymbols> {
+        let mut m = ModuleSymbols::default();
+        for f in Fields::new(b) {
+            match f? {
+                (1, Value::Bytes(s)) => m.path = text(s),
+                (2, Value::Bytes(s)) => m.build_id = s.to_vec(),
+                (3, Value::Bytes(a)) => {
+                    let (mut address, mut lines) = (0, Vec::new());
+                    for g in Fields::new(a) {
+                        match g? {
+                            (1, Value::Varint(x)) => address = x,
+                            (2, Value::Bytes(l)) => {
+                                let mut line = (String::new(), String::new(), None);
+                                for h in Fields::new(l) {
+                                    match h? {
+                                        (1, Value::Bytes(s)) => line.0 = text(s),
+                                        (2, Value::Bytes(s)) => line.1 = text(s),
+                                        (3, Value::Varint(x)) => line.2 = Some(x as u32),
+                                        _ => {}
+                                    }
+                                }
+                                lines.push(line);
+                            }
+                            _ => {}
+                        }
+                    }
+                    m.addresses.push((address, lines));
+                }
+                _ => {}
+            }
+        }
+        Ok(m)
+    }
+}
+
 pub fn build_id_hex(raw: &[u8]) -> String {
     if raw.len() == 33 {
         return String::from_utf8_lossy(raw).into_owned();

@@ -658,6 +658,16 @@ impl Tokenizer {
             .clone()
     }
 
+    /// The sequence's current incremental state (made on first use).
+    pub fn incremental_state_of(&mut self, seq_id: u32) -> u32 {
+        self.incremental_state(seq_id)
+    }
+
+    /// The sequence's current stack profile state (made on first use).
+    pub fn stack_state_of(&mut self, seq_id: u32) -> u32 {
+        self.stack_state(seq_id)
+    }
+
     /// A callstack `iid` of the sequence's current interned data.
     pub fn callstack_ref(&mut self, seq_id: u32, iid: u64) -> CallstackRef {
         CallstackRef {

@@ -17,6 +17,7 @@ pub mod f2fs;
 pub mod frame_timeline;
 pub mod funcgraph;
 pub mod game_interventions;
+pub mod heap_profile;
 pub mod i2c;
 pub mod import_logs;
 pub mod irq;
@@ -91,6 +92,8 @@ pub struct Ctx {
     /// callstacks (`stack_profile_*`), track events' callstacks and CPU
     /// profile samples
     pub stack_profile: stack_profile::StackProfile,
+    /// heapprofd's dumps (`heap_profile`, `heap_profile_allocation`)
+    pub heap_profiles: heap_profile::HeapProfiles,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
     /// (major, minor) of the traced kernel from utsname (4.4 when unknown,

@@ -12,7 +12,8 @@
 //! Not modelled: JIT caches (no importer here records JIT code ranges).
 
 use crate::decoder::stack_profile::{
-    build_id_hex, CallstackRef, FrameDesc, FrameMapping, InlineFrame, MappingDesc, ProfileInterned,
+    build_id_hex, CallstackRef, FrameDesc, FrameMapping, InlineFrame, MappingDesc, ModuleSymbols,
+    ProfileInterned,
 };
 use crate::events::Stats;
 use rustc_hash::FxHashMap as HashMap;
@@ -41,8 +42,10 @@ pub struct FrameRow {
     pub type_: Option<Arc<str>>,
 }
 
-/// A stack_profile_symbol row (its symbol_set_id is its id).
+/// A stack_profile_symbol row.
 pub struct SymbolRow {
+    /// its set (a frame's symbols: one row per line of its address)
+    pub symbol_set_id: u32,
     pub name: Name,
     pub source_file: Option<Arc<str>>,
     pub line_number: Option<u32>,
@@ -87,7 +90,7 @@ pub enum SampleSource {
 }
 
 /// The identity of a mapping trace_processor interns (CreateMappingParams).
-type MappingKey = (u64, u64, u64, u64, u64, String, Vec<u8>);
+type MappingKey = (u64, u64, u64, u64, u64, String, Option<Vec<u8>>);
 
 /// (stack profile state, upid, iid): the key of a sequence's caches.
 type CacheKey = (u32, Option<u32>, u64);
@@ -105,6 +108,11 @@ pub struct StackProfile {
     pub perf_sessions: u32,
     /// per mapping: its frames by (rel_pc, name)
     frames_by_pc: HashMap<(u32, u64, Name), u32>,
+    /// per mapping: its frames at a rel_pc (VirtualMemoryMapping::
+    /// FindFrameIds: module symbols name them)
+    frames_by_rel_pc: HashMap<(u32, u64), Vec<u32>>,
+    /// the mappings of a name and build id (MappingTracker::FindMappings)
+    by_name_and_build_id: HashMap<(String, Option<Vec<u8>>), Vec<u32>>,
     /// per dummy mapping: its frames by (name, source file, line)
     dummy_frames: HashMap<(u32, InlineFrame), u32>,
     callsite_ids: HashMap<(u32, Option<u32>, u32), u32>,
@@ -121,8 +129,13 @@ pub struct StackProfile {
 
 impl StackProfile {
     fn add_mapping(&mut self, m: &MappingDesc) -> u32 {
+        let id = self.mappings.len() as u32;
+        self.by_name_and_build_id
+            .entry((m.name.clone(), m.build_id.clone()))
+            .or_default()
+            .push(id);
         self.mappings.push(MappingRow {
-            build_id: build_id_hex(&m.build_id),
+            build_id: build_id_hex(m.build_id.as_deref().unwrap_or_default()),
             exact_offset: m.exact_offset as i64,
             start_offset: m.start_offset as i64,
             start: m.start as i64,
@@ -138,7 +151,7 @@ impl StackProfile {
     fn dummy_mapping(&mut self, name: &str) -> u32 {
         self.add_mapping(&MappingDesc {
             iid: 0,
-            build_id: Vec::new(),
+            build_id: None,
             exact_offset: 0,
             start_offset: 0,
             start: 0,
@@ -186,7 +199,7 @@ impl StackProfile {
         let kernel = m.start == 0
             && m.end == 0
             && m.exact_offset == 0
-            && m.build_id.is_empty()
+            && m.build_id.as_ref().map_or(true, Vec::is_empty)
             && m.name == "/kernel";
         let id = if kernel {
             // the kernel (not a module: its range is empty): one mapping
@@ -211,6 +224,7 @@ impl StackProfile {
     /// VirtualMemoryMapping::CreateSymbol: its symbol set id.
     fn symbol(&mut self, name: &Name, file: &Option<Arc<str>>, line: Option<u32>) -> u32 {
         self.symbols.push(SymbolRow {
+            symbol_set_id: self.symbols.len() as u32,
             name: name.clone(),
             source_file: file.clone(),
             line_number: line,
@@ -247,6 +261,10 @@ impl StackProfile {
             .then(|| self.symbol(&f.function_name, &f.source_file, f.line_number));
         let id = self.push_frame(&f.function_name, mapping, f.rel_pc as i64, symbol);
         self.frames_by_pc.insert(key, id);
+        self.frames_by_rel_pc
+            .entry((mapping, f.rel_pc))
+            .or_default()
+            .push(id);
         id
     }
 
@@ -291,8 +309,73 @@ impl StackProfile {
         id
     }
 
+    /// MappingTracker::InternMemoryMapping (a ProfilePacket's mappings).
+    pub fn memory_mapping(&mut self, m: &MappingDesc) -> u32 {
+        self.interned_mapping(m)
+    }
+
+    /// VirtualMemoryMapping::InternFrame of a named frame at `rel_pc` (a
+    /// ProfilePacket's frames).
+    pub fn mapping_frame(&mut self, mapping: u32, rel_pc: u64, name: &str) -> u32 {
+        let f = FrameDesc {
+            iid: 0,
+            function_name: Some(Arc::from(name)),
+            mapping: FrameMapping::Dummy,
+            rel_pc,
+            source_file: None,
+            line_number: None,
+            kind: None,
+            symbolized: false,
+        };
+        self.mapped_frame(mapping, &f)
+    }
+
+    /// ProfileModule::ParseModuleSymbols: each address's lines become a
+    /// symbol set (one stack_profile_symbol row per line), given to the
+    /// frames at that address in the mappings of `path` and `build_id`.
+    pub fn module_symbols(&mut self, m: &ModuleSymbols, stats: &mut Stats) {
+        let key = (
+            m.path.clone(),
+            (!m.build_id.is_empty()).then(|| m.build_id.clone()),
+        );
+        let Some(mappings) = self.by_name_and_build_id.get(&key).cloned() else {
+            stats.add("stackprofile_invalid_mapping_id", 1, None);
+            return;
+        };
+        for (address, lines) in &m.addresses {
+            let symbol_set = self.symbols.len() as u32;
+            for (function, file, line) in lines {
+                let file = (!file.is_empty()).then(|| Arc::from(file.as_str()));
+                self.symbols.push(SymbolRow {
+                    symbol_set_id: symbol_set,
+                    name: Some(Arc::from(function.as_str())),
+                    line_number: if file.is_some() { *line } else { None },
+                    source_file: file,
+                });
+            }
+            if lines.is_empty() {
+                continue;
+            }
+            let mut found = false;
+            for &mapping in &mappings {
+                for &frame in self
+                    .frames_by_rel_pc
+                    .get(&(mapping, *address))
+                    .into_iter()
+                    .flatten()
+                {
+                    self.frames[frame as usize].symbol_set_id = Some(symbol_set);
+                    found = true;
+                }
+            }
+            if !found {
+                stats.add("stackprofile_invalid_frame_id", 1, None);
+            }
+        }
+    }
+
     /// StackProfileTracker::InternCallsite.
-    fn callsite(&mut self, parent: Option<u32>, frame: u32, depth: u32) -> u32 {
+    pub fn callsite(&mut self, parent: Option<u32>, frame: u32, depth: u32) -> u32 {
         let next = self.callsites.len() as u32;
         let id = *self
             .callsite_ids

@@ -7,7 +7,7 @@ Two cases (issue 18):
   (:func:`query_error`, raised by ``EmbeddedEngine.query`` as a
   :class:`~artscope.errors.QueryError`; the CLI prints it as one line, exit 2);
 * a trace holding packets of a kind the importer skips (GPU, heap
-  profiles, ...) gets one ``stats`` row per skipped kind,
+  graphs, ...) gets one ``stats`` row per skipped kind,
   ``artscope_skipped_<TracePacket field>`` (severity info, value = packets;
   engine-core/src/decoder/proto.rs counts them), and track events with a
   part not imported are counted in ``artscope_skipped_track_event_fields``; the
@@ -39,11 +39,9 @@ WOULD_FILL: dict[str, str] = {
     "track_event_fields": ("args, chrome_raw: raw legacy phases, JSON and typed-proto debug "
                            "annotations, Chrome's typed fields"),
     "chrome_events": "slice, args (legacy JSON events)",
-    "profile_packet": "heap_profile_allocation, stack_profile_frame, stack_profile_callsite",
     "streaming_allocation": "heap_profile_allocation",
     "streaming_free": "heap_profile_allocation",
     "stack_sample": "instruments_sample / cpu_profile_stack_sample",
-    "module_symbols": "stack_profile_symbol",
     "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
     "smaps_packet": "profiler_smaps",
     "gpu_counter_event": "gpu_counter_track, counter",

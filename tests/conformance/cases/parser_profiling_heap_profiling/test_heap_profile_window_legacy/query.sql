@@ -1,0 +1,1 @@
+SELECT ts, ts_end, dur FROM heap_profile;
