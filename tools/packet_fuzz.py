@@ -16,6 +16,8 @@ engines (tools/compare_tp.py):
   random defaults, interned callstacks and some fields left out;
 * `--kind profile_packet` (`gen_heapprofd`): heapprofd dumps on one
   sequence, its interning partly broken on purpose;
+* `--kind kernel_wakelock_data` (`gen_wakelocks`): kernel wakelocks on
+  two sequences, sometimes hundreds of names;
 * any other kind (`gen_packets`): four packets of that TracePacket field
   (sys_stats, process_stats, process_tree, cpu_info, power_rails, battery,
   android_log, ...).
@@ -242,7 +244,42 @@ def gen_heapprofd(rng: random.Random, packets: int = 8) -> bytes:
     return t.SerializeToString()
 
 
-GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf, "profile_packet": gen_heapprofd}
+def gen_wakelocks(rng: random.Random, packets: int = 10) -> bytes:
+    """Kernel wakelock packets on two sequences (cleared at their start,
+    sometimes again): wakelocks named from a pool (some names shared by
+    two ids, some ids given twice), deltas for known and unknown ids (zeros
+    included, so counters stay flat), error flags; sometimes hundreds of
+    names (past the hash map's first growth at 768); some packets at the
+    same time on both sequences."""
+    t = _trace_with_system_info()
+    many = rng.random() < 0.25
+    pool = [f"wl{i}" for i in range(900 if many else 40)] + WORDS
+    known: dict[int, set[int]] = {1: set(), 2: set()}
+    ts = 1000
+    for i in range(packets):
+        seq = rng.choice((1, 2))
+        if rng.random() < 0.7:
+            ts += rng.randint(1, 50)
+        p = t.packet.add(timestamp=ts, trusted_packet_sequence_id=seq)
+        if i < 2 or rng.random() < 0.1:
+            p.sequence_flags = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
+            known[seq] = set()
+        d = p.kernel_wakelock_data
+        for wid in rng.sample(range(1, len(pool) + 1), rng.randint(0, 900 if many else 6)):
+            d.wakelock.add(wakelock_id=wid, wakelock_name=pool[wid - 1] if rng.random() < 0.9
+                           else rng.choice(pool), wakelock_type=rng.choice([0, 1, 2]))
+            known[seq].add(wid)
+        ids = [rng.choice(sorted(known[seq])) if known[seq] and rng.random() < 0.9
+               else rng.randint(1, 2000) for _ in range(rng.randint(0, 850 if many else 8))]
+        d.wakelock_id.extend(ids)
+        d.time_held_millis.extend(rng.choice([0, 0, 1, 5, 100]) for _ in ids)
+        if rng.random() < 0.2:
+            d.error_flags = rng.randint(1, 7)
+    return t.SerializeToString()
+
+
+GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
+              "kernel_wakelock_data": gen_wakelocks}
 
 
 def generate(kind: str, seed: int) -> bytes:

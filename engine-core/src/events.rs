@@ -442,6 +442,12 @@ pub enum PacketData {
     ProfilePacket(Box<crate::decoder::profile_packet::ProfilePacketEv>),
     /// ModuleSymbols (offline symbolization of profiles' frames).
     ModuleSymbols(Box<crate::decoder::stack_profile::ModuleSymbols>),
+    /// A SparseCounterTracker counter (kernel wakelocks): its track is
+    /// `Sink::wakelock_tracks[track]`.
+    SparseCounter {
+        track: u32,
+        value: f64,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -617,6 +623,9 @@ pub struct Sink {
     /// timestamps no snapshot converted: (stat, source clock, source time,
     /// target clock), for the import log
     pub clock_failure_logs: Vec<(&'static str, i64, i64, i64)>,
+    /// kernel wakelock tracks, in the order they are made (when the
+    /// packets are tokenized: before the replay's tracks)
+    pub wakelock_tracks: Vec<crate::decoder::kernel_wakelocks::WakelockTrack>,
     /// the trace's clock, when the default clock (BOOTTIME) had no path to
     /// it (`ClockSync::unrelatable_default_clock`): an analysis log
     pub unrelatable_clock: Option<i64>,

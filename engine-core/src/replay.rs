@@ -91,6 +91,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     crate::trackers::import_logs::tokenizer_logs(&mut ctx, &sink.tokenizer_logs);
     crate::trackers::import_logs::ftrace_setup_errors(&mut ctx, &sink.ftrace_setup_error_logs);
     crate::trackers::import_logs::clock_sync_failures(&mut ctx, &sink.clock_failure_logs);
+    // (made when trace_processor tokenizes their packets: before the
+    // replay makes any track)
+    let wakelock_tracks =
+        crate::trackers::counters::kernel_wakelock_tracks(&mut ctx, &sink.wakelock_tracks);
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
     } else {
@@ -416,6 +420,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         PacketData::TrackEvent(te) => track_events.packet(&mut ctx, p.ts, te),
                         PacketData::PerfSample(s) => {
                             perf.sample(&mut ctx, p.ts, s, track_events.profiles())
+                        }
+                        &PacketData::SparseCounter { track, value } => {
+                            ctx.counters
+                                .push(p.ts, wakelock_tracks[track as usize], value, None)
                         }
                         PacketData::ModuleSymbols(m) => {
                             ctx.stack_profile.module_symbols(m, &mut ctx.stats)

@@ -51,6 +51,8 @@ pub enum Stream {
     TrackEvents,
     /// a per-CPU family's queue
     PerCpu(Family, u32),
+    /// SparseCounterTracker's counters (kernel wakelocks)
+    SparseCounters,
 }
 
 /// The stream an event goes to in trace_processor's sorter.
@@ -81,6 +83,7 @@ pub fn stream_of(sink: &Sink, r: EvRef) -> Stream {
         EvRef::Packet(i) => {
             return match &sink.packets[i as usize].data {
                 PacketData::TrackEvent(TrackEventPacket::Event(_)) => Stream::TrackEvents,
+                PacketData::SparseCounter { .. } => Stream::SparseCounters,
                 _ => Stream::Packets,
             }
         }
@@ -161,18 +164,20 @@ struct QueueNumbers {
 
 impl QueueNumbers {
     fn new() -> Self {
-        // queue 0: the trace's packets; 1: track events
+        // queue 0: SparseCounterTracker's (made with the trace's context,
+        // before its reader); 1: the trace's packets; 2: track events
         QueueNumbers {
             per_cpu: Default::default(),
             overflow: [None; 3],
-            count: 2,
+            count: 3,
         }
     }
 
     fn of(&mut self, stream: Stream) -> u32 {
         let (family, cpu) = match stream {
-            Stream::Packets => return 0,
-            Stream::TrackEvents => return 1,
+            Stream::SparseCounters => return 0,
+            Stream::Packets => return 1,
+            Stream::TrackEvents => return 2,
             Stream::PerCpu(family, cpu) => (family, cpu),
         };
         let f = family as usize;

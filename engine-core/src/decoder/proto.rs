@@ -223,6 +223,8 @@ pub struct ProtoDecoder<'s> {
     /// offset), retried once every packet is read (ProtoTraceReader's
     /// eof_deferred_packets_).
     deferred: Vec<(Vec<u8>, usize)>,
+    /// kernel wakelock packets' state (read when tokenized)
+    kernel_wakelocks: super::kernel_wakelocks::KernelWakelocks,
     /// Every packet was read: the deferred ones are being retried.
     eof: bool,
 }
@@ -346,6 +348,7 @@ impl<'s> ProtoDecoder<'s> {
             track_events: Default::default(),
             deferred: Vec::new(),
             eof: false,
+            kernel_wakelocks: Default::default(),
         }
     }
 
@@ -809,6 +812,13 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink
                     .push_packet(ts, PacketData::ProfilePacket(Box::new(p)));
                 Ok(())
+            }
+            Some(115) => {
+                let state = self.track_events.stack_state_of(self.seq_id);
+                let mut wakelocks = std::mem::take(&mut self.kernel_wakelocks);
+                let got = wakelocks.packet(self.sink, state, ts, &parts.concat());
+                self.kernel_wakelocks = wakelocks;
+                got
             }
             Some(61) => {
                 let m = super::stack_profile::ModuleSymbols::parse(&parts.concat())?;

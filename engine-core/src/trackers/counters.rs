@@ -894,3 +894,30 @@ pub fn cros_ec_sensorhub_data(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let latency = int("current_time").wrapping_sub(sample);
     c.counters.push(ts, track, latency as f64, Some(set));
 }
+
+/// The `android_kernel_wakelock` counter tracks (AndroidKernelWakelocksModule::
+/// UpdateCounter's blueprint: unit ms, dimensions wakelock_name and
+/// wakelock_type, named after the wakelock), in the order they were made.
+pub fn kernel_wakelock_tracks(
+    c: &mut Ctx,
+    tracks: &[crate::decoder::kernel_wakelocks::WakelockTrack],
+) -> Vec<u32> {
+    tracks
+        .iter()
+        .map(|(name, kind)| {
+            c.tracks.intern_with(
+                &mut c.args,
+                "android_kernel_wakelock",
+                Some(name),
+                "counter",
+                vec![
+                    ("wakelock_name", Dim::Str(name.clone())),
+                    ("wakelock_type", Dim::Str((*kind).to_owned())),
+                ],
+                Owner::default(),
+                Some("ms"),
+                Vec::new,
+            )
+        })
+        .collect()
+}

@@ -52,7 +52,6 @@ WOULD_FILL: dict[str, str] = {
     "vulkan_api_event": "slice (Vulkan API)",
     "memory_tracker_snapshot": "memory_snapshot, memory_snapshot_node",
     "statsd_atom": "slice, counter, args (statsd atoms)",
-    "kernel_wakelock_data": "counter, slice (kernel wakelocks)",
     "inode_file_map": "inode / file tables",
     "chrome_metadata": "metadata",
     "chrome_benchmark_metadata": "metadata",
