@@ -36,7 +36,42 @@ pub struct RawMapping {
     pub path_string_ids: Vec<u64>,
 }
 
+/// ProfilePacketUtils::MakeMappingName: the path components joined, each
+/// after a '/' (one of a single full path's two leading slashes dropped).
+pub fn mapping_name<'a>(parts: impl Iterator<Item = &'a str>) -> String {
+    let mut name = String::new();
+    for p in parts {
+        name.push('/');
+        name.push_str(p);
+    }
+    if name.starts_with("//") {
+        name.remove(0);
+    }
+    name
+}
+
 impl RawMapping {
+    /// The mapping as made (CreateMappingParams), its strings resolved.
+    pub fn desc(
+        &self,
+        iid: u64,
+        build_id: Option<Vec<u8>>,
+        name: String,
+        stats: StatList,
+    ) -> MappingDesc {
+        MappingDesc {
+            iid,
+            build_id,
+            exact_offset: self.exact_offset,
+            start_offset: self.start_offset,
+            start: self.start,
+            end: self.end,
+            load_bias: self.load_bias,
+            name,
+            stats,
+        }
+    }
+
     /// A Mapping message: its iid (0 when absent) and fields.
     pub fn parse(m: &[u8]) -> R<(u64, RawMapping)> {
         let (mut iid, mut r) = (0, RawMapping::default());
@@ -280,18 +315,13 @@ impl ProfileInterned {
             return Err(vec![TOKENIZER_ERRORS, "stackprofile_invalid_mapping_id"]);
         };
         let mut stats = Vec::new();
-        let mut name = String::new();
-        for &p in &m.path_string_ids {
-            // (a path that does not resolve ends the name, not the mapping)
-            let Some(s) = Self::string(&self.mapping_paths, p, &mut stats) else {
-                break;
-            };
-            name.push('/');
-            name.push_str(s.as_deref().unwrap_or(""));
-        }
-        if name.starts_with("//") {
-            name.remove(0);
-        }
+        // (a path that does not resolve ends the name, not the mapping)
+        let parts: Vec<Option<Arc<str>>> = m
+            .path_string_ids
+            .iter()
+            .map_while(|&p| Self::string(&self.mapping_paths, p, &mut stats))
+            .collect();
+        let name = mapping_name(parts.iter().map(|s| s.as_deref().unwrap_or("")));
         let build_id = if m.build_id == 0 {
             None
         } else {
@@ -308,17 +338,7 @@ impl ProfileInterned {
             // the frame fails here instead
             return Err(stats);
         }
-        Ok(MappingDesc {
-            iid,
-            build_id,
-            exact_offset: m.exact_offset,
-            start_offset: m.start_offset,
-            start: m.start,
-            end: m.end,
-            load_bias: m.load_bias,
-            name,
-            stats,
-        })
+        Ok(m.desc(iid, build_id, name, stats))
     }
 
     /// FindOrInsertFrame's lookups.

@@ -20,7 +20,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Ctx;
 use crate::decoder::profile_packet::{ProcessDump, ProfilePacketEv};
-use crate::decoder::stack_profile::{CallstackRef, MappingDesc, ProfileInterned};
+use crate::decoder::stack_profile::{mapping_name, CallstackRef, ProfileInterned};
 
 /// The Java heap profiler's heap: it reports allocations only.
 const ART_HEAP: &str = "com.android.art";
@@ -328,29 +328,17 @@ impl SequenceState {
                 c.stats.add(INVALID_STRING, 1, None);
                 continue;
             };
-            let mut name = String::new();
-            for id in &m.path_string_ids {
-                let Some(part) = self.strings.get(id) else {
-                    c.stats.add(INVALID_STRING, 1, None);
-                    break;
-                };
-                name.push('/');
-                name.push_str(part);
+            // (a path that does not resolve ends the name, not the mapping)
+            let parts: Vec<&str> = m
+                .path_string_ids
+                .iter()
+                .map_while(|id| self.strings.get(id).map(String::as_str))
+                .collect();
+            if parts.len() < m.path_string_ids.len() {
+                c.stats.add(INVALID_STRING, 1, None);
             }
-            if name.starts_with("//") {
-                name.remove(0);
-            }
-            let desc = MappingDesc {
-                iid: *iid,
-                build_id: Some(build_id.as_bytes().to_vec()),
-                exact_offset: m.exact_offset,
-                start_offset: m.start_offset,
-                start: m.start,
-                end: m.end,
-                load_bias: m.load_bias,
-                name,
-                stats: Vec::new(),
-            };
+            let name = mapping_name(parts.into_iter());
+            let desc = m.desc(*iid, Some(build_id.as_bytes().to_vec()), name, Vec::new());
             let id = c.stack_profile.memory_mapping(&desc);
             self.mappings.entry(*iid).or_insert(id);
         }
