@@ -18,6 +18,8 @@ engines (tools/compare_tp.py):
   sequence, its interning partly broken on purpose;
 * `--kind kernel_wakelock_data` (`gen_wakelocks`): kernel wakelocks on
   two sequences, sometimes hundreds of names;
+* `--kind app_wakelock_bundle` (`gen_app_wakelocks`): app wakelock
+  bundles (an extension the package's protos lack, encoded by hand);
 * any other kind (`gen_packets`): four packets of that TracePacket field
   (sys_stats, process_stats, process_tree, cpu_info, power_rails, battery,
   android_log, ...).
@@ -278,8 +280,76 @@ def gen_wakelocks(rng: random.Random, packets: int = 10) -> bytes:
     return t.SerializeToString()
 
 
+def varint(v: int) -> bytes:
+    """A protobuf varint (negative values as their 64-bit pattern)."""
+    v &= (1 << 64) - 1
+    out = bytearray()
+    while True:
+        b = v & 0x7F
+        v >>= 7
+        out.append(b | (0x80 if v else 0))
+        if not v:
+            return bytes(out)
+
+
+def field(num: int, value: int | bytes) -> bytes:
+    """A varint or length-delimited field: for the TracePacket extensions
+    the perfetto package's protos lack."""
+    if isinstance(value, bytes):
+        return varint(num << 3 | 2) + varint(len(value)) + value
+    return varint(num << 3) + varint(value)
+
+
+def app_wakelock_info(iid: int, tag: str, flags: int, pid=None, uid=None, work_uid=None) -> bytes:
+    """An AppWakelockInfo (FrameworksBaseInternedData.app_wakelock_info)."""
+    msg = field(1, iid) + field(2, tag.encode()) + field(3, flags)
+    for num, v in ((4, pid), (5, uid), (6, work_uid)):
+        if v is not None:
+            msg += field(num, v)
+    return msg
+
+
+def app_wakelock_packet(ts: int, iids: list[int], encoded: list[int], interned: bytes = b"",
+                        cleared: bool = False, seq: int = 1) -> bytes:
+    """A Trace.packet with an AppWakelockBundle (TracePacket field 116:
+    packed intern ids and encoded times, time << 1 | acquired) and,
+    optionally, InternedData of AppWakelockInfos (field 42 each)."""
+    p = pb.TracePacket(timestamp=ts, trusted_packet_sequence_id=seq)
+    p.sequence_flags = (pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED if cleared
+                        else pb.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE)
+    raw = p.SerializeToString()
+    if interned:
+        raw += field(12, interned)
+    bundle = (field(1, b"".join(varint(i) for i in iids))
+              + field(2, b"".join(varint(e) for e in encoded)))
+    return field(1, raw + field(116, bundle))
+
+
+def gen_app_wakelocks(rng: random.Random, packets: int = 8) -> bytes:
+    """App wakelock bundles on two sequences (cleared at their start,
+    sometimes again): wakelocks 1-5 interned with random tags (some shared)
+    and optional fields, acquires and releases of them and of unknown ids,
+    the releases sometimes without an acquire, the times out of order
+    within a bundle."""
+    out = [_trace_with_system_info().SerializeToString()]
+    for i in range(packets):
+        seq = rng.choice((1, 2))
+        cleared = i < 2 or rng.random() < 0.1
+        interned = b""
+        if cleared or rng.random() < 0.3:
+            for iid in range(1, 6):
+                opt = [rng.randint(1, 9) if rng.random() < 0.5 else None for _ in range(3)]
+                interned += field(42, app_wakelock_info(iid, rng.choice(WORDS[:3]),
+                                                        rng.randint(0, 2), *opt))
+        n = rng.randint(1, 8)
+        iids = [rng.choice([1, 2, 3, 4, 5, 9]) for _ in range(n)]
+        encoded = [rng.randint(0, 40) << 1 | rng.randint(0, 1) for _ in range(n)]
+        out.append(app_wakelock_packet(1000 + 100 * i, iids, encoded, interned, cleared, seq))
+    return b"".join(out)
+
+
 GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
-              "kernel_wakelock_data": gen_wakelocks}
+              "kernel_wakelock_data": gen_wakelocks, "app_wakelock_bundle": gen_app_wakelocks}
 
 
 def generate(kind: str, seed: int) -> bytes:

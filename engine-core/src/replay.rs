@@ -425,6 +425,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             ctx.counters
                                 .push(p.ts, wakelock_tracks[track as usize], value, None)
                         }
+                        PacketData::AppWakelock(w) => {
+                            power::app_wakelock(&mut ctx, &mut slots, p.ts, w)
+                        }
                         PacketData::ModuleSymbols(m) => {
                             ctx.stack_profile.module_symbols(m, &mut ctx.stats)
                         }

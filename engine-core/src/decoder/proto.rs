@@ -327,6 +327,10 @@ const BOOKKEEPING_KINDS: [u32; 6] = [6, 36, 72, 89, 107, 124];
 /// imported, only noted (a display video trace that has frames).
 const VIDEO_FRAME_FIELD: u32 = 1000;
 
+/// FrameworksBaseTracePacket.app_wakelock_bundle, a TracePacket extension
+/// trace_processor imports as a data field (AppWakelockModule).
+const APP_WAKELOCK_BUNDLE_FIELD: u32 = 116;
+
 pub const SKIPPED_STAT_PREFIX: &str = "artscope_skipped_";
 
 impl<'s> ProtoDecoder<'s> {
@@ -421,6 +425,38 @@ impl<'s> ProtoDecoder<'s> {
                 .add("artscope_corrupt_packets", self.bad_packets, None);
         }
         decoded - self.bad_packets
+    }
+
+    /// AppWakelockBundle (the `android.app_wakelocks` data source), as
+    /// AppWakelockModule::TokenizePacket splits it: each (interned
+    /// wakelock, encoded time) pair is an acquire (time's low bit) or a
+    /// release at the packet's time + (time >> 1), parsed at that time.
+    fn app_wakelock_bundle(&mut self, ts: i64, b: &[u8]) -> R<()> {
+        let (mut iids, mut times) = (Vec::new(), Vec::new());
+        let mut parsed = Ok(());
+        for f in Fields::new(b) {
+            match f? {
+                (1, v) => parsed = parsed.and(push_varints(v, &mut iids)),
+                (2, v) => parsed = parsed.and(push_varints(v, &mut times)),
+                _ => {}
+            }
+        }
+        if parsed.is_err() {
+            self.sink.stats.add("app_wakelock_parse_error", 1, None);
+            return Ok(());
+        }
+        for (&iid, &encoded) in iids.iter().zip(&times) {
+            let iid = iid as u32 as u64;
+            let Some(info) = self.track_events.app_wakelock_info(self.seq_id, iid) else {
+                self.sink.stats.add("app_wakelock_unknown_id", 1, None);
+                continue;
+            };
+            let event = crate::trackers::power::AppWakelock::parse(&info, encoded & 1 != 0)?;
+            let at = ts.wrapping_add((encoded >> 1) as i64);
+            self.sink
+                .push_packet(at, PacketData::AppWakelock(Box::new(event)));
+        }
+        Ok(())
     }
 
     /// ProfilePacket dumps' MONOTONIC_COARSE times in trace time, now that
@@ -596,7 +632,7 @@ impl<'s> ProtoDecoder<'s> {
             } else if num == 79 {
                 // trusted_pid (int32, read as uint32)
                 trusted_pid = varint(v).map(u32v);
-            } else if is_packet_data_field(num) {
+            } else if is_packet_data_field(num) || num == APP_WAKELOCK_BUNDLE_FIELD {
                 if let Some(b) = bytes(v) {
                     data.see(num, b);
                 }
@@ -813,6 +849,7 @@ impl<'s> ProtoDecoder<'s> {
                     .push_packet(ts, PacketData::ProfilePacket(Box::new(p)));
                 Ok(())
             }
+            Some(APP_WAKELOCK_BUNDLE_FIELD) => self.app_wakelock_bundle(ts, &parts.concat()),
             Some(115) => {
                 let state = self.track_events.stack_state_of(self.seq_id);
                 let mut wakelocks = std::mem::take(&mut self.kernel_wakelocks);

@@ -657,3 +657,94 @@ pub fn suspend_resume_minimal(c: &mut Ctx, ts: i64, e: &FtraceEv) {
         c.slices.end(track, ts);
     }
 }
+
+/// An app wakelock event (AppWakelockBundle: its interned AppWakelockInfo
+/// and whether it was acquired).
+#[derive(Debug, Clone, Default)]
+pub struct AppWakelock {
+    pub tag: String,
+    pub flags: i32,
+    pub owner_pid: Option<i32>,
+    pub owner_uid: Option<i32>,
+    pub work_uid: Option<i32>,
+    pub acquired: bool,
+}
+
+impl AppWakelock {
+    /// An AppWakelockInfo message (iid 1, tag 2, flags 3, owner_pid 4,
+    /// owner_uid 5, work_uid 6; int32s).
+    pub fn parse(b: &[u8], acquired: bool) -> Result<AppWakelock, crate::decoder::wire::WireError> {
+        use crate::decoder::wire::{text, Fields, Value};
+        let mut w = AppWakelock {
+            acquired,
+            ..Default::default()
+        };
+        for f in Fields::new(b) {
+            match f? {
+                (2, Value::Bytes(s)) => w.tag = text(s),
+                (3, Value::Varint(x)) => w.flags = x as i32,
+                (4, Value::Varint(x)) => w.owner_pid = Some(x as i32),
+                (5, Value::Varint(x)) => w.owner_uid = Some(x as i32),
+                (6, Value::Varint(x)) => w.work_uid = Some(x as i32),
+                _ => {}
+            }
+        }
+        Ok(w)
+    }
+
+    /// The slice pairing key (AppWakelockModule hashes these fields, absent
+    /// ones as 0, into the TrackCompressor cookie).
+    fn cookie(&self) -> i128 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let zero = |v: Option<i32>| v.unwrap_or(0);
+        (
+            &self.tag,
+            self.flags,
+            zero(self.owner_pid),
+            zero(self.owner_uid),
+            zero(self.work_uid),
+        )
+            .hash(&mut h);
+        h.finish() as i128
+    }
+}
+
+const APP_WAKELOCK_TYPE: &str = "app_wakelock_events";
+
+/// AppWakelockModule::ParseWakelockBundle: an acquire begins a slice named
+/// by the tag on an `app_wakelock_events` lane (its args: flags, and the
+/// owner pid / uid and work uid when given); a release ends the lane's.
+pub fn app_wakelock(c: &mut Ctx, slots: &mut super::atrace::AsyncSlots, ts: i64, w: &AppWakelock) {
+    use super::compressor::{lane_dims, Nesting};
+    let cookie = w.cookie();
+    let lane = if w.acquired {
+        slots
+            .compressor
+            .begin(APP_WAKELOCK_TYPE, &vec![], cookie, Nesting::Nestable)
+    } else {
+        slots.compressor.end(APP_WAKELOCK_TYPE, &vec![], cookie)
+    };
+    let track = c.tracks.intern(
+        &mut c.args,
+        APP_WAKELOCK_TYPE,
+        Some(APP_WAKELOCK_TYPE),
+        "slice",
+        lane_dims(vec![], lane),
+        Owner::default(),
+        0,
+    );
+    if !w.acquired {
+        c.slices.end(track, ts);
+        return;
+    }
+    let int = |v: Option<i32>| v.map(|x| ArgVal::Int(x as i128));
+    let args = c.args.add_set(&[
+        ("flags", Some(ArgVal::Int(w.flags as i128))),
+        ("owner_pid", int(w.owner_pid)),
+        ("owner_uid", int(w.owner_uid)),
+        ("work_uid", int(w.work_uid)),
+    ]);
+    c.slices
+        .begin(track, ts, w.tag.as_str().into(), -1, Some(args));
+}
