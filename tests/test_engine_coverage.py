@@ -75,6 +75,33 @@ def _trace_with_skipped_data() -> bytes:
     return trace.SerializeToString()
 
 
+def test_android_tree_extensions_are_counted_as_skipped(tmp_path):
+    """TracePacket extensions the perfetto package's protos do not have as
+    data fields (a Java heap dump, network packets) are counted and named
+    like any other skipped kind, not dropped silently."""
+    def packet(num: int, payload: bytes) -> bytes:
+        body = bytes([num << 3 | 2]) if num < 16 else bytes([(num << 3 | 2) & 0x7F | 0x80,
+                                                             (num << 3 | 2) >> 7])
+        body += bytes([len(payload)]) + payload
+        return bytes([0x0A, len(body)]) + body
+    data = (_trace_with_skipped_data() + packet(56, b"\x08\x01")  # HeapGraph.pid = 1
+            + packet(92, b"") + packet(92, b""))
+    path = tmp_path / "extensions.pftrace"
+    path.write_bytes(data)
+    eng = EmbeddedEngine()
+    eng.load(path)
+    try:
+        with pytest.warns(SkippedDataWarning) as record:
+            stats = eng.query("SELECT name, value FROM stats WHERE name IN "
+                              "('artscope_skipped_heap_graph', "
+                              "'artscope_skipped_network_packet_bundle') ORDER BY name")
+        assert stats.rows() == [("artscope_skipped_heap_graph", 1),
+                                ("artscope_skipped_network_packet_bundle", 2)]
+        assert "1 heap_graph packet(s) (heap_graph_object" in str(record[0].message)
+    finally:
+        eng.close()
+
+
 def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
     path = tmp_path / "skipped.pftrace"
     path.write_bytes(_trace_with_skipped_data())

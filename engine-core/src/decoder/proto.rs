@@ -327,6 +327,32 @@ const BOOKKEEPING_KINDS: [u32; 6] = [6, 36, 72, 89, 107, 124];
 /// imported, only noted (a display video trace that has frames).
 const VIDEO_FRAME_FIELD: u32 = 1000;
 
+/// TracePacket extensions (payloads defined in the Android tree, outside
+/// the perfetto package's protos, which do not have them as `data` fields)
+/// that trace_processor imports and the embedded engine does not: counted
+/// as skipped, by name, like any other data kind it does not import.
+const SKIPPED_EXTENSIONS: [(u32, &str); 12] = [
+    (56, "heap_graph"),
+    (88, "network_packet"),
+    (92, "network_packet_bundle"),
+    (93, "surfaceflinger_layers_snapshot"),
+    (94, "surfaceflinger_transactions"),
+    (96, "shell_transition"),
+    (97, "shell_handler_mappings"),
+    (104, "protolog_message"),
+    (105, "protolog_viewer_config"),
+    (112, "winscope_extensions"),
+    (114, "bluetooth_trace_event"),
+    (121, "evdev_event"),
+];
+
+fn skipped_extension(num: u32) -> Option<&'static str> {
+    SKIPPED_EXTENSIONS
+        .iter()
+        .find(|&&(n, _)| n == num)
+        .map(|&(_, name)| name)
+}
+
 /// FrameworksBaseTracePacket.app_wakelock_bundle, a TracePacket extension
 /// trace_processor imports as a data field (AppWakelockModule).
 const APP_WAKELOCK_BUNDLE_FIELD: u32 = 116;
@@ -380,7 +406,7 @@ impl<'s> ProtoDecoder<'s> {
             self.sink.warnings.push(TRUNCATED_WARNING.into());
         }
         for (&num, &n) in &self.skipped {
-            if let Some(name) = packet_data_field_name(num) {
+            if let Some(name) = packet_data_field_name(num).or_else(|| skipped_extension(num)) {
                 let stat = format!("{SKIPPED_STAT_PREFIX}{name}");
                 self.sink.stats.add(&stat, n, None);
             }
@@ -632,7 +658,10 @@ impl<'s> ProtoDecoder<'s> {
             } else if num == 79 {
                 // trusted_pid (int32, read as uint32)
                 trusted_pid = varint(v).map(u32v);
-            } else if is_packet_data_field(num) || num == APP_WAKELOCK_BUNDLE_FIELD {
+            } else if is_packet_data_field(num)
+                || num == APP_WAKELOCK_BUNDLE_FIELD
+                || skipped_extension(num).is_some()
+            {
                 if let Some(b) = bytes(v) {
                     data.see(num, b);
                 }
