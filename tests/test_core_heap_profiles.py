@@ -139,3 +139,61 @@ def test_heap_profile_tables_equal_trace_processor(tp_diffs) -> None:
     assert {"heap_profile", "heap_profile_allocation", "stack_profile_callsite",
             "stack_profile_frame", "stack_profile_mapping", "stats", "trace_bounds"} <= compared
     assert diffs == {}
+
+
+def _smaps_trace() -> bytes:
+    """Process 10's mappings: at 100 two entries (libc.so: 40 kB, 4 private
+    dirty, 1 swapped, no file name; a deleted ashmem region); at 200 a
+    packed, aggregated table (a: 2 mappings, 10 kB, rss 5; 'b (deleted)':
+    3, 20 kB, rss 6); at 300 a packed table whose name ids outnumber its
+    sizes (one row, then a parser error). A heapprofd mapping pushed to
+    /data/local/tmp without a build id."""
+    t = pb.Trace()
+    s = t.packet.add(timestamp=100).smaps_packet
+    s.pid = PID
+    s.entries.add(path="/system/lib64/libc.so", size_kb=40, private_dirty_kb=4, swap_kb=1)
+    s.entries.add(path="/dev/ashmem/x (deleted)", size_kb=8)
+    s = t.packet.add(timestamp=200).smaps_packet
+    s.pid = PID
+    s.packed_entries.string_table.extend(["a", "b (deleted)"])
+    s.packed_entries.aggregate_count.extend([2, 3])
+    s.packed_entries.size_kb.extend([10, 20])
+    s.packed_entries.rss_kb.extend([5, 6])
+    s = t.packet.add(timestamp=300).smaps_packet
+    s.pid = PID
+    s.packed_entries.string_table.append("c")
+    s.packed_entries.name_id.extend([0, 0])
+    s.packed_entries.size_kb.append(1)
+    p = t.packet.add(timestamp=400, trusted_packet_sequence_id=7)
+    p.sequence_flags = pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
+    p.profile_packet.strings.add(iid=1, str=b"data/local/tmp/app.so")
+    p.profile_packet.mappings.add(iid=1, path_string_ids=[1], start=0x1000, end=0x2000)
+    return t.SerializeToString()
+
+
+def test_smaps(load_embedded) -> None:
+    eng = load_embedded(_smaps_trace())
+    rows = eng.query(
+        "SELECT ts, path, path_trimmed, is_deleted, aggregate_count, size_kb, private_dirty_kb, "
+        "swap_kb, rss_kb, file_name FROM profiler_smaps ORDER BY id").rows()
+    assert rows == [
+        (100, "/system/lib64/libc.so", "/system/lib64/libc.so", 0, 1, 40, 4, 1, 0, None),
+        (100, "/dev/ashmem/x (deleted)", "/dev/ashmem/x", 1, 1, 8, 0, 0, 0, None),
+        (200, "a", "a", 0, 2, 10, 0, 0, 5, None),
+        (200, "b (deleted)", "b", 1, 3, 20, 0, 0, 6, None),
+        (300, "c", "c", 0, 1, 1, 0, 0, 0, None),
+    ]
+    assert {r[0] for r in eng.query("SELECT p.pid FROM profiler_smaps s "
+                                    "JOIN process p USING (upid)").rows()} == {PID}
+    stats = eng.query("SELECT name, value FROM stats WHERE name IN ('smaps_parser_errors', "
+                      "'symbolization_tmp_build_id_not_found') ORDER BY name").rows()
+    assert stats == [("smaps_parser_errors", 1), ("symbolization_tmp_build_id_not_found", 1)]
+    # smaps rows bound the trace
+    assert eng.query("SELECT * FROM trace_bounds").rows() == [(100, 300)]
+
+
+@pytest.mark.tp
+def test_smaps_tables_equal_trace_processor(tp_diffs) -> None:
+    diffs, compared = tp_diffs(_smaps_trace())
+    assert {"profiler_smaps", "process", "stats", "trace_bounds"} <= compared
+    assert diffs == {}

@@ -178,7 +178,8 @@ def test_random_packets_same_as_trace_processor_but_known(tp_diffs):
 
     traces = [("ftrace", seed) for seed in range(20)]
     traces += [(kind, seed) for kind in PACKET_KINDS for seed in range(3)]
-    traces += [(kind, seed) for kind in ("perf_sample", "profile_packet", "kernel_wakelock_data",
-                                         "app_wakelock_bundle") for seed in range(8)]
+    traces += [(kind, seed) for kind in ("perf_sample", "profile_packet", "smaps_packet",
+                                         "kernel_wakelock_data", "app_wakelock_bundle")
+               for seed in range(8)]
     differing = {t for t in traces if tp_diffs(packet_fuzz.generate(*t))[0]}
     assert differing == set(RANDOM_TRACES_DIFFERING)

@@ -16,6 +16,8 @@ engines (tools/compare_tp.py):
   random defaults, interned callstacks and some fields left out;
 * `--kind profile_packet` (`gen_heapprofd`): heapprofd dumps on one
   sequence, its interning partly broken on purpose;
+* `--kind smaps_packet` (`gen_smaps`): plain and packed smaps tables,
+  some malformed;
 * `--kind kernel_wakelock_data` (`gen_wakelocks`): kernel wakelocks on
   two sequences, sometimes hundreds of names;
 * `--kind app_wakelock_bundle` (`gen_app_wakelocks`): app wakelock
@@ -194,6 +196,10 @@ def gen_heapprofd(rng: random.Random, packets: int = 8) -> bytes:
         for iid in range(1, 7):
             if rng.random() < 0.9:
                 pp.strings.add(iid=iid, str=rng.choice(WORDS).encode())
+        if rng.random() < 0.2:
+            # an app pushed to /data/local/tmp, no build id (string 0: "")
+            pp.strings.add(iid=7, str=b"data/local/tmp/app.so")
+            pp.mappings.add(iid=3, build_id=0, path_string_ids=[7], start=0x9000, end=0x9800)
         for iid in (1, 2):
             pp.mappings.add(iid=iid, build_id=rng.choice([1, 2, 2, 2, 9]),
                             path_string_ids=rng.sample(range(1, 8), rng.randint(1, 2)),
@@ -348,7 +354,45 @@ def gen_app_wakelocks(rng: random.Random, packets: int = 8) -> bytes:
     return b"".join(out)
 
 
+def gen_smaps(rng: random.Random, packets: int = 5) -> bytes:
+    """SmapsPackets of pids 10 / 20: plain entries (some paths empty or
+    " (deleted)"), or packed tables, aggregated (one row per string) or by
+    name id, their columns mostly of one length (sometimes one short or
+    long, or a name past the table: a parser error)."""
+    t = _trace_with_system_info()
+    paths = ["/system/lib64/libc.so", "/dev/ashmem/x (deleted)", "", "[anon:dalvik-main space]"]
+    for i in range(packets):
+        s = t.packet.add(timestamp=1000 + 10 * i).smaps_packet
+        s.pid = rng.choice((10, 20))
+        n = rng.randint(0, 4)
+        if rng.random() < 0.4:
+            for _ in range(n):
+                e = s.entries.add()
+                fill(e, rng, depth=1)
+                e.path = rng.choice(paths)
+                for f in pb.SmapsEntry.DESCRIPTOR.fields:
+                    if rng.random() < 0.3:
+                        e.ClearField(f.name)
+            continue
+        packed = s.packed_entries
+        packed.SetInParent()
+        packed.string_table.extend(rng.sample(paths, rng.randint(0, len(paths))))
+        aggregated = rng.random() < 0.5
+        rows = len(packed.string_table) if aggregated else n
+        if aggregated:
+            packed.aggregate_count.extend(rng.randint(1, 5) for _ in range(rows))
+        else:
+            top = len(packed.string_table) + (1 if rng.random() < 0.1 else 0)
+            packed.name_id.extend(rng.randrange(max(top, 1)) for _ in range(rows))
+        for f in pb.PackedSmaps.DESCRIPTOR.fields:
+            if f.number >= 4 and rng.random() < 0.6:
+                length = rows + (rng.choice([-1, 1]) if rng.random() < 0.1 else 0)
+                getattr(packed, f.name).extend(rng.randint(0, 99) for _ in range(max(length, 0)))
+    return t.SerializeToString()
+
+
 GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
+              "smaps_packet": gen_smaps,
               "kernel_wakelock_data": gen_wakelocks, "app_wakelock_bundle": gen_app_wakelocks}
 
 

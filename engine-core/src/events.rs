@@ -442,6 +442,8 @@ pub enum PacketData {
     ProfilePacket(Box<crate::decoder::profile_packet::ProfilePacketEv>),
     /// ModuleSymbols (offline symbolization of profiles' frames).
     ModuleSymbols(Box<crate::decoder::stack_profile::ModuleSymbols>),
+    /// A SmapsPacket (a process's memory mappings).
+    Smaps(Box<crate::decoder::profile_packet::SmapsEv>),
     /// An app wakelock acquired or released (AppWakelockBundle's events).
     AppWakelock(Box<crate::trackers::power::AppWakelock>),
     /// A SparseCounterTracker counter (kernel wakelocks): its track is

@@ -425,6 +425,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             ctx.counters
                                 .push(p.ts, wakelock_tracks[track as usize], value, None)
                         }
+                        PacketData::Smaps(smaps) => {
+                            ctx.heap_profiles
+                                .smaps(&mut ctx.pt, &mut ctx.stats, p.ts, smaps)
+                        }
                         PacketData::AppWakelock(w) => {
                             power::app_wakelock(&mut ctx, &mut slots, p.ts, w)
                         }
@@ -478,6 +482,18 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     // the async slices' args, complete now, stored once per content
     track_events.close_pending_flows(&mut ctx);
     track_events.count_parse_stats(&mut ctx);
+    // ProfileModule::OnEventsFullyExtracted: a mapping pushed to
+    // /data/local/tmp without a build id cannot be symbolized
+    let tmp_without_build_id = ctx
+        .stack_profile
+        .mappings
+        .iter()
+        .filter(|m| m.name.starts_with("/data/local/tmp/") && m.build_id.is_empty())
+        .count();
+    if tmp_without_build_id > 0 {
+        let stat = "symbolization_tmp_build_id_not_found";
+        ctx.stats.add(stat, tmp_without_build_id as i64, None);
+    }
     crate::trackers::track_event::sort_index_args(&mut ctx);
     let replaced = ctx.args.commit_pending();
     if !replaced.is_empty() {

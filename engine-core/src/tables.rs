@@ -468,6 +468,36 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
             ],
         ),
         (
+            "profiler_smaps",
+            vec![
+                c("id", I),
+                c("upid", I),
+                c("ts", I),
+                c("path", T),
+                c("path_trimmed", T),
+                c("aggregate_count", I),
+                c("is_deleted", I),
+                c("size_kb", I),
+                c("private_dirty_kb", I),
+                c("swap_kb", I),
+                c("file_name", T),
+                c("start_address", I),
+                c("module_timestamp", I),
+                c("module_debugid", T),
+                c("module_debug_path", T),
+                c("protection_flags", I),
+                c("private_clean_resident_kb", I),
+                c("shared_dirty_resident_kb", I),
+                c("shared_clean_resident_kb", I),
+                c("locked_kb", I),
+                c("proportional_resident_kb", I),
+                c("rss_kb", I),
+                c("anonymous_kb", I),
+                c("pss_dirty_kb", I),
+                c("swap_pss_kb", I),
+            ],
+        ),
+        (
             "perf_session",
             vec![c("id", I), c("perf_session_id", I), c("cmdline", T)],
         ),
@@ -1138,6 +1168,39 @@ pub fn fill<'v>(
                 ])?;
             }
         }
+        "profiler_smaps" => {
+            use crate::decoder::profile_packet::smaps_value::*;
+            for (i, (upid, ts, r)) in ctx.heap_profiles.smaps.iter().enumerate() {
+                let v = |at: usize| V::Int(r.values[at]);
+                ins.row(&[
+                    V::Int(i as i64),
+                    V::Int(*upid as i64),
+                    V::Int(*ts),
+                    ot(r.path.as_deref()),
+                    ot(r.path_trimmed.as_deref()),
+                    V::Int(r.aggregate_count as i64),
+                    V::Int(r.is_deleted as i64),
+                    v(SIZE),
+                    v(PRIVATE_DIRTY),
+                    v(SWAP),
+                    ot(r.file_name.as_deref()),
+                    v(START_ADDRESS),
+                    v(MODULE_TIMESTAMP),
+                    ot(r.module_debugid.as_deref()),
+                    ot(r.module_debug_path.as_deref()),
+                    V::Int(r.protection_flags as i64),
+                    v(PRIVATE_CLEAN),
+                    v(SHARED_DIRTY),
+                    v(SHARED_CLEAN),
+                    v(LOCKED),
+                    v(PSS),
+                    v(RSS),
+                    v(ANONYMOUS),
+                    v(PSS_DIRTY),
+                    v(SWAP_PSS),
+                ])?;
+            }
+        }
         "perf_session" => {
             for i in 0..ctx.stack_profile.perf_sessions as i64 {
                 ins.row(&[V::Int(i), V::Int(i), V::Null])?;
@@ -1392,9 +1455,14 @@ pub fn trace_bounds(imp: &Imported) -> (i64, i64) {
     if let (Some(lo), Some(hi)) = (samples.clone().min(), samples.max()) {
         extend(lo, hi);
     }
-    // heapprofd's allocations (not their heap_profile windows)
-    let allocations = imp.ctx.heap_profiles.allocations.iter().map(|r| r.ts);
-    if let (Some(lo), Some(hi)) = (allocations.clone().min(), allocations.max()) {
+    // heapprofd's allocations (not their heap_profile windows) and smaps
+    let hp = &imp.ctx.heap_profiles;
+    let profile_ts = hp
+        .allocations
+        .iter()
+        .map(|r| r.ts)
+        .chain(hp.smaps.iter().map(|r| r.1));
+    if let (Some(lo), Some(hi)) = (profile_ts.clone().min(), profile_ts.max()) {
         extend(lo, hi);
     }
     let st = &imp.ctx.state_rows;

@@ -171,3 +171,212 @@ fn heap_sample(b: &[u8]) -> R<HeapSample> {
     }
     Ok(s)
 }
+
+/// A `profiler_smaps` row (SmapsEntry, or a PackedSmaps entry), its
+/// strings None when the field is absent (NULL; a present empty string is
+/// "", as trace_processor interns a string view without data as NULL).
+#[derive(Debug, Clone, Default)]
+pub struct SmapsRow {
+    pub path: Option<String>,
+    /// the path without a " (deleted)" suffix
+    pub path_trimmed: Option<String>,
+    pub aggregate_count: u32,
+    pub is_deleted: bool,
+    pub file_name: Option<String>,
+    pub module_debugid: Option<String>,
+    pub module_debug_path: Option<String>,
+    pub protection_flags: i32,
+    /// size, private dirty, swap, start address, module timestamp, private
+    /// clean, shared dirty, shared clean, locked, pss, rss, anonymous, pss
+    /// dirty, swap pss (kB; 0 when not given)
+    pub values: [i64; 14],
+}
+
+/// SmapsRow::values' positions.
+pub mod smaps_value {
+    pub const SIZE: usize = 0;
+    pub const PRIVATE_DIRTY: usize = 1;
+    pub const SWAP: usize = 2;
+    pub const START_ADDRESS: usize = 3;
+    pub const MODULE_TIMESTAMP: usize = 4;
+    pub const PRIVATE_CLEAN: usize = 5;
+    pub const SHARED_DIRTY: usize = 6;
+    pub const SHARED_CLEAN: usize = 7;
+    pub const LOCKED: usize = 8;
+    pub const PSS: usize = 9;
+    pub const RSS: usize = 10;
+    pub const ANONYMOUS: usize = 11;
+    pub const PSS_DIRTY: usize = 12;
+    pub const SWAP_PSS: usize = 13;
+}
+
+/// A SmapsPacket: its process and rows (ProfileModule::ParseSmapsPacket /
+/// ParsePackedSmaps); `parser_error`: a packed table whose fields do not
+/// line up (smaps_parser_errors).
+#[derive(Debug, Clone, Default)]
+pub struct SmapsEv {
+    pub pid: u32,
+    pub rows: Vec<SmapsRow>,
+    pub parser_error: bool,
+}
+
+/// InternSmapsPath: the path, and without a " (deleted)" suffix (None: no
+/// path field).
+fn smaps_path(row: &mut SmapsRow, path: Option<&[u8]>) {
+    const DELETED: &[u8] = b" (deleted)";
+    let Some(path) = path else { return };
+    row.path = Some(text(path));
+    let trimmed = path.strip_suffix(DELETED);
+    row.is_deleted = trimmed.is_some();
+    row.path_trimmed = Some(text(trimmed.unwrap_or(path)));
+}
+
+pub fn smaps_packet(b: &[u8]) -> R<SmapsEv> {
+    use smaps_value::*;
+    let mut ev = SmapsEv::default();
+    let (mut entries, mut packed) = (Vec::new(), None);
+    for f in Fields::new(b) {
+        match f? {
+            (1, Value::Varint(x)) => ev.pid = x as u32,
+            (2, Value::Bytes(e)) => entries.push(e),
+            (3, Value::Bytes(p)) => packed = Some(p),
+            _ => {}
+        }
+    }
+    if let Some(p) = packed {
+        packed_smaps(p, &mut ev);
+        return Ok(ev);
+    }
+    for e in entries {
+        let mut row = SmapsRow {
+            aggregate_count: 1,
+            ..Default::default()
+        };
+        let mut path = None;
+        for f in Fields::new(e) {
+            match f? {
+                (1, Value::Bytes(s)) => path = Some(s),
+                (5, Value::Bytes(s)) => row.file_name = Some(text(s)),
+                (8, Value::Bytes(s)) => row.module_debugid = Some(text(s)),
+                (9, Value::Bytes(s)) => row.module_debug_path = Some(text(s)),
+                (10, Value::Varint(x)) => row.protection_flags = x as u32 as i32,
+                (n, Value::Varint(x)) => {
+                    let at = match n {
+                        2 => SIZE,
+                        3 => PRIVATE_DIRTY,
+                        4 => SWAP,
+                        6 => START_ADDRESS,
+                        7 => MODULE_TIMESTAMP,
+                        11 => PRIVATE_CLEAN,
+                        12 => SHARED_DIRTY,
+                        13 => SHARED_CLEAN,
+                        14 => LOCKED,
+                        15 => PSS,
+                        _ => continue,
+                    };
+                    row.values[at] = x as i64;
+                }
+                _ => {}
+            }
+        }
+        smaps_path(&mut row, path);
+        ev.rows.push(row);
+    }
+    Ok(ev)
+}
+
+/// ParsePackedSmaps: a string table and parallel packed columns; with
+/// `aggregate_count` the rows are the string table's, in order, else each
+/// names its string by `name_id`. The rows stop at the first column that
+/// runs out; columns of different lengths (or a name past the table) are a
+/// parser error.
+fn packed_smaps(b: &[u8], ev: &mut SmapsEv) {
+    use smaps_value::*;
+    // packed fields 4..=15 -> SmapsRow::values
+    const COLUMNS: [(u32, usize); 12] = [
+        (4, SIZE),
+        (5, RSS),
+        (6, ANONYMOUS),
+        (7, SWAP),
+        (8, SHARED_CLEAN),
+        (9, SHARED_DIRTY),
+        (10, PRIVATE_CLEAN),
+        (11, PRIVATE_DIRTY),
+        (12, LOCKED),
+        (13, PSS),
+        (14, PSS_DIRTY),
+        (15, SWAP_PSS),
+    ];
+    let mut strings: Vec<&[u8]> = Vec::new();
+    let (mut name_ids, mut counts) = (Vec::new(), Vec::new());
+    let mut aggregated = false;
+    let mut columns: Vec<Vec<u64>> = vec![Vec::new(); COLUMNS.len()];
+    let mut error = false;
+    for f in Fields::new(b) {
+        let Ok((num, v)) = f else {
+            error = true;
+            break;
+        };
+        let got = match num {
+            1 => {
+                if let Value::Bytes(s) = v {
+                    strings.push(s);
+                }
+                Ok(())
+            }
+            2 => push_varints(v, &mut name_ids),
+            3 => {
+                aggregated = true;
+                push_varints(v, &mut counts)
+            }
+            n => match COLUMNS.iter().position(|&(c, _)| c == n) {
+                Some(i) => push_varints(v, &mut columns[i]),
+                None => Ok(()),
+            },
+        };
+        error |= got.is_err();
+    }
+    let mut used = vec![0usize; COLUMNS.len()];
+    let (mut names_used, mut i) = (0usize, 0usize);
+    loop {
+        let names_left = if aggregated {
+            i < counts.len()
+        } else {
+            names_used < name_ids.len()
+        };
+        let columns_left = columns
+            .iter()
+            .zip(&used)
+            .all(|(c, &u)| c.is_empty() || u < c.len());
+        if !names_left || !columns_left {
+            break;
+        }
+        let name = if aggregated {
+            i
+        } else {
+            names_used += 1;
+            name_ids[names_used - 1] as u32 as usize
+        };
+        let Some(path) = strings.get(name) else {
+            error = true;
+            break;
+        };
+        let mut row = SmapsRow {
+            aggregate_count: if aggregated { counts[i] as u32 } else { 1 },
+            ..Default::default()
+        };
+        smaps_path(&mut row, Some(path));
+        for (k, &(_, at)) in COLUMNS.iter().enumerate() {
+            if let Some(&x) = columns[k].get(used[k]) {
+                row.values[at] = x as i64;
+                used[k] += 1;
+            }
+        }
+        ev.rows.push(row);
+        i += 1;
+    }
+    let all_used = columns.iter().zip(&used).all(|(c, &u)| u == c.len())
+        && (aggregated || names_used == name_ids.len())
+        && (!aggregated || (i == counts.len() && name_ids.is_empty() && i == strings.len()));
+    ev.parser_error = error || !all_used;
+}

@@ -886,6 +886,12 @@ impl<'s> ProtoDecoder<'s> {
                 self.kernel_wakelocks = wakelocks;
                 got
             }
+            Some(68) => {
+                let smaps = super::profile_packet::smaps_packet(&parts.concat())?;
+                self.sink
+                    .push_packet(ts, PacketData::Smaps(Box::new(smaps)));
+                Ok(())
+            }
             Some(61) => {
                 let m = super::stack_profile::ModuleSymbols::parse(&parts.concat())?;
                 self.sink

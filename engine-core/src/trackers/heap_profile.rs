@@ -15,11 +15,13 @@
 //!   none for ART's heap, which reports no frees), a dump that goes
 //!   backwards being only a `heapprofd_malformed_packet` stat.
 //! - A dump's flags and counts are heapprofd_* stats indexed by pid.
+//! - SmapsPackets (a process's memory mappings, sent with heap dumps) are
+//!   `profiler_smaps` rows.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Ctx;
-use crate::decoder::profile_packet::{ProcessDump, ProfilePacketEv};
+use crate::decoder::profile_packet::{ProcessDump, ProfilePacketEv, SmapsEv, SmapsRow};
 use crate::decoder::stack_profile::{mapping_name, CallstackRef, ProfileInterned};
 
 /// The Java heap profiler's heap: it reports allocations only.
@@ -50,6 +52,8 @@ pub struct HeapProfileRow {
 pub struct HeapProfiles {
     pub allocations: Vec<AllocationRow>,
     pub profiles: Vec<HeapProfileRow>,
+    /// `profiler_smaps` rows: (upid, ts, row)
+    pub smaps: Vec<(u32, i64, SmapsRow)>,
     /// (upid, dump time, heap): a heap_profile row was made
     seen_profiles: FxHashSet<(u32, i64, Option<String>)>,
     /// ProfilePacketSequenceState per stack profile state
@@ -89,6 +93,22 @@ struct SequenceState {
 }
 
 impl HeapProfiles {
+    /// ProfileModule::ParseSmapsPacket: the process's mappings at `ts`.
+    pub fn smaps(
+        &mut self,
+        pt: &mut super::process::ProcessTracker,
+        stats: &mut crate::events::Stats,
+        ts: i64,
+        s: &SmapsEv,
+    ) {
+        let upid = pt.get_or_create_process(s.pid as i64);
+        self.smaps
+            .extend(s.rows.iter().map(|r| (upid, ts, r.clone())));
+        if s.parser_error {
+            stats.add("smaps_parser_errors", 1, None);
+        }
+    }
+
     pub fn packet(
         &mut self,
         c: &mut Ctx,

@@ -43,7 +43,6 @@ WOULD_FILL: dict[str, str] = {
     "streaming_free": "heap_profile_allocation",
     "stack_sample": "instruments_sample / cpu_profile_stack_sample",
     "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
-    "smaps_packet": "profiler_smaps",
     "gpu_counter_event": "gpu_counter_track, counter",
     "gpu_render_stage_event": "gpu_slice, gpu_track",
     "gpu_log": "gpu_track, slice",
