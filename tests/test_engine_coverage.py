@@ -102,6 +102,26 @@ def test_android_tree_extensions_are_counted_as_skipped(tmp_path):
         eng.close()
 
 
+def test_kinds_the_reference_does_not_import_are_not_counted(tmp_path):
+    """heapprofd's streaming allocations and frees: trace_processor v58.2
+    imports them nowhere either, so no table lacks them: not counted, no
+    warning."""
+    trace = pb.Trace()
+    trace.packet.add(timestamp=1).streaming_allocation.address.append(0x1000)
+    trace.packet.add(timestamp=2).streaming_free.address.append(0x1000)
+    path = tmp_path / "streaming.pftrace"
+    path.write_bytes(trace.SerializeToString())
+    eng = EmbeddedEngine()
+    eng.load(path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            rows = eng.query("SELECT name FROM stats WHERE name LIKE 'artscope_skipped_%'")
+        assert rows.rows() == []
+    finally:
+        eng.close()
+
+
 def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
     path = tmp_path / "skipped.pftrace"
     path.write_bytes(_trace_with_skipped_data())

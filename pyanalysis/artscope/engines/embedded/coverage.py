@@ -39,8 +39,6 @@ WOULD_FILL: dict[str, str] = {
     "track_event_fields": ("args, chrome_raw: raw legacy phases, JSON and typed-proto debug "
                            "annotations, Chrome's typed fields"),
     "chrome_events": "slice, args (legacy JSON events)",
-    "streaming_allocation": "heap_profile_allocation",
-    "streaming_free": "heap_profile_allocation",
     "stack_sample": "instruments_sample / cpu_profile_stack_sample",
     "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
     "gpu_counter_event": "gpu_counter_track, counter",
@@ -51,7 +49,6 @@ WOULD_FILL: dict[str, str] = {
     "vulkan_api_event": "slice (Vulkan API)",
     "memory_tracker_snapshot": "memory_snapshot, memory_snapshot_node",
     "statsd_atom": "slice, counter, args (statsd atoms)",
-    "inode_file_map": "inode / file tables",
     # TracePacket extensions (Android-tree payloads)
     "heap_graph": "heap_graph_object, heap_graph_class, heap_graph_reference (Java heap dumps)",
     "network_packet": "slice, args (network packets)",
