@@ -18,6 +18,8 @@ engines (tools/compare_tp.py):
   sequence, its interning partly broken on purpose;
 * `--kind smaps_packet` (`gen_smaps`): plain and packed smaps tables,
   some malformed;
+* `--kind gpu_counter_event` (`gen_gpu_counters`): interned and inline
+  GPU counter descriptors and their samples;
 * `--kind kernel_wakelock_data` (`gen_wakelocks`): kernel wakelocks on
   two sequences, sometimes hundreds of names;
 * `--kind app_wakelock_bundle` (`gen_app_wakelocks`): app wakelock
@@ -391,7 +393,58 @@ def gen_smaps(rng: random.Random, packets: int = 5) -> bytes:
     return t.SerializeToString()
 
 
+def _gpu_descriptor(d: "pb.GpuCounterDescriptor", rng: random.Random) -> None:
+    """Specs of counters 1-4 (sometimes without an id, a name or a
+    description), random units and value directions."""
+    G = pb.GpuCounterDescriptor
+    for cid in rng.sample(range(1, 5), rng.randint(1, 4)):
+        spec = d.specs.add()
+        if rng.random() < 0.9:
+            spec.counter_id = cid
+        if rng.random() < 0.9:
+            spec.name = rng.choice(["gpu_util", "shader_busy", "l2_hits", "freq"])
+        if rng.random() < 0.6:
+            spec.description = rng.choice(["", "busy %", "hits"])
+        for units in (spec.numerator_units, spec.denominator_units):
+            if rng.random() < 0.5:
+                units.extend(rng.choice(G.MeasureUnit.DESCRIPTOR.values).number
+                             for _ in range(rng.randint(1, 2)))
+        spec.value_direction = rng.choice([0, 1, 2])
+
+
+def gen_gpu_counters(rng: random.Random, packets: int = 10) -> bytes:
+    """GPU counter packets: interned descriptors (iids 1-2 per sequence,
+    gpus 0-1, sometimes never interned) and legacy inline ones, samples of
+    counters 1-6 (ints or doubles), some packets without a timestamp."""
+    t = _trace_with_system_info()
+    for i in range(packets):
+        seq = rng.choice((1, 2))
+        p = t.packet.add(trusted_packet_sequence_id=seq)
+        if rng.random() < 0.9:
+            p.timestamp = 1000 + 10 * i
+        e = p.gpu_counter_event
+        if rng.random() < 0.5:
+            p.sequence_flags = (pb.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED if i < 2 or
+                                rng.random() < 0.2 else pb.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE)
+            iid = rng.choice([1, 2, 3])
+            if iid < 3 and rng.random() < 0.7:
+                d = p.interned_data.gpu_counter_descriptors.add(iid=iid, gpu_id=rng.randint(0, 1))
+                _gpu_descriptor(d.counter_descriptor, rng)
+            e.counter_descriptor_iid = iid
+        elif rng.random() < 0.5:
+            e.gpu_id = rng.randint(0, 1)
+            _gpu_descriptor(e.counter_descriptor, rng)
+        for _ in range(rng.randint(0, 4)):
+            c = e.counters.add(counter_id=rng.randint(1, 6))
+            if rng.random() < 0.5:
+                c.int_value = rng.randint(0, 100)
+            elif rng.random() < 0.9:
+                c.double_value = rng.choice([0.5, 12.25, 99.0])
+    return t.SerializeToString()
+
+
 GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
+              "gpu_counter_event": gen_gpu_counters,
               "smaps_packet": gen_smaps,
               "kernel_wakelock_data": gen_wakelocks, "app_wakelock_bundle": gen_app_wakelocks}
 

@@ -447,11 +447,23 @@ pub enum PacketData {
     /// An app wakelock acquired or released (AppWakelockBundle's events).
     AppWakelock(Box<crate::trackers::power::AppWakelock>),
     /// A SparseCounterTracker counter (kernel wakelocks): its track is
-    /// `Sink::wakelock_tracks[track]`.
+    /// `Sink::tokenized_tracks[track]`.
     SparseCounter {
         track: u32,
         value: f64,
     },
+    /// A GpuCounterEvent's samples (resolved in the replay through
+    /// `Sink::gpu_counter_maps`).
+    GpuCounter(Box<crate::decoder::gpu_counters::GpuCounterEv>),
+}
+
+/// A track trace_processor makes when it tokenizes a packet.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum TokenizedTrack {
+    /// an `android_kernel_wakelock` counter track
+    Wakelock(crate::decoder::kernel_wakelocks::WakelockTrack),
+    /// a `gpu_counter` track
+    GpuCounter(crate::decoder::gpu_counters::GpuCounterTrack),
 }
 
 #[derive(Debug, Clone)]
@@ -627,9 +639,12 @@ pub struct Sink {
     /// timestamps no snapshot converted: (stat, source clock, source time,
     /// target clock), for the import log
     pub clock_failure_logs: Vec<(&'static str, i64, i64, i64)>,
-    /// kernel wakelock tracks, in the order they are made (when the
-    /// packets are tokenized: before the replay's tracks)
-    pub wakelock_tracks: Vec<crate::decoder::kernel_wakelocks::WakelockTrack>,
+    /// the tracks trace_processor makes when it tokenizes packets (kernel
+    /// wakelocks, GPU counters), in that order: before the replay's tracks
+    pub tokenized_tracks: Vec<TokenizedTrack>,
+    /// GPU counter descriptors as every packet was tokenized: what the
+    /// replay resolves GpuCounter samples with
+    pub gpu_counter_maps: crate::decoder::gpu_counters::CounterMaps,
     /// the trace's clock, when the default clock (BOOTTIME) had no path to
     /// it (`ClockSync::unrelatable_default_clock`): an analysis log
     pub unrelatable_clock: Option<i64>,

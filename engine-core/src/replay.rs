@@ -93,8 +93,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     crate::trackers::import_logs::clock_sync_failures(&mut ctx, &sink.clock_failure_logs);
     // (made when trace_processor tokenizes their packets: before the
     // replay makes any track)
-    let wakelock_tracks =
-        crate::trackers::counters::kernel_wakelock_tracks(&mut ctx, &sink.wakelock_tracks);
+    let tokenized_tracks =
+        crate::trackers::counters::tokenized_tracks(&mut ctx, &sink.tokenized_tracks);
+    let mut gpu_counters = crate::trackers::counters::GpuCounterValues::default();
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
     } else {
@@ -423,8 +424,15 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         }
                         &PacketData::SparseCounter { track, value } => {
                             ctx.counters
-                                .push(p.ts, wakelock_tracks[track as usize], value, None)
+                                .push(p.ts, tokenized_tracks[track as usize], value, None)
                         }
+                        PacketData::GpuCounter(g) => gpu_counters.push(
+                            &mut ctx,
+                            p.ts,
+                            g,
+                            &sink.gpu_counter_maps,
+                            &tokenized_tracks,
+                        ),
                         PacketData::Smaps(smaps) => {
                             ctx.heap_profiles
                                 .smaps(&mut ctx.pt, &mut ctx.stats, p.ts, smaps)

@@ -516,7 +516,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 
 /// trace_processor's public views over the internal track table (and sched_slice),
 /// with the columns trace_processor v58 gives them (in the Python importer's order).
-pub const VIEWS: [(&str, &str); 22] = [
+pub const VIEWS: [(&str, &str); 23] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),
     ("thread_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, _utid AS utid FROM __track WHERE event_type = 'slice' AND _utid IS NOT NULL"),
@@ -529,6 +529,8 @@ pub const VIEWS: [(&str, &str); 22] = [
     // (args read by subqueries, not extract_arg: the views also run in
     // `to_sqlite`'s plain database)
     ("perf_counter_track", "SELECT id, name, type, parent_id, source_arg_set_id, machine_id, counter_unit AS unit, description, (SELECT int_value FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id AND a.key = 'perf_session_id') AS perf_session_id, (SELECT int_value FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id AND a.key = 'cpu') AS cpu, (SELECT int_value FROM args a WHERE a.arg_set_id = t.source_arg_set_id AND a.key = 'is_timebase') AS is_timebase FROM __track t WHERE event_type = 'counter' AND type IN ('perf_cpu_counter', 'perf_global_counter')"),
+    // the counter tracks with a ugpu dimension (gpu counters, frequency, memory)
+    ("gpu_counter_track", "SELECT ct.id, ct.name, ct.type, ct.parent_id, ct.source_arg_set_id, ct.machine_id, ct.unit, ct.description, a.int_value AS ugpu, (SELECT int_value FROM args g WHERE g.arg_set_id = ct.dimension_arg_set_id AND g.key = 'gpu') AS gpu_id FROM counter_track ct JOIN args a ON ct.dimension_arg_set_id = a.arg_set_id WHERE a.key = 'ugpu'"),
     // Chrome's streaming CPU profile samples and traced_perf's samples
     ("cpu_profile_stack_sample", "SELECT id, ts, callsite_id, utid, process_priority FROM __artscope_profiler_sample WHERE source = 'chrome'"),
     ("perf_sample", "SELECT id, ts, utid, cpu, COALESCE(cpu_mode, 'unknown') AS cpu_mode, callsite_id, unwind_error, perf_session_id FROM __artscope_profiler_sample WHERE source = 'linux.perf'"),

@@ -20,7 +20,7 @@ use std::collections::hash_map::Entry;
 use rustc_hash::FxHashMap;
 
 use super::wire::{push_varints, text, Fields, Value, WireError};
-use crate::events::{PacketData, Sink};
+use crate::events::{PacketData, Sink, TokenizedTrack};
 
 const ZERO_VALUE: u64 = 1;
 const NON_MONOTONIC_VALUE: u64 = 2;
@@ -33,6 +33,7 @@ pub type WakelockTrack = (String, &'static str);
 pub struct KernelWakelocks {
     /// per stack profile state (a sequence's incremental state interval)
     states: FxHashMap<u32, SequenceState>,
+    /// track -> its index in `Sink::tokenized_tracks`
     tracks: FxHashMap<WakelockTrack, u32>,
     /// SparseCounterTracker's state per track
     sparse: FxHashMap<u32, Sparse>,
@@ -63,7 +64,7 @@ fn type_name(t: u64) -> &'static str {
 impl KernelWakelocks {
     /// One KernelWakelockData at trace time `ts` on the sequence's state
     /// `state`: its counters pushed to `sink` (their tracks in
-    /// `sink.wakelock_tracks`, in the order they are made).
+    /// `sink.tokenized_tracks`, in the order they are made).
     pub fn packet(
         &mut self,
         sink: &mut Sink,
@@ -128,10 +129,9 @@ impl KernelWakelocks {
             s.last_values.iter().map(|(k, v)| (k.clone(), *v)).collect();
         for (name, (value, kind)) in totals {
             let key = (name, kind);
-            let next = self.tracks.len() as u32;
             let track = *self.tracks.entry(key.clone()).or_insert_with(|| {
-                sink.wakelock_tracks.push(key);
-                next
+                sink.tokenized_tracks.push(TokenizedTrack::Wakelock(key));
+                (sink.tokenized_tracks.len() - 1) as u32
             });
             self.push_counter(sink, ts, track, 1e6 * value as f64);
         }

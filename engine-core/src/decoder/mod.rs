@@ -4,6 +4,7 @@ pub mod atrace;
 pub mod clocks;
 pub mod container;
 pub mod ftrace_schema;
+pub mod gpu_counters;
 pub mod kernel_wakelocks;
 pub mod packets_misc;
 pub mod perf_sample;

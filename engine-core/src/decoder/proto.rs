@@ -225,6 +225,8 @@ pub struct ProtoDecoder<'s> {
     deferred: Vec<(Vec<u8>, usize)>,
     /// kernel wakelock packets' state (read when tokenized)
     kernel_wakelocks: super::kernel_wakelocks::KernelWakelocks,
+    /// GPU counter descriptors' state (read when tokenized)
+    gpu_counters: super::gpu_counters::GpuCounters,
     /// Every packet was read: the deferred ones are being retried.
     eof: bool,
 }
@@ -385,6 +387,7 @@ impl<'s> ProtoDecoder<'s> {
             deferred: Vec::new(),
             eof: false,
             kernel_wakelocks: Default::default(),
+            gpu_counters: Default::default(),
         }
     }
 
@@ -406,6 +409,7 @@ impl<'s> ProtoDecoder<'s> {
             self.decode_packet(&raw, offset, true);
         }
         self.convert_profile_dump_times();
+        self.sink.gpu_counter_maps = std::mem::take(&mut self.gpu_counters.maps);
         self.sink.cpu_per_uid_totals = self.cpu_per_uid.totals();
         if truncated {
             self.sink.partial = true;
@@ -459,6 +463,46 @@ impl<'s> ProtoDecoder<'s> {
         decoded - self.bad_packets
     }
 
+    /// GpuCounterEvent (GraphicsEventModule::TokenizePacket): its
+    /// descriptor makes tracks now; its samples are parsed at `ts`, unless
+    /// the packet has no timestamp (gpu_counters_missing_timestamp).
+    fn gpu_counter_event(&mut self, has_ts: bool, ts: i64, b: &[u8]) -> R<()> {
+        let e = super::gpu_counters::event_fields(b)?;
+        let state = self.track_events.stack_state_of(self.seq_id);
+        if let Some(iid) = e.descriptor_iid {
+            let key = (state, iid);
+            if !self.gpu_counters.maps.interned.contains_key(&key) {
+                let interned = self.track_events.interned_message(self.seq_id, 47, iid);
+                self.gpu_counters
+                    .interned_descriptor(self.sink, key, interned.as_deref())?;
+            }
+        } else if let Some(d) = e.descriptor {
+            let offset = self.offset as i64;
+            self.gpu_counters
+                .inline_descriptor(self.sink, offset, e.gpu_id, d)?;
+        }
+        if !e.has_counters {
+            return Ok(());
+        }
+        if !has_ts {
+            let name = "gpu_counters_missing_timestamp";
+            self.sink.stats.add(name, 1, None);
+            self.sink.tokenizer_logs.push(TokenizerLog {
+                name,
+                offset: self.offset as i64,
+                args: Vec::new(),
+            });
+            return Ok(());
+        }
+        let ev = super::gpu_counters::GpuCounterEv {
+            descriptor: e.descriptor_iid.map(|iid| (state, iid)),
+            counters: e.counters,
+        };
+        self.sink
+            .push_packet(ts, PacketData::GpuCounter(Box::new(ev)));
+        Ok(())
+    }
+
     /// AppWakelockBundle (the `android.app_wakelocks` data source), as
     /// AppWakelockModule::TokenizePacket splits it: each (interned
     /// wakelock, encoded time) pair is an acquire (time's low bit) or a
@@ -479,7 +523,8 @@ impl<'s> ProtoDecoder<'s> {
         }
         for (&iid, &encoded) in iids.iter().zip(&times) {
             let iid = iid as u32 as u64;
-            let Some(info) = self.track_events.app_wakelock_info(self.seq_id, iid) else {
+            let info = self.track_events.interned_message(self.seq_id, 42, iid);
+            let Some(info) = info else {
                 self.sink.stats.add("app_wakelock_unknown_id", 1, None);
                 continue;
             };
@@ -884,6 +929,7 @@ impl<'s> ProtoDecoder<'s> {
                     .push_packet(ts, PacketData::ProfilePacket(Box::new(p)));
                 Ok(())
             }
+            Some(52) => self.gpu_counter_event(packet_ts.is_some(), ts, &parts.concat()),
             Some(APP_WAKELOCK_BUNDLE_FIELD) => self.app_wakelock_bundle(ts, &parts.concat()),
             Some(115) => {
                 let state = self.track_events.stack_state_of(self.seq_id);

@@ -465,8 +465,9 @@ struct Interned {
     correlation_strs: HashMap<u64, Arc<str>>,
     log_bodies: HashMap<u64, Arc<str>>,
     source_locations: HashMap<u64, SourceLocation>,
-    /// FrameworksBaseInternedData.app_wakelock_info (42), as given
-    app_wakelocks: HashMap<u64, Arc<[u8]>>,
+    /// messages other importers look up by (InternedData field, iid), as
+    /// given: app_wakelock_info (42), gpu_counter_descriptors (47)
+    messages: HashMap<(u32, u64), Arc<[u8]>>,
 }
 
 #[derive(Default, Clone)]
@@ -688,7 +689,7 @@ impl Tokenizer {
     pub fn interned(&mut self, seq_id: u32, b: &[u8]) -> R<()> {
         let mut got: Vec<(u32, Option<u64>, Option<Arc<str>>)> = Vec::new();
         let mut locations = Vec::new();
-        let mut app_wakelocks = Vec::new();
+        let mut messages = Vec::new();
         for f in Fields::new(b) {
             let (num, v) = f?;
             let Value::Bytes(m) = v else { continue };
@@ -697,7 +698,7 @@ impl Tokenizer {
                 continue;
             }
             match num {
-                42 => app_wakelocks.push((interned_string(m)?.0, Arc::from(m))),
+                42 | 47 => messages.push((num, interned_string(m)?.0, Arc::from(m))),
                 1..=3 | 20 | 29 | 43 => {
                     let (iid, s) = interned_string(m)?;
                     got.push((num, iid, s.map(|s| Arc::from(text(s)))));
@@ -723,7 +724,7 @@ impl Tokenizer {
         // error; an iid already interned keeps its first message)
         let missing = got.iter().filter(|g| g.1.is_none()).count()
             + locations.iter().filter(|l| l.0.is_none()).count()
-            + app_wakelocks.iter().filter(|a| a.0.is_none()).count();
+            + messages.iter().filter(|m| m.1.is_none()).count();
         self.lookup_errors += missing as i64;
         let state = self.incremental_state(seq_id) as usize;
         let interned = Arc::make_mut(&mut self.interned[state]);
@@ -745,19 +746,20 @@ impl Tokenizer {
                 interned.source_locations.entry(iid).or_insert(loc);
             }
         }
-        for (iid, m) in app_wakelocks {
+        for (field, iid, m) in messages {
             if let Some(iid) = iid {
-                interned.app_wakelocks.entry(iid).or_insert(m);
+                interned.messages.entry((field, iid)).or_insert(m);
             }
         }
         Ok(())
     }
 
-    /// The AppWakelockInfo interned as `iid` on the sequence
-    /// (LookupInternedMessage; a miss is an interned_data_tokenizer_errors).
-    pub fn app_wakelock_info(&mut self, seq_id: u32, iid: u64) -> Option<Arc<[u8]>> {
+    /// The InternedData message of `field` interned as `iid` on the
+    /// sequence (LookupInternedMessage; a miss is an
+    /// interned_data_tokenizer_errors).
+    pub fn interned_message(&mut self, seq_id: u32, field: u32, iid: u64) -> Option<Arc<[u8]>> {
         let state = self.incremental_state(seq_id) as usize;
-        let found = self.interned[state].app_wakelocks.get(&iid).cloned();
+        let found = self.interned[state].messages.get(&(field, iid)).cloned();
         if found.is_none() {
             self.lookup_errors += 1;
         }

@@ -895,29 +895,115 @@ pub fn cros_ec_sensorhub_data(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     c.counters.push(ts, track, latency as f64, Some(set));
 }
 
-/// The `android_kernel_wakelock` counter tracks (AndroidKernelWakelocksModule::
-/// UpdateCounter's blueprint: unit ms, dimensions wakelock_name and
-/// wakelock_type, named after the wakelock), in the order they were made.
-pub fn kernel_wakelock_tracks(
-    c: &mut Ctx,
-    tracks: &[crate::decoder::kernel_wakelocks::WakelockTrack],
-) -> Vec<u32> {
+/// The tracks trace_processor makes when it tokenizes packets, in that
+/// order (before any the replay makes): their track ids.
+pub fn tokenized_tracks(c: &mut Ctx, tracks: &[crate::events::TokenizedTrack]) -> Vec<u32> {
+    use crate::events::TokenizedTrack;
     tracks
         .iter()
-        .map(|(name, kind)| {
-            c.tracks.intern_with(
-                &mut c.args,
-                "android_kernel_wakelock",
-                Some(name),
-                "counter",
-                vec![
-                    ("wakelock_name", Dim::Str(name.clone())),
-                    ("wakelock_type", Dim::Str((*kind).to_owned())),
-                ],
-                Owner::default(),
-                Some("ms"),
-                Vec::new,
-            )
+        .map(|t| match t {
+            TokenizedTrack::Wakelock((name, kind)) => kernel_wakelock_track(c, name, kind),
+            TokenizedTrack::GpuCounter(g) => gpu_counter_track(c, g),
         })
         .collect()
+}
+
+/// AndroidKernelWakelocksModule::UpdateCounter's blueprint: unit ms,
+/// dimensions wakelock_name and wakelock_type, named after the wakelock.
+fn kernel_wakelock_track(c: &mut Ctx, name: &str, kind: &str) -> u32 {
+    c.tracks.intern_with(
+        &mut c.args,
+        "android_kernel_wakelock",
+        Some(name),
+        "counter",
+        vec![
+            ("wakelock_name", Dim::Str(name.to_owned())),
+            ("wakelock_type", Dim::Str(kind.to_owned())),
+        ],
+        Owner::default(),
+        Some("ms"),
+        Vec::new,
+    )
+}
+
+/// GpuEventParser::InternGpuCounterTrack: a `gpu_counter` track per (ugpu,
+/// gpu, name), its unit and `description` source arg from the spec that
+/// made it.
+fn gpu_counter_track(c: &mut Ctx, g: &crate::decoder::gpu_counters::GpuCounterTrack) -> u32 {
+    let ugpu = ugpu(c, g.gpu_id as i64);
+    let before = c.tracks.rows.len();
+    let id = c.tracks.intern(
+        &mut c.args,
+        "gpu_counter",
+        Some(&g.name),
+        "counter",
+        vec![
+            ("ugpu", Dim::Int(ugpu as i64)),
+            ("gpu", Dim::Int(g.gpu_id as i64)),
+            ("name", Dim::Str(g.name.clone())),
+        ],
+        Owner::default(),
+        0,
+    );
+    if id as usize == before {
+        match &g.description {
+            Some(d) => c.tracks.describe(&mut c.args, id, d),
+            None => {
+                // (a NULL description: the arg, no counter_track.description)
+                let args = c.args.add_set(&[("description", Some(ArgVal::NullStr))]);
+                c.tracks.rows[id as usize].source_arg_set_id = Some(args);
+            }
+        }
+        c.tracks.rows[id as usize].unit = g.unit.clone().map(std::borrow::Cow::Owned);
+    }
+    id
+}
+
+/// GpuEventParser::PushGpuCounterValues: each sample on its counter's
+/// track; a backwards-looking counter's value is the interval's that ends
+/// at its time: a 0 is pushed there and the value given to the track's
+/// previous row.
+#[derive(Default)]
+pub struct GpuCounterValues {
+    /// track -> its last counter row
+    last: rustc_hash::FxHashMap<u32, usize>,
+}
+
+impl GpuCounterValues {
+    pub fn push(
+        &mut self,
+        c: &mut Ctx,
+        ts: i64,
+        ev: &crate::decoder::gpu_counters::GpuCounterEv,
+        maps: &crate::decoder::gpu_counters::CounterMaps,
+        tracks: &[u32],
+    ) {
+        let map = match ev.descriptor {
+            Some(key) => match maps.interned.get(&key) {
+                Some(m) => m,
+                // (a missing descriptor was counted when tokenized)
+                None => return,
+            },
+            None => &maps.legacy,
+        };
+        for &(id, value) in &ev.counters {
+            let Some(&(t, forwards_looking)) = map.get(&id) else {
+                if ev.descriptor.is_some() {
+                    c.stats.add("gpu_counters_invalid_spec", 1, None);
+                }
+                continue;
+            };
+            let track = tracks[t as usize];
+            let row = c.counters.rows.len();
+            if forwards_looking {
+                c.counters.push(ts, track, value, None);
+            } else {
+                c.counters.push(ts, track, 0.0, None);
+                if let Some(&last) = self.last.get(&track) {
+                    c.counters.rows[last].value = value;
+                }
+            }
+            self.last.insert(track, row);
+        }
+    }
 }

@@ -41,7 +41,6 @@ WOULD_FILL: dict[str, str] = {
     "chrome_events": "slice, args (legacy JSON events)",
     "stack_sample": "instruments_sample / cpu_profile_stack_sample",
     "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
-    "gpu_counter_event": "gpu_counter_track, counter",
     "gpu_render_stage_event": "gpu_slice, gpu_track",
     "gpu_log": "gpu_track, slice",
     "graphics_frame_event": "graphics_frame_slice",
