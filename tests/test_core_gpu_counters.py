@@ -1,4 +1,5 @@
-"""GPU counters (GpuCounterEvent, the `gpu.counters` data source) as
+"""GPU counters (GpuCounterEvent, the `gpu.counters` data source) and GPU
+logs as
 trace_processor v58.2's GraphicsEventModule and GpuEventParser import them
 (issue 18): a descriptor, interned per sequence or inline (legacy: counter
 ids global), makes a `gpu_counter` track per (gpu, counter name) with its
@@ -88,4 +89,38 @@ def test_gpu_counters(load_embedded) -> None:
 def test_gpu_counter_tables_equal_trace_processor(tp_diffs) -> None:
     diffs, compared = tp_diffs(_gpu_counter_trace())
     assert {"counter", "counter_track", "gpu_counter_track", "args", "stats"} <= compared
+    assert diffs == {}
+
+
+def _gpu_log_trace() -> bytes:
+    """GPU logs: at 10 a warning with a tag and a message; at 20 an error
+    with only a message; at 30 a severity past ERROR (UNKNOWN_SEVERITY)
+    with nothing else."""
+    t = pb.Trace()
+    t.packet.add(timestamp=10).gpu_log.MergeFrom(
+        pb.GpuLog(severity=pb.GpuLog.LOG_SEVERITY_WARNING, tag="vk", log_message="oom"))
+    t.packet.add(timestamp=20).gpu_log.MergeFrom(
+        pb.GpuLog(severity=pb.GpuLog.LOG_SEVERITY_ERROR, log_message="lost"))
+    p = t.packet.add(timestamp=30)
+    p.gpu_log.SetInParent()
+    raw = bytearray(t.SerializeToString())
+    # severity 9: past the enum (the protos reject it as an enum value)
+    return bytes(raw) + bytes([0x0A, 7, 0x40, 30, 0xFA, 0x03, 2, 0x08, 9])
+
+
+def test_gpu_logs(load_embedded) -> None:
+    eng = load_embedded(_gpu_log_trace())
+    rows = eng.query("SELECT s.ts, s.dur, s.name, t.name, extract_arg(s.arg_set_id, 'tag'), "
+                     "extract_arg(s.arg_set_id, 'message') FROM slice s "
+                     "JOIN track t ON t.id = s.track_id ORDER BY s.ts").rows()
+    assert rows == [(10, 0, "WARNING", "GPU Log", "vk", "oom"),
+                    (20, 0, "ERROR", "GPU Log", None, "lost"),
+                    (30, 0, "UNSPECIFIED", "GPU Log", None, None),
+                    (30, 0, "UNKNOWN_SEVERITY", "GPU Log", None, None)]
+
+
+@pytest.mark.tp
+def test_gpu_log_tables_equal_trace_processor(tp_diffs) -> None:
+    diffs, compared = tp_diffs(_gpu_log_trace())
+    assert {"slice", "track", "args"} <= compared
     assert diffs == {}

@@ -164,7 +164,7 @@ RANDOM_TRACES_DIFFERING: dict[tuple[str, int], str] = {}
 PACKET_KINDS = ["sys_stats", "process_stats", "process_tree", "cpu_info", "power_rails",
                 "battery", "android_log", "packages_list", "entity_state_residency",
                 "android_energy_estimation_breakdown", "trace_stats", "system_info",
-                "gpu_mem_total_event", "android_game_intervention_list"]
+                "gpu_mem_total_event", "android_game_intervention_list", "gpu_log"]
 
 
 @pytest.mark.tp

@@ -50,7 +50,7 @@ def test_other_sql_errors_are_one_line_query_errors(freq_engine):
 
 def _trace_with_skipped_data() -> bytes:
     """Three legacy counter ('C') track events (Chrome's raw legacy events: not
-    imported), two graphics_frame_event and one gpu_log packet
+    imported), two graphics_frame_event and one vulkan_memory_event packet
     beside one imported cpu_frequency event; one clock_snapshot (bookkeeping,
     not counted)."""
     trace = pb.Trace()
@@ -71,7 +71,7 @@ def _trace_with_skipped_data() -> bytes:
         p = trace.packet.add(timestamp=3_000 + i)
         p.graphics_frame_event.buffer_event.frame_number = i
     p = trace.packet.add(timestamp=4_000)
-    p.gpu_log.log_message = "gpu log"
+    p.vulkan_memory_event.memory_size = 4096
     return trace.SerializeToString()
 
 
@@ -131,15 +131,15 @@ def test_skipped_packets_are_counted_in_stats_and_named_once(tmp_path):
         with pytest.warns(SkippedDataWarning) as record:
             stats = eng.query("SELECT name, value, severity FROM stats "
                               "WHERE name LIKE 'artscope_skipped_%' ORDER BY name")
-        assert stats.rows() == [("artscope_skipped_gpu_log", 1, "info"),
-                                ("artscope_skipped_graphics_frame_event", 2, "info"),
-                                ("artscope_skipped_track_event_fields", 3, "info")]
+        assert stats.rows() == [("artscope_skipped_graphics_frame_event", 2, "info"),
+                                ("artscope_skipped_track_event_fields", 3, "info"),
+                                ("artscope_skipped_vulkan_memory_event", 1, "info")]
         assert len(record) == 1
         msg = str(record[0].message)
         assert "\n" not in msg
         assert "3 track event(s) with parts not imported (args, chrome_raw: " in msg
         assert "2 graphics_frame_event packet(s) (graphics_frame_slice)" in msg
-        assert "1 gpu_log packet(s) (gpu_track, slice)" in msg
+        assert "1 vulkan_memory_event packet(s) (vulkan_memory_allocations)" in msg
         assert "clock_snapshot" not in msg and "--engine trace_processor" in msg
         # what it did import is there; and it is said once per trace
         with warnings.catch_warnings():

@@ -442,6 +442,8 @@ pub enum PacketData {
     ProfilePacket(Box<crate::decoder::profile_packet::ProfilePacketEv>),
     /// ModuleSymbols (offline symbolization of profiles' frames).
     ModuleSymbols(Box<crate::decoder::stack_profile::ModuleSymbols>),
+    /// A GpuLog message.
+    GpuLog(Box<crate::trackers::counters::GpuLog>),
     /// A SmapsPacket (a process's memory mappings).
     Smaps(Box<crate::decoder::profile_packet::SmapsEv>),
     /// An app wakelock acquired or released (AppWakelockBundle's events).

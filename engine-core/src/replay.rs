@@ -433,6 +433,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             &sink.gpu_counter_maps,
                             &tokenized_tracks,
                         ),
+                        PacketData::GpuLog(log) => {
+                            crate::trackers::counters::gpu_log(&mut ctx, p.ts, log)
+                        }
                         PacketData::Smaps(smaps) => {
                             ctx.heap_profiles
                                 .smaps(&mut ctx.pt, &mut ctx.stats, p.ts, smaps)

@@ -930,6 +930,11 @@ impl<'s> ProtoDecoder<'s> {
                 Ok(())
             }
             Some(52) => self.gpu_counter_event(packet_ts.is_some(), ts, &parts.concat()),
+            Some(63) => {
+                let log = crate::trackers::counters::GpuLog::parse(&parts.concat())?;
+                self.sink.push_packet(ts, PacketData::GpuLog(Box::new(log)));
+                Ok(())
+            }
             Some(APP_WAKELOCK_BUNDLE_FIELD) => self.app_wakelock_bundle(ts, &parts.concat()),
             Some(115) => {
                 let state = self.track_events.stack_state_of(self.seq_id);

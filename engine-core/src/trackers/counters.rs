@@ -1007,3 +1007,58 @@ impl GpuCounterValues {
         }
     }
 }
+
+/// A GpuLog message (severity, tag, message when given).
+#[derive(Debug, Clone, Default)]
+pub struct GpuLog {
+    pub severity: u64,
+    pub tag: Option<String>,
+    pub message: Option<String>,
+}
+
+impl GpuLog {
+    pub fn parse(b: &[u8]) -> Result<GpuLog, crate::decoder::wire::WireError> {
+        use crate::decoder::wire::{text, Fields, Value};
+        let mut log = GpuLog::default();
+        for f in Fields::new(b) {
+            match f? {
+                (1, Value::Varint(x)) => log.severity = x,
+                (2, Value::Bytes(s)) => log.tag = Some(text(s)),
+                (3, Value::Bytes(s)) => log.message = Some(text(s)),
+                _ => {}
+            }
+        }
+        Ok(log)
+    }
+}
+
+/// GpuEventParser::ParseGpuLog: an instant on the "GPU Log" track named by
+/// the severity, with its tag and message as args.
+pub fn gpu_log(c: &mut Ctx, ts: i64, log: &GpuLog) {
+    const SEVERITIES: [&str; 7] = [
+        "UNSPECIFIED",
+        "VERBOSE",
+        "DEBUG",
+        "INFO",
+        "WARNING",
+        "ERROR",
+        "UNKNOWN_SEVERITY",
+    ];
+    let track = c.tracks.intern(
+        &mut c.args,
+        "gpu_log",
+        Some("GPU Log"),
+        "slice",
+        Vec::new(),
+        Owner::default(),
+        0,
+    );
+    let severity = SEVERITIES[(log.severity as usize).min(SEVERITIES.len() - 1)];
+    let args = (log.tag.is_some() || log.message.is_some()).then(|| {
+        c.args.add_set(&[
+            ("tag", log.tag.clone().map(ArgVal::Str)),
+            ("message", log.message.clone().map(ArgVal::Str)),
+        ])
+    });
+    c.slices.begin(track, ts, severity.to_owned(), 0, args);
+}

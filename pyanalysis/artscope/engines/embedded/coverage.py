@@ -42,7 +42,6 @@ WOULD_FILL: dict[str, str] = {
     "stack_sample": "instruments_sample / cpu_profile_stack_sample",
     "deobfuscation_mapping": "stack_profile_frame (deobfuscated names)",
     "gpu_render_stage_event": "gpu_slice, gpu_track",
-    "gpu_log": "gpu_track, slice",
     "graphics_frame_event": "graphics_frame_slice",
     "vulkan_memory_event": "vulkan_memory_allocations",
     "vulkan_api_event": "slice (Vulkan API)",
