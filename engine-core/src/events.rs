@@ -794,6 +794,23 @@ impl Sink {
         self.ftrace.push(e);
     }
 
+    /// A tokenizer error (RecordTokenizationLog): its stat counted, and an
+    /// import log at the packet's byte offset with `args`.
+    pub fn tokenizer_log(
+        &mut self,
+        name: &'static str,
+        offset: usize,
+        args: Vec<(&'static str, crate::trackers::tracks::ArgVal)>,
+    ) {
+        self.stats.add(name, 1, None);
+        self.tokenizer_logs
+            .push(crate::trackers::import_logs::TokenizerLog {
+                name,
+                offset: offset as i64,
+                args,
+            });
+    }
+
     pub fn push_packet(&mut self, ts: i64, data: PacketData) {
         if self.negative(ts) {
             return;

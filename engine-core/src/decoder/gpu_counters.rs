@@ -11,7 +11,6 @@ use rustc_hash::FxHashMap;
 
 use super::wire::{push_varints, text, Fields, Value, WireError};
 use crate::events::{Sink, TokenizedTrack};
-use crate::trackers::import_logs::TokenizerLog;
 use crate::trackers::tracks::ArgVal;
 
 type R<T> = Result<T, WireError>;
@@ -232,16 +231,14 @@ impl GpuCounters {
     }
 
     /// An interned descriptor (InternedGpuCounterDescriptor, or None when
-    /// the lookup failed) for (state, iid), once per iid.
+    /// the lookup failed) for (state, iid), not seen before (the caller
+    /// looks it up only then, as the lookup's miss is counted).
     pub fn interned_descriptor(
         &mut self,
         sink: &mut Sink,
         key: (u32, u64),
         interned: Option<&[u8]>,
     ) -> R<()> {
-        if self.maps.interned.contains_key(&key) {
-            return Ok(());
-        }
         let (mut gpu_id, mut descriptor) = (0i32, None);
         for f in Fields::new(interned.unwrap_or_default()) {
             match f? {
@@ -272,13 +269,13 @@ impl GpuCounters {
     pub fn inline_descriptor(
         &mut self,
         sink: &mut Sink,
-        offset: i64,
+        offset: usize,
         gpu_id: i32,
         descriptor: &[u8],
     ) -> R<()> {
         for spec in specs(descriptor)? {
             let (Some(id), Some(name)) = (spec.counter_id, spec.name.as_deref()) else {
-                log(sink, offset, Vec::new());
+                sink.tokenizer_log(INVALID_SPEC, offset, Vec::new());
                 continue;
             };
             if self.maps.legacy.contains_key(&id) {
@@ -286,7 +283,7 @@ impl GpuCounters {
                     ("counter_id", ArgVal::Uint(id as u64)),
                     ("counter_name", ArgVal::Str(name.to_owned())),
                 ];
-                log(sink, offset, args);
+                sink.tokenizer_log(INVALID_SPEC, offset, args);
                 continue;
             }
             let track = self.track(sink, gpu_id, &spec, name);
@@ -294,14 +291,4 @@ impl GpuCounters {
         }
         Ok(())
     }
-}
-
-/// A gpu_counters_invalid_spec tokenization log at the packet's offset.
-fn log(sink: &mut Sink, offset: i64, args: Vec<(&'static str, ArgVal)>) {
-    sink.stats.add(INVALID_SPEC, 1, None);
-    sink.tokenizer_logs.push(TokenizerLog {
-        name: INVALID_SPEC,
-        offset,
-        args,
-    });
 }

@@ -19,7 +19,6 @@ use super::track_event::TrackEventPacket;
 use super::wire::{push_varints, text, text_ref, Fields, Value, WireError};
 use crate::events::*;
 use crate::metadata::MetaVal;
-use crate::trackers::import_logs::TokenizerLog;
 use rustc_hash::FxHashMap as HashMap;
 
 /// How a generic ftrace field is typed (protobuf scalar types).
@@ -477,7 +476,7 @@ impl<'s> ProtoDecoder<'s> {
                     .interned_descriptor(self.sink, key, interned.as_deref())?;
             }
         } else if let Some(d) = e.descriptor {
-            let offset = self.offset as i64;
+            let offset = self.offset;
             self.gpu_counters
                 .inline_descriptor(self.sink, offset, e.gpu_id, d)?;
         }
@@ -486,12 +485,7 @@ impl<'s> ProtoDecoder<'s> {
         }
         if !has_ts {
             let name = "gpu_counters_missing_timestamp";
-            self.sink.stats.add(name, 1, None);
-            self.sink.tokenizer_logs.push(TokenizerLog {
-                name,
-                offset: self.offset as i64,
-                args: Vec::new(),
-            });
+            self.sink.tokenizer_log(name, self.offset, Vec::new());
             return Ok(());
         }
         let ev = super::gpu_counters::GpuCounterEv {
@@ -617,12 +611,7 @@ impl<'s> ProtoDecoder<'s> {
     /// packet's offset each.
     fn tokenizer_logs(&mut self) {
         for (stat, args) in self.track_events.logs.drain(..) {
-            self.sink.stats.add(stat, 1, None);
-            self.sink.tokenizer_logs.push(TokenizerLog {
-                name: stat,
-                offset: self.offset as i64,
-                args,
-            });
+            self.sink.tokenizer_log(stat, self.offset, args);
         }
     }
 
@@ -787,12 +776,7 @@ impl<'s> ProtoDecoder<'s> {
                 let seq = crate::trackers::tracks::ArgVal::Uint(self.seq_id as u64);
                 let args = vec![("packet_sequence_id", seq)];
                 let stat = "interned_data_skipped_incremental_state_invalid";
-                self.sink.stats.add(stat, 1, None);
-                self.sink.tokenizer_logs.push(TokenizerLog {
-                    name: stat,
-                    offset: self.offset as i64,
-                    args,
-                });
+                self.sink.tokenizer_log(stat, self.offset, args);
             } else {
                 self.interned_data(b)?;
                 self.track_events.interned(self.seq_id, b)?;
@@ -2642,15 +2626,11 @@ impl<'s> ProtoDecoder<'s> {
                 crate::trackers::tracks::ArgVal::Int(target as i128),
             ),
         ]);
-        let offset = self.offset as i64;
         for (name, args) in [
             (stat, args),
             ("clock_sync_failure_undeferrable_packet_loss", Vec::new()),
         ] {
-            self.sink.stats.add(name, 1, None);
-            self.sink
-                .tokenizer_logs
-                .push(TokenizerLog { name, offset, args });
+            self.sink.tokenizer_log(name, self.offset, args);
         }
     }
 
