@@ -137,6 +137,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     }
     let mut frames = FrameTimelineTracker::default();
     let mut perf = crate::trackers::perf_sample::PerfSampleTracker::default();
+    let mut heaps = crate::trackers::heap_profile::HeapProfileTracker::default();
     let mut slots = AsyncSlots::default();
     let mut drm = DrmTracker::default();
     let mut binder = BinderTracker::default();
@@ -437,8 +438,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             crate::trackers::counters::gpu_log(&mut ctx, p.ts, log)
                         }
                         PacketData::Smaps(smaps) => {
-                            ctx.heap_profiles
-                                .smaps(&mut ctx.pt, &mut ctx.stats, p.ts, smaps)
+                            crate::trackers::heap_profile::smaps(&mut ctx, p.ts, smaps)
                         }
                         PacketData::AppWakelock(w) => {
                             power::app_wakelock(&mut ctx, &mut slots, p.ts, w)
@@ -447,9 +447,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             ctx.stack_profile.module_symbols(m, &mut ctx.stats)
                         }
                         PacketData::ProfilePacket(pp) => {
-                            let mut heaps = std::mem::take(&mut ctx.heap_profiles);
-                            heaps.packet(&mut ctx, p.ts, pp, track_events.profiles());
-                            ctx.heap_profiles = heaps;
+                            heaps.packet(&mut ctx, p.ts, pp, track_events.profiles())
                         }
                     }
                 }

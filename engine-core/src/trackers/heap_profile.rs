@@ -48,12 +48,18 @@ pub struct HeapProfileRow {
     pub heap_name: Option<String>,
 }
 
+/// The rows (`Ctx::heap_profiles`).
 #[derive(Default)]
 pub struct HeapProfiles {
     pub allocations: Vec<AllocationRow>,
     pub profiles: Vec<HeapProfileRow>,
     /// `profiler_smaps` rows: (upid, ts, row)
     pub smaps: Vec<(u32, i64, SmapsRow)>,
+}
+
+/// The replay's state (ProfileModule's and its sequences').
+#[derive(Default)]
+pub struct HeapProfileTracker {
     /// (upid, dump time, heap): a heap_profile row was made
     seen_profiles: FxHashSet<(u32, i64, Option<String>)>,
     /// ProfilePacketSequenceState per stack profile state
@@ -92,23 +98,18 @@ struct SequenceState {
     free_correction: FxHashMap<u64, Counts>,
 }
 
-impl HeapProfiles {
-    /// ProfileModule::ParseSmapsPacket: the process's mappings at `ts`.
-    pub fn smaps(
-        &mut self,
-        pt: &mut super::process::ProcessTracker,
-        stats: &mut crate::events::Stats,
-        ts: i64,
-        s: &SmapsEv,
-    ) {
-        let upid = pt.get_or_create_process(s.pid as i64);
-        self.smaps
-            .extend(s.rows.iter().map(|r| (upid, ts, r.clone())));
-        if s.parser_error {
-            stats.add("smaps_parser_errors", 1, None);
-        }
+/// ProfileModule::ParseSmapsPacket: the process's mappings at `ts`.
+pub fn smaps(c: &mut Ctx, ts: i64, s: &SmapsEv) {
+    let upid = c.pt.get_or_create_process(s.pid as i64);
+    c.heap_profiles
+        .smaps
+        .extend(s.rows.iter().map(|r| (upid, ts, r.clone())));
+    if s.parser_error {
+        c.stats.add("smaps_parser_errors", 1, None);
     }
+}
 
+impl HeapProfileTracker {
     pub fn packet(
         &mut self,
         c: &mut Ctx,
@@ -155,7 +156,7 @@ impl HeapProfiles {
             .seen_profiles
             .insert((upid, window_end, d.heap_name.clone()))
         {
-            self.profiles.push(HeapProfileRow {
+            c.heap_profiles.profiles.push(HeapProfileRow {
                 ts: window_start,
                 ts_end: window_end,
                 upid,
@@ -285,7 +286,7 @@ impl HeapProfiles {
             return;
         }
         let mut row = |(count, size): Counts| {
-            self.allocations.push(AllocationRow {
+            c.heap_profiles.allocations.push(AllocationRow {
                 ts: a.ts,
                 upid,
                 heap_name: a.heap_name.clone(),
