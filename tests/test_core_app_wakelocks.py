@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from packet_fuzz import app_wakelock_info, app_wakelock_packet, field  # noqa: E402
+from make_fixtures import f_bytes  # noqa: E402
+from packet_fuzz import app_wakelock_info, app_wakelock_packet  # noqa: E402
 
 
 def _acquire(delta: int) -> int:
@@ -35,8 +36,8 @@ def _app_wakelock_trace() -> bytes:
     acquired (+0), 2 acquired (+5: lane 0 is busy, lane 1), 1 released
     (+20). At 2000: 2 released (+10), unknown wakelock 3 acquired (+1), 1
     acquired again (+30: lane 0, free again), never released."""
-    interned = (field(42, app_wakelock_info(1, "*job*/sync", 1, pid=100, uid=10001))
-                + field(42, app_wakelock_info(2, "AudioMix", 1, work_uid=1041)))
+    interned = (f_bytes(42, app_wakelock_info(1, "*job*/sync", 1, pid=100, uid=10001))
+                + f_bytes(42, app_wakelock_info(2, "AudioMix", 1, work_uid=1041)))
     return (app_wakelock_packet(1000, [1, 2, 1], [_acquire(0), _acquire(5), _release(20)],
                                 interned, cleared=True)
             + app_wakelock_packet(2000, [2, 3, 1], [_release(10), _acquire(1), _acquire(30)]))

@@ -28,31 +28,14 @@ when it says so, 4096 when it has none, 0 without SystemInfo.
 from __future__ import annotations
 
 import pytest
+from make_fixtures import f_bytes, f_varint
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
-
-
-def _varint(n: int) -> bytes:
-    n &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b, n = n & 0x7F, n >> 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _len_field(num: int, payload: bytes) -> bytes:
-    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
-
-
-def _int_field(num: int, n: int) -> bytes:
-    return _varint(num << 3) + _varint(n)
 
 
 def _sys_stats_packet(ts: int, s: pb.SysStats, raw: bytes = b"") -> bytes:
     """A packet of one SysStats payload: `s` plus `raw` fields (values the
     protos cannot set, e.g. unknown enum numbers)."""
-    return _int_field(8, ts) + _len_field(pb.TracePacket.SYS_STATS_FIELD_NUMBER,
+    return f_varint(8, ts) + f_bytes(pb.TracePacket.SYS_STATS_FIELD_NUMBER,
                                           s.SerializeToString() + raw)
 
 
@@ -83,20 +66,20 @@ def _trace(page_size: int | None) -> bytes:
     s.thermal_zone.add(name="tz", temp=40, type="cpu_therm")
     s.gpufreq_mhz.append(500)
     s.cpuidle_state.add(cpu_id=0).cpuidle_state_entry.add(state="C1", duration_us=9)
-    unknown_vmstat = (_len_field(2, _int_field(1, 999) + _int_field(2, 7))
-                      + _len_field(2, _int_field(1, 0) + _int_field(2, 3)))
+    unknown_vmstat = (f_bytes(2, f_varint(1, 999) + f_varint(2, 7))
+                      + f_bytes(2, f_varint(1, 0) + f_varint(2, 3)))
     packets.append(_sys_stats_packet(100, s, unknown_vmstat))
     s = pb.SysStats()
     s.disk_stat.add(device_name="sda", read_sectors=2058, read_time_ms=1000)
     s.psi.add(resource=1, total_ns=1000)
-    after_unknown_psi = (_len_field(14, _int_field(1, 9) + _int_field(2, 5))
-                         + _len_field(14, _int_field(1, 4) + _int_field(2, 2000))
-                         + _len_field(15, _len_field(1, b"tz") + _int_field(2, 41)
-                                      + _len_field(3, b"cpu_therm")))
+    after_unknown_psi = (f_bytes(14, f_varint(1, 9) + f_varint(2, 5))
+                         + f_bytes(14, f_varint(1, 4) + f_varint(2, 2000))
+                         + f_bytes(15, f_bytes(1, b"tz") + f_varint(2, 41)
+                                      + f_bytes(3, b"cpu_therm")))
     packets.append(_sys_stats_packet(200, s, after_unknown_psi))
     packets.append(_sys_stats_packet(300, pb.SysStats(num_forks=20)))
     packets.append(_sys_stats_packet(400, pb.SysStats(collection_end_timestamp=450)))
-    return b"".join(_len_field(1, p) for p in packets)
+    return b"".join(f_bytes(1, p) for p in packets)
 
 
 PAGE_SIZES = {"16k_pages": (16384, 16384), "default_pages": (0, 4096), "no_system_info": (None, 0)}
@@ -187,10 +170,10 @@ def _absent_key_trace() -> bytes:
     """ts 100: devfreq without key (6 kHz), then with an empty key (5 kHz):
     one track (a string view dimension: absent is the empty string), whose
     dimension is NULL (the event that made it had no key)."""
-    payload = (_len_field(10, _int_field(2, 6))
-               + _len_field(10, _len_field(1, b"") + _int_field(2, 5)))
-    packet = _int_field(8, 100) + _len_field(pb.TracePacket.SYS_STATS_FIELD_NUMBER, payload)
-    return _len_field(1, packet)
+    payload = (f_bytes(10, f_varint(2, 6))
+               + f_bytes(10, f_bytes(1, b"") + f_varint(2, 5)))
+    packet = f_varint(8, 100) + f_bytes(pb.TracePacket.SYS_STATS_FIELD_NUMBER, payload)
+    return f_bytes(1, packet)
 
 
 def test_an_absent_key_is_the_empty_ones_track(load_embedded) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import warnings
 
 import pytest
+from make_fixtures import f_bytes, f_varint
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 from artscope.engines import load_trace
@@ -80,11 +81,8 @@ def test_android_tree_extensions_are_counted_as_skipped(tmp_path):
     data fields (a Java heap dump, network packets) are counted and named
     like any other skipped kind, not dropped silently."""
     def packet(num: int, payload: bytes) -> bytes:
-        body = bytes([num << 3 | 2]) if num < 16 else bytes([(num << 3 | 2) & 0x7F | 0x80,
-                                                             (num << 3 | 2) >> 7])
-        body += bytes([len(payload)]) + payload
-        return bytes([0x0A, len(body)]) + body
-    data = (_trace_with_skipped_data() + packet(56, b"\x08\x01")  # HeapGraph.pid = 1
+        return f_bytes(1, f_bytes(num, payload))  # Trace.packet holding field `num`
+    data = (_trace_with_skipped_data() + packet(56, f_varint(1, 1))  # HeapGraph.pid = 1
             + packet(92, b"") + packet(92, b""))
     path = tmp_path / "extensions.pftrace"
     path.write_bytes(data)

@@ -40,9 +40,16 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
+from pathlib import Path
 
 from google.protobuf.descriptor import FieldDescriptor as FD
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+# the fixtures' protobuf encoder: for the TracePacket extensions the perfetto
+# package's protos lack
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+from make_fixtures import f_bytes, f_varint, varint  # noqa: E402
 
 WORDS = ["a", "cpu", "com.app", "Normal", "x", "wlan0", "surfaceflinger"]
 FTRACE_KINDS = [f for f in pb.FtraceEvent.DESCRIPTOR.fields if f.message_type is not None]
@@ -288,32 +295,12 @@ def gen_wakelocks(rng: random.Random, packets: int = 10) -> bytes:
     return t.SerializeToString()
 
 
-def varint(v: int) -> bytes:
-    """A protobuf varint (negative values as their 64-bit pattern)."""
-    v &= (1 << 64) - 1
-    out = bytearray()
-    while True:
-        b = v & 0x7F
-        v >>= 7
-        out.append(b | (0x80 if v else 0))
-        if not v:
-            return bytes(out)
-
-
-def field(num: int, value: int | bytes) -> bytes:
-    """A varint or length-delimited field: for the TracePacket extensions
-    the perfetto package's protos lack."""
-    if isinstance(value, bytes):
-        return varint(num << 3 | 2) + varint(len(value)) + value
-    return varint(num << 3) + varint(value)
-
-
 def app_wakelock_info(iid: int, tag: str, flags: int, pid=None, uid=None, work_uid=None) -> bytes:
     """An AppWakelockInfo (FrameworksBaseInternedData.app_wakelock_info)."""
-    msg = field(1, iid) + field(2, tag.encode()) + field(3, flags)
+    msg = f_varint(1, iid) + f_bytes(2, tag.encode()) + f_varint(3, flags)
     for num, v in ((4, pid), (5, uid), (6, work_uid)):
         if v is not None:
-            msg += field(num, v)
+            msg += f_varint(num, v)
     return msg
 
 
@@ -327,10 +314,10 @@ def app_wakelock_packet(ts: int, iids: list[int], encoded: list[int], interned: 
                         else pb.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE)
     raw = p.SerializeToString()
     if interned:
-        raw += field(12, interned)
-    bundle = (field(1, b"".join(varint(i) for i in iids))
-              + field(2, b"".join(varint(e) for e in encoded)))
-    return field(1, raw + field(116, bundle))
+        raw += f_bytes(12, interned)
+    bundle = (f_bytes(1, b"".join(varint(i) for i in iids))
+              + f_bytes(2, b"".join(varint(e) for e in encoded)))
+    return f_bytes(1, raw + f_bytes(116, bundle))
 
 
 def gen_app_wakelocks(rng: random.Random, packets: int = 8) -> bytes:
@@ -347,7 +334,7 @@ def gen_app_wakelocks(rng: random.Random, packets: int = 8) -> bytes:
         if cleared or rng.random() < 0.3:
             for iid in range(1, 6):
                 opt = [rng.randint(1, 9) if rng.random() < 0.5 else None for _ in range(3)]
-                interned += field(42, app_wakelock_info(iid, rng.choice(WORDS[:3]),
+                interned += f_bytes(42, app_wakelock_info(iid, rng.choice(WORDS[:3]),
                                                         rng.randint(0, 2), *opt))
         n = rng.randint(1, 8)
         iids = [rng.choice([1, 2, 3, 4, 5, 9]) for _ in range(n)]
