@@ -12,8 +12,9 @@ Two schedules:
 * remote: the host records first (SystemInfo Linux, a switch to tid 10 at
   100 on cpu 0); then machine 7 sends a SystemInfo (Darwin, named "vm"), a
   switch to tid 20 at 150 and a process tree for pid 20. Machine 7 is a
-  second machine: its row is imported, its two data packets are not (counted
-  as skipped and named on the first query).
+  second machine: its row, metadata and idle process / thread are imported,
+  its two data packets are not (counted as skipped and named on the first
+  query).
 """
 
 from __future__ import annotations
@@ -93,20 +94,29 @@ def test_a_trace_wholly_from_one_machine_is_adopted_by_the_host(load):
                      "WHERE name = 'artscope_skipped_remote_machine_packets'").rows() == [(0,)]
 
 
-def test_a_second_machine_gets_its_row_and_its_data_is_said_to_be_skipped(load):
+def test_a_second_machine_gets_its_row_metadata_and_idle_rows_its_events_are_skipped(load):
     eng = load(_remote_trace())
     with pytest.warns(SkippedDataWarning) as record:
         rows = eng.query("SELECT id, raw_id, name, sysname, label_index FROM machine").rows()
     assert rows == [(0, 0, None, "Linux", 0), (1, 7, "vm", "Darwin", 1)]
     msg = str(record[0].message)
     assert "2 remote_machine_packets packet(s)" in msg and "machine_id > 0" in msg
+    # the switch's bundle and the process tree
     assert eng.query("SELECT value FROM stats "
                      "WHERE name = 'artscope_skipped_remote_machine_packets'").rows() == [(2,)]
-    # the host's data only: no guest thread, no guest process, the host's system_name
-    assert eng.query("SELECT tid FROM thread ORDER BY tid").rows() == [(0,), (10,)]
-    assert eng.query("SELECT pid FROM process").rows() == [(0,)]
+    # machine 7's idle process and swapper thread (its process tracker's
+    # first rows), no guest thread or process
+    assert eng.query("SELECT tid, name, is_idle, machine_id FROM thread "
+                     "ORDER BY machine_id, tid").rows() == [
+        (0, "swapper", 1, 0), (10, "host_task", 0, 0), (0, "swapper", 1, 1)]
+    assert eng.query("SELECT p.pid, p.machine_id FROM thread t JOIN process p USING (upid) "
+                     "WHERE t.tid = 0 ORDER BY p.machine_id").rows() == [(0, 0), (0, 1)]
+    # each machine's system_name, and its own stats list
     assert eng.query("SELECT str_value, machine_id FROM metadata "
-                     "WHERE name = 'system_name'").rows() == [("Linux", 0)]
+                     "WHERE name = 'system_name' ORDER BY machine_id").rows() == [
+        ("Linux", 0), ("Darwin", 1)]
+    assert eng.query("SELECT count(*) FROM stats WHERE machine_id = 1 AND value != 0"
+                     ).rows() == [(0,)]
     assert eng.query("SELECT ts FROM sched").rows() == [(100,)]
 
 
@@ -165,13 +175,98 @@ def test_machine_tables_as_trace_processor(tp_diffs, tp_rows, load, trace):
         assert load(trace()).query(METADATA_FUNCTIONS).rows() == tp_rows(
             trace(), METADATA_FUNCTIONS)
     else:
-        # trace_processor imports the second machine's rows (and its events
-        # bound the trace); the embedded engine its machine row only
-        remote = {"thread": {"rows"}, "process": {"rows"}, "metadata": {"rows"},
-                  "stats": {"rows"}, "sched": {"rows"}, "sched_slice": {"rows"},
+        # trace_processor imports the second machine's events (and they
+        # bound the trace); the embedded engine its machine row, metadata,
+        # stats list and idle process and thread, not its switch and process
+        # tree
+        remote = {"thread": {"rows"}, "process": {"rows"},
+                  "sched": {"rows"}, "sched_slice": {"rows"},
                   "thread_state": {"rows"}, "cpu": {"rows"}, "trace_bounds": {"end_ts"},
                   "clock_snapshot": {"rows"}, "ftrace_event": {"rows"}, "raw": {"rows"},
                   "args": {"rows"}, "to_ftrace": {"rows"}}
         assert differ == remote
         assert "machine" not in differ
 
+
+
+# Remote machines' clocks. The host's ClockSnapshot (BOOTTIME 0, MONOTONIC 0)
+# makes BOOTTIME the trace's clock. Machine 5 syncs with the host in three
+# rounds of (client BOOTTIME, host BOOTTIME):
+#   r1 (1_000_000, 1_500_000), r2 (1_000_400, 1_500_600),
+#   r3 (100_000_000_000, 100_000_500_000)
+# r1 -> r2 is one round trip pair (400 ns apart < 30 s): client-initiated
+# (1_000_000 + 1_000_400) / 2 - 1_500_000 = -499_800 and host-initiated
+# 1_000_400 - (1_500_000 + 1_500_600) / 2 = -499_900; r2 -> r3 is 99 s apart,
+# a new round, no pair. Offset (client - host) = mean = -499_850: a client
+# BOOTTIME t is host time t + 499_850. Its snapshot relates the host's last
+# reading (r3: 100_000_500_000) to the client's 100_000_500_000 - 499_850.
+# Machine 9 never syncs: its BOOTTIME is bridged to the trace's time as
+# aligned (zero offset), once. Packets (sys_stats, one cpu_stat each):
+#   machine 5, BOOTTIME 2_000_000, cpu 2 user_ns 7 -> ts 2_499_850
+#   machine 5, no clock, 3_000_000, cpu 2 user_ns 8 -> ts 3_499_850 (in the
+#     trace's default clock when the machine was first seen: the host's
+#     snapshot's BOOTTIME)
+#   machine 5, REALTIME 3_500_000: no path to the trace's clock -> dropped,
+#     logged as clock_sync_failure_unknown_source_clock
+#   machine 9, BOOTTIME 4_000_000, cpu 0 user_ns 9 -> ts 4_000_000
+CLIENT_HOST_ROUNDS = [(1_000_000, 1_500_000), (1_000_400, 1_500_600),
+                      (100_000_000_000, 100_000_500_000)]
+
+
+def _synced_trace() -> bytes:
+    trace = pb.Trace()
+    p = trace.packet.add(trusted_packet_sequence_id=1)
+    p.clock_snapshot.clocks.add(clock_id=6, timestamp=0)
+    p.clock_snapshot.clocks.add(clock_id=3, timestamp=0)
+    p = trace.packet.add(timestamp=1000, trusted_packet_sequence_id=1)
+    p.system_info.utsname.sysname = "Linux"
+    p = trace.packet.add(machine_id=5, trusted_packet_sequence_id=2)
+    for client, host in CLIENT_HOST_ROUNDS:
+        r = p.remote_clock_sync.synced_clocks.add()
+        r.client_clocks.clocks.add(clock_id=6, timestamp=client)
+        r.host_clocks.clocks.add(clock_id=6, timestamp=host)
+    for ts, clock, cpu, user_ns in [(2_000_000, 6, 2, 7), (3_000_000, None, 2, 8),
+                                    (3_500_000, 1, 2, 10)]:
+        p = trace.packet.add(machine_id=5, timestamp=ts, trusted_packet_sequence_id=2)
+        if clock is not None:
+            p.timestamp_clock_id = clock
+        p.sys_stats.cpu_stat.add(cpu_id=cpu, user_ns=user_ns)
+    p = trace.packet.add(machine_id=9, timestamp=4_000_000, timestamp_clock_id=6,
+                         trusted_packet_sequence_id=3)
+    p.sys_stats.cpu_stat.add(cpu_id=0, user_ns=9)
+    return trace.SerializeToString()
+
+
+def test_remote_machines_counters_are_on_their_own_tracks_at_host_time(load):
+    eng = load(_synced_trace())
+    rows = eng.query(
+        "SELECT c.ts, c.value, t.machine_id, t.cpu FROM counter c "
+        "JOIN cpu_counter_track t ON c.track_id = t.id "
+        "WHERE t.name = 'cpu.times.user_ns' ORDER BY c.ts").rows()
+    assert rows == [(2_499_850, 7.0, 1, 2), (3_499_850, 8.0, 1, 2), (4_000_000, 9.0, 2, 0)]
+    # their cpus: ucpu = machine * 4096 + cpu
+    assert eng.query("SELECT id, ucpu, cpu, machine_id FROM cpu ORDER BY id").rows() == [
+        (4098, 4098, 2, 1), (8192, 8192, 0, 2)]
+    # the REALTIME packet: dropped, as the reference drops a packet whose
+    # clock has no path
+    assert eng.query("SELECT name, value FROM stats WHERE name GLOB 'clock_sync_failure*' "
+                     "AND value > 0 ORDER BY name").rows() == [
+        ("clock_sync_failure_undeferrable_packet_loss", 1),
+        ("clock_sync_failure_unknown_source_clock", 1)]
+    # snapshot 0: the host's; 1-3: the sync's rounds (one clock each: no
+    # rows); 4: the offset, relating the two machines' BOOTTIME at the
+    # host's reading; 5: machine 9's bridge to the trace's clock
+    anchor = 100_000_500_000
+    assert eng.query("SELECT ts, clock_id, clock_value, snapshot_id, machine_id "
+                     "FROM clock_snapshot ORDER BY id").rows() == [
+        (0, 6, 0, 0, 0), (0, 3, 0, 0, 0),
+        (anchor, 6, anchor, 4, 0), (anchor, 6, anchor - 499_850, 4, 1),
+        (0, 6, 0, 5, 2), (0, 6, 0, 5, 0)]
+
+
+@pytest.mark.tp
+def test_remote_machines_clocks_as_trace_processor(tp_diffs):
+    differ, compared = tp_diffs(_synced_trace())
+    assert {"counter", "cpu_counter_track", "cpu", "clock_snapshot", "stats",
+            "machine", "metadata", "process", "thread"} <= compared
+    assert differ == {}

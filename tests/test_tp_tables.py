@@ -48,15 +48,18 @@ class Gap:
 
 
 # --- reasons -------------------------------------------------------------
-REMOTE_MACHINE = ("a second machine's rows (packets whose machine_id is neither the host's nor "
-                  "the adopted one): trace_processor imports them with machine_id 1, the "
-                  "embedded engine only its machine row (artscope_skipped_remote_machine_packets)")
+REMOTE_FTRACE = ("a second machine's ftrace events (packets whose machine_id is neither the "
+                 "host's nor the adopted one): trace_processor imports them with the machine's "
+                 "threads and cpus (ucpu = machine * 4096 + cpu), the embedded engine counts them "
+                 "as skipped (artscope_skipped_remote_machine_packets); only their bundles' "
+                 "first-bundle times are read")
+METADATA_HELPERS = {"conformance/tables/test_metadata_helpers"}
 
 KNOWN_GAPS: list[Gap] = [
-    Gap("metadata", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
-    Gap("process", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
-    Gap("stats", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
-    Gap("thread", ['rows'], REMOTE_MACHINE, {"conformance/tables/test_machine"}),
+    Gap(table, aspects, REMOTE_FTRACE, METADATA_HELPERS)
+    for table, aspects in [("args", ["rows"]), ("cpu", ["rows"]), ("ftrace_event", ["rows"]),
+                           ("raw", ["rows"]), ("stats", ["value"]), ("thread", ["rows"]),
+                           ("trace_bounds", ["end_ts"]), ("to_ftrace", ["rows"])]
 ]
 
 # `counters` (the legacy alias) is `counter` joined with its track's name and

@@ -471,6 +471,8 @@ pub enum TokenizedTrack {
 #[derive(Debug, Clone)]
 pub struct Packet {
     pub ts: i64,
+    /// the machine that recorded it (`crate::machines`; 0: the host)
+    pub machine: u16,
     pub data: PacketData,
 }
 
@@ -488,6 +490,8 @@ pub enum EvRef {
 /// records it.
 #[derive(Debug, Clone)]
 pub struct SnapshotClock {
+    /// the machine whose clock it is (`crate::machines`)
+    pub machine: u16,
     pub clock_id: u32,
     /// in the clock's units
     pub timestamp: i64,
@@ -611,6 +615,9 @@ pub struct Sink {
     pub raw_sched_switch_only: bool,
     /// Every ClockSnapshot's clocks, in file order (snapshot id = index).
     pub clock_snapshots: Vec<Vec<SnapshotClock>>,
+    /// The host's ClockSnapshots and its bridge to the trace's time, so
+    /// far: with none, its clocks do not reach the trace's time yet.
+    pub host_snapshots: usize,
     /// See `clock_converted`.
     pub parse_clock_conversion: bool,
     /// The trace_id of the trace's rows: trace_processor's trace_file id of
@@ -618,9 +625,14 @@ pub struct Sink {
     pub trace_id: i64,
     /// The `machine` table, and which machine each packet is from.
     pub machines: crate::machines::Machines,
-    /// Packets of machines other than the host (and an adopted one): not
-    /// imported (`crate::machines`).
+    /// Packets of machines other than the host (and an adopted one) whose
+    /// data is not imported (`crate::machines`).
     pub remote_machine_packets: i64,
+    /// Remote machines' metadata (`metadata_of`), by machine.
+    pub remote_metadata: std::collections::BTreeMap<usize, crate::metadata::Metadata>,
+    /// The machine whose packet is being decoded: what `push_packet` tags
+    /// its packets with.
+    pub packet_machine: u16,
     /// Power rail / energy consumer / entity state descriptors, in file order.
     pub power: crate::trackers::power::Descriptors,
     /// (uid, cluster, total cpu ms) of CpuPerUidData (its track table).
@@ -653,6 +665,14 @@ pub struct Sink {
 }
 
 impl Sink {
+    /// The metadata of `machine` (0: the host's).
+    pub fn metadata_of(&mut self, machine: usize) -> &mut crate::metadata::Metadata {
+        match machine {
+            0 => &mut self.metadata,
+            m => self.remote_metadata.entry(m).or_default(),
+        }
+    }
+
     /// Counts `n` more packets as corrupt (packets whose nested messages the
     /// caller found malformed), as the decoder counts its own.
     pub fn reject_packets(&mut self, n: i64) {
@@ -759,8 +779,10 @@ impl Sink {
     /// (process start times, service events), set `parse_clock_conversion`
     /// instead: they make that snapshot only if the file has none.
     pub fn clock_converted(&mut self) {
-        if self.clock_snapshots.is_empty() {
+        if self.host_snapshots == 0 {
+            self.host_snapshots += 1;
             let zero = |clock_id| SnapshotClock {
+                machine: 0,
                 clock_id,
                 timestamp: 0,
                 unit_multiplier_ns: 1,
@@ -817,7 +839,11 @@ impl Sink {
         }
         self.order
             .push((ts, EvRef::Packet(self.packets.len() as u32)));
-        self.packets.push(Packet { ts, data });
+        self.packets.push(Packet {
+            ts,
+            machine: self.packet_machine,
+            data,
+        });
     }
 }
 

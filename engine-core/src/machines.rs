@@ -11,14 +11,29 @@
 //!   takes it as its raw_id and its packets are the host's (a trace recorded
 //!   wholly on one remote machine is a one-machine trace).
 //! - any other id is a remote machine: a row of its own, in order of first
-//!   sight. The embedded engine does not import remote machines' data (it
-//!   would need a process, cpu, clock and track identity per machine); their
-//!   SystemInfo fills their row, and their other packets are counted as
-//!   skipped (`artscope_skipped_remote_machine_packets`).
+//!   sight.
+//!
+//! A remote machine's packets are imported where the tables' identity is
+//! per machine (trace_processor forks its trackers per machine): its
+//! SystemInfo (its row and its metadata), its RemoteClockSync (its clocks'
+//! offsets to the host's), its SysStats and PowerRails (tracks of their
+//! own, `machine_id` set, cpus as `ucpu` = machine * 4096 + cpu) and its
+//! ftrace bundles' first-bundle times (its `ftrace_latest_data_start_ns`).
+//! Its other data would need a process, thread and sequence identity per
+//! machine: counted as skipped (`artscope_skipped_remote_machine_packets`).
 
-/// The machine_id of every imported row: the host's (an adopted machine is
-/// the host).
+use std::collections::HashMap;
+
+/// The host's machine_id (an adopted machine is the host).
 pub const HOST_MACHINE_ID: i64 = 0;
+
+/// CPUs per machine in `ucpu` (trace_processor's CpuTracker
+/// kMaxCpusPerMachine): a machine's cpu `c` is ucpu `machine * 4096 + c`.
+pub const MAX_CPUS_PER_MACHINE: i64 = 4096;
+
+/// BUILTIN_CLOCK_BOOTTIME, the clock a remote machine's timestamps are in
+/// unless a packet names another.
+pub const BOOTTIME: u32 = 6;
 
 /// One machine row (SystemInfo's fields, as MachineTracker records them;
 /// None = NULL).
@@ -54,6 +69,11 @@ pub struct Machines {
     /// the raw id adopted onto the host (0: none was), once the first
     /// packet with a machine_id decided it
     adopted: Option<u32>,
+    /// (machine, builtin clock) -> the offsets its RemoteClockSyncs measured:
+    /// (client time at the sync, client - host), in file order
+    clock_offsets: HashMap<(usize, u32), Vec<(i64, i64)>>,
+    /// the machines whose BOOTTIME was bridged (`bridge_boottime`)
+    bridged: std::collections::HashSet<usize>,
 }
 
 impl Default for Machines {
@@ -62,6 +82,8 @@ impl Default for Machines {
             rows: vec![MachineRow::default()],
             host_has_data: false,
             adopted: None,
+            clock_offsets: HashMap::new(),
+            bridged: Default::default(),
         }
     }
 }
@@ -99,6 +121,82 @@ impl Machines {
                 self.rows.len() - 1
             }
         }
+    }
+
+    /// A RemoteClockSync of `machine`: its rounds of (clock id -> (host
+    /// time, client time)), 0 for a side that did not read the clock.
+    /// Offsets as trace_processor's CalculateClockOffsets: two adjacent
+    /// rounds less than 30 s apart (by the client's BOOTTIME) make two
+    /// round trips, client-initiated (t1c + t2c) / 2 - t1h and
+    /// host-initiated t2c - (t1h + t2h) / 2; a clock's offset is the mean
+    /// (integer division) of all of them. Each offset is anchored at the
+    /// host's last reading of the clock, as the reference's qualified
+    /// snapshot.
+    /// Returns, per offset, (clock, host anchor, client anchor): the
+    /// snapshot relating the two machines' clock.
+    pub fn remote_clock_sync(
+        &mut self,
+        machine: usize,
+        rounds: &[HashMap<u32, (u64, u64)>],
+    ) -> Vec<(u32, i64, i64)> {
+        const INTERVAL_NS: u64 = 30_000_000_000;
+        let read = |r: &HashMap<u32, (u64, u64)>, c: u32| r.get(&c).copied().unwrap_or((0, 0));
+        let mut raw: std::collections::BTreeMap<u32, Vec<i64>> = Default::default();
+        for pair in rounds.windows(2) {
+            let (ping, update) = (&pair[0], &pair[1]);
+            let (ping_client, update_client) = (read(ping, BOOTTIME).1, read(update, BOOTTIME).1);
+            // (unsigned, as the reference: a client time going back is a
+            // new round too)
+            if update_client.wrapping_sub(ping_client) >= INTERVAL_NS {
+                continue;
+            }
+            // (the reference reads BOOTTIME into the ping round's map)
+            let mut clocks: Vec<u32> = ping.keys().copied().collect();
+            if !clocks.contains(&BOOTTIME) {
+                clocks.push(BOOTTIME);
+            }
+            for clock in clocks {
+                let ((t1h, t1c), (t2h, t2c)) = (read(ping, clock), read(update, clock));
+                if t1h == 0 || t1c == 0 || t2h == 0 || t2c == 0 {
+                    continue;
+                }
+                let offset1 = (t1c.wrapping_add(t2c) as i64) / 2 - t1h as i64;
+                let offset2 = t2c as i64 - (t1h.wrapping_add(t2h) as i64) / 2;
+                raw.entry(clock).or_default().extend([offset1, offset2]);
+            }
+        }
+        let mut snapshots = Vec::new();
+        for (clock, offsets) in raw {
+            let offset = offsets.iter().sum::<i64>() / offsets.len() as i64;
+            let host_anchor = rounds
+                .iter()
+                .rev()
+                .find_map(|r| r.get(&clock).map(|x| x.0 as i64).filter(|&h| h != 0))
+                .unwrap_or(0);
+            let edges = self.clock_offsets.entry((machine, clock)).or_default();
+            let anchor = host_anchor + offset;
+            let at = edges.partition_point(|&(a, _)| a <= anchor);
+            edges.insert(at, (anchor, offset));
+            snapshots.push((clock, host_anchor, anchor));
+        }
+        snapshots
+    }
+
+    /// Whether `machine`'s BOOTTIME is to be bridged to the trace's time
+    /// now (the reference's FlushDeferredClockSync, when no path relates
+    /// them): true once per machine.
+    pub fn bridge_boottime(&mut self, machine: usize) -> bool {
+        self.bridged.insert(machine)
+    }
+
+    /// A time `ts` of `machine`'s clock `clock` in the host's same clock,
+    /// through the offset of the machine's latest sync at or before it (its
+    /// first after it, before any). None: no sync related the clock.
+    pub fn to_host_clock(&self, machine: usize, clock: u32, ts: i64) -> Option<i64> {
+        let edges = self.clock_offsets.get(&(machine, clock))?;
+        let at = edges.partition_point(|&(anchor, _)| anchor <= ts);
+        let (_, offset) = edges[at.saturating_sub(1)];
+        Some(ts - offset)
     }
 
     /// label_index: the machine's 1-based rank among the non-host machines

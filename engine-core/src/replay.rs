@@ -82,6 +82,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         page_size: sink.page_size,
         systrace: sink.single_stream,
     };
+    // each remote machine's process tracker starts with its idle rows
+    for machine in 1..sink.machines.rows.len() {
+        ctx.pt.add_remote_idle(machine as u16);
+    }
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
     if let Some(g) = sink.unrelatable_clock {
@@ -372,6 +376,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 }
                 EvRef::Packet(i) => {
                     let p = &sink.packets[i as usize];
+                    // a remote machine's packet makes and finds its own tracks
+                    ctx.tracks.machine = p.machine;
                     match &p.data {
                         PacketData::ProcessTree { processes, threads } => {
                             process_tree(&mut ctx, p.ts, processes, threads)
@@ -450,6 +456,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             heaps.packet(&mut ctx, p.ts, pp, track_events.profiles())
                         }
                     }
+                    ctx.tracks.machine = 0;
                 }
             }
         }

@@ -874,15 +874,21 @@ pub fn fill<'v>(
             cpus.extend(sched_cpus.into_set());
             cpus.extend(ctx.tracks.cpus.iter().copied());
             cpus.extend(0..info.len() as i64);
-            for c in cpus {
-                let ci = usize::try_from(c).ok().and_then(|i| info.get(i));
+            // (a remote machine's cpus: ucpu = machine * 4096 + cpu, its
+            // tracks' only; CpuInfo is the host's)
+            for ucpu in cpus {
+                let (machine, cpu) = (
+                    ucpu / crate::machines::MAX_CPUS_PER_MACHINE,
+                    ucpu % crate::machines::MAX_CPUS_PER_MACHINE,
+                );
+                let ci = usize::try_from(ucpu).ok().and_then(|i| info.get(i));
                 ins.row(&[
-                    V::Int(c),
-                    V::Int(c),
-                    V::Int(c),
+                    V::Int(ucpu),
+                    V::Int(ucpu),
+                    V::Int(cpu),
                     V::Int(ci.map_or(0, |x| x.cluster_id)),
                     ot(ci.and_then(|x| x.processor.as_deref())),
-                    V::Int(HOST_MACHINE_ID),
+                    V::Int(machine),
                     oi(ci.and_then(|x| x.capacity)),
                     oi(ci.and_then(|x| x.arg_set)),
                 ])?;
@@ -904,8 +910,12 @@ pub fn fill<'v>(
                     oi(pt.t_end[u]),
                     ou32(pt.t_upid[u]),
                     oi(pt.is_main_thread(u)),
-                    V::Int((u == 0) as i64),
-                    V::Int(HOST_MACHINE_ID),
+                    V::Int(pt.is_idle(u as u32) as i64),
+                    V::Int(
+                        pt.t_machine
+                            .get(&(u as u32))
+                            .map_or(HOST_MACHINE_ID, |&m| m as i64),
+                    ),
                     oi(pt.t_args.get(&(u as u32)).copied()),
                 ])?;
             }
@@ -926,7 +936,11 @@ pub fn fill<'v>(
                     oi(uid.map(|x| x.div_euclid(100000))),
                     ot(pt.p_cmdline[u].as_deref()),
                     oi(pt.p_args.get(&(u as u32)).copied()),
-                    V::Int(HOST_MACHINE_ID),
+                    V::Int(
+                        pt.p_machine
+                            .get(&(u as u32))
+                            .map_or(HOST_MACHINE_ID, |&m| m as i64),
+                    ),
                 ])?;
             }
         }
@@ -939,7 +953,7 @@ pub fn fill<'v>(
                     ou32(r.parent),
                     oi(r.dimension_arg_set_id),
                     oi(r.source_arg_set_id),
-                    V::Int(HOST_MACHINE_ID),
+                    V::Int(r.machine as i64),
                     V::Text(r.event_type),
                     ot(r.unit.as_deref()),
                     ot(r.description.as_deref()),
@@ -1246,7 +1260,16 @@ pub fn fill<'v>(
             }
         }
         "stats" => {
-            for r in crate::stats_table::rows(&ctx.stats) {
+            // the host's, then each remote machine's own list (its trackers
+            // count nothing the embedded engine imports: zeros)
+            static NONE: std::sync::LazyLock<crate::events::Stats> =
+                std::sync::LazyLock::new(Default::default);
+            let remote = (1..sink.machines.rows.len()).flat_map(|m| {
+                let rows = crate::stats_table::rows(&NONE).into_iter();
+                rows.filter(|r| !r.global).map(move |r| (m as i64, r))
+            });
+            let host = crate::stats_table::rows(&ctx.stats).into_iter();
+            for (machine, r) in host.map(|r| (HOST_MACHINE_ID, r)).chain(remote) {
                 ins.row(&[
                     V::Text(r.name),
                     oi(r.key),
@@ -1255,7 +1278,7 @@ pub fn fill<'v>(
                     V::Text(r.source),
                     V::Int(r.value),
                     V::Text(r.description),
-                    scope_id(!r.global, HOST_MACHINE_ID),
+                    scope_id(!r.global, machine),
                     scope_id(!r.global, sink.trace_id),
                 ])?;
             }
@@ -1275,15 +1298,21 @@ pub fn fill<'v>(
                 MetaVal::NullStr => (key.as_str(), *multi, V::Null, V::Null),
             };
             let config_row = config.map(|cfg| ("trace_config_pbtxt", false, V::Null, V::Text(cfg)));
-            let all = rows[..at]
+            let host = rows[..at]
                 .iter()
                 .map(recorded)
                 .chain(config_row)
-                .chain(rows[at..].iter().map(recorded));
-            for (key, multi, int, text) in all {
+                .chain(rows[at..].iter().map(recorded))
+                .map(|r| (HOST_MACHINE_ID, r));
+            // then the remote machines' (`crate::machines`)
+            let remote = sink
+                .remote_metadata
+                .iter()
+                .flat_map(|(&m, md)| md.rows.iter().map(move |r| (m as i64, recorded(r))));
+            for (machine_id, (key, multi, int, text)) in host.chain(remote) {
                 let key_type = V::Text(if multi { "multi" } else { "single" });
                 let (machine, trace) = crate::metadata::scope_of(key, sink.metadata.uuid_hashed);
-                let machine_id = scope_id(machine, HOST_MACHINE_ID);
+                let machine_id = scope_id(machine, machine_id);
                 ins.row(&[
                     V::Text(key),
                     key_type,
@@ -1302,7 +1331,15 @@ pub fn fill<'v>(
             let trace_clock = sink.metadata.get_int("trace_time_clock_id").unwrap_or(6);
             let mut id = 0;
             for (snapshot_id, clocks) in sink.clock_snapshots.iter().enumerate() {
-                let Some(at) = clocks.iter().find(|c| c.clock_id as i64 == trace_clock) else {
+                // (the host's trace clock; in a bridge to the trace's time
+                // before any snapshot, BUILTIN_CLOCK_TRACE_FILE)
+                let host_clock = |c: &&crate::events::SnapshotClock, id| {
+                    c.machine == 0 && c.clock_id as i64 == id
+                };
+                let remote = clocks.iter().any(|c| c.machine != 0);
+                let at = clocks.iter().find(|c| host_clock(c, trace_clock));
+                let at = at.or_else(|| clocks.iter().find(|c| remote && host_clock(c, 11)));
+                let Some(at) = at else {
                     continue;
                 };
                 for c in clocks {
@@ -1313,7 +1350,7 @@ pub fn fill<'v>(
                         ot(crate::time_functions::builtin_clock_name(c.clock_id)),
                         V::Int(c.timestamp.wrapping_mul(c.unit_multiplier_ns)),
                         V::Int(snapshot_id as i64),
-                        V::Int(HOST_MACHINE_ID),
+                        V::Int(c.machine as i64),
                     ])?;
                     id += 1;
                 }

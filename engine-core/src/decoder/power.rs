@@ -41,8 +41,14 @@ pub fn battery(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {
 
 /// PowerRails: descriptors, then one event per EnergyData at its own
 /// timestamp (`timestamp_ms`, BOOTTIME, else the packet's), as the
-/// reference's tokenizer forges a packet per sample.
-pub fn power_rails(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {
+/// reference's tokenizer forges a packet per sample. `boottime`: a BOOTTIME
+/// time of the packet's machine on the trace's clock.
+pub fn power_rails(
+    sink: &mut Sink,
+    ts: i64,
+    parts: &[&[u8]],
+    mut boottime: impl FnMut(i64) -> i64,
+) -> R<()> {
     let mut session_uuid = 0u64;
     let mut descriptors = Vec::new();
     let mut samples = Vec::new();
@@ -51,6 +57,7 @@ pub fn power_rails(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {
             match f? {
                 (1, Value::Bytes(b)) => {
                     let mut d = RailDescriptor {
+                        machine: 0,
                         session_uuid: 0,
                         index: 0,
                         rail_name: None,
@@ -89,6 +96,7 @@ pub fn power_rails(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {
     }
     for mut d in descriptors {
         d.session_uuid = session_uuid;
+        d.machine = sink.packet_machine;
         sink.power.rails.push(d);
     }
     if samples.is_empty() {
@@ -97,7 +105,7 @@ pub fn power_rails(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {
     }
     for (index, ts_ms, energy) in samples {
         let at = match ts_ms {
-            Some(ms) => (ms as i64).wrapping_mul(1_000_000),
+            Some(ms) => boottime((ms as i64).wrapping_mul(1_000_000)),
             None => ts,
         };
         let e = PowerEvent::RailEnergy {
@@ -109,6 +117,24 @@ pub fn power_rails(sink: &mut Sink, ts: i64, parts: &[&[u8]]) -> R<()> {
         push(sink, at, e);
     }
     Ok(())
+}
+
+/// PowerRails' sample times (`timestamp_ms`, in ns of BOOTTIME), for a
+/// caller that converts them before `power_rails` reads them.
+pub fn sample_times(parts: &[&[u8]]) -> R<Vec<i64>> {
+    let mut times = Vec::new();
+    for p in parts {
+        for f in Fields::new(p) {
+            if let (2, Value::Bytes(b)) = f? {
+                for g in Fields::new(b) {
+                    if let (2, Value::Varint(ms)) = g? {
+                        times.push((ms as i64).wrapping_mul(1_000_000));
+                    }
+                }
+            }
+        }
+    }
+    Ok(times)
 }
 
 /// AndroidEnergyEstimationBreakdown: a packet with a consumer descriptor is

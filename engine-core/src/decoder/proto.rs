@@ -228,6 +228,21 @@ pub struct ProtoDecoder<'s> {
     gpu_counters: super::gpu_counters::GpuCounters,
     /// Every packet was read: the deferred ones are being retried.
     eof: bool,
+    /// (remote machine, sequence) -> its TracePacketDefaults' clock
+    remote_default_clocks: HashMap<(usize, u32), u32>,
+    /// remote machine -> the trace's default clock when it was first seen
+    remote_fork_clocks: HashMap<usize, Option<u32>>,
+    /// (remote machine, cpu) whose first ftrace bundle was read
+    remote_first_bundles: std::collections::HashSet<(usize, i64)>,
+}
+
+/// TracePacketDefaults.timestamp_clock_id (58), if it has one.
+fn default_clock_of(defaults: &[u8]) -> Option<u32> {
+    Fields::new(defaults)
+        .flatten()
+        .filter_map(|(num, v)| (num == 58).then(|| varint(v)).flatten())
+        .last()
+        .map(|x| x as u32)
 }
 
 /// A packet sequence's losses, counted as trace_processor's ProtoTraceReader
@@ -387,6 +402,9 @@ impl<'s> ProtoDecoder<'s> {
             eof: false,
             kernel_wakelocks: Default::default(),
             gpu_counters: Default::default(),
+            remote_default_clocks: HashMap::default(),
+            remote_first_bundles: Default::default(),
+            remote_fork_clocks: HashMap::default(),
         }
     }
 
@@ -712,13 +730,13 @@ impl<'s> ProtoDecoder<'s> {
         // synchronization_marker (36) does not make the host's data
         let machine = self.sink.machines.route(machine_id, data.field == Some(36));
         if machine != 0 {
-            // another machine's packet: its SystemInfo fills its row, the
-            // rest is not imported (crate::machines)
-            if data.field == Some(45) {
-                return self.system_info(machine, data.parts());
+            // (its sequence's default clock, as the host's sequences')
+            let key = (machine, self.seq_id);
+            if let Some(c) = defaults.filter(|_| has_seq).and_then(default_clock_of) {
+                self.remote_default_clocks.insert(key, c);
             }
-            self.sink.remote_machine_packets += 1;
-            return Ok(());
+            let clock = clock.or_else(|| self.remote_default_clocks.get(&key).copied());
+            return self.remote_packet(machine, ts, clock, &data);
         }
         if retry {
             // (only its timestamp and data are read again)
@@ -1004,7 +1022,7 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(47) => self.packages_list(&parts),
             Some(38) => super::power::battery(self.sink, ts, &parts),
-            Some(40) => super::power::power_rails(self.sink, ts, &parts),
+            Some(40) => super::power::power_rails(self.sink, ts, &parts, |t| t),
             Some(77) => super::power::energy_breakdown(self.sink, ts, &parts),
             Some(91) => super::power::entity_state_residency(self.sink, ts, &parts),
             Some(119) => {
@@ -1127,6 +1145,218 @@ impl<'s> ProtoDecoder<'s> {
             return Err(WireError);
         }
         Ok(())
+    }
+
+    /// A remote machine's packet (`crate::machines`): what is imported of
+    /// it, at its time on the host's trace clock; the rest is counted as
+    /// skipped.
+    fn remote_packet(
+        &mut self,
+        machine: usize,
+        ts: Option<i64>,
+        clock: Option<u32>,
+        data: &OneofRun,
+    ) -> R<()> {
+        // the trace's default clock when the machine's first packet came
+        // (a remote reader inherits its parent's at its fork)
+        let md = &self.sink.metadata;
+        let inherited = *self
+            .remote_fork_clocks
+            .entry(machine)
+            .or_insert_with(|| md.get_int("trace_time_clock_id").map(|c| c as u32));
+        let clock = clock.or(inherited);
+        let parts = data.parts().to_vec();
+        match data.field {
+            Some(45) => return self.system_info(machine, &parts),
+            Some(107) => return self.remote_clock_sync(machine, &parts),
+            Some(1 | 7 | 40) => {}
+            _ => {
+                self.sink.remote_machine_packets += 1;
+                return Ok(());
+            }
+        }
+        let ts = match ts.map(|t| self.remote_trace_time(machine, clock, t)) {
+            // (a clock with no path to the trace's: dropped, logged)
+            Some(None) => return Ok(()),
+            Some(Some(t)) => {
+                self.max_ts = self.max_ts.max(t);
+                t
+            }
+            None => self.max_ts,
+        };
+        self.sink.packet_machine = machine as u16;
+        let got = match data.field {
+            Some(7) => self.sys_stats(ts, &parts),
+            Some(40) => {
+                // sample times are the machine's BOOTTIME: converted first
+                let boot = Some(crate::machines::BOOTTIME);
+                let mut sample_times = HashMap::default();
+                for t in super::power::sample_times(&parts)? {
+                    let at = self.remote_trace_time(machine, boot, t).unwrap_or(t);
+                    sample_times.insert(t, at);
+                }
+                super::power::power_rails(self.sink, ts, &parts, |t| sample_times[&t])
+            }
+            _ => {
+                let mut has_events = false;
+                for p in &parts {
+                    has_events |= self.remote_ftrace_bundle(machine, p)?;
+                }
+                // (its events are not imported)
+                self.sink.remote_machine_packets += has_events as i64;
+                Ok(())
+            }
+        };
+        self.sink.packet_machine = 0;
+        got
+    }
+
+    /// The trace's clock (trace_time_clock_id; BOOTTIME until a snapshot
+    /// names another).
+    fn trace_clock(&self) -> u32 {
+        self.sink
+            .metadata
+            .get_int("trace_time_clock_id")
+            .unwrap_or(crate::machines::BOOTTIME as i64) as u32
+    }
+
+    /// A remote machine's packet time on the trace's clock. Without a clock
+    /// (none on the packet, its sequence's defaults or the trace's default
+    /// clock when the machine was first seen) it is taken as trace time
+    /// already, as the reference does. Else it goes to the host's same
+    /// clock through the machine's clock syncs, then through the host's
+    /// snapshots, once the host's clocks reach the trace's time (a
+    /// ClockSnapshot or the host's own bridge); otherwise its BOOTTIME is
+    /// bridged as aligned with the trace's time (the reference's
+    /// zero-offset snapshot, made once). None: no path (logged as the
+    /// reference logs a dropped packet).
+    fn remote_trace_time(&mut self, machine: usize, clock: Option<u32>, ts: i64) -> Option<i64> {
+        let Some(clock) = clock else {
+            return Some(ts);
+        };
+        let host_reaches_trace_time = self.sink.host_snapshots > 0;
+        let synced = self.sink.machines.to_host_clock(machine, clock, ts);
+        if let (Some(host), true) = (synced, host_reaches_trace_time) {
+            let trace_clock = self.trace_clock();
+            if let Some(t) = self.clocks.to_trace_clock(0, clock, host, trace_clock) {
+                return Some(t);
+            }
+        }
+        if clock != crate::machines::BOOTTIME {
+            self.packet_clock_failure(clock, ts);
+            return None;
+        }
+        if self.sink.machines.bridge_boottime(machine) {
+            let trace_clock = match self.sink.metadata.get_int("trace_time_clock_id") {
+                Some(c) => c as u32,
+                None => 11, // BUILTIN_CLOCK_TRACE_FILE, as Sink::clock_converted
+            };
+            let zero = |machine: usize, clock_id| crate::events::SnapshotClock {
+                machine: machine as u16,
+                clock_id,
+                timestamp: 0,
+                unit_multiplier_ns: 1,
+            };
+            let bridge = vec![zero(machine, clock), zero(0, trace_clock)];
+            self.sink.clock_snapshots.push(bridge);
+        }
+        Some(ts)
+    }
+
+    /// RemoteClockSync: its rounds of client and host clock snapshots, for
+    /// the machine's clock offsets (`Machines::remote_clock_sync`).
+    fn remote_clock_sync(&mut self, machine: usize, parts: &[&[u8]]) -> R<()> {
+        let mut rounds = Vec::new();
+        for p in parts {
+            for f in Fields::new(p) {
+                let (1, Value::Bytes(synced)) = f? else {
+                    continue;
+                };
+                let mut round: HashMap<u32, (u64, u64)> = HashMap::default();
+                for g in Fields::new(synced) {
+                    let (side @ (2 | 3), Value::Bytes(snapshot)) = g? else {
+                        continue;
+                    };
+                    for c in Fields::new(snapshot) {
+                        let (1, Value::Bytes(clock)) = c? else {
+                            continue;
+                        };
+                        let (mut id, mut at) = (0u32, 0u64);
+                        for h in Fields::new(clock) {
+                            match h? {
+                                (1, Value::Varint(x)) => id = x as u32,
+                                (2, Value::Varint(x)) => at = x,
+                                _ => {}
+                            }
+                        }
+                        let e = round.entry(id).or_default();
+                        if side == 3 {
+                            e.0 = at; // host
+                        } else {
+                            e.1 = at; // client
+                        }
+                    }
+                }
+                rounds.push(round.into_iter().collect());
+            }
+        }
+        // the rounds' client snapshots (snapshot ids, no rows here: one
+        // clock each in practice), then a snapshot per offset relating the
+        // two machines' clock at the host's reading, as the reference's
+        let host_and_client = self.sink.machines.remote_clock_sync(machine, &rounds);
+        // (a snapshot is a row of the table only when its time is a trace
+        // time: once the host's clocks reach it)
+        let rows = self.sink.host_snapshots > 0;
+        let snapshots = &mut self.sink.clock_snapshots;
+        snapshots.extend(rounds.iter().map(|_| Vec::new()));
+        for (clock_id, host, client) in host_and_client {
+            if !rows {
+                snapshots.push(Vec::new());
+                continue;
+            }
+            let at = |machine: usize, timestamp| crate::events::SnapshotClock {
+                machine: machine as u16,
+                clock_id,
+                timestamp,
+                unit_multiplier_ns: 1,
+            };
+            snapshots.push(vec![at(0, host), at(machine, client)]);
+        }
+        Ok(())
+    }
+
+    /// A remote machine's FtraceEventBundle: its cpu's first bundle start
+    /// is the machine's `ftrace_latest_data_start_ns` candidate, as the
+    /// reference's tokenizer records it. Returns whether it has events
+    /// (which are not imported).
+    fn remote_ftrace_bundle(&mut self, machine: usize, buf: &[u8]) -> R<bool> {
+        let (mut cpu, mut has_events) = (0i64, false);
+        let (mut last_read, mut prev_end) = (None, None);
+        for f in Fields::new(buf) {
+            match f? {
+                (1, Value::Varint(x)) => cpu = u32v(x),
+                (2 | 4, _) => has_events = true,
+                (9, Value::Varint(x)) => last_read = Some(x as i64),
+                (10, Value::Varint(x)) => prev_end = Some(x as i64),
+                _ => {}
+            }
+        }
+        if !self.remote_first_bundles.insert((machine, cpu)) {
+            return Ok(has_events);
+        }
+        // (in the bundle's clock: BOOTTIME)
+        let boot = Some(crate::machines::BOOTTIME);
+        let start = prev_end
+            .or(last_read)
+            .and_then(|t| self.remote_trace_time(machine, boot, t));
+        if let Some(v) = start {
+            let md = self.sink.metadata_of(machine);
+            let key = "ftrace_latest_data_start_ns";
+            if md.get_int(key).map_or(true, |cur| v > cur) {
+                md.set_int(key, v);
+            }
+        }
+        Ok(has_events)
     }
 
     fn ftrace_bundle(&mut self, buf: &[u8]) -> R<()> {
@@ -1924,13 +2154,24 @@ impl<'s> ProtoDecoder<'s> {
                 *field = v;
             }
         }
-        if machine != 0 {
-            // another machine's metadata is not imported (crate::machines)
-            return Ok(());
-        }
         let sink = &mut *self.sink;
-        // each SystemInfo sets it, 4096 when it has none (SystemProbesParser)
-        sink.page_size = if page_size == 0 { 4096 } else { page_size };
+        if machine == 0 {
+            // each SystemInfo sets it, 4096 when it has none (SystemProbesParser)
+            sink.page_size = if page_size == 0 { 4096 } else { page_size };
+            if let Some((sysname, version, release, machine)) = &uts {
+                sink.utsname_sysname = Some(sysname.clone().unwrap_or_default());
+                sink.kernel_release = Some(release.clone().unwrap_or_default());
+                sink.utsname_machine = Some(machine.clone().unwrap_or_default());
+                if version.is_some() {
+                    sink.utsname_version = version.clone();
+                }
+            }
+            if let Some(tz) = tz {
+                sink.timezone_off_mins = Some(tz);
+            }
+        }
+        // the machine's metadata (a remote machine's rows name it)
+        let md = sink.metadata_of(machine);
         if let Some((sysname, version, release, machine)) = uts {
             // all four, absent ones too (NULL in the table, as trace_processor)
             for (key, v) in [
@@ -1939,43 +2180,35 @@ impl<'s> ProtoDecoder<'s> {
                 ("system_release", &release),
                 ("system_machine", &machine),
             ] {
-                sink.metadata.set_opt_str(key, v.as_deref());
-            }
-            sink.utsname_sysname = Some(sysname.unwrap_or_default());
-            sink.kernel_release = Some(release.unwrap_or_default());
-            sink.utsname_machine = Some(machine.unwrap_or_default());
-            if version.is_some() {
-                sink.utsname_version = version;
+                md.set_opt_str(key, v.as_deref());
             }
         }
         if let Some(tz) = tz {
-            sink.timezone_off_mins = Some(tz);
-            sink.metadata.set_int("timezone_off_mins", tz);
+            md.set_int("timezone_off_mins", tz);
         }
         // in trace_processor's order: the fingerprint (and the incremental
         // build parsed from it), then the sdk version (recorded, else parsed
         // from the fingerprint), then the other strings
         for (key, v) in &strings {
             if *key == "android_build_fingerprint" {
-                sink.metadata.set_str(key, v.as_str());
+                md.set_str(key, v.as_str());
                 if let Some((_, incremental)) = &parts_of_fp {
-                    sink.metadata
-                        .set_str("android_incremental_build", incremental.as_str());
+                    md.set_str("android_incremental_build", incremental.as_str());
                 }
             }
         }
         if let Some(sdk) = sdk {
-            sink.metadata.set_int("android_sdk_version", sdk);
+            md.set_int("android_sdk_version", sdk);
         }
         for (key, v) in &strings {
             if *key != "android_build_fingerprint" {
-                sink.metadata.set_str(key, v.as_str());
+                md.set_str(key, v.as_str());
             }
         }
         if let Some(ram) = ram {
-            sink.metadata.set_int("system_ram_bytes", ram);
+            md.set_int("system_ram_bytes", ram);
             let gb = (ram as f64 / 1e9).round() as i64;
-            sink.metadata.set_int("system_ram_gb", gb);
+            md.set_int("system_ram_gb", gb);
         }
         Ok(())
     }
@@ -2080,6 +2313,7 @@ impl<'s> ProtoDecoder<'s> {
                         clocks.push(id);
                         stamps.push((id as u32, at));
                         table_row.push(crate::events::SnapshotClock {
+                            machine: 0,
                             clock_id: id as u32,
                             timestamp: at,
                             unit_multiplier_ns: multiplier,
@@ -2091,6 +2325,7 @@ impl<'s> ProtoDecoder<'s> {
         }
         self.clocks.snapshot(self.seq_id, &stamps);
         self.sink.clock_snapshots.push(table_row);
+        self.sink.host_snapshots += 1;
         let clock = if primary != 0 {
             Some(primary)
         } else if clocks.contains(&BOOTTIME) && !clocks.contains(&TRACE_FILE) {

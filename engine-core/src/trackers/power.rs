@@ -19,6 +19,8 @@ use crate::events::FtraceEv;
 /// PowerRails.RailDescriptor
 #[derive(Debug, Clone)]
 pub struct RailDescriptor {
+    /// the machine whose packet described it (`crate::machines`)
+    pub machine: u16,
     pub session_uuid: u64,
     pub index: u32,
     pub rail_name: Option<String>,
@@ -107,8 +109,9 @@ struct EntityDesc {
 
 #[derive(Default)]
 pub struct PowerTracker {
-    /// (session_uuid, rail index) -> track (the last descriptor wins)
-    rails: HashMap<(u64, u32), u32>,
+    /// (machine, session_uuid, rail index) -> track (the last descriptor
+    /// wins)
+    rails: HashMap<(u16, u64, u32), u32>,
     /// energy_consumer_id -> consumer (the first descriptor wins)
     consumers: HashMap<i32, EnergyConsumer>,
     /// (entity index, state index) -> names (the first descriptor wins)
@@ -206,6 +209,8 @@ impl PowerTracker {
                 Some(f) => format!("power.rails.{f}"),
                 None => format!("power.{raw}_uws"),
             };
+            // (the machine's track)
+            c.tracks.machine = r.machine;
             let track = c.tracks.intern_with(
                 &mut c.args,
                 "power_rails",
@@ -225,7 +230,10 @@ impl PowerTracker {
                     ]
                 },
             );
-            c.power.rails.insert((r.session_uuid, r.index), track);
+            c.tracks.machine = 0;
+            c.power
+                .rails
+                .insert((r.machine, r.session_uuid, r.index), track);
         }
         for e in &d.consumers {
             c.power.consumers.entry(e.id).or_insert_with(|| e.clone());
@@ -319,7 +327,7 @@ fn battery(c: &mut Ctx, ts: i64, b: &Battery) {
 /// AndroidProbesParser::ParsePowerRails: a counter on the rail's track with
 /// its packet's timestamp as the `packet_ts` arg.
 fn rail_energy(c: &mut Ctx, ts: i64, session: u64, index: u32, energy: u64, packet_ts: i64) {
-    let Some(&track) = c.power.rails.get(&(session, index)) else {
+    let Some(&track) = c.power.rails.get(&(c.tracks.machine, session, index)) else {
         c.stats.add("power_rail_unknown_index", 1, None);
         return;
     };

@@ -65,6 +65,10 @@ pub struct ProcessTracker {
     /// ... and theirs: root-level tid -> its tid at each level
     namespaced_threads: HashMap<i64, Vec<i64>>,
     pub errors: i64,
+    /// the rows of remote machines (`crate::machines`), by utid / upid: the
+    /// others are the host's
+    pub t_machine: HashMap<u32, u16>,
+    pub p_machine: HashMap<u32, u16>,
     /// process_tracker_parent_pid_changed: a process's parent given again,
     /// differently (the first one is kept: reparenting)
     pub parent_pid_changed: i64,
@@ -92,6 +96,35 @@ impl ProcessTracker {
         pt.upids_of_pid.insert(0, vec![0]);
         pt.map_pid(0, 0);
         pt
+    }
+
+    /// A remote machine's idle process (pid 0) and swapper thread (tid 0),
+    /// which trace_processor's ProcessTracker makes when it is forked for
+    /// the machine. Not mapped: no event of a remote machine names a pid.
+    pub fn add_remote_idle(&mut self, machine: u16) {
+        let (utid, upid) = (self.t_tid.len() as u32, self.p_pid.len() as u32);
+        self.t_tid.push(0);
+        self.t_name.push(Some("swapper".into()));
+        self.t_prio.push(PRIO_SWAPPER);
+        self.t_start.push(None);
+        self.t_end.push(None);
+        self.t_upid.push(Some(upid));
+        self.p_pid.push(0);
+        self.p_name.push(None);
+        self.p_name_prio.push(0);
+        self.p_start.push(None);
+        self.p_end.push(None);
+        self.p_parent.push(None);
+        self.p_uid.push(None);
+        self.p_cmdline.push(None);
+        self.p_shadowed.push(true);
+        self.t_machine.insert(utid, machine);
+        self.p_machine.insert(upid, machine);
+    }
+
+    /// Whether `utid` is a machine's idle thread (the host's is utid 0).
+    pub fn is_idle(&self, utid: u32) -> bool {
+        utid == 0 || (self.t_tid[utid as usize] == 0 && self.t_machine.contains_key(&utid))
     }
 
     pub fn n_threads(&self) -> usize {

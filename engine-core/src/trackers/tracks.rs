@@ -455,15 +455,21 @@ pub struct TrackRow {
     /// which counter_track.description shows)
     pub source_arg_set_id: Option<i64>,
     pub description: Option<String>,
+    /// the machine it belongs to (`crate::machines`)
+    pub machine: u16,
 }
 
 #[derive(Default)]
 pub struct Tracks {
     pub rows: Vec<TrackRow>,
-    by_key: HashMap<(&'static str, Dims, Option<String>, u32), u32>,
-    /// The cpus named by a track's `cpu` dimension (trace_processor's
-    /// MarkCpuValid: each gets a `cpu` row).
+    by_key: HashMap<(&'static str, Dims, Option<String>, u32, u16), u32>,
+    /// The ucpus (machine * 4096 + cpu) named by a track's `cpu` dimension
+    /// (trace_processor's MarkCpuValid: each gets a `cpu` row).
     pub cpus: std::collections::BTreeSet<i64>,
+    /// The machine whose tracks `intern` makes and finds (its own, as
+    /// trace_processor's per-machine TrackTracker): set by the replay for
+    /// a remote machine's packet, 0 (the host) otherwise.
+    pub machine: u16,
 }
 
 /// Which table view a track belongs to (its `_utid` / `_upid` / `_cpu`).
@@ -491,14 +497,15 @@ impl Tracks {
         } else {
             None
         };
-        let key = (type_, dims, key_name, slot);
+        let key = (type_, dims, key_name, slot, self.machine);
         if let Some(&id) = self.by_key.get(&key) {
             return id;
         }
         let id = self.rows.len() as u32;
+        let ucpu_base = self.machine as i64 * crate::machines::MAX_CPUS_PER_MACHINE;
         for (k, v) in &key.1 {
             if let ("cpu", Dim::Int(c)) = (*k, v) {
-                self.cpus.insert(*c);
+                self.cpus.insert(ucpu_base + *c);
             }
         }
         let dim_id = if key.1.is_empty() {
@@ -533,6 +540,7 @@ impl Tracks {
             parent: None,
             source_arg_set_id: None,
             description: None,
+            machine: self.machine,
         });
         self.by_key.insert(key, id);
         id
@@ -583,7 +591,9 @@ impl Tracks {
 
     /// The track of `type_` with dimensions `dims` (not empty), if interned.
     pub fn lookup(&self, type_: &'static str, dims: &Dims) -> Option<u32> {
-        self.by_key.get(&(type_, dims.clone(), None, 0)).copied()
+        self.by_key
+            .get(&(type_, dims.clone(), None, 0, self.machine))
+            .copied()
     }
 
     pub fn thread_track(&self, utid: u32) -> Option<u32> {
@@ -592,6 +602,7 @@ impl Tracks {
             vec![("utid", Dim::Int(utid as i64))],
             None,
             0u32,
+            self.machine,
         );
         self.by_key.get(&key).copied()
     }
