@@ -48,6 +48,21 @@ pub struct Imported {
     pub ts_other_first_last: Option<(i64, i64)>,
     /// CpuInfo's cpus -> their args (cpu.arg_set_id)
     pub cpu_info: crate::trackers::cpu::CpuInfoTables,
+    /// every arg set's id in the tables, by the trackers' set id
+    /// (`Args::public_ids`)
+    pub arg_set_ids: std::sync::Arc<[Option<i64>]>,
+}
+
+impl Imported {
+    /// The tables' id of the trackers' arg set `set` (None: no arg set).
+    pub fn arg_set_id(&self, set: Option<i64>) -> Option<i64> {
+        public_arg_set_id(&self.arg_set_ids, set)
+    }
+}
+
+/// `set`'s id in the tables, by `ids` (`Args::public_ids`).
+pub fn public_arg_set_id(ids: &[Option<i64>], set: Option<i64>) -> Option<i64> {
+    set.and_then(|s| ids.get(usize::try_from(s).ok()?).copied().flatten())
 }
 
 pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
@@ -544,7 +559,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     }
     probe_stage("freed");
     let cpu_info = crate::trackers::cpu::CpuInfoTables::apply(&mut ctx.args, &sink.cpu_info);
+    let arg_set_ids = ctx.args.public_ids().into();
     Imported {
+        arg_set_ids,
         sink,
         ctx,
         sched,

@@ -74,8 +74,13 @@ pub fn build_tables(
     let schema = schema();
     let state_names = imp.ctx.states.names.clone();
     let args = take_moved(&mut imp, "args").expect("a moved table");
+    let arg_set_ids = imp.arg_set_ids.clone();
     let (mut out, args) = std::thread::scope(|scope| {
-        let side = scope.spawn(|| timed(timings, "args", || moved_columns(args, &state_names)));
+        let side = scope.spawn(|| {
+            timed(timings, "args", || {
+                moved_columns(args, &state_names, &arg_set_ids)
+            })
+        });
         // `fill` reads sched's columns (cpu rows, bounds): it goes first
         let mut out: Vec<Option<Table>> = Vec::with_capacity(schema.len());
         for (name, cols) in &schema {
@@ -92,7 +97,9 @@ pub fn build_tables(
         }
         for ((name, cols), slot) in schema.iter().zip(out.iter_mut()) {
             if let (None, Some(data)) = (&slot, take_moved(&mut imp, name)) {
-                let stored = timed(timings, name, || moved_columns(data, &state_names));
+                let stored = timed(timings, name, || {
+                    moved_columns(data, &state_names, &arg_set_ids)
+                });
                 *slot = Some(Table::new(name, cols, stored));
             }
         }

@@ -754,7 +754,11 @@ pub fn take_moved(imp: &mut Imported, table: &str) -> Option<Moved> {
 /// sched slice, thread state, ftrace event, arg), from their moved data;
 /// `state_names`: the end states' names (`EndStates::names`). `fill` gives
 /// every other table's rows.
-pub fn moved_columns(data: Moved, state_names: &[Option<String>]) -> Vec<Stored> {
+pub fn moved_columns(
+    data: Moved,
+    state_names: &[Option<String>],
+    arg_set_ids: &[Option<i64>],
+) -> Vec<Stored> {
     let names: Vec<Box<str>> = state_names
         .iter()
         .map(|n| n.as_deref().unwrap_or("").into())
@@ -817,7 +821,13 @@ pub fn moved_columns(data: Moved, state_names: &[Option<String>]) -> Vec<Stored>
                 .collect();
             vec![
                 Stored::row_number(),
-                Stored::int(a.rows.iter().map(|r| r.set_id).collect()),
+                // (every row's set has args: a public id)
+                Stored::int(
+                    a.rows
+                        .iter()
+                        .map(|r| arg_set_ids[r.set_id as usize].unwrap_or(r.set_id))
+                        .collect(),
+                ),
                 Stored::text_opt(keys.iter().map(|&k| Some(&flat_of_key[k as usize]))),
                 Stored::text(keys, a.keys),
                 Stored::int_nulls(
@@ -844,7 +854,14 @@ pub fn moved_columns(data: Moved, state_names: &[Option<String>]) -> Vec<Stored>
                 ),
                 Stored::narrow(r.cpu),
                 u32_ids(r.utid),
-                u32_ids(r.arg_set),
+                {
+                    let public = |set: u32| match set {
+                        u32::MAX => u32::MAX,
+                        s => crate::replay::public_arg_set_id(arg_set_ids, Some(s as i64))
+                            .map_or(u32::MAX, |id| id as u32),
+                    };
+                    u32_ids(r.arg_set.into_iter().map(public).collect())
+                },
                 flags,
             ]
         }
@@ -890,7 +907,7 @@ pub fn fill<'v>(
                     ot(ci.and_then(|x| x.processor.as_deref())),
                     V::Int(machine),
                     oi(ci.and_then(|x| x.capacity)),
-                    oi(ci.and_then(|x| x.arg_set)),
+                    oi(imp.arg_set_id(ci.and_then(|x| x.arg_set))),
                 ])?;
             }
         }
@@ -916,7 +933,7 @@ pub fn fill<'v>(
                             .get(&(u as u32))
                             .map_or(HOST_MACHINE_ID, |&m| m as i64),
                     ),
-                    oi(pt.t_args.get(&(u as u32)).copied()),
+                    oi(imp.arg_set_id(pt.t_args.get(&(u as u32)).copied())),
                 ])?;
             }
         }
@@ -935,7 +952,7 @@ pub fn fill<'v>(
                     oi(uid.map(|x| x.rem_euclid(100000))),
                     oi(uid.map(|x| x.div_euclid(100000))),
                     ot(pt.p_cmdline[u].as_deref()),
-                    oi(pt.p_args.get(&(u as u32)).copied()),
+                    oi(imp.arg_set_id(pt.p_args.get(&(u as u32)).copied())),
                     V::Int(
                         pt.p_machine
                             .get(&(u as u32))
@@ -951,8 +968,8 @@ pub fn fill<'v>(
                     ot(r.name.as_deref()),
                     V::Text(r.type_),
                     ou32(r.parent),
-                    oi(r.dimension_arg_set_id),
-                    oi(r.source_arg_set_id),
+                    oi(imp.arg_set_id(r.dimension_arg_set_id)),
+                    oi(imp.arg_set_id(r.source_arg_set_id)),
                     V::Int(r.machine as i64),
                     V::Text(r.event_type),
                     ot(r.unit.as_deref()),
@@ -981,7 +998,7 @@ pub fn fill<'v>(
                     },
                     V::Int(r.depth),
                     ou32(r.parent),
-                    oi(r.arg_set),
+                    oi(imp.arg_set_id(r.arg_set)),
                     oi(thread.and_then(|t| t.ts)),
                     oi(thread.and_then(|t| t.dur)),
                     oi(thread.and_then(|t| t.instruction_count)),
@@ -998,7 +1015,7 @@ pub fn fill<'v>(
                     V::Int(r.ts),
                     V::Int(r.track as i64),
                     V::Real(r.value),
-                    oi(r.arg_set),
+                    oi(imp.arg_set_id(r.arg_set)),
                 ])?;
             }
         }
@@ -1018,7 +1035,7 @@ pub fn fill<'v>(
                     V::Text(&r.name),
                     V::Int(r.depth),
                     ou32(r.parent),
-                    oi(r.arg_set),
+                    oi(imp.arg_set_id(r.arg_set)),
                     oi(cols.display_frame_token),
                     oi(cols.surface_frame_token),
                     V::Int(cols.upid as i64),
@@ -1232,7 +1249,7 @@ pub fn fill<'v>(
                     V::Int(s.track[i] as i64),
                     ot(s.category[i].as_deref()),
                     V::Text(&s.value[i]),
-                    oi(s.arg_set[i]),
+                    oi(imp.arg_set_id(s.arg_set[i])),
                 ])?;
             }
         }
@@ -1243,7 +1260,7 @@ pub fn fill<'v>(
                     V::Int(out as i64),
                     V::Int(into as i64),
                     oi(trace_id),
-                    oi(ctx.flow_args.get(&(i as u32)).copied()),
+                    oi(imp.arg_set_id(ctx.flow_args.get(&(i as u32)).copied())),
                 ])?;
             }
         }
@@ -1399,7 +1416,7 @@ pub fn fill<'v>(
                     oi(r.byte_offset),
                     V::Text(r.severity),
                     V::Text(r.name),
-                    oi(r.arg_set_id),
+                    oi(imp.arg_set_id(r.arg_set_id)),
                 ])?;
             }
         }

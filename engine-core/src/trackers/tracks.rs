@@ -266,6 +266,21 @@ impl Args {
         }
     }
 
+    /// Each set's public id, by set id: the row id of its first arg, as
+    /// trace_processor numbers arg sets (an arg set id is the id of the
+    /// set's first row in `args`); None for a set without args (the
+    /// reference gives such a row no arg set). Read once the import ended.
+    pub fn public_ids(&self) -> Vec<Option<i64>> {
+        let mut ids = vec![None; self.next_id.max(0) as usize];
+        for (row, r) in self.rows.iter().enumerate() {
+            let id = &mut ids[r.set_id as usize];
+            if id.is_none() {
+                *id = Some(row as i64);
+            }
+        }
+        ids
+    }
+
     /// Whether `set_id` was made by `add_set_unique` and may still grow.
     pub fn is_growing(&self, set_id: i64) -> bool {
         self.growing_rows(set_id).is_some()
