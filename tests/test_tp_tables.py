@@ -58,7 +58,7 @@ METADATA_HELPERS = {"conformance/tables/test_metadata_helpers"}
 KNOWN_GAPS: list[Gap] = [
     Gap(table, aspects, REMOTE_FTRACE, METADATA_HELPERS)
     for table, aspects in [("args", ["rows"]), ("cpu", ["rows"]), ("ftrace_event", ["rows"]),
-                           ("raw", ["rows"]), ("stats", ["value"]), ("thread", ["rows"]),
+                           ("stats", ["value"]), ("thread", ["rows"]),
                            ("trace_bounds", ["end_ts"]), ("to_ftrace", ["rows"])]
 ]
 

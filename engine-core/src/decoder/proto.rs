@@ -552,11 +552,7 @@ impl<'s> ProtoDecoder<'s> {
     /// every clock snapshot is known (None where no snapshot relates the
     /// clocks: the dump is skipped, as ParseProfilePacket skips it).
     fn convert_profile_dump_times(&mut self) {
-        let trace_clock = self
-            .sink
-            .metadata
-            .get_int("trace_time_clock_id")
-            .unwrap_or(6) as u32;
+        let trace_clock = self.trace_clock();
         let coarse = super::profile_packet::MONOTONIC_COARSE;
         let mut failures = Vec::new();
         for p in &mut self.sink.packets {
@@ -773,11 +769,7 @@ impl<'s> ProtoDecoder<'s> {
         // (a packet skipped for its sequence's state converts nothing)
         let converts = ts.is_some() && clock.is_some();
         // a timestamp in another clock: converted to the trace's clock
-        let trace_clock = self
-            .sink
-            .metadata
-            .get_int("trace_time_clock_id")
-            .unwrap_or(6) as u32;
+        let trace_clock = self.trace_clock();
         let mut unconverted = None;
         if let (Some(t), Some(c)) = (ts, clock) {
             match self.clocks.to_trace_clock(self.seq_id, c, t, trace_clock) {
@@ -1184,9 +1176,13 @@ impl<'s> ProtoDecoder<'s> {
             }
             None => self.max_ts,
         };
-        self.sink.packet_machine = machine as u16;
-        let got = match data.field {
-            Some(7) => self.sys_stats(ts, &parts),
+        match data.field {
+            Some(7) => {
+                self.sink.packet_machine = machine as u16;
+                let got = self.sys_stats(ts, &parts);
+                self.sink.packet_machine = 0;
+                got
+            }
             Some(40) => {
                 // sample times are the machine's BOOTTIME: converted first
                 let boot = Some(crate::machines::BOOTTIME);
@@ -1195,7 +1191,11 @@ impl<'s> ProtoDecoder<'s> {
                     let at = self.remote_trace_time(machine, boot, t).unwrap_or(t);
                     sample_times.insert(t, at);
                 }
-                super::power::power_rails(self.sink, ts, &parts, |t| sample_times[&t])
+                self.sink.packet_machine = machine as u16;
+                let at = |t| sample_times.get(&t).copied().unwrap_or(t);
+                let got = super::power::power_rails(self.sink, ts, &parts, at);
+                self.sink.packet_machine = 0;
+                got
             }
             _ => {
                 let mut has_events = false;
@@ -1206,9 +1206,7 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.remote_machine_packets += has_events as i64;
                 Ok(())
             }
-        };
-        self.sink.packet_machine = 0;
-        got
+        }
     }
 
     /// The trace's clock (trace_time_clock_id; BOOTTIME until a snapshot
@@ -1247,10 +1245,8 @@ impl<'s> ProtoDecoder<'s> {
             return None;
         }
         if self.sink.machines.bridge_boottime(machine) {
-            let trace_clock = match self.sink.metadata.get_int("trace_time_clock_id") {
-                Some(c) => c as u32,
-                None => 11, // BUILTIN_CLOCK_TRACE_FILE, as Sink::clock_converted
-            };
+            // (the trace's time: its clock, TRACE_FILE before any snapshot)
+            let trace_clock = self.clock_failure_target() as u32;
             let zero = |machine: usize, clock_id| crate::events::SnapshotClock {
                 machine: machine as u16,
                 clock_id,
