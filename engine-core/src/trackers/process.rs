@@ -77,31 +77,16 @@ pub struct ProcessTracker {
 impl ProcessTracker {
     pub fn new() -> Self {
         let mut pt = ProcessTracker::default();
-        pt.t_tid.push(0);
-        pt.t_name.push(Some("swapper".into()));
-        pt.t_prio.push(PRIO_SWAPPER);
-        pt.t_start.push(None);
-        pt.t_end.push(None);
-        pt.t_upid.push(Some(0));
-        pt.p_pid.push(0);
-        pt.p_name.push(None);
-        pt.p_name_prio.push(0);
-        pt.p_start.push(None);
-        pt.p_end.push(None);
-        pt.p_parent.push(None);
-        pt.p_uid.push(None);
-        pt.p_cmdline.push(None);
-        pt.tids.insert(0, vec![0]);
-        pt.p_shadowed.push(false);
-        pt.upids_of_pid.insert(0, vec![0]);
-        pt.map_pid(0, 0);
+        let (utid, upid) = pt.push_idle_rows(false);
+        pt.tids.insert(0, vec![utid]);
+        pt.upids_of_pid.insert(0, vec![upid]);
+        pt.map_pid(0, upid);
         pt
     }
 
-    /// A remote machine's idle process (pid 0) and swapper thread (tid 0),
-    /// which trace_processor's ProcessTracker makes when it is forked for
-    /// the machine. Not mapped: no event of a remote machine names a pid.
-    pub fn add_remote_idle(&mut self, machine: u16) {
+    /// A machine's idle process (pid 0) and its swapper thread (tid 0),
+    /// unmapped; `shadowed`: another machine's pid 0 is the one `pids` maps.
+    fn push_idle_rows(&mut self, shadowed: bool) -> (u32, u32) {
         let (utid, upid) = (self.t_tid.len() as u32, self.p_pid.len() as u32);
         self.t_tid.push(0);
         self.t_name.push(Some("swapper".into()));
@@ -117,7 +102,16 @@ impl ProcessTracker {
         self.p_parent.push(None);
         self.p_uid.push(None);
         self.p_cmdline.push(None);
-        self.p_shadowed.push(true);
+        self.p_shadowed.push(shadowed);
+        (utid, upid)
+    }
+
+    /// A remote machine's idle process and swapper thread, which
+    /// trace_processor's ProcessTracker makes when it is forked for the
+    /// machine. Not mapped: no imported event of a remote machine names a
+    /// pid.
+    pub fn add_remote_idle(&mut self, machine: u16) {
+        let (utid, upid) = self.push_idle_rows(true);
         self.t_machine.insert(utid, machine);
         self.p_machine.insert(upid, machine);
     }
