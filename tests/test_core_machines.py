@@ -11,10 +11,11 @@ Two schedules:
     ts 100 cpu 1: swapper -> tid 42 "worker"
 * remote: the host records first (SystemInfo Linux, a switch to tid 10 at
   100 on cpu 0); then machine 7 sends a SystemInfo (Darwin, named "vm"), a
-  switch to tid 20 at 150 and a process tree for pid 20. Machine 7 is a
-  second machine: its row, metadata and idle process / thread are imported,
-  its two data packets are not (counted as skipped and named on the first
-  query).
+  switch to tid 20 at 150 on its cpu 0 and a process tree for pid 20 (ppid
+  1, "guest"). Machine 7 is a second machine with pid, tid and cpu spaces
+  of its own: its cpu 0 is ucpu 4096, its idle process and swapper thread
+  are its own (made when it is first seen: upid / utid 1), its tid 20 is
+  not the host's.
 """
 
 from __future__ import annotations
@@ -94,30 +95,38 @@ def test_a_trace_wholly_from_one_machine_is_adopted_by_the_host(load):
                      "WHERE name = 'artscope_skipped_remote_machine_packets'").rows() == [(0,)]
 
 
-def test_a_second_machine_gets_its_row_metadata_and_idle_rows_its_events_are_skipped(load):
+def test_a_second_machine_has_its_own_threads_processes_and_cpus(load):
     eng = load(_remote_trace())
-    with pytest.warns(SkippedDataWarning) as record:
-        rows = eng.query("SELECT id, raw_id, name, sysname, label_index FROM machine").rows()
-    assert rows == [(0, 0, None, "Linux", 0), (1, 7, "vm", "Darwin", 1)]
-    msg = str(record[0].message)
-    assert "2 remote_machine_packets packet(s)" in msg and "machine_id > 0" in msg
-    # the switch's bundle and the process tree
-    assert eng.query("SELECT value FROM stats "
-                     "WHERE name = 'artscope_skipped_remote_machine_packets'").rows() == [(2,)]
-    # machine 7's idle process and swapper thread (its process tracker's
-    # first rows), no guest thread or process
-    assert eng.query("SELECT tid, name, is_idle, machine_id FROM thread "
-                     "ORDER BY machine_id, tid").rows() == [
-        (0, "swapper", 1, 0), (10, "host_task", 0, 0), (0, "swapper", 1, 1)]
-    assert eng.query("SELECT p.pid, p.machine_id FROM thread t JOIN process p USING (upid) "
-                     "WHERE t.tid = 0 ORDER BY p.machine_id").rows() == [(0, 0), (0, 1)]
-    # each machine's system_name, and its own stats list
+    assert eng.query("SELECT id, raw_id, name, sysname, label_index FROM machine").rows() == [
+        (0, 0, None, "Linux", 0), (1, 7, "vm", "Darwin", 1)]
+    assert eng.query("SELECT count(*) FROM stats "
+                     "WHERE name = 'artscope_skipped_remote_machine_packets'").rows() == [(0,)]
+    # utid 0 / 1: each machine's swapper; 2: the host's tid 10; 3: the
+    # guest's tid 20 (its switch), 4: the tree's pid 1 (20's parent)
+    assert eng.query("SELECT utid, tid, name, upid, is_idle, machine_id FROM thread "
+                     "ORDER BY utid").rows() == [
+        (0, 0, "swapper", 0, 1, 0), (1, 0, "swapper", 1, 1, 1),
+        (2, 10, "host_task", None, 0, 0), (3, 20, "guest_task", 3, 0, 1),
+        (4, 1, None, 2, 0, 1)]
+    assert eng.query("SELECT upid, pid, name, parent_upid, machine_id FROM process "
+                     "ORDER BY upid").rows() == [
+        (0, 0, None, None, 0), (1, 0, None, None, 1), (2, 1, None, None, 1),
+        (3, 20, "guest", 2, 1)]
+    # the guest's cpu 0 is ucpu 4096, in every cpu column
+    assert eng.query("SELECT ts, cpu, ucpu, utid FROM sched ORDER BY ts").rows() == [
+        (100, 0, 0, 2), (150, 4096, 4096, 3)]
+    assert eng.query("SELECT ts, cpu, utid, state FROM thread_state ORDER BY ts").rows() == [
+        (100, 0, 2, "Running"), (150, 4096, 3, "Running")]
+    assert eng.query("SELECT ts, cpu, utid FROM ftrace_event ORDER BY ts").rows() == [
+        (100, 0, 0), (150, 4096, 1)]
+    assert eng.query("SELECT id, cpu, machine_id FROM cpu ORDER BY id").rows() == [
+        (0, 0, 0), (4096, 0, 1)]
     assert eng.query("SELECT str_value, machine_id FROM metadata "
                      "WHERE name = 'system_name' ORDER BY machine_id").rows() == [
         ("Linux", 0), ("Darwin", 1)]
-    assert eng.query("SELECT count(*) FROM stats WHERE machine_id = 1 AND value != 0"
-                     ).rows() == [(0,)]
-    assert eng.query("SELECT ts FROM sched").rows() == [(100,)]
+    # to_ftrace names the machine's cpu
+    assert eng.query("SELECT to_ftrace(id) FROM ftrace_event WHERE ts = 150"
+                     ).rows()[0][0].split("[")[1].startswith("000]")
 
 
 def test_metadata_and_stats_rows_name_their_machine_and_trace(load):
@@ -169,24 +178,11 @@ def test_trace_id_is_the_trace_files_id_inside_its_containers(load):
 @pytest.mark.parametrize("trace", [_adopted_trace, _remote_trace])
 def test_machine_tables_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
-    assert {"machine", "metadata", "stats", "cpu", "thread"} <= compared
-    if trace is _adopted_trace:
-        assert differ == {}
-        assert load(trace()).query(METADATA_FUNCTIONS).rows() == tp_rows(
-            trace(), METADATA_FUNCTIONS)
-    else:
-        # trace_processor imports the second machine's events (and they
-        # bound the trace); the embedded engine its machine row, metadata,
-        # stats list and idle process and thread, not its switch and process
-        # tree
-        remote = {"thread": {"rows"}, "process": {"rows"},
-                  "sched": {"rows"}, "sched_slice": {"rows"},
-                  "thread_state": {"rows"}, "cpu": {"rows"}, "trace_bounds": {"end_ts"},
-                  "clock_snapshot": {"rows"}, "ftrace_event": {"rows"}, "raw": {"rows"},
-                  "args": {"rows"}, "to_ftrace": {"rows"}}
-        assert differ == remote
-        assert "machine" not in differ
-
+    assert {"machine", "metadata", "stats", "cpu", "thread", "process", "sched",
+            "thread_state", "ftrace_event", "args", "clock_snapshot"} <= compared
+    assert differ == {}
+    assert load(trace()).query(METADATA_FUNCTIONS).rows() == tp_rows(
+        trace(), METADATA_FUNCTIONS)
 
 
 # Remote machines' clocks. The host's ClockSnapshot (BOOTTIME 0, MONOTONIC 0)

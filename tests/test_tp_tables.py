@@ -48,19 +48,8 @@ class Gap:
 
 
 # --- reasons -------------------------------------------------------------
-REMOTE_FTRACE = ("a second machine's ftrace events (packets whose machine_id is neither the "
-                 "host's nor the adopted one): trace_processor imports them with the machine's "
-                 "threads and cpus (ucpu = machine * 4096 + cpu), the embedded engine counts them "
-                 "as skipped (artscope_skipped_remote_machine_packets); only their bundles' "
-                 "first-bundle times are read")
-METADATA_HELPERS = {"conformance/tables/test_metadata_helpers"}
-
-KNOWN_GAPS: list[Gap] = [
-    Gap(table, aspects, REMOTE_FTRACE, METADATA_HELPERS)
-    for table, aspects in [("args", ["rows"]), ("cpu", ["rows"]), ("ftrace_event", ["rows"]),
-                           ("stats", ["value"]), ("thread", ["rows"]),
-                           ("trace_bounds", ["end_ts"]), ("to_ftrace", ["rows"])]
-]
+# (none today: every served table equals trace_processor's on every input)
+KNOWN_GAPS: list[Gap] = []
 
 # `counters` (the legacy alias) is `counter` joined with its track's name and
 # unit: its rows differ wherever `counter`'s do.

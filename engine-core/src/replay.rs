@@ -32,6 +32,54 @@ use crate::trackers::{CpuSet, Ctx, PerCpu};
 const CLONE_THREAD: i128 = 0x10000;
 const KTHREADD_PID: i64 = 2;
 
+/// The machine whose event the replay is at (`crate::machines`): its
+/// process tracker keys, tracks and stats are its own, as trace_processor's
+/// per-machine trackers; the stats of the machines not current are kept
+/// here.
+struct MachineSwitch {
+    current: u16,
+    stats: Vec<Stats>,
+}
+
+impl MachineSwitch {
+    fn new(machines: usize) -> Self {
+        MachineSwitch {
+            current: 0,
+            stats: vec![Stats::default(); machines],
+        }
+    }
+
+    /// Makes `machine` the current one; true if it was not.
+    fn to(&mut self, ctx: &mut Ctx, machine: u16) -> bool {
+        if machine == self.current {
+            return false;
+        }
+        std::mem::swap(&mut ctx.stats, &mut self.stats[self.current as usize]);
+        std::mem::swap(&mut ctx.stats, &mut self.stats[machine as usize]);
+        (ctx.pt.machine, ctx.tracks.machine) = (machine, machine);
+        self.current = machine;
+        true
+    }
+}
+
+/// The machine of event `r` of a trace of several: its packet's, else its
+/// cpu's (a ucpu; one of no known machine, corrupt input, is the host's).
+fn machine_of(sink: &Sink, r: EvRef) -> u16 {
+    let cpu = match r {
+        EvRef::Packet(i) => return sink.packets[i as usize].machine,
+        EvRef::Switch(i) => sink.switches[i as usize].cpu,
+        EvRef::CompactSwitch(i) => sink.compact_switches[i as usize].cpu as i64,
+        EvRef::Waking(i) => sink.wakings[i as usize].cpu,
+        EvRef::Ftrace(i) => sink.ftrace[i as usize].cpu,
+    };
+    let machine = cpu / crate::machines::MAX_CPUS_PER_MACHINE;
+    if (0..sink.machines.rows.len() as i64).contains(&machine) {
+        machine as u16
+    } else {
+        0
+    }
+}
+
 /// Everything the tables are made of.
 pub struct Imported {
     pub sink: Sink,
@@ -75,6 +123,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         args: Args::default(),
         tracks: Tracks::default(),
         stats: sink.stats.clone(),
+        machine_stats: Vec::new(),
         slices: SliceTracker::default(),
         counters: Counters::default(),
         memory: Default::default(),
@@ -99,7 +148,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     };
     // each remote machine's process tracker starts with its idle rows
     for machine in 1..sink.machines.rows.len() {
-        ctx.pt.add_remote_idle(machine as u16);
+        let idle = ctx.pt.add_remote_idle(machine as u16);
+        ctx.thread_state.remote_idle.push(idle);
     }
     power::PowerTracker::apply(&mut ctx, &sink.power);
     crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
@@ -120,12 +170,23 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     } else {
         sink.tracing_started_ts
     };
-    let soft_cut = sink
-        .first_bundle_end_ts
-        .iter()
-        .filter_map(|x| x.1)
-        .max()
-        .unwrap_or(0);
+    // per machine (its cpus are ucpus: machine * 4096 + cpu), as each
+    // machine's ftrace parser drops its own
+    let machines = sink.machines.rows.len();
+    let soft_cuts: Vec<i64> = (0..machines)
+        .map(|m| {
+            let of_machine = |cpu: i64| cpu / crate::machines::MAX_CPUS_PER_MACHINE == m as i64;
+            (sink.first_bundle_end_ts.iter())
+                .filter(|x| of_machine(x.0))
+                .filter_map(|x| x.1)
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut soft_cut = soft_cuts[0];
+    // the machine whose event is replayed (`MachineSwitch`): only a trace of
+    // several machines changes it
+    let mut machine_switch = MachineSwitch::new(machines);
 
     probe_stage("decoded");
     let sink_order = std::mem::take(&mut sink.order);
@@ -196,7 +257,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         let (merged_tx, merged) = std::sync::mpsc::sync_channel(sorter::CHUNKS_AHEAD);
         let merge = scope.spawn(move || sorter::send_in_chunks(order, merged_tx));
         for (ts, r) in merged.iter().flatten() {
-            if let Some(cut) = hard_cut {
+            if machines > 1 && machine_switch.to(&mut ctx, machine_of(&sink, r)) {
+                soft_cut = soft_cuts[machine_switch.current as usize];
+            }
+            if let (Some(cut), 0) = (hard_cut, machine_switch.current) {
                 if ts < cut && !matches!(r, EvRef::Packet(_)) {
                     dropped_before_start += 1;
                     continue;
@@ -391,8 +455,6 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                 }
                 EvRef::Packet(i) => {
                     let p = &sink.packets[i as usize];
-                    // a remote machine's packet makes and finds its own tracks
-                    ctx.tracks.machine = p.machine;
                     match &p.data {
                         PacketData::ProcessTree { processes, threads } => {
                             process_tree(&mut ctx, p.ts, processes, threads)
@@ -471,7 +533,6 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             heaps.packet(&mut ctx, p.ts, pp, track_events.profiles())
                         }
                     }
-                    ctx.tracks.machine = 0;
                 }
             }
         }
@@ -480,6 +541,9 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
     });
+    // the host's trackers again; the other machines' stats kept
+    machine_switch.to(&mut ctx, 0);
+    ctx.machine_stats = machine_switch.stats;
     if dropped_before_start > 0 {
         ctx.stats.add(
             "ftrace_packet_before_tracing_start",

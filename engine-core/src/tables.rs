@@ -1277,14 +1277,16 @@ pub fn fill<'v>(
             }
         }
         "stats" => {
-            // the host's, then each remote machine's own list (its trackers
-            // count nothing the embedded engine imports: zeros)
-            static NONE: std::sync::LazyLock<crate::events::Stats> =
-                std::sync::LazyLock::new(Default::default);
-            let remote = (1..sink.machines.rows.len()).flat_map(|m| {
-                let rows = crate::stats_table::rows(&NONE).into_iter();
-                rows.filter(|r| !r.global).map(move |r| (m as i64, r))
-            });
+            // the host's, then each remote machine's own list
+            let remote = ctx
+                .machine_stats
+                .iter()
+                .enumerate()
+                .skip(1)
+                .flat_map(|(m, stats)| {
+                    let rows = crate::stats_table::rows(stats).into_iter();
+                    rows.filter(|r| !r.global).map(move |r| (m as i64, r))
+                });
             let host = crate::stats_table::rows(&ctx.stats).into_iter();
             for (machine, r) in host.map(|r| (HOST_MACHINE_ID, r)).chain(remote) {
                 ins.row(&[

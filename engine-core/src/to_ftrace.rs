@@ -160,7 +160,8 @@ impl FtraceText {
             padded(out, tgid, ' ', 5);
         }
         out.push_str(") [");
-        padded(out, cpu, '0', 3);
+        // (a ucpu: the machine's cpu)
+        padded(out, cpu % crate::machines::MAX_CPUS_PER_MACHINE, '0', 3);
         out.push_str("] .... ");
         let secs = ts / 1_000_000_000;
         let micros = (ts - secs * 1_000_000_000) / 1000;

@@ -232,8 +232,6 @@ pub struct ProtoDecoder<'s> {
     remote_default_clocks: HashMap<(usize, u32), u32>,
     /// remote machine -> the trace's default clock when it was first seen
     remote_fork_clocks: HashMap<usize, Option<u32>>,
-    /// (remote machine, cpu) whose first ftrace bundle was read
-    remote_first_bundles: std::collections::HashSet<(usize, i64)>,
 }
 
 /// TracePacketDefaults.timestamp_clock_id (58), if it has one.
@@ -403,7 +401,6 @@ impl<'s> ProtoDecoder<'s> {
             kernel_wakelocks: Default::default(),
             gpu_counters: Default::default(),
             remote_default_clocks: HashMap::default(),
-            remote_first_bundles: Default::default(),
             remote_fork_clocks: HashMap::default(),
         }
     }
@@ -830,7 +827,7 @@ impl<'s> ProtoDecoder<'s> {
                 let events_before = self.sink.order.len();
                 for p in &parts {
                     // merged bundles: decoded one after the other
-                    self.ftrace_bundle(p)?;
+                    self.ftrace_bundle(0, p)?;
                 }
                 if self.sink.order.len() > events_before {
                     self.sink.clock_converted();
@@ -1161,7 +1158,7 @@ impl<'s> ProtoDecoder<'s> {
         match data.field {
             Some(45) => return self.system_info(machine, &parts),
             Some(107) => return self.remote_clock_sync(machine, &parts),
-            Some(1 | 7 | 40) => {}
+            Some(1 | 2 | 7 | 9 | 40) => {}
             _ => {
                 self.sink.remote_machine_packets += 1;
                 return Ok(());
@@ -1177,9 +1174,13 @@ impl<'s> ProtoDecoder<'s> {
             None => self.max_ts,
         };
         match data.field {
-            Some(7) => {
+            Some(field @ (2 | 7 | 9)) => {
                 self.sink.packet_machine = machine as u16;
-                let got = self.sys_stats(ts, &parts);
+                let got = match field {
+                    2 => self.process_tree(ts, &parts),
+                    7 => self.sys_stats(ts, &parts),
+                    _ => self.process_stats(ts, &parts),
+                };
                 self.sink.packet_machine = 0;
                 got
             }
@@ -1197,15 +1198,9 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.packet_machine = 0;
                 got
             }
-            _ => {
-                let mut has_events = false;
-                for p in &parts {
-                    has_events |= self.remote_ftrace_bundle(machine, p)?;
-                }
-                // (its events are not imported)
-                self.sink.remote_machine_packets += has_events as i64;
-                Ok(())
-            }
+            _ => parts
+                .iter()
+                .try_for_each(|p| self.remote_ftrace_bundle(machine, p)),
         }
     }
 
@@ -1321,41 +1316,34 @@ impl<'s> ProtoDecoder<'s> {
         Ok(())
     }
 
-    /// A remote machine's FtraceEventBundle: its cpu's first bundle start
-    /// is the machine's `ftrace_latest_data_start_ns` candidate, as the
-    /// reference's tokenizer records it. Returns whether it has events
-    /// (which are not imported).
-    fn remote_ftrace_bundle(&mut self, machine: usize, buf: &[u8]) -> R<bool> {
-        let (mut cpu, mut has_events) = (0i64, false);
-        let (mut last_read, mut prev_end) = (None, None);
-        for f in Fields::new(buf) {
-            match f? {
-                (1, Value::Varint(x)) => cpu = u32v(x),
-                (2 | 4, _) => has_events = true,
-                (9, Value::Varint(x)) => last_read = Some(x as i64),
-                (10, Value::Varint(x)) => prev_end = Some(x as i64),
-                _ => {}
-            }
-        }
-        if !self.remote_first_bundles.insert((machine, cpu)) {
-            return Ok(has_events);
-        }
-        // (in the bundle's clock: BOOTTIME)
+    /// A remote machine's FtraceEventBundle: decoded as the host's, on the
+    /// machine's cpus (ucpu = machine * 4096 + cpu), then its events moved
+    /// to the trace's time (the machine's BOOTTIME through its clock sync,
+    /// one offset per bundle).
+    fn remote_ftrace_bundle(&mut self, machine: usize, buf: &[u8]) -> R<()> {
+        let [order, _, wakings, ftrace, ..] = self.mark();
+        self.ftrace_bundle(machine, buf)?;
+        let Some(&(first, _)) = self.sink.order.get(order) else {
+            return Ok(());
+        };
         let boot = Some(crate::machines::BOOTTIME);
-        let start = prev_end
-            .or(last_read)
-            .and_then(|t| self.remote_trace_time(machine, boot, t));
-        if let Some(v) = start {
-            let md = self.sink.metadata_of(machine);
-            let key = "ftrace_latest_data_start_ns";
-            if md.get_int(key).map_or(true, |cur| v > cur) {
-                md.set_int(key, v);
-            }
+        let delta = match self.remote_trace_time(machine, boot, first) {
+            Some(t) => t.wrapping_sub(first),
+            None => 0,
+        };
+        if delta != 0 {
+            let sink = &mut *self.sink;
+            sink.order[order..].iter_mut().for_each(|e| e.0 += delta);
+            sink.wakings[wakings..]
+                .iter_mut()
+                .for_each(|w| w.ts += delta);
+            sink.ftrace[ftrace..].iter_mut().for_each(|e| e.ts += delta);
         }
-        Ok(has_events)
+        Ok(())
     }
 
-    fn ftrace_bundle(&mut self, buf: &[u8]) -> R<()> {
+    /// An FtraceEventBundle of `machine` (0: the host).
+    fn ftrace_bundle(&mut self, machine: usize, buf: &[u8]) -> R<()> {
         let mut cpu: i64 = 0;
         let mut events: Vec<&[u8]> = Vec::new();
         let mut lost = false;
@@ -1402,19 +1390,28 @@ impl<'s> ProtoDecoder<'s> {
         for e in &events {
             super::wire::validate(e)?;
         }
-        let sink = &mut *self.sink;
-        if !sink.first_bundle_end_ts.iter().any(|(c, _)| *c == cpu) {
-            let v = prev_end.or(last_read);
+        // (a remote machine's cpus are its ucpus)
+        let cpu = cpu + machine as i64 * crate::machines::MAX_CPUS_PER_MACHINE;
+        if !self.sink.first_bundle_end_ts.iter().any(|(c, _)| *c == cpu) {
+            let mut v = prev_end.or(last_read);
+            if machine != 0 {
+                let boot = Some(crate::machines::BOOTTIME);
+                v = v.and_then(|t| self.remote_trace_time(machine, boot, t));
+            }
+            let sink = &mut *self.sink;
             sink.first_bundle_end_ts.push((cpu, v));
             // trace_processor's ftrace_latest_data_start_ns: the latest
-            // first-bundle start over the cpus (when the bundle has one)
+            // first-bundle start over the machine's cpus (when the bundle
+            // has one)
             if let Some(v) = v {
                 let key = "ftrace_latest_data_start_ns";
-                if sink.metadata.get_int(key).map_or(true, |cur| v > cur) {
-                    sink.metadata.set_int(key, v);
+                let md = sink.metadata_of(machine);
+                if md.get_int(key).map_or(true, |cur| v > cur) {
+                    md.set_int(key, v);
                 }
             }
         }
+        let sink = &mut *self.sink;
         if lost {
             sink.stats.set("ftrace_cpu_has_data_loss", 1, Some(cpu));
         }

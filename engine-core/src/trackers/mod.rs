@@ -71,6 +71,9 @@ pub struct Ctx {
     pub args: Args,
     pub tracks: Tracks,
     pub stats: Stats,
+    /// each machine's stats but the host's (`stats`), by machine (index 0
+    /// unused), once the replay ended
+    pub machine_stats: Vec<Stats>,
     pub slices: slices::SliceTracker,
     pub counters: counters::Counters,
     pub memory: memory::MemoryTracker,

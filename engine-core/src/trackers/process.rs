@@ -69,6 +69,10 @@ pub struct ProcessTracker {
     /// others are the host's
     pub t_machine: HashMap<u32, u16>,
     pub p_machine: HashMap<u32, u16>,
+    /// The machine whose pids and tids the calls name (set by the replay
+    /// per event; 0: the host): each machine has its own pid and tid
+    /// spaces, as trace_processor's per-machine ProcessTracker.
+    pub machine: u16,
     /// process_tracker_parent_pid_changed: a process's parent given again,
     /// differently (the first one is kept: reparenting)
     pub parent_pid_changed: i64,
@@ -77,7 +81,7 @@ pub struct ProcessTracker {
 impl ProcessTracker {
     pub fn new() -> Self {
         let mut pt = ProcessTracker::default();
-        let (utid, upid) = pt.push_idle_rows(false);
+        let (utid, upid) = pt.push_idle_rows();
         pt.tids.insert(0, vec![utid]);
         pt.upids_of_pid.insert(0, vec![upid]);
         pt.map_pid(0, upid);
@@ -85,8 +89,8 @@ impl ProcessTracker {
     }
 
     /// A machine's idle process (pid 0) and its swapper thread (tid 0),
-    /// unmapped; `shadowed`: another machine's pid 0 is the one `pids` maps.
-    fn push_idle_rows(&mut self, shadowed: bool) -> (u32, u32) {
+    /// not mapped yet.
+    fn push_idle_rows(&mut self) -> (u32, u32) {
         let (utid, upid) = (self.t_tid.len() as u32, self.p_pid.len() as u32);
         self.t_tid.push(0);
         self.t_name.push(Some("swapper".into()));
@@ -102,18 +106,44 @@ impl ProcessTracker {
         self.p_parent.push(None);
         self.p_uid.push(None);
         self.p_cmdline.push(None);
-        self.p_shadowed.push(shadowed);
+        self.p_shadowed.push(false);
         (utid, upid)
     }
 
     /// A remote machine's idle process and swapper thread, which
     /// trace_processor's ProcessTracker makes when it is forked for the
-    /// machine. Not mapped: no imported event of a remote machine names a
-    /// pid.
-    pub fn add_remote_idle(&mut self, machine: u16) {
-        let (utid, upid) = self.push_idle_rows(true);
+    /// machine: its pid and tid 0.
+    pub fn add_remote_idle(&mut self, machine: u16) -> u32 {
+        let (utid, upid) = self.push_idle_rows();
         self.t_machine.insert(utid, machine);
         self.p_machine.insert(upid, machine);
+        let host = std::mem::replace(&mut self.machine, machine);
+        let key = self.key(0);
+        self.tids.insert(key, vec![utid]);
+        self.upids_of_pid.insert(key, vec![upid]);
+        self.map_pid(0, upid);
+        self.machine = host;
+        utid
+    }
+
+    /// The maps' key of the current machine's pid or tid `id` (the id
+    /// itself on the host: ids of another machine are offset by 2^40 per
+    /// machine, far past any pid).
+    #[inline]
+    fn key(&self, id: i64) -> i64 {
+        id.wrapping_add((self.machine as i64) << 40)
+    }
+
+    /// A new row's machine, when it is not the host's.
+    fn note_machine(&mut self, utid: Option<u32>, upid: Option<u32>) {
+        if self.machine != 0 {
+            if let Some(u) = utid {
+                self.t_machine.insert(u, self.machine);
+            }
+            if let Some(u) = upid {
+                self.p_machine.insert(u, self.machine);
+            }
+        }
     }
 
     /// Whether `utid` is a machine's idle thread (the host's is utid 0).
@@ -133,7 +163,9 @@ impl ProcessTracker {
         self.t_start.push(ts);
         self.t_end.push(None);
         self.t_upid.push(None);
-        self.tids.entry(tid).or_default().push(utid);
+        let key = self.key(tid);
+        self.tids.entry(key).or_default().push(utid);
+        self.note_machine(Some(utid), None);
         utid
     }
 
@@ -154,6 +186,7 @@ impl ProcessTracker {
     /// `pids` maps `pid` to `upid`: the other processes of that pid are
     /// shadowed.
     fn map_pid(&mut self, pid: i64, upid: u32) {
+        let pid = self.key(pid);
         self.pids.insert(pid, upid);
         for &u in self.upids_of_pid.get(&pid).map_or(&[][..], |v| v) {
             self.p_shadowed[u as usize] = u != upid;
@@ -162,6 +195,7 @@ impl ProcessTracker {
 
     /// `pids` no longer maps `pid`: none of its processes is shadowed.
     fn unmap_pid(&mut self, pid: i64) {
+        let pid = self.key(pid);
         self.pids.remove(&pid);
         for &u in self.upids_of_pid.get(&pid).map_or(&[][..], |v| v) {
             self.p_shadowed[u as usize] = false;
@@ -171,6 +205,7 @@ impl ProcessTracker {
     /// UpdateNamespacedProcess: `pid` runs in pid namespaces, where it is
     /// `nspid` (outermost level first).
     pub fn update_namespaced_process(&mut self, pid: i64, nspid: Vec<i64>) {
+        let pid = self.key(pid);
         self.namespaced_processes.insert(pid, (nspid, Vec::new()));
     }
 
@@ -178,6 +213,7 @@ impl ProcessTracker {
     /// `nstid` at each level; false (nothing kept) when `pid` is not known
     /// as namespaced.
     pub fn update_namespaced_thread(&mut self, pid: i64, tid: i64, nstid: Vec<i64>) -> bool {
+        let (pid, tid) = (self.key(pid), self.key(tid));
         let Some((_, threads)) = self.namespaced_processes.get_mut(&pid) else {
             return false;
         };
@@ -195,21 +231,27 @@ impl ProcessTracker {
         if root_pid <= 0 {
             return None;
         }
-        let (nspid, threads) = self.namespaced_processes.get(&root_pid)?;
+        let (nspid, threads) = self.namespaced_processes.get(&self.key(root_pid))?;
         let level = nspid.len().checked_sub(1)?;
         if nspid.last() == Some(&tid) {
             return Some(root_pid);
         }
-        threads.iter().copied().find(|t| {
-            self.namespaced_threads
-                .get(t)
-                .and_then(|nstid| nstid.get(level))
-                == Some(&tid)
-        })
+        // (the threads are kept by key: their tid is the key less the offset)
+        let offset = self.key(0);
+        threads
+            .iter()
+            .copied()
+            .find(|t| {
+                self.namespaced_threads
+                    .get(t)
+                    .and_then(|nstid| nstid.get(level))
+                    == Some(&tid)
+            })
+            .map(|t| t.wrapping_sub(offset))
     }
 
     pub fn get_thread(&self, tid: i64, pid: Option<i64>) -> Option<u32> {
-        let utids = self.tids.get(&tid)?;
+        let utids = self.tids.get(&self.key(tid))?;
         for &utid in utids.iter().rev() {
             if !self.is_alive(utid) {
                 continue;
@@ -232,7 +274,7 @@ impl ProcessTracker {
 
     /// The live thread of `tid`, if there is one (GetThreadOrNull).
     pub fn thread_or_none(&self, tid: i64) -> Option<u32> {
-        let &utid = self.tids.get(&tid)?.last()?;
+        let &utid = self.tids.get(&self.key(tid))?.last()?;
         // fast path: the newest utid is alive (the common case)
         if self.is_alive(utid) {
             return Some(utid);
@@ -293,7 +335,8 @@ impl ProcessTracker {
             return;
         };
         self.t_end[utid as usize] = Some(ts);
-        if let Some(lst) = self.tids.get_mut(&tid) {
+        let key = self.key(tid);
+        if let Some(lst) = self.tids.get_mut(&key) {
             if let Some(i) = lst.iter().position(|&u| u == utid) {
                 lst.remove(i);
             }
@@ -301,7 +344,7 @@ impl ProcessTracker {
         if let Some(upid) = self.t_upid[utid as usize] {
             if self.p_pid[upid as usize] == tid {
                 self.p_end[upid as usize] = Some(ts);
-                if self.pids.get(&tid) == Some(&upid) {
+                if self.pids.get(&key) == Some(&upid) {
                     self.unmap_pid(tid);
                 }
             }
@@ -318,7 +361,7 @@ impl ProcessTracker {
     }
 
     pub fn get_or_create_process(&mut self, pid: i64) -> u32 {
-        if let Some(&upid) = self.pids.get(&pid) {
+        if let Some(&upid) = self.pids.get(&self.key(pid)) {
             return upid;
         }
         let upid = self.p_pid.len() as u32;
@@ -331,7 +374,9 @@ impl ProcessTracker {
         self.p_uid.push(None);
         self.p_cmdline.push(None);
         self.p_shadowed.push(false);
-        self.upids_of_pid.entry(pid).or_default().push(upid);
+        let key = self.key(pid);
+        self.upids_of_pid.entry(key).or_default().push(upid);
+        self.note_machine(None, Some(upid));
         self.map_pid(pid, upid);
         self.update_thread(pid, pid);
         upid
@@ -348,7 +393,8 @@ impl ProcessTracker {
         self.unmap_pid(pid);
         // a pid is never two live processes: every thread of that tid is
         // forgotten (StartNewProcessInternal erases tids_[pid])
-        self.tids.remove(&pid);
+        let key = self.key(pid);
+        self.tids.remove(&key);
         let main = self.start_new_thread(ts, pid);
         let upid = self.get_or_create_process(pid);
         if ts.is_some() {

@@ -275,6 +275,9 @@ pub struct ThreadStateTracker {
     last_blocked: Vec<u32>, // utid -> last blocked row since it last ran
     pub spurious: i64,
     r_plus: Option<u16>,
+    /// the remote machines' idle threads (the host's is utid 0): no thread
+    /// states, as the host's
+    pub remote_idle: Vec<u32>,
 }
 
 const NONE: u32 = u32::MAX;
@@ -287,6 +290,7 @@ impl ThreadStateTracker {
             last_blocked: Vec::new(),
             spurious: 0,
             r_plus: None,
+            remote_idle: Vec::new(),
         }
     }
 
@@ -321,6 +325,11 @@ impl ThreadStateTracker {
         }
     }
 
+    #[inline]
+    fn is_idle(&self, utid: u32) -> bool {
+        utid == 0 || (!self.remote_idle.is_empty() && self.remote_idle.contains(&utid))
+    }
+
     fn close_last(&mut self, utid: u32, ts: i64) {
         if let Some(r) = self.last_row(utid) {
             self.table.dur[r] = ts - self.table.ts[r];
@@ -328,7 +337,7 @@ impl ThreadStateTracker {
     }
 
     pub fn switch_out(&mut self, utid: u32, ts: i64, state: u16) {
-        if utid == 0 {
+        if self.is_idle(utid) {
             return;
         }
         if let Some(r) = self.last_row(utid) {
@@ -340,7 +349,7 @@ impl ThreadStateTracker {
     }
 
     pub fn switch_in(&mut self, utid: u32, ts: i64, cpu: i64) {
-        if utid == 0 {
+        if self.is_idle(utid) {
             return;
         }
         self.close_last(utid, ts);
@@ -351,7 +360,7 @@ impl ThreadStateTracker {
     /// sched_waking event's are not passed on: NULL irq_context, as
     /// trace_processor's ParseSchedWaking).
     pub fn waking(&mut self, utid: u32, ts: i64, waker: Option<u32>, common_flags: Option<u32>) {
-        if utid == 0 {
+        if self.is_idle(utid) {
             return;
         }
         if let Some(r) = self.last_row(utid) {
@@ -368,7 +377,7 @@ impl ThreadStateTracker {
     }
 
     pub fn new_task(&mut self, utid: u32, ts: i64, parent: u32) {
-        if utid == 0 {
+        if self.is_idle(utid) {
             return;
         }
         self.close_last(utid, ts);
@@ -382,7 +391,7 @@ impl ThreadStateTracker {
     /// sched_blocked_reason: io_wait and (when known) the function the
     /// thread blocked in, on its last blocked row.
     pub fn blocked_reason(&mut self, utid: u32, io_wait: bool, function: Option<&str>) {
-        if utid == 0 {
+        if self.is_idle(utid) {
             return;
         }
         match self.last_blocked.get(utid as usize) {

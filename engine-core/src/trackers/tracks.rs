@@ -507,6 +507,19 @@ impl Tracks {
         owner: Owner,
         slot: u32,
     ) -> u32 {
+        let ucpu_base = self.machine as i64 * crate::machines::MAX_CPUS_PER_MACHINE;
+        let (mut dims, mut owner) = (dims, owner);
+        if ucpu_base > 0 {
+            // a remote machine's event names its cpu by ucpu: its tracks, by
+            // the machine's cpu (the machine is the track's)
+            let cpu = |c: i64| if c >= ucpu_base { c - ucpu_base } else { c };
+            for (k, v) in dims.iter_mut() {
+                if let ("cpu", Dim::Int(c)) = (*k, &*v) {
+                    *v = Dim::Int(cpu(*c));
+                }
+            }
+            owner.cpu = owner.cpu.map(cpu);
+        }
         let key_name = if dims.is_empty() {
             name.map(str::to_owned)
         } else {
@@ -517,7 +530,6 @@ impl Tracks {
             return id;
         }
         let id = self.rows.len() as u32;
-        let ucpu_base = self.machine as i64 * crate::machines::MAX_CPUS_PER_MACHINE;
         for (k, v) in &key.1 {
             if let ("cpu", Dim::Int(c)) = (*k, v) {
                 self.cpus.insert(ucpu_base + *c);
