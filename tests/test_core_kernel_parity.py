@@ -156,7 +156,8 @@ def test_kernel_parity_tables_equal_trace_processor(tp_diffs, events) -> None:
 
 # tools/packet_fuzz.py's traces (every field of random ftrace events of random
 # kinds, of each system-probe packet kind, perf samples, heapprofd dumps, smaps, GPU
-# counters, kernel and app wakelocks) that still differ from
+# counters, kernel and app wakelocks, two machines' ftrace and process trees) that
+# still differ from
 # trace_processor, (kind, seed) -> what differs: none (the first 160 ftrace
 # seeds gave 28 differing traces before the fixes above). Any other trace must
 # give every table as trace_processor does; a listed one must still differ.
@@ -180,7 +181,7 @@ def test_random_packets_same_as_trace_processor_but_known(tp_diffs):
     traces += [(kind, seed) for kind in PACKET_KINDS for seed in range(3)]
     traces += [(kind, seed) for kind in ("perf_sample", "profile_packet", "smaps_packet",
                                          "gpu_counter_event", "kernel_wakelock_data",
-                                         "app_wakelock_bundle")
+                                         "app_wakelock_bundle", "machines")
                for seed in range(8)]
     differing = {t for t in traces if tp_diffs(packet_fuzz.generate(*t))[0]}
     assert differing == set(RANDOM_TRACES_DIFFERING)

@@ -24,6 +24,8 @@ engines (tools/compare_tp.py):
   two sequences, sometimes hundreds of names;
 * `--kind app_wakelock_bundle` (`gen_app_wakelocks`): app wakelock
   bundles (an extension the package's protos lack, encoded by hand);
+* `--kind machines` (`gen_machines`): two machines' ftrace events and
+  process trees, the second's clock sometimes synced;
 * any other kind (`gen_packets`): four packets of that TracePacket field
   (sys_stats, process_stats, process_tree, cpu_info, power_rails, battery,
   android_log, ...).
@@ -430,7 +432,45 @@ def gen_gpu_counters(rng: random.Random, packets: int = 10) -> bytes:
     return t.SerializeToString()
 
 
-GENERATORS = {"ftrace": gen_ftrace, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
+def gen_machines(rng: random.Random, events: int = 30) -> bytes:
+    """A host and a second machine (id 7), each a `gen_ftrace` trace with
+    sched_switch and sched_waking among its kinds (the same pids on both)
+    and a random process tree; the second machine's packets on sequences of
+    their own, after a RemoteClockSync half the time (an offset of up to
+    2 us)."""
+    def one(seed: int) -> pb.Trace:
+        sub = random.Random(seed)
+        t = pb.Trace()
+        t.ParseFromString(gen_ftrace(sub, kinds=4, events=events))
+        for ev in (e for p in t.packet for e in p.ftrace_events.event):
+            if sub.random() < 0.3:
+                # (every field present, as `fill` gives them)
+                fill(ev.sched_switch, sub)
+                ev.sched_switch.next_pid = sub.choice([10, 11, 20])
+                ev.sched_switch.prev_pid = ev.pid
+                ev.sched_switch.prev_comm, ev.sched_switch.next_comm = "task", "task"
+        tree = t.packet.add(timestamp=900, trusted_packet_sequence_id=1).process_tree
+        fill(tree, sub)
+        return t
+
+    host, remote = one(rng.randrange(1 << 30)), one(rng.randrange(1 << 30))
+    if rng.random() < 0.5:
+        sync = remote.packet.add().remote_clock_sync
+        client, offset = 10_000, rng.randint(-2000, 2000)
+        for i in range(2):
+            r = sync.synced_clocks.add()
+            r.client_clocks.clocks.add(clock_id=6, timestamp=client + i * 10)
+            r.host_clocks.clocks.add(clock_id=6, timestamp=client + i * 10 - offset)
+        remote.packet.insert(0, remote.packet.pop())
+    for p in remote.packet:
+        q = host.packet.add()
+        q.CopyFrom(p)
+        q.machine_id = 7
+        q.trusted_packet_sequence_id = p.trusted_packet_sequence_id + 10
+    return host.SerializeToString()
+
+
+GENERATORS = {"ftrace": gen_ftrace, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
               "gpu_counter_event": gen_gpu_counters,
               "smaps_packet": gen_smaps,
               "kernel_wakelock_data": gen_wakelocks, "app_wakelock_bundle": gen_app_wakelocks}

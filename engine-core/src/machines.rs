@@ -13,14 +13,16 @@
 //! - any other id is a remote machine: a row of its own, in order of first
 //!   sight.
 //!
-//! A remote machine's packets are imported where the tables' identity is
-//! per machine (trace_processor forks its trackers per machine): its
-//! SystemInfo (its row and its metadata), its RemoteClockSync (its clocks'
-//! offsets to the host's), its SysStats and PowerRails (tracks of their
-//! own, `machine_id` set, cpus as `ucpu` = machine * 4096 + cpu) and its
-//! ftrace bundles' first-bundle times (its `ftrace_latest_data_start_ns`).
-//! Its other data would need a process, thread and sequence identity per
-//! machine: counted as skipped (`artscope_skipped_remote_machine_packets`).
+//! A remote machine's packets are imported as trace_processor's per-machine
+//! trackers import them: its SystemInfo (its row and its metadata), its
+//! RemoteClockSync (its clocks' offsets to the host's), its ftrace events
+//! (on its cpus, ucpu = machine * 4096 + cpu), process trees and stats,
+//! SysStats and PowerRails. Its pids and tids are its own (the process
+//! tracker keys them per machine), as are its tracks, stats and event
+//! trackers' state (`replay::MachineSwitch`); its idle process and swapper
+//! thread are made when the replay starts. Its other packets (track events,
+//! profiles, ...) need sequence state per machine: counted as skipped
+//! (`artscope_skipped_remote_machine_packets`).
 
 use std::collections::HashMap;
 

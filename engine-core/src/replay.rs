@@ -39,6 +39,18 @@ const KTHREADD_PID: i64 = 2;
 struct MachineSwitch {
     current: u16,
     stats: Vec<Stats>,
+    trackers: Vec<EventTrackers>,
+}
+
+/// The event trackers whose state is a machine's (trace_processor's are per
+/// machine: a second machine's async slices, fences, binder transactions
+/// and kernel slices are its own).
+#[derive(Default)]
+struct EventTrackers {
+    slots: AsyncSlots,
+    drm: DrmTracker,
+    binder: BinderTracker,
+    kernel: KernelTrackers,
 }
 
 impl MachineSwitch {
@@ -46,16 +58,21 @@ impl MachineSwitch {
         MachineSwitch {
             current: 0,
             stats: vec![Stats::default(); machines],
+            trackers: (0..machines).map(|_| EventTrackers::default()).collect(),
         }
     }
 
-    /// Makes `machine` the current one; true if it was not.
-    fn to(&mut self, ctx: &mut Ctx, machine: u16) -> bool {
+    /// Makes `machine` the current one (`trackers` become its own); true
+    /// if it was not.
+    fn to(&mut self, ctx: &mut Ctx, trackers: &mut EventTrackers, machine: u16) -> bool {
         if machine == self.current {
             return false;
         }
-        std::mem::swap(&mut ctx.stats, &mut self.stats[self.current as usize]);
-        std::mem::swap(&mut ctx.stats, &mut self.stats[machine as usize]);
+        let (from, to) = (self.current as usize, machine as usize);
+        std::mem::swap(&mut ctx.stats, &mut self.stats[from]);
+        std::mem::swap(&mut ctx.stats, &mut self.stats[to]);
+        std::mem::swap(trackers, &mut self.trackers[from]);
+        std::mem::swap(trackers, &mut self.trackers[to]);
         (ctx.pt.machine, ctx.tracks.machine) = (machine, machine);
         self.current = machine;
         true
@@ -124,6 +141,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         tracks: Tracks::default(),
         stats: sink.stats.clone(),
         machine_stats: Vec::new(),
+        trace_stats: Stats::default(),
         slices: SliceTracker::default(),
         counters: Counters::default(),
         memory: Default::default(),
@@ -218,10 +236,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     let mut frames = FrameTimelineTracker::default();
     let mut perf = crate::trackers::perf_sample::PerfSampleTracker::default();
     let mut heaps = crate::trackers::heap_profile::HeapProfileTracker::default();
-    let mut slots = AsyncSlots::default();
-    let mut drm = DrmTracker::default();
-    let mut binder = BinderTracker::default();
-    let mut kernel = KernelTrackers::default();
+    let mut trackers = EventTrackers::default();
     let (mut track_events, reservation_errors) =
         crate::trackers::track_event::TrackEventTracker::new(
             std::mem::take(&mut sink.track_event_reservations),
@@ -257,7 +272,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         let (merged_tx, merged) = std::sync::mpsc::sync_channel(sorter::CHUNKS_AHEAD);
         let merge = scope.spawn(move || sorter::send_in_chunks(order, merged_tx));
         for (ts, r) in merged.iter().flatten() {
-            if machines > 1 && machine_switch.to(&mut ctx, machine_of(&sink, r)) {
+            if machines > 1 && machine_switch.to(&mut ctx, &mut trackers, machine_of(&sink, r)) {
                 soft_cut = soft_cuts[machine_switch.current as usize];
             }
             if let (Some(cut), 0) = (hard_cut, machine_switch.current) {
@@ -332,7 +347,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         pt.update_thread_name(s.prev_pid, &names[s.prev_comm as usize], PRIO_FTRACE)
                     };
                     cpus_seen.insert(s.cpu);
-                    let state = ctx.states.decode(s.prev_state);
+                    let state = ctx.states.decode(s.prev_state, machine_switch.current);
                     sched.push(
                         s.ts,
                         s.cpu,
@@ -445,10 +460,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     }
                     ftrace_event(
                         &mut ctx,
-                        &mut slots,
-                        &mut drm,
-                        &mut binder,
-                        &mut kernel,
+                        &mut trackers.slots,
+                        &mut trackers.drm,
+                        &mut trackers.binder,
+                        &mut trackers.kernel,
                         &mut note_other,
                         e,
                     );
@@ -524,7 +539,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             crate::trackers::heap_profile::smaps(&mut ctx, p.ts, smaps)
                         }
                         PacketData::AppWakelock(w) => {
-                            power::app_wakelock(&mut ctx, &mut slots, p.ts, w)
+                            power::app_wakelock(&mut ctx, &mut trackers.slots, p.ts, w)
                         }
                         PacketData::ModuleSymbols(m) => {
                             ctx.stack_profile.module_symbols(m, &mut ctx.stats)
@@ -541,9 +556,19 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
     });
-    // the host's trackers again; the other machines' stats kept
-    machine_switch.to(&mut ctx, 0);
+    // the other machines' trackers end (the host's below), then the host's
+    // are current again; the other machines' stats are kept, the trace's
+    // (import logs') counted with the host's
+    for machine in 1..machines as u16 {
+        machine_switch.to(&mut ctx, &mut trackers, machine);
+        std::mem::take(&mut trackers.binder).finish(&mut ctx);
+        std::mem::take(&mut trackers.kernel).finish(&mut ctx);
+    }
+    machine_switch.to(&mut ctx, &mut trackers, 0);
     ctx.machine_stats = machine_switch.stats;
+    for ((name, idx), n) in std::mem::take(&mut ctx.trace_stats).entries {
+        ctx.stats.add(&name, n, idx);
+    }
     if dropped_before_start > 0 {
         ctx.stats.add(
             "ftrace_packet_before_tracing_start",
@@ -564,13 +589,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             .add("compact_sched_switch_skipped", skipped_compact, None);
     }
     crate::trackers::slices::finish(&mut ctx);
-    sched.finish(&mut ctx.stats);
-    if ctx.states.invalid > 0 {
-        ctx.stats
-            .add("task_state_invalid", ctx.states.invalid, None);
-    }
-    binder.finish(&mut ctx);
-    kernel.finish(&mut ctx);
+    ctx.add_per_machine("mismatched_sched_switch_tids", sched.mismatched());
+    let invalid = std::mem::take(&mut ctx.states.invalid);
+    ctx.add_per_machine("task_state_invalid", &invalid);
+    trackers.binder.finish(&mut ctx);
+    trackers.kernel.finish(&mut ctx);
     ctx.power.uid_tracks =
         crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
     crate::trackers::memory::finish(&mut ctx);
@@ -730,7 +753,6 @@ fn ftrace_event(
         }
         "devfreq_frequency" => counters::devfreq(c, ts, e),
         "clock_set_rate" => counters::clock_set_rate(c, ts, e),
-        "clk_set_rate" => counters::clk_set_rate(c, ts, e),
         "wakeup_source_activate" => power::wakeup_source_activate(c, ts, e),
         "wakeup_source_deactivate" => power::wakeup_source_deactivate(c, ts, e),
         "suspend_resume" => power::suspend_resume(c, ts, e),

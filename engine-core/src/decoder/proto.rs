@@ -1338,6 +1338,15 @@ impl<'s> ProtoDecoder<'s> {
                 .iter_mut()
                 .for_each(|w| w.ts += delta);
             sink.ftrace[ftrace..].iter_mut().for_each(|e| e.ts += delta);
+            // (an event the offset moves before 0 is dropped by the sorter)
+            let bundle = sink.order.split_off(order);
+            let before = bundle.len();
+            sink.order.extend(bundle.into_iter().filter(|e| e.0 >= 0));
+            let dropped = (order + before - sink.order.len()) as i64;
+            if dropped > 0 {
+                let stat = "trace_sorter_negative_timestamp_dropped";
+                sink.stats.add(stat, dropped, None);
+            }
         }
         Ok(())
     }
@@ -1825,6 +1834,16 @@ impl<'s> ProtoDecoder<'s> {
                     (2, Value::Bytes(b)) => threads.push(tree_thread(b)?),
                     _ => {}
                 }
+            }
+        }
+        let machine = self.sink.packet_machine as usize;
+        if machine != 0 {
+            // a remote machine's start times are its BOOTTIME
+            let boot = Some(crate::machines::BOOTTIME);
+            for p in &mut processes {
+                p.start_ts = p
+                    .start_ts
+                    .map(|t| self.remote_trace_time(machine, boot, t).unwrap_or(t));
             }
         }
         self.sink

@@ -375,10 +375,6 @@ pub fn clock_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     clock_rate(c, ts, e.str("name"), e.int("state").unwrap_or(0));
 }
 
-pub fn clk_set_rate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
-    clock_rate(c, ts, e.str("name"), e.int("rate").unwrap_or(0));
-}
-
 /// A counter track of sys_stats keyed by its dimensions, unit unknown
 /// (trace_processor's UnknownUnitBlueprint).
 fn sys_stats_track(

@@ -25,7 +25,7 @@ impl ImportLog {
     /// Increments stat `name` and logs it at `ts` with `args` (identical
     /// sets shared, as trace_processor's args tracker stores them).
     pub fn record(c: &mut Ctx, ts: i64, name: &'static str, args: Vec<(&str, Option<ArgVal>)>) {
-        c.stats.add(name, 1, None);
+        c.count_trace_stat(name);
         let severity = severity(name);
         let arg_set_id = (!args.is_empty()).then(|| c.args.add_set(&args));
         c.import_logs.push(ImportLog {
@@ -41,7 +41,7 @@ impl ImportLog {
 impl ImportLog {
     /// An analysis log (RecordAnalysisLog: no ts, no byte_offset).
     pub fn record_analysis(c: &mut Ctx, name: &'static str, args: Vec<(&str, Option<ArgVal>)>) {
-        c.stats.add(name, 1, None);
+        c.count_trace_stat(name);
         let arg_set_id = (!args.is_empty()).then(|| c.args.add_set(&args));
         c.import_logs.push(ImportLog {
             ts: None,

@@ -74,6 +74,10 @@ pub struct Ctx {
     /// each machine's stats but the host's (`stats`), by machine (index 0
     /// unused), once the replay ended
     pub machine_stats: Vec<Stats>,
+    /// stats of the trace, not of a machine (import logs: trace_processor's
+    /// ImportLogsTracker is per trace), counted while another machine's
+    /// event is replayed: the host's once the replay ends
+    pub trace_stats: Stats,
     pub slices: slices::SliceTracker,
     pub counters: counters::Counters,
     pub memory: memory::MemoryTracker,
@@ -110,6 +114,26 @@ pub struct Ctx {
 }
 
 impl Ctx {
+    /// Adds `counts[m]` to machine m's stat `name` (once the replay ended).
+    pub fn add_per_machine(&mut self, name: &str, counts: &[i64]) {
+        for (m, &n) in counts.iter().enumerate().filter(|x| *x.1 != 0) {
+            let stats = match self.machine_stats.get_mut(m).filter(|_| m != 0) {
+                Some(s) => s,
+                None => &mut self.stats,
+            };
+            stats.add(name, n, None);
+        }
+    }
+
+    /// Counts a stat of the trace (an import log's): the host's, whichever
+    /// machine's event is replayed.
+    pub fn count_trace_stat(&mut self, name: &str) {
+        match self.pt.machine {
+            0 => self.stats.add(name, 1, None),
+            _ => self.trace_stats.add(name, 1, None),
+        }
+    }
+
     /// The slice track of `type_` for `cpu` (dimension cpu, shown as a
     /// `cpu_track`): irq / softirq, hrtimer and the idle task's funcgraph
     /// tracks.

@@ -69,6 +69,8 @@ pub struct ProcessTracker {
     /// others are the host's
     pub t_machine: HashMap<u32, u16>,
     pub p_machine: HashMap<u32, u16>,
+    /// the remote machines' idle threads
+    pub remote_idle: Vec<u32>,
     /// The machine whose pids and tids the calls name (set by the replay
     /// per event; 0: the host): each machine has its own pid and tid
     /// spaces, as trace_processor's per-machine ProcessTracker.
@@ -123,6 +125,7 @@ impl ProcessTracker {
         self.upids_of_pid.insert(key, vec![upid]);
         self.map_pid(0, upid);
         self.machine = host;
+        self.remote_idle.push(utid);
         utid
     }
 
@@ -148,7 +151,7 @@ impl ProcessTracker {
 
     /// Whether `utid` is a machine's idle thread (the host's is utid 0).
     pub fn is_idle(&self, utid: u32) -> bool {
-        utid == 0 || (self.t_tid[utid as usize] == 0 && self.t_machine.contains_key(&utid))
+        utid == 0 || self.remote_idle.contains(&utid)
     }
 
     pub fn n_threads(&self) -> usize {

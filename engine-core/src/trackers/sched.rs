@@ -3,7 +3,6 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::events::Stats;
 use crate::trackers::PerCpu;
 
 /// major.minor from utsname; trace_processor assumes 4.4 when unknown.
@@ -98,8 +97,9 @@ pub struct EndStates {
     cache: HashMap<i64, u16>,
     pub names: Vec<Option<String>>,
     ids: HashMap<Option<String>, u16>,
-    /// switches whose prev_state is no valid task state (task_state_invalid)
-    pub invalid: i64,
+    /// switches whose prev_state is no valid task state (task_state_invalid),
+    /// by machine
+    pub invalid: Vec<i64>,
 }
 
 /// Ids of the states thread_state treats specially.
@@ -113,7 +113,7 @@ impl EndStates {
             cache: HashMap::default(),
             names: Vec::new(),
             ids: HashMap::default(),
-            invalid: 0,
+            invalid: Vec::new(),
         };
         s.intern(Some("Running".into()));
         s.intern(Some("R".into()));
@@ -130,8 +130,9 @@ impl EndStates {
         id
     }
 
-    /// A switch's prev_state as an end state (NULL: invalid, counted).
-    pub fn decode(&mut self, raw: i64) -> u16 {
+    /// A switch's prev_state as an end state (NULL: invalid, counted for
+    /// `machine`).
+    pub fn decode(&mut self, raw: i64, machine: u16) -> u16 {
         let id = match self.cache.get(&raw) {
             Some(&id) => id,
             None => {
@@ -141,7 +142,11 @@ impl EndStates {
             }
         };
         if self.names[id as usize].is_none() {
-            self.invalid += 1;
+            let m = machine as usize;
+            if m >= self.invalid.len() {
+                self.invalid.resize(m + 1, 0);
+            }
+            self.invalid[m] += 1;
         }
         id
     }
@@ -180,7 +185,8 @@ pub const NO_STATE: u16 = u16::MAX;
 pub struct SchedTracker {
     pub table: SchedTable,
     pending: PerCpu<(usize, i64)>, // cpu -> (row, next_pid)
-    mismatched: i64,
+    /// mismatched switches, by machine (a cpu is a ucpu)
+    mismatched: Vec<i64>,
 }
 
 impl SchedTracker {
@@ -202,7 +208,11 @@ impl SchedTracker {
                 t.dur[row] = ts - t.ts[row];
                 t.end_state[row] = prev_state;
             } else {
-                self.mismatched += 1;
+                let machine = (cpu / crate::machines::MAX_CPUS_PER_MACHINE).max(0) as usize;
+                if machine >= self.mismatched.len() {
+                    self.mismatched.resize(machine + 1, 0);
+                }
+                self.mismatched[machine] += 1;
             }
         }
         let row = t.ts.len();
@@ -216,10 +226,9 @@ impl SchedTracker {
         self.pending.insert(cpu, (row, next_pid));
     }
 
-    pub fn finish(&mut self, stats: &mut Stats) {
-        if self.mismatched > 0 {
-            stats.add("mismatched_sched_switch_tids", self.mismatched, None);
-        }
+    /// The mismatched switches' count, by machine.
+    pub fn mismatched(&self) -> &[i64] {
+        &self.mismatched
     }
 }
 

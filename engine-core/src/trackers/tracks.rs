@@ -509,17 +509,30 @@ impl Tracks {
     ) -> u32 {
         let ucpu_base = self.machine as i64 * crate::machines::MAX_CPUS_PER_MACHINE;
         let (mut dims, mut owner) = (dims, owner);
+        let mut renamed = None;
         if ucpu_base > 0 {
             // a remote machine's event names its cpu by ucpu: its tracks, by
-            // the machine's cpu (the machine is the track's)
-            let cpu = |c: i64| if c >= ucpu_base { c - ucpu_base } else { c };
+            // the machine's cpu (the machine is the track's), in their
+            // dimensions, owner and name
+            let mut ucpu = None;
+            let mut cpu = |c: i64| {
+                if c < ucpu_base {
+                    return c;
+                }
+                ucpu = Some(c);
+                c - ucpu_base
+            };
             for (k, v) in dims.iter_mut() {
                 if let ("cpu", Dim::Int(c)) = (*k, &*v) {
                     *v = Dim::Int(cpu(*c));
                 }
             }
-            owner.cpu = owner.cpu.map(cpu);
+            owner.cpu = owner.cpu.map(&mut cpu);
+            if let (Some(u), Some(n)) = (ucpu, name) {
+                renamed = Some(n.replace(&u.to_string(), &(u - ucpu_base).to_string()));
+            }
         }
+        let name = renamed.as_deref().or(name);
         let key_name = if dims.is_empty() {
             name.map(str::to_owned)
         } else {

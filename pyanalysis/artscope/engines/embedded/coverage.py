@@ -62,9 +62,10 @@ WOULD_FILL: dict[str, str] = {
     "evdev_event": "input events",
     "chrome_metadata": "metadata",
     "chrome_benchmark_metadata": "metadata",
-    "remote_machine_packets": ("the trace's other machines' events (machine_id > 0; their "
-                               "`machine` rows, metadata, system stats and power rails are "
-                               "imported, their ftrace, process and track events are not)"),
+    "remote_machine_packets": ("the trace's other machines' track events, profiles and other "
+                               "packets (machine_id > 0; their ftrace events, process trees "
+                               "and stats, system info, system stats, power rails and clock "
+                               "syncs are imported)"),
     # (deflate `compressed_packets` are read; zstd ones are not: trace_processor
     # reads them only when built with zstd, which ../shared/bin's is not)
     "zstd_compressed_packets": "every table (the zstd-compressed packets inside are not read)",
