@@ -266,3 +266,38 @@ def test_remote_machines_clocks_as_trace_processor(tp_diffs):
     assert {"counter", "cpu_counter_track", "cpu", "clock_snapshot", "stats",
             "machine", "metadata", "process", "thread"} <= compared
     assert differ == {}
+
+
+def _same_sequence_ids_trace() -> bytes:
+    """The host and machine 7 each write on their sequence 1 (cleared), each
+    interning kernel symbol iid 1 ("host_fn" / "guest_fn") and entering and
+    leaving it on their cpu 0 from pid 5: at 100-200 on the host, 107-207
+    on machine 7."""
+    trace = pb.Trace()
+    trace.packet.add().system_info.utsname.sysname = "Linux"
+    for machine, name in [(0, "host_fn"), (7, "guest_fn")]:
+        p = trace.packet.add(trusted_packet_sequence_id=1, sequence_flags=1)
+        if machine:
+            p.machine_id = machine
+        p.interned_data.kernel_symbols.add(iid=1, str=name.encode())
+        p.ftrace_events.cpu = 0
+        for ts, event in [(100 + machine, "funcgraph_entry"), (200 + machine, "funcgraph_exit")]:
+            ev = p.ftrace_events.event.add(timestamp=ts, pid=5)
+            getattr(ev, event).func = 1
+    return trace.SerializeToString()
+
+
+def test_a_machines_sequences_and_threads_are_its_own(load):
+    eng = load(_same_sequence_ids_trace())
+    # each sequence 1's symbol, each pid 5 a thread of its machine
+    assert eng.query(
+        "SELECT s.ts, s.dur, s.name, th.tid, th.machine_id FROM slice s "
+        "JOIN thread_track tt ON s.track_id = tt.id JOIN thread th USING (utid) "
+        "ORDER BY s.ts").rows() == [(100, 100, "host_fn", 5, 0), (107, 100, "guest_fn", 5, 1)]
+
+
+@pytest.mark.tp
+def test_machines_sequences_as_trace_processor(tp_diffs):
+    differ, compared = tp_diffs(_same_sequence_ids_trace())
+    assert {"slice", "thread", "ftrace_event", "args"} <= compared
+    assert differ == {}

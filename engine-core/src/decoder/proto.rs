@@ -230,6 +230,9 @@ pub struct ProtoDecoder<'s> {
     eof: bool,
     /// (remote machine, sequence) -> its TracePacketDefaults' clock
     remote_default_clocks: HashMap<(usize, u32), u32>,
+    /// (remote machine, sequence) -> the sequence id it is decoded as (from
+    /// u32::MAX down: apart from the host's)
+    remote_sequences: HashMap<(usize, u32), u32>,
     /// remote machine -> the trace's default clock when it was first seen
     remote_fork_clocks: HashMap<usize, Option<u32>>,
 }
@@ -402,6 +405,7 @@ impl<'s> ProtoDecoder<'s> {
             gpu_counters: Default::default(),
             remote_default_clocks: HashMap::default(),
             remote_fork_clocks: HashMap::default(),
+            remote_sequences: HashMap::default(),
         }
     }
 
@@ -729,6 +733,16 @@ impl<'s> ProtoDecoder<'s> {
                 self.remote_default_clocks.insert(key, c);
             }
             let clock = clock.or_else(|| self.remote_default_clocks.get(&key).copied());
+            // its sequences are its own: a sequence id of their own here,
+            // for their interned kernel symbols
+            let next = u32::MAX - self.remote_sequences.len() as u32;
+            self.seq_id = *self.remote_sequences.entry(key).or_insert(next);
+            if cleared {
+                self.kernel_symbols.remove(&self.seq_id);
+            }
+            if let (Some(b), true) = (interned, has_seq) {
+                self.interned_data(b)?;
+            }
             return self.remote_packet(machine, ts, clock, &data);
         }
         if retry {
