@@ -100,7 +100,14 @@ impl ProcessTracker {
         self.t_start.push(None);
         self.t_end.push(None);
         self.t_upid.push(Some(upid));
-        self.p_pid.push(0);
+        self.push_process_row(0);
+        (utid, upid)
+    }
+
+    /// A new process row of `pid` (unnamed, not mapped): its upid.
+    fn push_process_row(&mut self, pid: i64) -> u32 {
+        let upid = self.p_pid.len() as u32;
+        self.p_pid.push(pid);
         self.p_name.push(None);
         self.p_name_prio.push(0);
         self.p_start.push(None);
@@ -109,7 +116,7 @@ impl ProcessTracker {
         self.p_uid.push(None);
         self.p_cmdline.push(None);
         self.p_shadowed.push(false);
-        (utid, upid)
+        upid
     }
 
     /// A remote machine's idle process and swapper thread, which
@@ -367,16 +374,7 @@ impl ProcessTracker {
         if let Some(&upid) = self.pids.get(&self.key(pid)) {
             return upid;
         }
-        let upid = self.p_pid.len() as u32;
-        self.p_pid.push(pid);
-        self.p_name.push(None);
-        self.p_name_prio.push(0);
-        self.p_start.push(None);
-        self.p_end.push(None);
-        self.p_parent.push(None);
-        self.p_uid.push(None);
-        self.p_cmdline.push(None);
-        self.p_shadowed.push(false);
+        let upid = self.push_process_row(pid);
         let key = self.key(pid);
         self.upids_of_pid.entry(key).or_default().push(upid);
         self.note_machine(None, Some(upid));
