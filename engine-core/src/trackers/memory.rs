@@ -154,8 +154,9 @@ enum ThreadCounter {
 
 #[derive(Default)]
 pub struct MemoryTracker {
-    /// rss_stat: the thread an mm struct was last seen current on
-    mm_owner: HashMap<i64, u32>,
+    /// rss_stat: the thread an mm struct (machine, mm id) was last seen
+    /// current on
+    mm_owner: HashMap<(u16, i64), u32>,
     /// (counter row, thread, what) awaiting a track
     pending: Vec<(usize, u32, ThreadCounter)>,
     /// per thread, its `utid` arg set, shared by its counters (as
@@ -206,7 +207,7 @@ pub fn rss_stat(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     }
     let utid = match (e.int("mm_id"), e.int("curr")) {
         (Some(mm_id), Some(curr)) => {
-            let mm_id = mm_id as i64;
+            let mm_id = (c.tracks.machine, mm_id as i64);
             if curr != 0 {
                 let utid = c.pt.get_or_create_thread(e.pid);
                 c.memory.mm_owner.insert(mm_id, utid);

@@ -116,8 +116,8 @@ pub struct PowerTracker {
     consumers: HashMap<i32, EnergyConsumer>,
     /// (entity index, state index) -> names (the first descriptor wins)
     entity_states: HashMap<(i32, i32), EntityDesc>,
-    /// wakeup source name -> activations not yet deactivated
-    wakelocks: HashMap<String, u32>,
+    /// (machine, wakeup source name) -> activations not yet deactivated
+    wakelocks: HashMap<(u16, String), u32>,
     /// `__intrinsic_android_cpu_per_uid_track`: (track, uid, cluster,
     /// total cpu ms), set when the replay ends
     pub uid_tracks: Vec<(u32, u32, u32, i64)>,
@@ -439,7 +439,8 @@ fn wakelock_track(c: &mut Ctx, name: &str) -> u32 {
 /// track unless one is already open (activations are counted).
 pub fn wakeup_source_activate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let name = e.str("name").unwrap_or("");
-    let count = c.power.wakelocks.entry(name.to_owned()).or_insert(0);
+    let key = (c.tracks.machine, name.to_owned());
+    let count = c.power.wakelocks.entry(key).or_insert(0);
     *count += 1;
     if *count > 1 {
         return;
@@ -451,7 +452,8 @@ pub fn wakeup_source_activate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// wakeup_source_deactivate: the slice ends with the last activation.
 pub fn wakeup_source_deactivate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let name = e.str("name").unwrap_or("");
-    let count = c.power.wakelocks.entry(name.to_owned()).or_insert(0);
+    let key = (c.tracks.machine, name.to_owned());
+    let count = c.power.wakelocks.entry(key).or_insert(0);
     let was = *count;
     *count = was.saturating_sub(1);
     if was != 1 {
