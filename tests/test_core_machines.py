@@ -301,3 +301,49 @@ def test_machines_sequences_as_trace_processor(tp_diffs):
     differ, compared = tp_diffs(_same_sequence_ids_trace())
     assert {"slice", "thread", "ftrace_event", "args"} <= compared
     assert differ == {}
+
+
+def _suspends_trace() -> bytes:
+    """Both machines suspend at once, by suspend_resume events on their cpu 0
+    (ts, machine, action, val, start):
+      100 host suspend_enter(3) begins; 110 machine 7's begins
+      120 host freeze_processes begins; 130 machine 7's begins
+      140 host freeze_processes ends; 150 machine 7 thaw_processes begins
+      160 host suspend_enter ends
+      170 machine 7 thaw_processes ends: inside freeze_processes, its
+          suspend_prepare() failed, so its suspend_enter ends here (its
+          freeze_processes never does); 180 its suspend_enter end: none open
+    Each machine's suspend state and track lanes are its own: its slices do
+    not end the other's."""
+    trace = pb.Trace()
+    trace.packet.add().system_info.utsname.sysname = "Linux"
+    events = [(100, 0, "suspend_enter", 3, 1), (110, 7, "suspend_enter", 3, 1),
+              (120, 0, "freeze_processes", 0, 1), (130, 7, "freeze_processes", 0, 1),
+              (140, 0, "freeze_processes", 0, 0), (150, 7, "thaw_processes", 0, 1),
+              (160, 0, "suspend_enter", 3, 0), (170, 7, "thaw_processes", 0, 0),
+              (180, 7, "suspend_enter", 3, 0)]
+    for ts, machine, action, val, start in events:
+        p = trace.packet.add(trusted_packet_sequence_id=2 if machine else 1)
+        if machine:
+            p.machine_id = machine
+        p.ftrace_events.cpu = 0
+        ev = p.ftrace_events.event.add(timestamp=ts, pid=1).suspend_resume
+        ev.action, ev.val, ev.start = action, val, start
+    return trace.SerializeToString()
+
+
+def test_a_machines_suspends_are_its_own(load):
+    eng = load(_suspends_trace())
+    assert eng.query(
+        "SELECT s.ts, s.dur, s.name, t.machine_id, extract_arg(s.arg_set_id, 'cpu') "
+        "FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts").rows() == [
+        (100, 60, "suspend_enter(3)", 0, 0), (110, 60, "suspend_enter(3)", 1, 0),
+        (120, 20, "freeze_processes(0)", 0, 0), (130, -1, "freeze_processes(0)", 1, 0),
+        (150, 20, "thaw_processes(0)", 1, 0)]
+
+
+@pytest.mark.tp
+def test_machines_suspends_as_trace_processor(tp_diffs):
+    differ, compared = tp_diffs(_suspends_trace())
+    assert {"slice", "track", "args"} <= compared
+    assert differ == {}

@@ -33,6 +33,11 @@ pub const HOST_MACHINE_ID: i64 = 0;
 /// kMaxCpusPerMachine): a machine's cpu `c` is ucpu `machine * 4096 + c`.
 pub const MAX_CPUS_PER_MACHINE: i64 = 4096;
 
+/// The machine's own cpu number of `ucpu` (what an event's args name).
+pub fn machine_cpu(ucpu: i64) -> i64 {
+    ucpu % MAX_CPUS_PER_MACHINE
+}
+
 /// BUILTIN_CLOCK_BOOTTIME, the clock a remote machine's timestamps are in
 /// unless a packet names another.
 pub const BOOTTIME: u32 = 6;

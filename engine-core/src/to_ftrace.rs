@@ -161,7 +161,7 @@ impl FtraceText {
         }
         out.push_str(") [");
         // (a ucpu: the machine's cpu)
-        padded(out, cpu % crate::machines::MAX_CPUS_PER_MACHINE, '0', 3);
+        padded(out, crate::machines::machine_cpu(cpu), '0', 3);
         out.push_str("] .... ");
         let secs = ts / 1_000_000_000;
         let micros = (ts - secs * 1_000_000_000) / 1000;

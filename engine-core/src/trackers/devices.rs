@@ -40,6 +40,7 @@
 //!
 //! An absent field reads as 0 (protozero's default).
 
+use crate::machines::machine_cpu;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::atrace::AsyncSlots;
@@ -170,7 +171,7 @@ fn event(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
             let idx = e.int("idx").unwrap_or(0) as i32;
             let track = hotplug_track(c, uint("cpu") as u32);
             let args = [
-                ("action_cpu", Some(ArgVal::Uint(e.cpu as u64))),
+                ("action_cpu", Some(ArgVal::Uint(machine_cpu(e.cpu) as u64))),
                 ("cpuhp_idx", Some(ArgVal::Int(idx as i128))),
             ];
             let set = c.args.add_set_unique(&args);

@@ -45,6 +45,7 @@ use super::tracks::ArgVal;
 use super::Ctx;
 use crate::decoder::proto::{symbol_or_address, SYMBOL_FIELD};
 use crate::events::FtraceEv;
+use crate::machines::machine_cpu;
 
 const WORKQUEUE: &str = "workqueue";
 const HRTIMER: &str = "hrtimer";
@@ -59,7 +60,7 @@ pub fn event(c: &mut Ctx, e: &FtraceEv) {
             let track = own_thread_track(c, e);
             // from protobuf (its symbol looked up) with a `cpu` arg; from
             // systrace text without one, as trace_processor's text reader
-            let cpu = [("cpu", Some(ArgVal::Int(e.cpu as i128)))];
+            let cpu = [("cpu", Some(ArgVal::Int(machine_cpu(e.cpu) as i128)))];
             let args: &[_] = if e.has(SYMBOL_FIELD) { &cpu } else { &[] };
             begin(c, track, e, Some(WORKQUEUE), symbol_or_address(e), args);
         }

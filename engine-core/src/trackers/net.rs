@@ -16,6 +16,7 @@
 //! - kfree_skb of an IP / IPv6 packet: the running count on `Kfree Skb IP
 //!   Prot`, each sample with its `protocol`.
 
+use crate::machines::machine_cpu;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::tracks::{ArgVal, Dim, Owner};
@@ -98,7 +99,7 @@ impl NetTracker {
                     0,
                 );
                 let set = c.args.add_set(&[
-                    ("cpu", Some(ArgVal::Uint(e.cpu as u64))),
+                    ("cpu", Some(ArgVal::Uint(machine_cpu(e.cpu) as u64))),
                     ("len", Some(ArgVal::Uint(len))),
                 ]);
                 c.counters.push(e.ts, track, kb as f64, Some(set));

@@ -10,6 +10,7 @@
 //! before the replay, as trace_processor's tokenizer does before its sorted
 //! parse.
 
+use crate::machines::machine_cpu;
 use rustc_hash::FxHashMap as HashMap;
 
 use super::tracks::{ArgVal, Dim, Owner};
@@ -121,14 +122,32 @@ pub struct PowerTracker {
     /// `__intrinsic_android_cpu_per_uid_track`: (track, uid, cluster,
     /// total cpu ms), set when the replay ends
     pub uid_tracks: Vec<(u32, u32, u32, i64)>,
-    /// suspend_resume slices' tracks (a track compressor: one lane per
-    /// action in flight)
-    suspend_lanes: Vec<Lane>,
-    suspend_state: SuspendState,
-    /// the open suspend_enter's slice name (its cookie)
-    suspend_enter_cookie: String,
+    /// each machine's suspends (by machine: trace_processor's track
+    /// compressor and parser state are per machine)
+    suspends: Vec<Suspends>,
     /// rpm_status: the devices' tracks with a state slice open
     rpm_open: rustc_hash::FxHashSet<u32>,
+}
+
+/// A machine's suspend_resume and device PM slices.
+#[derive(Default)]
+struct Suspends {
+    /// their tracks (a track compressor: one lane per action in flight)
+    lanes: Vec<Lane>,
+    state: SuspendState,
+    /// the open suspend_enter's slice name (its cookie)
+    enter_cookie: String,
+}
+
+impl PowerTracker {
+    /// The suspends of `machine`.
+    fn suspends(&mut self, machine: u16) -> &mut Suspends {
+        let m = machine as usize;
+        if m >= self.suspends.len() {
+            self.suspends.resize_with(m + 1, Default::default);
+        }
+        &mut self.suspends[m]
+    }
 }
 
 /// A track compressor's lane: the cookie (slice name) it serves and how
@@ -467,7 +486,7 @@ pub fn wakeup_source_deactivate(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// the first idle lane (adopted), else a new one; as a
 /// `Suspend/Resume Latency` track with its lane index as dimension.
 fn suspend_lane(c: &mut Ctx, cookie: &str) -> (usize, u32) {
-    let lanes = &mut c.power.suspend_lanes;
+    let lanes = &mut c.power.suspends(c.tracks.machine).lanes;
     let idx = match lanes.iter().position(|l| l.cookie == cookie) {
         Some(i) => i,
         None => match lanes.iter().position(|l| l.open == 0) {
@@ -509,27 +528,31 @@ pub fn suspend_resume(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let name = super::stack_string(format!("{action}({val})"), 64);
     if e.int("start").unwrap_or(0) == 0 {
         let (idx, track) = suspend_lane(c, &name);
-        let lane = &mut c.power.suspend_lanes[idx];
+        let lane = &mut c.power.suspends(c.tracks.machine).lanes[idx];
         lane.open = lane.open.saturating_sub(1);
         c.slices.end(track, ts);
         if action == "suspend_enter" {
-            c.power.suspend_state = SuspendState::Initial;
-        } else if action == "thaw_processes" && c.power.suspend_state == SuspendState::Freeze {
+            c.power.suspends(c.tracks.machine).state = SuspendState::Initial;
+        } else if action == "thaw_processes"
+            && c.power.suspends(c.tracks.machine).state == SuspendState::Freeze
+        {
             // suspend_prepare() failed: its suspend_enter never ends
-            let cookie = c.power.suspend_enter_cookie.clone();
+            let cookie = c.power.suspends(c.tracks.machine).enter_cookie.clone();
             let (idx, track) = suspend_lane(c, &cookie);
-            let lane = &mut c.power.suspend_lanes[idx];
+            let lane = &mut c.power.suspends(c.tracks.machine).lanes[idx];
             lane.open = lane.open.saturating_sub(1);
             c.slices.end(track, ts);
-            c.power.suspend_state = SuspendState::Initial;
+            c.power.suspends(c.tracks.machine).state = SuspendState::Initial;
         }
         return;
     }
     if action == "suspend_enter" {
-        c.power.suspend_state = SuspendState::Enter;
-        c.power.suspend_enter_cookie = name.clone();
-    } else if action == "freeze_processes" && c.power.suspend_state == SuspendState::Enter {
-        c.power.suspend_state = SuspendState::Freeze;
+        c.power.suspends(c.tracks.machine).state = SuspendState::Enter;
+        c.power.suspends(c.tracks.machine).enter_cookie = name.clone();
+    } else if action == "freeze_processes"
+        && c.power.suspends(c.tracks.machine).state == SuspendState::Enter
+    {
+        c.power.suspends(c.tracks.machine).state = SuspendState::Freeze;
     }
     // not a device PM callback: no device, driver or phase
     let device = [ArgVal::NullStr, ArgVal::NullStr, ArgVal::NullStr];
@@ -547,12 +570,12 @@ fn begin_suspend_slice(
     [device, driver, phase]: [ArgVal; 3],
 ) {
     let (idx, track) = suspend_lane(c, &name);
-    c.power.suspend_lanes[idx].open += 1;
+    c.power.suspends(c.tracks.machine).lanes[idx].open += 1;
     let utid = c.pt.get_or_create_thread(e.pid);
     let set = c.args.add_set(&[
         ("utid", Some(ArgVal::Uint(utid as u64))),
         ("event_type", Some(ArgVal::Str(event_type.into()))),
-        ("cpu", Some(ArgVal::Uint(e.cpu as u64))),
+        ("cpu", Some(ArgVal::Uint(machine_cpu(e.cpu) as u64))),
         ("device_name", Some(device)),
         ("driver_name", Some(driver)),
         ("callback_phase", Some(phase)),
@@ -644,7 +667,7 @@ pub fn device_pm_callback_start(c: &mut Ctx, e: &FtraceEv) {
 /// device_pm_callback_end: ends its `<device> <driver>` slice.
 pub fn device_pm_callback_end(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let (idx, track) = suspend_lane(c, &device_pm_name(e));
-    let lane = &mut c.power.suspend_lanes[idx];
+    let lane = &mut c.power.suspends(c.tracks.machine).lanes[idx];
     lane.open = lane.open.saturating_sub(1);
     c.slices.end(track, ts);
 }
