@@ -509,6 +509,18 @@ pub struct CpuInfo {
     pub arm_identifier: Option<[u32; 5]>,
 }
 
+impl SnapshotClock {
+    /// A clock of `machine` reading `timestamp` ns.
+    pub fn ns(machine: u16, clock_id: u32, timestamp: i64) -> Self {
+        SnapshotClock {
+            machine,
+            clock_id,
+            timestamp,
+            unit_multiplier_ns: 1,
+        }
+    }
+}
+
 /// trace_processor-style stats: (name, idx) -> value, in insertion order.
 #[derive(Default, Debug, Clone)]
 pub struct Stats {
@@ -781,12 +793,7 @@ impl Sink {
     pub fn clock_converted(&mut self) {
         if self.host_snapshots == 0 {
             self.host_snapshots += 1;
-            let zero = |clock_id| SnapshotClock {
-                machine: 0,
-                clock_id,
-                timestamp: 0,
-                unit_multiplier_ns: 1,
-            };
+            let zero = |clock_id| SnapshotClock::ns(0, clock_id, 0);
             self.clock_snapshots.push(vec![zero(6), zero(11)]);
         }
     }

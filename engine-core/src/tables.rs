@@ -894,10 +894,8 @@ pub fn fill<'v>(
             // (a remote machine's cpus: ucpu = machine * 4096 + cpu, its
             // tracks' only; CpuInfo is the host's)
             for ucpu in cpus {
-                let (machine, cpu) = (
-                    ucpu / crate::machines::MAX_CPUS_PER_MACHINE,
-                    ucpu % crate::machines::MAX_CPUS_PER_MACHINE,
-                );
+                let machine = ucpu / crate::machines::MAX_CPUS_PER_MACHINE;
+                let cpu = crate::machines::machine_cpu(ucpu);
                 let ci = usize::try_from(ucpu).ok().and_then(|i| info.get(i));
                 ins.row(&[
                     V::Int(ucpu),

@@ -228,22 +228,11 @@ pub struct ProtoDecoder<'s> {
     gpu_counters: super::gpu_counters::GpuCounters,
     /// Every packet was read: the deferred ones are being retried.
     eof: bool,
-    /// (remote machine, sequence) -> its TracePacketDefaults' clock
-    remote_default_clocks: HashMap<(usize, u32), u32>,
     /// (remote machine, sequence) -> the sequence id it is decoded as (from
     /// u32::MAX down: apart from the host's)
     remote_sequences: HashMap<(usize, u32), u32>,
     /// remote machine -> the trace's default clock when it was first seen
     remote_fork_clocks: HashMap<usize, Option<u32>>,
-}
-
-/// TracePacketDefaults.timestamp_clock_id (58), if it has one.
-fn default_clock_of(defaults: &[u8]) -> Option<u32> {
-    Fields::new(defaults)
-        .flatten()
-        .filter_map(|(num, v)| (num == 58).then(|| varint(v)).flatten())
-        .last()
-        .map(|x| x as u32)
 }
 
 /// A packet sequence's losses, counted as trace_processor's ProtoTraceReader
@@ -403,7 +392,6 @@ impl<'s> ProtoDecoder<'s> {
             eof: false,
             kernel_wakelocks: Default::default(),
             gpu_counters: Default::default(),
-            remote_default_clocks: HashMap::default(),
             remote_fork_clocks: HashMap::default(),
             remote_sequences: HashMap::default(),
         }
@@ -727,16 +715,15 @@ impl<'s> ProtoDecoder<'s> {
         // synchronization_marker (36) does not make the host's data
         let machine = self.sink.machines.route(machine_id, data.field == Some(36));
         if machine != 0 {
-            // (its sequence's default clock, as the host's sequences')
-            let key = (machine, self.seq_id);
-            if let Some(c) = defaults.filter(|_| has_seq).and_then(default_clock_of) {
-                self.remote_default_clocks.insert(key, c);
-            }
-            let clock = clock.or_else(|| self.remote_default_clocks.get(&key).copied());
             // its sequences are its own: a sequence id of their own here,
-            // for their interned kernel symbols
+            // for their defaults' clock and interned kernel symbols
             let next = u32::MAX - self.remote_sequences.len() as u32;
+            let key = (machine, self.seq_id);
             self.seq_id = *self.remote_sequences.entry(key).or_insert(next);
+            if let (Some(d), true) = (defaults, has_seq) {
+                self.track_events.defaults(self.seq_id, d)?;
+            }
+            let clock = clock.or_else(|| self.track_events.default_clock(self.seq_id));
             if cleared {
                 self.kernel_symbols.remove(&self.seq_id);
             }
@@ -1187,35 +1174,32 @@ impl<'s> ProtoDecoder<'s> {
             }
             None => self.max_ts,
         };
-        match data.field {
-            Some(field @ (2 | 7 | 9)) => {
-                self.sink.packet_machine = machine as u16;
-                let got = match field {
-                    2 => self.process_tree(ts, &parts),
-                    7 => self.sys_stats(ts, &parts),
-                    _ => self.process_stats(ts, &parts),
-                };
-                self.sink.packet_machine = 0;
-                got
+        // power rail sample times are the machine's BOOTTIME: converted
+        // first
+        let mut sample_times = HashMap::default();
+        if data.field == Some(40) {
+            let boot = Some(crate::machines::BOOTTIME);
+            for t in super::power::sample_times(&parts)? {
+                let at = self.remote_trace_time(machine, boot, t).unwrap_or(t);
+                sample_times.insert(t, at);
             }
+        }
+        // (what it pushes is the machine's)
+        self.sink.packet_machine = machine as u16;
+        let got = match data.field {
+            Some(2) => self.process_tree(ts, &parts),
+            Some(7) => self.sys_stats(ts, &parts),
+            Some(9) => self.process_stats(ts, &parts),
             Some(40) => {
-                // sample times are the machine's BOOTTIME: converted first
-                let boot = Some(crate::machines::BOOTTIME);
-                let mut sample_times = HashMap::default();
-                for t in super::power::sample_times(&parts)? {
-                    let at = self.remote_trace_time(machine, boot, t).unwrap_or(t);
-                    sample_times.insert(t, at);
-                }
-                self.sink.packet_machine = machine as u16;
                 let at = |t| sample_times.get(&t).copied().unwrap_or(t);
-                let got = super::power::power_rails(self.sink, ts, &parts, at);
-                self.sink.packet_machine = 0;
-                got
+                super::power::power_rails(self.sink, ts, &parts, at)
             }
             _ => parts
                 .iter()
                 .try_for_each(|p| self.remote_ftrace_bundle(machine, p)),
-        }
+        };
+        self.sink.packet_machine = 0;
+        got
     }
 
     /// The trace's clock (trace_time_clock_id; BOOTTIME until a snapshot
@@ -1256,12 +1240,7 @@ impl<'s> ProtoDecoder<'s> {
         if self.sink.machines.bridge_boottime(machine) {
             // (the trace's time: its clock, TRACE_FILE before any snapshot)
             let trace_clock = self.clock_failure_target() as u32;
-            let zero = |machine: usize, clock_id| crate::events::SnapshotClock {
-                machine: machine as u16,
-                clock_id,
-                timestamp: 0,
-                unit_multiplier_ns: 1,
-            };
+            let zero = |machine: usize, clock| SnapshotClock::ns(machine as u16, clock, 0);
             let bridge = vec![zero(machine, clock), zero(0, trace_clock)];
             self.sink.clock_snapshots.push(bridge);
         }
@@ -1319,12 +1298,7 @@ impl<'s> ProtoDecoder<'s> {
                 snapshots.push(Vec::new());
                 continue;
             }
-            let at = |machine: usize, timestamp| crate::events::SnapshotClock {
-                machine: machine as u16,
-                clock_id,
-                timestamp,
-                unit_multiplier_ns: 1,
-            };
+            let at = |machine: usize, ts| SnapshotClock::ns(machine as u16, clock_id, ts);
             snapshots.push(vec![at(0, host), at(machine, client)]);
         }
         Ok(())
