@@ -298,7 +298,13 @@ impl ProcessTracker {
         }
         let u = utid as usize;
         if prio >= self.t_prio[u] {
-            if self.t_name[u].as_deref() != name.as_deref() {
+            // (names usually come from one Arc per comm: equal pointers
+            // spare reading the strings)
+            let same = match (&self.t_name[u], name) {
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
+                (a, b) => a.is_none() && b.is_none(),
+            };
+            if !same {
                 self.t_name[u] = name.clone();
             }
             self.t_prio[u] = prio;

@@ -324,10 +324,17 @@ impl Args {
 
 /// A 64-bit hash of an arg set's content (None values are no args; each
 /// value's type counts), as trace_processor's ArgSetHash. Hashed field by
-/// field (SipHash), without formatting the set.
+/// field (aHash with fixed seeds), without formatting the set.
 fn content_hash<'a>(args: impl Iterator<Item = (&'a str, Hashed<'a>)>) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    use std::hash::{BuildHasher, Hash, Hasher};
+    // fixed seeds: the same content hashes the same in every import
+    let mut h = ahash::RandomState::with_seeds(
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    )
+    .build_hasher();
     for (key, value) in args {
         key.hash(&mut h);
         match value {
