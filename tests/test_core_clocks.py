@@ -11,6 +11,28 @@ the two snapshots is the earlier one's value plus the time since, capped at
 the later one's value; before the first it is the first's value, after the
 last the last's plus the time since.
 
+A trace of seven snapshots, four of which trace_processor's
+ClockSynchronizer rejects (`_rejected_snapshots_trace`):
+    S0: BOOTTIME 1000, MONOTONIC 500             (BOOTTIME becomes the trace's clock)
+    S1: REALTIME 5, incremental; primary REALTIME (the trace's clock: REALTIME)
+        rejected: a global clock cannot be incremental
+    S2: MONOTONIC_RAW 10, MONOTONIC 300 x 5 ns
+        rejected at MONOTONIC, which S0 registered in ns; MONOTONIC_RAW,
+        before it, stays registered (in ns)
+    S3: BOOTTIME 900, MONOTONIC 1000             (BOOTTIME again)
+        rejected: the trace's clock goes back from S0's 1000
+    S4: BOOTTIME 3000, MONOTONIC 2500, REALTIME 7 x 1000 ns; primary MONOTONIC
+        (S1 left REALTIME unregistered: valid)
+    S5: BOOTTIME 4000, MONOTONIC 3500; primary BOOTTIME
+    S6: MONOTONIC_RAW 20 x 2 ns
+        rejected: MONOTONIC_RAW's unit changed (the rejected S2 registered it)
+No timestamp is converted before the last snapshot, so every snapshot may
+set the trace's clock: S5 leaves BOOTTIME. Then a battery counter at
+REALTIME 8 x 1000 ns: through S4, BOOTTIME 3000 + 1000. Each snapshot
+takes a snapshot id, rejected or not; a valid one's rows are at its time in
+the trace's clock as it was then (S4: MONOTONIC 2500; its clocks are 500 ns
+apart in S0 too), clock values in ns.
+
 And two traces without a ClockSnapshot: one whose ftrace event goes through
 trace_processor's clock tracker (which then relates BOOTTIME to the file's
 own clock, id 11, by a zero-offset snapshot) and one whose only packet has a
@@ -38,6 +60,30 @@ def _snapshot_trace() -> bytes:
             snap.clocks.add(clock_id=clock, timestamp=ts)
     p = trace.packet.add(timestamp=1500, trusted_packet_sequence_id=2)
     p.process_tree.processes.add(pid=7, ppid=1, cmdline=["app"])
+    return trace.SerializeToString()
+
+
+def _rejected_snapshots_trace() -> bytes:
+    trace = pb.Trace()
+    snapshots = [
+        ([(6, 1000, 1, False), (3, 500, 1, False)], 0),
+        ([(1, 5, 1, True)], 1),
+        ([(5, 10, 1, False), (3, 300, 5, False)], 0),
+        ([(6, 900, 1, False), (3, 1000, 1, False)], 0),
+        ([(6, 3000, 1, False), (3, 2500, 1, False), (1, 7, 1000, False)], 3),
+        ([(6, 4000, 1, False), (3, 3500, 1, False)], 6),
+        ([(5, 20, 2, False)], 0),
+    ]
+    for clocks, primary in snapshots:
+        snap = trace.packet.add(trusted_packet_sequence_id=1).clock_snapshot
+        for clock, ts, unit, incremental in clocks:
+            snap.clocks.add(clock_id=clock, timestamp=ts, unit_multiplier_ns=unit,
+                            is_incremental=incremental)
+        if primary:
+            snap.primary_trace_clock = primary
+    # REALTIME 8 x 1000 ns: S4 relates it to BOOTTIME, 1000 ns later
+    p = trace.packet.add(timestamp=8, timestamp_clock_id=1, trusted_packet_sequence_id=1)
+    p.battery.charge_counter_uah = 5
     return trace.SerializeToString()
 
 
@@ -94,8 +140,23 @@ def test_a_trace_without_snapshots_has_only_the_bridge_a_conversion_makes(load):
     assert eng.query("SELECT count(*) FROM clock_snapshot").rows() == [(0,)]
 
 
+def test_rejected_snapshots_are_counted_and_take_an_id_but_no_rows(load):
+    eng = load(_rejected_snapshots_trace())
+    assert eng.query("SELECT id, ts, clock_id, clock_value, snapshot_id "
+                     "FROM clock_snapshot").rows() == [
+        (0, 1000, 6, 1000, 0), (1, 1000, 3, 500, 0),
+        (2, 2500, 6, 3000, 4), (3, 2500, 3, 2500, 4), (4, 2500, 1, 7000, 4),
+        (5, 4000, 6, 4000, 5), (6, 4000, 3, 3500, 5)]
+    assert eng.query("SELECT value FROM stats "
+                     "WHERE name = 'invalid_clock_snapshots'").rows() == [(4,)]
+    assert eng.query("SELECT int_value FROM metadata "
+                     "WHERE name = 'trace_time_clock_id'").rows() == [(6,)]
+    assert eng.query("SELECT ts, value FROM counter").rows() == [(4000, 5.0)]
+
+
 @pytest.mark.tp
-@pytest.mark.parametrize("trace", [_snapshot_trace, _ftrace_only_trace, _plain_timestamp_trace])
+@pytest.mark.parametrize("trace", [_snapshot_trace, _rejected_snapshots_trace,
+                                   _ftrace_only_trace, _plain_timestamp_trace])
 def test_same_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
     assert "clock_snapshot" in compared

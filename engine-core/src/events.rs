@@ -627,6 +627,10 @@ pub struct Sink {
     pub raw_sched_switch_only: bool,
     /// Every ClockSnapshot's clocks, in file order (snapshot id = index).
     pub clock_snapshots: Vec<Vec<SnapshotClock>>,
+    /// A ClockSnapshot packet's time in the trace's clock as it was when
+    /// the snapshot came (a snapshot before the first conversion may be
+    /// followed by one that changes that clock), by snapshot id.
+    pub snapshot_trace_ts: HashMap<usize, i64>,
     /// The host's ClockSnapshots and its bridge to the trace's time, so
     /// far: with none, its clocks do not reach the trace's time yet.
     pub host_snapshots: usize,

@@ -1356,13 +1356,18 @@ pub fn fill<'v>(
                 let remote = clocks.iter().any(|c| c.machine != 0);
                 let at = clocks.iter().find(|c| host_clock(c, trace_clock));
                 let at = at.or_else(|| clocks.iter().find(|c| remote && host_clock(c, 11)));
-                let Some(at) = at else {
-                    continue;
+                let at = match sink.snapshot_trace_ts.get(&snapshot_id) {
+                    // a ClockSnapshot packet: the trace's clock then (in ns)
+                    Some(&ts) => ts,
+                    None => match at {
+                        Some(at) => at.timestamp.wrapping_mul(at.unit_multiplier_ns),
+                        None => continue,
+                    },
                 };
                 for c in clocks {
                     ins.row(&[
                         V::Int(id),
-                        V::Int(at.timestamp.wrapping_mul(at.unit_multiplier_ns)),
+                        V::Int(at),
                         V::Int(c.clock_id as i64),
                         ot(crate::time_functions::builtin_clock_name(c.clock_id)),
                         V::Int(c.timestamp.wrapping_mul(c.unit_multiplier_ns)),

@@ -3,11 +3,15 @@
 //! BOOTTIME through the ClockSnapshots seen so far, as trace_processor's
 //! ClockTracker does for a direct path: the snapshot holding both clocks
 //! whose source timestamp is the latest not after the packet's (else the
-//! first such snapshot), offset applied. Sequence-scoped clocks (ids 64 to
-//! 127) are looked up on the packet's sequence. Multi-hop paths, incremental
-//! clocks and unit multipliers are not supported: such a timestamp is kept
-//! as it is. The same conversion the other way gives a BOOTTIME time in
+//! first such snapshot), offset applied, in ns (a clock's unit_multiplier_ns
+//! applied). Sequence-scoped clocks (ids 64 to 127) are looked up on the
+//! packet's sequence. Snapshots are validated as trace_processor's
+//! ClockSynchronizer does (`ClockSync::snapshot`). Multi-hop paths and
+//! incremental clocks are not supported: such a timestamp is kept as it
+//! is. The same conversion the other way gives a BOOTTIME time in
 //! the trace's clock (the service events' metadata times).
+
+use rustc_hash::FxHashMap as HashMap;
 
 const BOOTTIME: u32 = 6;
 
@@ -21,10 +25,34 @@ fn key(seq: u32, clock: u32) -> (u32, u32) {
     }
 }
 
+/// A snapshot's clock as the packet gives it.
+pub struct SnapshotClock {
+    pub id: u32,
+    pub timestamp: i64,
+    /// unit_multiplier_ns (1 when unset or 0)
+    pub unit_ns: i64,
+    pub incremental: bool,
+}
+
+/// A clock domain, registered by the first snapshot that names it
+/// (ClockSynchronizer's ClockDomain): its unit and encoding, and per group
+/// of snapshots naming the same clocks in the same order (trace_processor's
+/// snapshot hash) the last snapshot id and time (in ns) seen.
+#[derive(Default)]
+struct Domain {
+    unit_ns: i64,
+    incremental: bool,
+    groups: HashMap<Vec<(u32, u32)>, (u32, i64)>,
+}
+
 #[derive(Default)]
 pub struct ClockSync {
-    /// Each snapshot's (clock key, timestamp) pairs, in file order.
+    /// Each valid snapshot's (clock key, time in ns) pairs, in file order.
     snapshots: Vec<Vec<((u32, u32), i64)>>,
+    /// every clock a snapshot named, valid or not
+    domains: HashMap<(u32, u32), Domain>,
+    /// snapshots added, valid or not (ClockSynchronizer's snapshot ids)
+    snapshot_count: u32,
     /// A timestamp was converted (or tried): as trace_processor's clock
     /// tracker, a later ClockSnapshot no longer sets the trace's clock.
     used: bool,
@@ -33,30 +61,64 @@ pub struct ClockSync {
 }
 
 impl ClockSync {
-    pub fn snapshot(&mut self, seq: u32, clocks: &[(u32, i64)]) {
-        self.snapshots
-            .push(clocks.iter().map(|&(c, ts)| (key(seq, c), ts)).collect());
+    /// Adds a ClockSnapshot; false when trace_processor's ClockSynchronizer
+    /// rejects it (an invalid_clock_snapshots stat, no clock_snapshot rows,
+    /// no conversions through it): a non-sequence clock first seen
+    /// incremental, a clock whose unit or encoding changed, the trace's
+    /// clock (`trace_clock`) not in ns or going back in time, a clock twice
+    /// in one snapshot. As there, the clocks before the offending one stay
+    /// registered.
+    pub fn snapshot(&mut self, seq: u32, clocks: &[SnapshotClock], trace_clock: u32) -> bool {
+        let id = self.snapshot_count;
+        self.snapshot_count += 1;
+        let group: Vec<(u32, u32)> = clocks.iter().map(|c| key(seq, c.id)).collect();
+        let mut stamps = Vec::with_capacity(clocks.len());
+        for (c, &k) in clocks.iter().zip(&group) {
+            let d = self.domains.entry(k).or_default();
+            if d.groups.is_empty() {
+                if c.incremental && !(64..128).contains(&c.id) {
+                    return false;
+                }
+                d.unit_ns = c.unit_ns;
+                d.incremental = c.incremental;
+            } else if d.unit_ns != c.unit_ns || d.incremental != c.incremental {
+                return false;
+            }
+            let is_trace_clock = k == (0, trace_clock);
+            if is_trace_clock && d.unit_ns != 1 {
+                return false;
+            }
+            let ns = c.timestamp.wrapping_mul(d.unit_ns);
+            let last = d
+                .groups
+                .entry(group.clone())
+                .or_insert((u32::MAX, i64::MIN));
+            if last.0 == id || (is_trace_clock && last.0 != u32::MAX && ns < last.1) {
+                // (another clock going back in time is only no longer a
+                // conversion source there; not modelled)
+                return false;
+            }
+            *last = (id, ns);
+            stamps.push((k, ns));
+        }
+        self.snapshots.push(stamps);
+        true
     }
 
     /// The stat a failed conversion from `clock` counts in:
     /// clock_sync_failure_no_path when a snapshot so far has the clock, else
     /// clock_sync_failure_unknown_source_clock.
     pub fn failure_stat(&self, seq: u32, clock: u32) -> &'static str {
-        let k = key(seq, clock);
-        let known = self
-            .snapshots
-            .iter()
-            .any(|s| s.iter().any(|(c, _)| *c == k));
-        if known {
+        if self.domains.contains_key(&key(seq, clock)) {
             "clock_sync_failure_no_path"
         } else {
             "clock_sync_failure_unknown_source_clock"
         }
     }
 
-    /// Whether a ClockSnapshot was seen.
+    /// Whether a ClockSnapshot was seen (valid or not).
     pub fn has_snapshots(&self) -> bool {
-        !self.snapshots.is_empty()
+        self.snapshot_count > 0
     }
 
     /// Whether a conversion was made or tried (`to_boottime`).
@@ -142,6 +204,7 @@ impl ClockSync {
         let find = |s: &[((u32, u32), i64)], k: (u32, u32)| {
             s.iter().find(|(c, _)| *c == k).map(|&(_, t)| t)
         };
+        let ts = ts.wrapping_mul(self.domains.get(&from).map_or(1, |d| d.unit_ns));
         let pairs = self
             .snapshots
             .iter()

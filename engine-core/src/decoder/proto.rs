@@ -2288,55 +2288,81 @@ impl<'s> ProtoDecoder<'s> {
 
     /// ClockSnapshot: trace_processor's trace_time_clock_id, the clock the
     /// trace's timestamps are in (primary_trace_clock, else BOOTTIME when the
-    /// snapshot has BOOTTIME but no TRACE_FILE clock). Set once: trace
-    /// processor does not change it after the first timestamp conversion.
+    /// snapshot has BOOTTIME but no TRACE_FILE clock; trace processor does
+    /// not change it after the first timestamp conversion), and the
+    /// snapshot's clocks, kept when valid.
     fn clock_snapshot(&mut self, parts: &[&[u8]]) -> R<()> {
         const BOOTTIME: i64 = 6;
-        const TRACE_FILE: i64 = 99;
-        let (mut primary, mut clocks, mut stamps) = (0i64, Vec::new(), Vec::new());
-        let mut table_row = Vec::new();
+        const TRACE_FILE: i64 = 11;
+        let (mut primary, mut clocks) = (0i64, Vec::new());
         for p in parts {
             for f in Fields::new(p) {
                 match f? {
                     (2, Value::Varint(x)) => primary = x as i64,
                     (1, Value::Bytes(b)) => {
-                        let (mut id, mut at) = (0i64, 0i64);
-                        let mut multiplier = 1i64;
+                        let mut clock = super::clocks::SnapshotClock {
+                            id: 0,
+                            timestamp: 0,
+                            unit_ns: 1,
+                            incremental: false,
+                        };
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Varint(x)) => id = x as u32 as i64,
-                                (2, Value::Varint(x)) => at = x as i64,
-                                (4, Value::Varint(x)) if x != 0 => multiplier = x as i64,
+                                (1, Value::Varint(x)) => clock.id = x as u32,
+                                (2, Value::Varint(x)) => clock.timestamp = x as i64,
+                                (3, Value::Varint(x)) => clock.incremental = x != 0,
+                                (4, Value::Varint(x)) if x != 0 => clock.unit_ns = x as i64,
                                 _ => {}
                             }
                         }
-                        clocks.push(id);
-                        stamps.push((id as u32, at));
-                        table_row.push(crate::events::SnapshotClock {
-                            machine: 0,
-                            clock_id: id as u32,
-                            timestamp: at,
-                            unit_multiplier_ns: multiplier,
-                        });
+                        clocks.push(clock);
                     }
                     _ => {}
                 }
             }
         }
-        self.clocks.snapshot(self.seq_id, &stamps);
-        self.sink.clock_snapshots.push(table_row);
-        self.sink.host_snapshots += 1;
+        let has = |id: i64| clocks.iter().any(|c| c.id as i64 == id);
         let clock = if primary != 0 {
             Some(primary)
-        } else if clocks.contains(&BOOTTIME) && !clocks.contains(&TRACE_FILE) {
+        } else if has(BOOTTIME) && !has(TRACE_FILE) {
             Some(BOOTTIME)
         } else {
             None
         };
+        // SetGlobalClock: each snapshot sets the trace's clock until a
+        // timestamp was converted, before the snapshot is added
         let md = &mut self.sink.metadata;
-        if let (Some(c), None, false) = (clock, md.get("trace_time_clock_id"), self.clocks.used()) {
+        if let (Some(c), false) = (clock, self.clocks.used()) {
             md.set_int("trace_time_clock_id", c);
         }
+        let trace_clock = md.get_int("trace_time_clock_id").unwrap_or(BOOTTIME) as u32;
+        // (a rejected snapshot still takes a snapshot id: an empty one here)
+        if !self.clocks.snapshot(self.seq_id, &clocks, trace_clock) {
+            self.sink.stats.add("invalid_clock_snapshots", 1, None);
+            self.sink.clock_snapshots.push(Vec::new());
+            return Ok(());
+        }
+        // rows only for a snapshot holding the trace's clock as it was then
+        // (the table's clocks are converted to it)
+        let trace_ts = clocks
+            .iter()
+            .find(|c| c.id == trace_clock)
+            .map(|c| c.timestamp);
+        let rows = if let Some(ts) = trace_ts {
+            let id = self.sink.clock_snapshots.len();
+            self.sink.snapshot_trace_ts.insert(id, ts);
+            let row = |c: &super::clocks::SnapshotClock| crate::events::SnapshotClock {
+                machine: 0,
+                clock_id: c.id,
+                timestamp: c.timestamp,
+                unit_multiplier_ns: c.unit_ns,
+            };
+            clocks.iter().map(row).collect()
+        } else {
+            Vec::new()
+        };
+        self.sink.clock_snapshots.push(rows);
+        self.sink.host_snapshots += 1;
         Ok(())
     }
 
