@@ -33,6 +33,21 @@ takes a snapshot id, rejected or not; a valid one's rows are at its time in
 the trace's clock as it was then (S4: MONOTONIC 2500; its clocks are 500 ns
 apart in S0 too), clock values in ns.
 
+A trace whose ftrace is not in BOOTTIME (`_ftrace_clock_trace`, no
+ClockSnapshot packet): each bundle names its events' clock and pairs a
+reading of it with BOOTTIME, a snapshot the events convert through (the
+latest whose reading is not after theirs, else the first):
+    cpu 0, MONOTONIC_RAW, pair 5000 <-> 105000: switches at 1000, 2000
+        -> 101000, 102000
+    cpu 0, MONOTONIC_RAW, pair 9000 <-> 109100: switches at 6000 (before
+        this pair: the first one's, 106000) and 9500 (109600)
+    cpu 1, "global" clock (a clock of the sequence, id 64), pair
+        50 <-> 200000: a switch at 40 -> 199990
+No ClockSnapshot chose the trace's clock: it is the file's own (11), which
+the first conversion bridges to BOOTTIME (snapshot 1, after the first
+pair's). So the first pair, older than the bridge, has no rows; the
+others are at their BOOTTIME reading.
+
 And two traces without a ClockSnapshot: one whose ftrace event goes through
 trace_processor's clock tracker (which then relates BOOTTIME to the file's
 own clock, id 11, by a zero-offset snapshot) and one whose only packet has a
@@ -84,6 +99,24 @@ def _rejected_snapshots_trace() -> bytes:
     # REALTIME 8 x 1000 ns: S4 relates it to BOOTTIME, 1000 ns later
     p = trace.packet.add(timestamp=8, timestamp_clock_id=1, trusted_packet_sequence_id=1)
     p.battery.charge_counter_uah = 5
+    return trace.SerializeToString()
+
+
+def _ftrace_clock_trace() -> bytes:
+    trace = pb.Trace()
+    mono_raw, global_clock = 4, 2
+    for cpu, clock, reading, boottime, switches in [
+        (0, mono_raw, 5000, 105000, [(1000, 0, 10, "a"), (2000, 10, 11, "b")]),
+        (0, mono_raw, 9000, 109100, [(6000, 11, 10, "a"), (9500, 10, 0, "swapper")]),
+        (1, global_clock, 50, 200000, [(40, 0, 12, "c")]),
+    ]:
+        bundle = trace.packet.add(trusted_packet_sequence_id=1).ftrace_events
+        bundle.cpu, bundle.ftrace_clock = cpu, clock
+        bundle.ftrace_timestamp, bundle.boot_timestamp = reading, boottime
+        for ts, prev, nxt, comm in switches:
+            sw = bundle.event.add(timestamp=ts, pid=prev).sched_switch
+            sw.prev_pid, sw.prev_comm, sw.prev_state = prev, "p", 1
+            sw.next_pid, sw.next_comm = nxt, comm
     return trace.SerializeToString()
 
 
@@ -154,11 +187,24 @@ def test_rejected_snapshots_are_counted_and_take_an_id_but_no_rows(load):
     assert eng.query("SELECT ts, value FROM counter").rows() == [(4000, 5.0)]
 
 
+def test_ftrace_in_another_clock_converts_through_its_bundles_pairs(load):
+    eng = load(_ftrace_clock_trace())
+    assert eng.query("SELECT ts, cpu FROM sched ORDER BY ts").rows() == [
+        (101000, 0), (102000, 0), (106000, 0), (109600, 0), (199990, 1)]
+    assert eng.query("SELECT ts, clock_id, clock_value, snapshot_id "
+                     "FROM clock_snapshot").rows() == [
+        (0, 6, 0, 1), (0, 11, 0, 1),
+        (109100, 5, 9000, 2), (109100, 6, 109100, 2),
+        (200000, 64, 50, 3), (200000, 6, 200000, 3)]
+
+
 @pytest.mark.tp
-@pytest.mark.parametrize("trace", [_snapshot_trace, _rejected_snapshots_trace,
+@pytest.mark.parametrize("trace", [_snapshot_trace, _rejected_snapshots_trace, _ftrace_clock_trace,
                                    _ftrace_only_trace, _plain_timestamp_trace])
 def test_same_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
     assert "clock_snapshot" in compared
     assert "clock_snapshot" not in differ
+    if trace in (_rejected_snapshots_trace, _ftrace_clock_trace):
+        assert differ == {}
     assert load(trace()).query(FUNCTIONS).rows() == tp_rows(trace(), FUNCTIONS)

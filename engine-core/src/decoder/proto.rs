@@ -228,6 +228,10 @@ pub struct ProtoDecoder<'s> {
     gpu_counters: super::gpu_counters::GpuCounters,
     /// Every packet was read: the deferred ones are being retried.
     eof: bool,
+    /// The ftrace_timestamp of the last ftrace clock snapshot added (a
+    /// bundle repeating it adds none: FtraceTokenizer's
+    /// latest_ftrace_clock_snapshot_ts_).
+    latest_ftrace_clock_snapshot: Option<i64>,
     /// (remote machine, sequence) -> the sequence id it is decoded as (from
     /// u32::MAX down: apart from the host's)
     remote_sequences: HashMap<(usize, u32), u32>,
@@ -390,6 +394,7 @@ impl<'s> ProtoDecoder<'s> {
             track_events: Default::default(),
             deferred: Vec::new(),
             eof: false,
+            latest_ftrace_clock_snapshot: None,
             kernel_wakelocks: Default::default(),
             gpu_counters: Default::default(),
             remote_fork_clocks: HashMap::default(),
@@ -1347,6 +1352,7 @@ impl<'s> ProtoDecoder<'s> {
         let mut compact: Option<Vec<&[u8]>> = None;
         let mut last_read: Option<i64> = None;
         let mut prev_end: Option<i64> = None;
+        let (mut ftrace_clock, mut ftrace_ts, mut boot_ts) = (0u64, None, None);
         for f in Fields::new(buf) {
             let (num, v) = f?;
             match num {
@@ -1355,6 +1361,9 @@ impl<'s> ProtoDecoder<'s> {
                         cpu = u32v(x);
                     }
                 }
+                5 => ftrace_clock = varint(v).unwrap_or(ftrace_clock),
+                6 => ftrace_ts = varint(v).map(|x| x as i64).or(ftrace_ts),
+                7 => boot_ts = varint(v).map(|x| x as i64).or(boot_ts),
                 2 => {
                     if let Some(b) = bytes(v) {
                         events.push(b);
@@ -1389,11 +1398,22 @@ impl<'s> ProtoDecoder<'s> {
         }
         // (a remote machine's cpus are its ucpus)
         let cpu = cpu + machine as i64 * crate::machines::MAX_CPUS_PER_MACHINE;
+        // events in another clock than BOOTTIME (the host's only)
+        let clock = match machine {
+            0 => self.ftrace_clock(ftrace_clock, ftrace_ts, boot_ts)?,
+            _ => None,
+        };
         if !self.sink.first_bundle_end_ts.iter().any(|(c, _)| *c == cpu) {
             let mut v = prev_end.or(last_read);
             if machine != 0 {
                 let boot = Some(crate::machines::BOOTTIME);
                 v = v.and_then(|t| self.remote_trace_time(machine, boot, t));
+            } else if let Some(clock) = clock {
+                let trace_clock = self.trace_clock();
+                v = v.and_then(|t| {
+                    self.clocks
+                        .to_trace_clock(self.seq_id, clock, t, trace_clock)
+                });
             }
             let sink = &mut *self.sink;
             sink.first_bundle_end_ts.push((cpu, v));
@@ -1412,13 +1432,121 @@ impl<'s> ProtoDecoder<'s> {
         if lost {
             sink.stats.set("ftrace_cpu_has_data_loss", 1, Some(cpu));
         }
+        let marked = self.mark();
         if let Some(parts) = compact {
             self.compact(cpu, &parts)?;
         }
         for e in events {
             self.ftrace_event(cpu, e)?;
         }
+        if let Some(clock) = clock {
+            self.bundle_to_trace_time(marked, clock);
+        }
         Ok(())
+    }
+
+    /// FtraceTokenizer::HandleFtraceClockSnapshot: the clock of a bundle's
+    /// event times, None for BOOTTIME (MONOTONIC_RAW, or for the per-cpu
+    /// "global" / "local" clocks a sequence-scoped clock, 64), and the
+    /// bundle's (ftrace_timestamp, boot_timestamp) pair added as a clock
+    /// snapshot relating it to BOOTTIME (unless the last such snapshot had
+    /// the same ftrace_timestamp). An unknown clock fails the bundle.
+    fn ftrace_clock(
+        &mut self,
+        ftrace_clock: u64,
+        ftrace_ts: Option<i64>,
+        boot_ts: Option<i64>,
+    ) -> R<Option<u32>> {
+        const MONOTONIC_RAW: u32 = 5;
+        const BOOTTIME: u32 = 6;
+        let clock = match ftrace_clock {
+            0 => return Ok(None),
+            4 => MONOTONIC_RAW,
+            2 | 3 => 64,
+            _ => return Err(WireError),
+        };
+        let (Some(at), Some(boot)) = (ftrace_ts, boot_ts) else {
+            return Ok(Some(clock));
+        };
+        if self.latest_ftrace_clock_snapshot == Some(at) {
+            return Ok(Some(clock));
+        }
+        self.latest_ftrace_clock_snapshot = Some(at);
+        use super::clocks::SnapshotClock as C;
+        let c = |id, timestamp| C {
+            id,
+            timestamp,
+            unit_ns: 1,
+            incremental: false,
+        };
+        let clocks = [c(clock, at), c(BOOTTIME, boot)];
+        let trace_clock = self.trace_clock();
+        if !self.clocks.snapshot(self.seq_id, &clocks, trace_clock) {
+            self.sink.stats.add("invalid_clock_snapshots", 1, None);
+            self.sink.clock_snapshots.push(Vec::new());
+            return Ok(Some(clock));
+        }
+        // Its rows are at its BOOTTIME when that reaches the trace's time:
+        // BOOTTIME is the trace's clock, or no ClockSnapshot chose one and
+        // the first conversion already bridged BOOTTIME to the file's own
+        // clock (`Sink::clock_converted`; until then the snapshot has no
+        // rows, and does not stand for that bridge).
+        let chosen = self.sink.metadata.get_int("trace_time_clock_id").is_some();
+        let id = self.sink.clock_snapshots.len();
+        let mut rows = Vec::new();
+        if trace_clock == BOOTTIME && (chosen || self.sink.host_snapshots > 0) {
+            self.sink.snapshot_trace_ts.insert(id, boot);
+            rows = vec![
+                SnapshotClock::ns(0, clock, at),
+                SnapshotClock::ns(0, BOOTTIME, boot),
+            ];
+        }
+        self.sink.clock_snapshots.push(rows);
+        if chosen {
+            self.sink.host_snapshots += 1;
+        }
+        Ok(Some(clock))
+    }
+
+    /// The events a bundle added since `marked` (`mark`), their times read
+    /// in `clock`, moved to the trace's time one by one; an event no
+    /// snapshot converts is dropped (its conversion error counted, as
+    /// ToTraceTime counts it).
+    fn bundle_to_trace_time(&mut self, marked: [usize; 10], clock: u32) {
+        let trace_clock = self.trace_clock();
+        let [order, ..] = marked;
+        let max_before = marked[7] as i64;
+        let bundle = self.sink.order.split_off(order);
+        let mut max_ts = max_before;
+        let mut negative = 0;
+        for (raw, r) in bundle {
+            let Some(ts) = self
+                .clocks
+                .to_trace_clock(self.seq_id, clock, raw, trace_clock)
+            else {
+                self.clock_failure(clock, raw);
+                continue;
+            };
+            let sink = &mut *self.sink;
+            if ts < 0 {
+                // (the sorter drops it)
+                negative += 1;
+                continue;
+            }
+            match r {
+                EvRef::Waking(i) => sink.wakings[i as usize].ts = ts,
+                EvRef::Ftrace(i) => sink.ftrace[i as usize].ts = ts,
+                _ => {}
+            }
+            sink.order.push((ts, r));
+            max_ts = max_ts.max(ts);
+        }
+        if negative > 0 {
+            let stat = "trace_sorter_negative_timestamp_dropped";
+            self.sink.stats.add(stat, negative, None);
+        }
+        // (packets without a time take the latest event time, in trace time)
+        self.max_ts = max_ts;
     }
 
     fn compact(&mut self, cpu: i64, parts: &[&[u8]]) -> R<()> {
