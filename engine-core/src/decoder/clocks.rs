@@ -53,6 +53,8 @@ pub struct ClockSync {
     domains: HashMap<(u32, u32), Domain>,
     /// snapshots added, valid or not (ClockSynchronizer's snapshot ids)
     snapshot_count: u32,
+    /// per (from, to) clock keys converted: their snapshots' times
+    pairs: std::cell::RefCell<HashMap<((u32, u32), (u32, u32)), Pairs>>,
     /// A timestamp was converted (or tried): as trace_processor's clock
     /// tracker, a later ClockSnapshot no longer sets the trace's clock.
     used: bool,
@@ -201,23 +203,68 @@ impl ClockSync {
     /// `ts` of clock `from` in clock `to` through the snapshot holding both
     /// whose `from` time is the latest not after `ts` (else the first).
     fn convert(&self, from: (u32, u32), to: (u32, u32), ts: i64) -> Option<i64> {
+        let ts = ts.wrapping_mul(self.domains.get(&from).map_or(1, |d| d.unit_ns));
+        let mut pairs = self.pairs.borrow_mut();
+        let pairs = pairs.entry((from, to)).or_default();
+        pairs.extend_from(&self.snapshots, from, to);
+        let (src, dst) = pairs.at(ts)?;
+        Some(dst.wrapping_add(ts.wrapping_sub(src)))
+    }
+}
+
+/// The (from, to) times of the snapshots holding two clocks, in file
+/// order, kept up to date as snapshots come: a timestamp's pair is found
+/// by a binary search while the `from` times only grow (the usual case: an
+/// ftrace clock paired with BOOTTIME in every bundle).
+#[derive(Default)]
+struct Pairs {
+    /// snapshots read so far
+    read: usize,
+    times: Vec<(i64, i64)>,
+    /// whether `times`' `from` times never go down
+    sorted: bool,
+}
+
+impl Pairs {
+    fn extend_from(
+        &mut self,
+        snapshots: &[Vec<((u32, u32), i64)>],
+        from: (u32, u32),
+        to: (u32, u32),
+    ) {
+        if self.read == 0 {
+            self.sorted = true;
+        }
         let find = |s: &[((u32, u32), i64)], k: (u32, u32)| {
             s.iter().find(|(c, _)| *c == k).map(|&(_, t)| t)
         };
-        let ts = ts.wrapping_mul(self.domains.get(&from).map_or(1, |d| d.unit_ns));
-        let pairs = self
-            .snapshots
-            .iter()
-            .filter_map(|s| Some((find(s, from)?, find(s, to)?)));
-        let mut first = None;
+        for s in &snapshots[self.read..] {
+            if let (Some(src), Some(dst)) = (find(s, from), find(s, to)) {
+                self.sorted &= self.times.last().map_or(true, |&(last, _)| src >= last);
+                self.times.push((src, dst));
+            }
+        }
+        self.read = snapshots.len();
+    }
+
+    /// The pair whose `from` time is the latest not after `ts` (on a tie,
+    /// the later snapshot), else the first.
+    fn at(&self, ts: i64) -> Option<(i64, i64)> {
+        let first = *self.times.first()?;
+        if self.sorted {
+            let after = self.times.partition_point(|&(src, _)| src <= ts);
+            return Some(if after == 0 {
+                first
+            } else {
+                self.times[after - 1]
+            });
+        }
         let mut best: Option<(i64, i64)> = None;
-        for (src, dst) in pairs {
-            first.get_or_insert((src, dst));
+        for &(src, dst) in &self.times {
             if src <= ts && best.map_or(true, |(b, _)| src >= b) {
                 best = Some((src, dst));
             }
         }
-        let (src, dst) = best.or(first)?;
-        Some(dst.wrapping_add(ts.wrapping_sub(src)))
+        Some(best.unwrap_or(first))
     }
 }
