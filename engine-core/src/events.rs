@@ -416,6 +416,17 @@ pub enum PacketData {
     SystemProperty(Vec<(String, String)>),
     /// InitialDisplayState.display_state (the screen state at trace start).
     InitialDisplayState(i64),
+    /// GenericKernelCpuFrequencyEvent: a cpu's frequency in Hz, from a
+    /// kernel traced without ftrace.
+    GenericCpuFrequency {
+        cpu: i64,
+        hz: i64,
+    },
+    /// GenericGpuFrequencyEvent: a gpu's frequency in kHz.
+    GenericGpuFrequency {
+        gpu: u32,
+        khz: u32,
+    },
     /// A Trigger / clone_snapshot_trigger packet: a slice on the trace's
     /// "Trace Triggers" track.
     Trigger(Box<crate::trackers::triggers::Trigger>),

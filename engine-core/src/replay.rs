@@ -488,6 +488,12 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         PacketData::InitialDisplayState(state) => {
                             atrace::screen_state(&mut ctx, p.ts, *state)
                         }
+                        &PacketData::GenericCpuFrequency { cpu, hz } => {
+                            counters::generic_cpu_frequency(&mut ctx, p.ts, cpu, hz)
+                        }
+                        &PacketData::GenericGpuFrequency { gpu, khz } => {
+                            counters::generic_gpu_frequency(&mut ctx, p.ts, gpu, khz)
+                        }
                         PacketData::ThreadName { tid, name } => match name {
                             None => {
                                 ctx.pt.get_or_create_thread(*tid);

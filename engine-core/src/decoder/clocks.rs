@@ -15,9 +15,11 @@ use rustc_hash::FxHashMap as HashMap;
 
 const BOOTTIME: u32 = 6;
 
-/// A clock id as the snapshots key it: (sequence for sequence-scoped
-/// clocks else 0, clock id).
-fn key(seq: u32, clock: u32) -> (u32, u32) {
+/// A clock as the snapshots key it: (sequence for sequence-scoped clocks
+/// else 0, clock id).
+type ClockKey = (u32, u32);
+
+fn key(seq: u32, clock: u32) -> ClockKey {
     if (64..128).contains(&clock) {
         (seq, clock)
     } else {
@@ -42,19 +44,19 @@ pub struct SnapshotClock {
 struct Domain {
     unit_ns: i64,
     incremental: bool,
-    groups: HashMap<Vec<(u32, u32)>, (u32, i64)>,
+    groups: HashMap<Vec<ClockKey>, (u32, i64)>,
 }
 
 #[derive(Default)]
 pub struct ClockSync {
     /// Each valid snapshot's (clock key, time in ns) pairs, in file order.
-    snapshots: Vec<Vec<((u32, u32), i64)>>,
+    snapshots: Vec<Vec<(ClockKey, i64)>>,
     /// every clock a snapshot named, valid or not
-    domains: HashMap<(u32, u32), Domain>,
+    domains: HashMap<ClockKey, Domain>,
     /// snapshots added, valid or not (ClockSynchronizer's snapshot ids)
     snapshot_count: u32,
     /// per (from, to) clock keys converted: their snapshots' times
-    pairs: std::cell::RefCell<HashMap<((u32, u32), (u32, u32)), Pairs>>,
+    pairs: std::cell::RefCell<HashMap<(ClockKey, ClockKey), Pairs>>,
     /// A timestamp was converted (or tried): as trace_processor's clock
     /// tracker, a later ClockSnapshot no longer sets the trace's clock.
     used: bool,
@@ -73,7 +75,7 @@ impl ClockSync {
     pub fn snapshot(&mut self, seq: u32, clocks: &[SnapshotClock], trace_clock: u32) -> bool {
         let id = self.snapshot_count;
         self.snapshot_count += 1;
-        let group: Vec<(u32, u32)> = clocks.iter().map(|c| key(seq, c.id)).collect();
+        let group: Vec<ClockKey> = clocks.iter().map(|c| key(seq, c.id)).collect();
         let mut stamps = Vec::with_capacity(clocks.len());
         for (c, &k) in clocks.iter().zip(&group) {
             let d = self.domains.entry(k).or_default();
@@ -202,7 +204,7 @@ impl ClockSync {
 
     /// `ts` of clock `from` in clock `to` through the snapshot holding both
     /// whose `from` time is the latest not after `ts` (else the first).
-    fn convert(&self, from: (u32, u32), to: (u32, u32), ts: i64) -> Option<i64> {
+    fn convert(&self, from: ClockKey, to: ClockKey, ts: i64) -> Option<i64> {
         let ts = ts.wrapping_mul(self.domains.get(&from).map_or(1, |d| d.unit_ns));
         let mut pairs = self.pairs.borrow_mut();
         let pairs = pairs.entry((from, to)).or_default();
@@ -226,18 +228,12 @@ struct Pairs {
 }
 
 impl Pairs {
-    fn extend_from(
-        &mut self,
-        snapshots: &[Vec<((u32, u32), i64)>],
-        from: (u32, u32),
-        to: (u32, u32),
-    ) {
+    fn extend_from(&mut self, snapshots: &[Vec<(ClockKey, i64)>], from: ClockKey, to: ClockKey) {
         if self.read == 0 {
             self.sorted = true;
         }
-        let find = |s: &[((u32, u32), i64)], k: (u32, u32)| {
-            s.iter().find(|(c, _)| *c == k).map(|&(_, t)| t)
-        };
+        let find =
+            |s: &[(ClockKey, i64)], k: ClockKey| s.iter().find(|(c, _)| *c == k).map(|&(_, t)| t);
         for s in &snapshots[self.read..] {
             if let (Some(src), Some(dst)) = (find(s, from), find(s, to)) {
                 self.sorted &= self.times.last().map_or(true, |&(last, _)| src >= last);

@@ -1036,6 +1036,38 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.push_packet(ts, data);
                 Ok(())
             }
+            Some(118) => {
+                // GenericKernelCpuFrequencyEvent (int32 cpu, int64 freq_hz)
+                let (mut cpu, mut hz) = (0i64, 0i64);
+                for p in &parts {
+                    for f in Fields::new(p) {
+                        match f? {
+                            (1, Value::Varint(x)) => cpu = i32v(x),
+                            (2, Value::Varint(x)) => hz = x as i64,
+                            _ => {}
+                        }
+                    }
+                }
+                let data = PacketData::GenericCpuFrequency { cpu, hz };
+                self.sink.push_packet(ts, data);
+                Ok(())
+            }
+            Some(129) => {
+                // GenericGpuFrequencyEvent (uint32 gpu_id, uint32 frequency_khz)
+                let (mut gpu, mut khz) = (0u32, 0u32);
+                for p in &parts {
+                    for f in Fields::new(p) {
+                        match f? {
+                            (1, Value::Varint(x)) => gpu = x as u32,
+                            (2, Value::Varint(x)) => khz = x as u32,
+                            _ => {}
+                        }
+                    }
+                }
+                let data = PacketData::GenericGpuFrequency { gpu, khz };
+                self.sink.push_packet(ts, data);
+                Ok(())
+            }
             Some(70) => {
                 let mut state = 0;
                 for p in &parts {

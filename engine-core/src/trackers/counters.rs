@@ -83,6 +83,13 @@ pub fn cpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
 }
 
+/// GenericKernelCpuFrequencyEvent: the same cpufreq counter as ftrace's
+/// cpu_frequency, in kHz (GenericKernelParser::ParseGenericCpuFrequencyEvent).
+pub fn generic_cpu_frequency(c: &mut Ctx, ts: i64, cpu: i64, hz: i64) {
+    let t = cpu_freq_track(c, cpu);
+    counter_num(c, ts, t, hz as f64 / 1000.0);
+}
+
 /// cpu_frequency_limits: the cpu's max then min limit; from protobuf both,
 /// an absent one 0 (ParseCpuFrequencyLimits), from systrace text those the
 /// line has (its line parser's).
@@ -239,6 +246,13 @@ fn gpu_freq_track(c: &mut Ctx, gpu: i64) -> u32 {
 pub fn gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let t = gpu_freq_track(c, e.int("gpu_id").unwrap_or(0) as i64);
     counter_num(c, ts, t, e.num("state").unwrap_or(0.0));
+}
+
+/// GenericGpuFrequencyEvent: the gpu's frequency track, as ftrace's
+/// gpu_frequency (GenericKernelParser::ParseGenericGpuFrequencyEvent).
+pub fn generic_gpu_frequency(c: &mut Ctx, ts: i64, gpu: u32, khz: u32) {
+    let t = gpu_freq_track(c, gpu as i64);
+    counter_num(c, ts, t, khz as f64);
 }
 
 /// dcvsh_freq (FtraceParser::ParseCpuFreqThrottle): a cpu's frequency
