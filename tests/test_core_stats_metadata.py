@@ -282,3 +282,41 @@ def test_cpu_rows_args_packages_triggers_and_attributes(tmp_path):
             "trace_attribute.runs": 3}
     finally:
         eng.close()
+
+
+def _config_and_range_trace() -> bytes:
+    """A trace config whose statsd metadata names the subscription that
+    triggered it, a TrackEventRangeOfInterest starting at 1234 us and one
+    without a start."""
+    t = pb.Trace()
+    cfg = t.packet.add(trusted_packet_sequence_id=1).trace_config
+    cfg.buffers.add(size_kb=1024)
+    cfg.statsd_metadata.triggering_subscription_id = 42
+    for ts, start_us in [(2_000, 1234), (3_000, None)]:
+        roi = t.packet.add(timestamp=ts, trusted_packet_sequence_id=1).track_event_range_of_interest
+        if start_us is None:
+            roi.SetInParent()
+        else:
+            roi.start_us = start_us
+    return t.SerializeToString()
+
+
+RANGE_AND_SUBSCRIPTION = (
+    "SELECT name, int_value FROM metadata WHERE name IN "
+    "('statsd_triggering_subscription_id', 'range_of_interest_start_us') ORDER BY name")
+
+
+def test_statsd_subscription_and_range_of_interest(tmp_path):
+    eng = _open(tmp_path, _config_and_range_trace())
+    assert eng.query(RANGE_AND_SUBSCRIPTION).rows() == [
+        ("range_of_interest_start_us", 1234), ("statsd_triggering_subscription_id", 42)]
+    assert _stat(eng, "track_event_range_of_interest_missing_start_us") == [1]
+
+
+@pytest.mark.tp
+def test_statsd_subscription_and_range_of_interest_as_trace_processor(tp_diffs, tp_rows, tmp_path):
+    differ, _ = tp_diffs(_config_and_range_trace())
+    assert differ == {}
+    eng = _open(tmp_path, _config_and_range_trace())
+    assert eng.query(RANGE_AND_SUBSCRIPTION).rows() == tp_rows(_config_and_range_trace(),
+                                                                RANGE_AND_SUBSCRIPTION)

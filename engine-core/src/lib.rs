@@ -454,9 +454,11 @@ fn file_metadata(sink: &mut events::Sink, file: &[u8], kind: &str, payload_size:
         .map(|c| decoder::proto::config_identity(c));
     let mut config_uuid = None;
     let mut session_name = None;
-    for (uuid, name) in configs {
-        config_uuid = config_uuid.or(uuid);
-        session_name = name.or(session_name);
+    let mut statsd_subscription = None;
+    for c in configs {
+        config_uuid = config_uuid.or(c.uuid);
+        session_name = c.session_name.or(session_name);
+        statsd_subscription = c.statsd_subscription.or(statsd_subscription);
     }
     let uuid = sink
         .recorded_uuid
@@ -470,6 +472,9 @@ fn file_metadata(sink: &mut events::Sink, file: &[u8], kind: &str, payload_size:
     );
     if let Some(name) = session_name {
         md.set_str("unique_session_name", name);
+    }
+    if let Some(id) = statsd_subscription {
+        md.set_int("statsd_triggering_subscription_id", id);
     }
     md.set_str("trace_type", kind);
     if kind == "systrace" {

@@ -1036,6 +1036,27 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.push_packet(ts, data);
                 Ok(())
             }
+            Some(90) => {
+                // TrackEventRangeOfInterest: its start as metadata (the
+                // events before it stay: trace_processor drops them only
+                // when configured to)
+                let mut start = None;
+                for p in &parts {
+                    for f in Fields::new(p) {
+                        if let (1, Value::Varint(x)) = f? {
+                            start = Some(x as i64);
+                        }
+                    }
+                }
+                match start {
+                    Some(us) => self.sink.metadata.set_int("range_of_interest_start_us", us),
+                    None => {
+                        let stat = "track_event_range_of_interest_missing_start_us";
+                        self.sink.tokenizer_log(stat, self.offset, Vec::new());
+                    }
+                }
+                Ok(())
+            }
             Some(118) => {
                 // GenericKernelCpuFrequencyEvent (int32 cpu, int64 freq_hz)
                 let (mut cpu, mut hz) = (0i64, 0i64);
@@ -3064,19 +3085,41 @@ impl<'s> ProtoDecoder<'s> {
 
 /// A TraceConfig's identity as trace_processor records it: its non-zero
 /// (trace_uuid_msb, trace_uuid_lsb) and its unique_session_name.
-pub fn config_identity(cfg: &[u8]) -> (Option<(i64, i64)>, Option<String>) {
-    let (mut msb, mut lsb, mut name) = (0i64, 0i64, None);
+pub fn config_identity(cfg: &[u8]) -> ConfigIdentity {
+    let (mut msb, mut lsb, mut name, mut subscription) = (0i64, 0i64, None, None);
     for f in Fields::new(cfg) {
         match f {
             Ok((27, Value::Varint(x))) => msb = x as i64,
             Ok((28, Value::Varint(x))) => lsb = x as i64,
             Ok((22, Value::Bytes(s))) => name = Some(text(s)),
+            // StatsdMetadata.triggering_subscription_id (AndroidProbesParser)
+            Ok((7, Value::Bytes(statsd))) => {
+                for g in Fields::new(statsd) {
+                    match g {
+                        Ok((4, Value::Varint(x))) => subscription = Some(x as i64),
+                        Ok(_) => {}
+                        Err(_) => break,
+                    }
+                }
+            }
             Ok(_) => {}
             Err(_) => break,
         }
     }
-    let uuid = (msb != 0 || lsb != 0).then_some((msb, lsb));
-    (uuid, name)
+    ConfigIdentity {
+        uuid: (msb != 0 || lsb != 0).then_some((msb, lsb)),
+        session_name: name,
+        statsd_subscription: subscription,
+    }
+}
+
+/// What a TraceConfig says about the trace (`config_identity`).
+pub struct ConfigIdentity {
+    /// trace_uuid_msb / _lsb, when not both 0
+    pub uuid: Option<(i64, i64)>,
+    pub session_name: Option<String>,
+    /// statsd_metadata.triggering_subscription_id
+    pub statsd_subscription: Option<i64>,
 }
 
 /// The stats trace_processor derives from the trace config (ProtoTraceReader):
