@@ -46,11 +46,19 @@ pub(super) fn i32v(v: u64) -> i64 {
 /// The varint fields 1..=N of a small message (absent: 0), as its
 /// decoder reads them (the last occurrence wins).
 fn varint_fields<const N: usize>(b: &[u8]) -> R<[u64; N]> {
+    merged_varints(&[b])
+}
+
+/// `varint_fields` of a message given in parts (merged: a later part's
+/// value of a field replaces an earlier one's).
+fn merged_varints<const N: usize>(parts: &[&[u8]]) -> R<[u64; N]> {
     let mut out = [0u64; N];
-    for f in Fields::new(b) {
-        if let (n @ 1.., Value::Varint(x)) = f? {
-            if let Some(slot) = out.get_mut(n as usize - 1) {
-                *slot = x;
+    for p in parts {
+        for f in Fields::new(p) {
+            if let (n @ 1.., Value::Varint(x)) = f? {
+                if let Some(slot) = out.get_mut(n as usize - 1) {
+                    *slot = x;
+                }
             }
         }
     }
@@ -1059,34 +1067,18 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(118) => {
                 // GenericKernelCpuFrequencyEvent (int32 cpu, int64 freq_hz)
-                let (mut cpu, mut hz) = (0i64, 0i64);
-                for p in &parts {
-                    for f in Fields::new(p) {
-                        match f? {
-                            (1, Value::Varint(x)) => cpu = i32v(x),
-                            (2, Value::Varint(x)) => hz = x as i64,
-                            _ => {}
-                        }
-                    }
-                }
-                let data = PacketData::GenericCpuFrequency { cpu, hz };
-                self.sink.push_packet(ts, data);
+                let [cpu, hz] = merged_varints(&parts)?;
+                let (cpu, hz) = (i32v(cpu), hz as i64);
+                self.sink
+                    .push_packet(ts, PacketData::GenericCpuFrequency { cpu, hz });
                 Ok(())
             }
             Some(129) => {
                 // GenericGpuFrequencyEvent (uint32 gpu_id, uint32 frequency_khz)
-                let (mut gpu, mut khz) = (0u32, 0u32);
-                for p in &parts {
-                    for f in Fields::new(p) {
-                        match f? {
-                            (1, Value::Varint(x)) => gpu = x as u32,
-                            (2, Value::Varint(x)) => khz = x as u32,
-                            _ => {}
-                        }
-                    }
-                }
-                let data = PacketData::GenericGpuFrequency { gpu, khz };
-                self.sink.push_packet(ts, data);
+                let [gpu, khz] = merged_varints(&parts)?;
+                let (gpu, khz) = (gpu as u32, khz as u32);
+                self.sink
+                    .push_packet(ts, PacketData::GenericGpuFrequency { gpu, khz });
                 Ok(())
             }
             Some(70) => {
