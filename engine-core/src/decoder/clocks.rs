@@ -264,3 +264,32 @@ impl Pairs {
         Some(best.unwrap_or(first))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Pairs;
+
+    /// The pair of the latest `from` time not after a timestamp (a tie:
+    /// the later snapshot), else the first pair; the same whether the
+    /// times grow (binary search) or not (scan).
+    #[test]
+    fn pairs_pick_the_latest_snapshot_not_after() {
+        let sorted = Pairs {
+            read: 3,
+            times: vec![(100, 1), (200, 2), (200, 3), (300, 4)],
+            sorted: true,
+        };
+        let unsorted = Pairs {
+            sorted: false,
+            times: vec![(200, 2), (100, 1), (300, 4), (200, 3)],
+            ..Pairs::default()
+        };
+        for pairs in [&sorted, &unsorted] {
+            assert_eq!(pairs.at(50), Some(pairs.times[0]));
+            assert_eq!(pairs.at(150), Some((100, 1)));
+            assert_eq!(pairs.at(250), Some((200, 3)));
+            assert_eq!(pairs.at(1000), Some((300, 4)));
+        }
+        assert_eq!(Pairs::default().at(0), None);
+    }
+}
