@@ -120,6 +120,22 @@ def _ftrace_clock_trace() -> bytes:
     return trace.SerializeToString()
 
 
+def _monotonic_trace() -> bytes:
+    """A trace whose clock is MONOTONIC (primary_trace_clock), BOOTTIME 1000
+    = MONOTONIC 500: ftrace, always BOOTTIME, moves 500 earlier."""
+    trace = pb.Trace()
+    snap = trace.packet.add(trusted_packet_sequence_id=1).clock_snapshot
+    snap.primary_trace_clock = 3
+    for clock, ts in [(6, 1000), (3, 500)]:
+        snap.clocks.add(clock_id=clock, timestamp=ts)
+    bundle = trace.packet.add(trusted_packet_sequence_id=1).ftrace_events
+    bundle.cpu = 0
+    for ts, prev, nxt in [(2000, 0, 10), (3000, 10, 0)]:
+        sw = bundle.event.add(timestamp=ts, pid=prev).sched_switch
+        sw.prev_pid, sw.prev_comm, sw.next_pid, sw.next_comm = prev, "p", nxt, "n"
+    return trace.SerializeToString()
+
+
 def _ftrace_only_trace() -> bytes:
     trace = pb.Trace()
     bundle = trace.packet.add(trusted_packet_sequence_id=1).ftrace_events
@@ -198,13 +214,19 @@ def test_ftrace_in_another_clock_converts_through_its_bundles_pairs(load):
         (200000, 64, 50, 3), (200000, 6, 200000, 3)]
 
 
+def test_boottime_ftrace_in_a_monotonic_trace_is_converted(load):
+    eng = load(_monotonic_trace())
+    assert eng.query("SELECT ts, dur FROM sched").rows() == [(1500, 1000), (2500, -1)]
+
+
 @pytest.mark.tp
 @pytest.mark.parametrize("trace", [_snapshot_trace, _rejected_snapshots_trace, _ftrace_clock_trace,
+                                   _monotonic_trace,
                                    _ftrace_only_trace, _plain_timestamp_trace])
 def test_same_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
     assert "clock_snapshot" in compared
     assert "clock_snapshot" not in differ
-    if trace in (_rejected_snapshots_trace, _ftrace_clock_trace):
+    if trace in (_rejected_snapshots_trace, _ftrace_clock_trace, _monotonic_trace):
         assert differ == {}
     assert load(trace()).query(FUNCTIONS).rows() == tp_rows(trace(), FUNCTIONS)

@@ -1491,7 +1491,9 @@ impl<'s> ProtoDecoder<'s> {
     }
 
     /// FtraceTokenizer::HandleFtraceClockSnapshot: the clock of a bundle's
-    /// event times, None for BOOTTIME (MONOTONIC_RAW, or for the per-cpu
+    /// event times when they need converting (None: BOOTTIME in a trace
+    /// whose time is BOOTTIME, or not chosen yet by a ClockSnapshot, when
+    /// BOOTTIME is bridged to it as it is; MONOTONIC_RAW; for the per-cpu
     /// "global" / "local" clocks a sequence-scoped clock, 64), and the
     /// bundle's (ftrace_timestamp, boot_timestamp) pair added as a clock
     /// snapshot relating it to BOOTTIME (unless the last such snapshot had
@@ -1505,7 +1507,11 @@ impl<'s> ProtoDecoder<'s> {
         const MONOTONIC_RAW: u32 = 5;
         const BOOTTIME: u32 = 6;
         let clock = match ftrace_clock {
-            0 => return Ok(None),
+            0 => {
+                let trace_clock = self.sink.metadata.get_int("trace_time_clock_id");
+                let other = trace_clock.filter(|&c| c != BOOTTIME as i64);
+                return Ok(other.map(|_| BOOTTIME));
+            }
             4 => MONOTONIC_RAW,
             2 | 3 => 64,
             _ => return Err(WireError),
