@@ -120,20 +120,41 @@ def _ftrace_clock_trace() -> bytes:
     return trace.SerializeToString()
 
 
-def _monotonic_trace() -> bytes:
-    """A trace whose clock is MONOTONIC (primary_trace_clock), BOOTTIME 1000
-    = MONOTONIC 500: ftrace, always BOOTTIME, moves 500 earlier."""
+def _monotonic_trace(snapshot_first: bool = True) -> bytes:
+    """A snapshot choosing MONOTONIC (primary_trace_clock), BOOTTIME 1000 =
+    MONOTONIC 500, and ftrace (always BOOTTIME) at 2000 and 3000; then a
+    battery counter at 4000 in no clock of its own.
+
+    Snapshot first, MONOTONIC is the trace's clock: ftrace moves 500
+    earlier. Snapshot after the ftrace (`_late_snapshot_trace`): ftrace's
+    times were converted already (to the file's own clock, bridged to
+    BOOTTIME as it is), so the trace's clock stays; the snapshot still
+    makes MONOTONIC the clock of packets naming none: the counter's
+    MONOTONIC 4000 is BOOTTIME 4500."""
     trace = pb.Trace()
-    snap = trace.packet.add(trusted_packet_sequence_id=1).clock_snapshot
-    snap.primary_trace_clock = 3
-    for clock, ts in [(6, 1000), (3, 500)]:
-        snap.clocks.add(clock_id=clock, timestamp=ts)
+
+    def snapshot():
+        snap = trace.packet.add(trusted_packet_sequence_id=1).clock_snapshot
+        snap.primary_trace_clock = 3
+        for clock, ts in [(6, 1000), (3, 500)]:
+            snap.clocks.add(clock_id=clock, timestamp=ts)
+
+    if snapshot_first:
+        snapshot()
     bundle = trace.packet.add(trusted_packet_sequence_id=1).ftrace_events
     bundle.cpu = 0
     for ts, prev, nxt in [(2000, 0, 10), (3000, 10, 0)]:
         sw = bundle.event.add(timestamp=ts, pid=prev).sched_switch
         sw.prev_pid, sw.prev_comm, sw.next_pid, sw.next_comm = prev, "p", nxt, "n"
+    if not snapshot_first:
+        snapshot()
+    p = trace.packet.add(timestamp=4000, trusted_packet_sequence_id=1)
+    p.battery.charge_counter_uah = 5
     return trace.SerializeToString()
+
+
+def _late_snapshot_trace() -> bytes:
+    return _monotonic_trace(snapshot_first=False)
 
 
 def _ftrace_only_trace() -> bytes:
@@ -217,16 +238,29 @@ def test_ftrace_in_another_clock_converts_through_its_bundles_pairs(load):
 def test_boottime_ftrace_in_a_monotonic_trace_is_converted(load):
     eng = load(_monotonic_trace())
     assert eng.query("SELECT ts, dur FROM sched").rows() == [(1500, 1000), (2500, -1)]
+    assert eng.query("SELECT ts FROM counter").rows() == [(4000,)]
+
+
+def test_a_snapshot_after_converted_times_sets_only_the_packets_clock(load):
+    eng = load(_late_snapshot_trace())
+    assert eng.query("SELECT ts, dur FROM sched").rows() == [(2000, 1000), (3000, -1)]
+    assert eng.query("SELECT ts FROM counter").rows() == [(4500,)]
+    assert eng.query("SELECT count(*) FROM metadata "
+                     "WHERE name = 'trace_time_clock_id'").rows() == [(0,)]
+    assert eng.query("SELECT ts, clock_id, clock_value, snapshot_id "
+                     "FROM clock_snapshot").rows() == [
+        (0, 6, 0, 0), (0, 11, 0, 0), (1000, 6, 1000, 1), (1000, 3, 500, 1)]
 
 
 @pytest.mark.tp
 @pytest.mark.parametrize("trace", [_snapshot_trace, _rejected_snapshots_trace, _ftrace_clock_trace,
-                                   _monotonic_trace,
+                                   _monotonic_trace, _late_snapshot_trace,
                                    _ftrace_only_trace, _plain_timestamp_trace])
 def test_same_as_trace_processor(tp_diffs, tp_rows, load, trace):
     differ, compared = tp_diffs(trace())
     assert "clock_snapshot" in compared
     assert "clock_snapshot" not in differ
-    if trace in (_rejected_snapshots_trace, _ftrace_clock_trace, _monotonic_trace):
+    if trace in (_rejected_snapshots_trace, _ftrace_clock_trace, _monotonic_trace,
+                 _late_snapshot_trace):
         assert differ == {}
     assert load(trace()).query(FUNCTIONS).rows() == tp_rows(trace(), FUNCTIONS)

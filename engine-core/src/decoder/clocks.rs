@@ -155,6 +155,12 @@ impl ClockSync {
         self.convert(key(seq, clock), key(seq, trace_clock), ts)
     }
 
+    /// A time was converted elsewhere (BOOTTIME ftrace in a BOOTTIME trace,
+    /// kept as it is): as any conversion, the trace's clock is now fixed.
+    pub fn mark_used(&mut self) {
+        self.use_();
+    }
+
     fn use_(&mut self) {
         if !self.used {
             self.used = true;

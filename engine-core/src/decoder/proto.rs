@@ -236,6 +236,11 @@ pub struct ProtoDecoder<'s> {
     gpu_counters: super::gpu_counters::GpuCounters,
     /// Every packet was read: the deferred ones are being retried.
     eof: bool,
+    /// The clock of packet times that name none (nor does their
+    /// sequence's defaults): the last ClockSnapshot's choice, even once the
+    /// trace's clock can no longer change (ClockTracker's
+    /// trace_default_clock_); None before any.
+    trace_default_clock: Option<u32>,
     /// The ftrace_timestamp of the last ftrace clock snapshot added (a
     /// bundle repeating it adds none: FtraceTokenizer's
     /// latest_ftrace_clock_snapshot_ts_).
@@ -403,6 +408,7 @@ impl<'s> ProtoDecoder<'s> {
             deferred: Vec::new(),
             eof: false,
             latest_ftrace_clock_snapshot: None,
+            trace_default_clock: None,
             kernel_wakelocks: Default::default(),
             gpu_counters: Default::default(),
             remote_fork_clocks: HashMap::default(),
@@ -773,9 +779,15 @@ impl<'s> ProtoDecoder<'s> {
                     .add("trace_packet_defaults_missing_sequence_id", 1, None);
             }
         }
-        // a timestamp without its own clock is in the sequence's default one
+        // a timestamp without its own clock is in the sequence's default
+        // one, else in the trace's (not for the packets trace_processor
+        // reads before it converts times: ClockSnapshot, RemoteClockSync,
+        // service events, extension descriptors)
         if ts.is_some() && clock.is_none() {
             clock = self.track_events.default_clock(self.seq_id);
+            if !matches!(data.field, Some(6 | 107 | 69 | 72)) {
+                clock = clock.or(self.trace_default_clock);
+            }
         }
         // (a packet skipped for its sequence's state converts nothing)
         let converts = ts.is_some() && clock.is_some();
@@ -844,6 +856,8 @@ impl<'s> ProtoDecoder<'s> {
                     self.ftrace_bundle(0, p)?;
                 }
                 if self.sink.order.len() > events_before {
+                    // (each event's time went through the clock tracker)
+                    self.clocks.mark_used();
                     self.sink.clock_converted();
                 }
                 Ok(())
@@ -2508,8 +2522,12 @@ impl<'s> ProtoDecoder<'s> {
         } else {
             None
         };
-        // SetGlobalClock: each snapshot sets the trace's clock until a
-        // timestamp was converted, before the snapshot is added
+        // SetTraceDefaultClock, and SetGlobalClock: each snapshot sets the
+        // trace's clock until a timestamp was converted, before the
+        // snapshot is added
+        if let Some(c) = clock {
+            self.trace_default_clock = Some(c as u32);
+        }
         let md = &mut self.sink.metadata;
         if let (Some(c), false) = (clock, self.clocks.used()) {
             md.set_int("trace_time_clock_id", c);
