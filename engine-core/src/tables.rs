@@ -1353,16 +1353,18 @@ pub fn fill<'v>(
                 let host_clock = |c: &&crate::events::SnapshotClock, id| {
                     c.machine == 0 && c.clock_id as i64 == id
                 };
-                let remote = clocks.iter().any(|c| c.machine != 0);
-                let at = clocks.iter().find(|c| host_clock(c, trace_clock));
-                let at = at.or_else(|| clocks.iter().find(|c| remote && host_clock(c, 11)));
                 let at = match sink.snapshot_trace_ts.get(&snapshot_id) {
                     // a ClockSnapshot packet: the trace's clock then (in ns)
                     Some(&ts) => ts,
-                    None => match at {
-                        Some(at) => at.timestamp.wrapping_mul(at.unit_multiplier_ns),
-                        None => continue,
-                    },
+                    None => {
+                        let remote = clocks.iter().any(|c| c.machine != 0);
+                        let at = clocks.iter().find(|c| host_clock(c, trace_clock));
+                        let at = at.or_else(|| clocks.iter().find(|c| remote && host_clock(c, 11)));
+                        match at {
+                            Some(at) => at.timestamp.wrapping_mul(at.unit_multiplier_ns),
+                            None => continue,
+                        }
+                    }
                 };
                 for c in clocks {
                     ins.row(&[

@@ -1096,15 +1096,8 @@ impl<'s> ProtoDecoder<'s> {
                 Ok(())
             }
             Some(70) => {
-                let mut state = 0;
-                for p in &parts {
-                    for f in Fields::new(p) {
-                        if let (1, Value::Varint(x)) = f? {
-                            state = i32v(x);
-                        }
-                    }
-                }
-                let data = PacketData::InitialDisplayState(state);
+                let [state] = merged_varints(&parts)?;
+                let data = PacketData::InitialDisplayState(i32v(state));
                 self.sink.push_packet(ts, data);
                 Ok(())
             }
@@ -1491,7 +1484,7 @@ impl<'s> ProtoDecoder<'s> {
         if lost {
             sink.stats.set("ftrace_cpu_has_data_loss", 1, Some(cpu));
         }
-        let marked = self.mark();
+        let (order_before, max_ts_before) = (self.sink.order.len(), self.max_ts);
         if let Some(parts) = compact {
             self.compact(cpu, &parts)?;
         }
@@ -1499,7 +1492,7 @@ impl<'s> ProtoDecoder<'s> {
             self.ftrace_event(cpu, e)?;
         }
         if let Some(clock) = clock {
-            self.bundle_to_trace_time(marked, clock);
+            self.bundle_to_trace_time(order_before, max_ts_before, clock);
         }
         Ok(())
     }
@@ -1521,11 +1514,7 @@ impl<'s> ProtoDecoder<'s> {
         const MONOTONIC_RAW: u32 = 5;
         const BOOTTIME: u32 = 6;
         let clock = match ftrace_clock {
-            0 => {
-                let trace_clock = self.sink.metadata.get_int("trace_time_clock_id");
-                let other = trace_clock.filter(|&c| c != BOOTTIME as i64);
-                return Ok(other.map(|_| BOOTTIME));
-            }
+            0 => return Ok((self.trace_clock() != BOOTTIME).then_some(BOOTTIME)),
             4 => MONOTONIC_RAW,
             2 | 3 => 64,
             _ => return Err(WireError),
@@ -1573,16 +1562,15 @@ impl<'s> ProtoDecoder<'s> {
         Ok(Some(clock))
     }
 
-    /// The events a bundle added since `marked` (`mark`), their times read
-    /// in `clock`, moved to the trace's time one by one; an event no
-    /// snapshot converts is dropped (its conversion error counted, as
-    /// ToTraceTime counts it).
-    fn bundle_to_trace_time(&mut self, marked: [usize; 10], clock: u32) {
+    /// The events a bundle added (from `order_before` in the sink's order),
+    /// their times read in `clock`, moved to the trace's time one by one;
+    /// an event no snapshot converts is dropped (its conversion error
+    /// counted, as ToTraceTime counts it). The latest time so far is then
+    /// the converted ones' (`max_ts_before` the one before the bundle).
+    fn bundle_to_trace_time(&mut self, order_before: usize, max_ts_before: i64, clock: u32) {
         let trace_clock = self.trace_clock();
-        let [order, ..] = marked;
-        let max_before = marked[7] as i64;
-        let bundle = self.sink.order.split_off(order);
-        let mut max_ts = max_before;
+        let bundle = self.sink.order.split_off(order_before);
+        let mut max_ts = max_ts_before;
         let mut negative = 0;
         for (raw, r) in bundle {
             let Some(ts) = self
@@ -2532,7 +2520,7 @@ impl<'s> ProtoDecoder<'s> {
         if let (Some(c), false) = (clock, self.clocks.used()) {
             md.set_int("trace_time_clock_id", c);
         }
-        let trace_clock = md.get_int("trace_time_clock_id").unwrap_or(BOOTTIME) as u32;
+        let trace_clock = self.trace_clock();
         // (a rejected snapshot still takes a snapshot id: an empty one here)
         if !self.clocks.snapshot(self.seq_id, &clocks, trace_clock) {
             self.sink.stats.add("invalid_clock_snapshots", 1, None);
@@ -3099,8 +3087,8 @@ impl<'s> ProtoDecoder<'s> {
     }
 }
 
-/// A TraceConfig's identity as trace_processor records it: its non-zero
-/// (trace_uuid_msb, trace_uuid_lsb) and its unique_session_name.
+/// What trace_processor records of a TraceConfig as the trace's metadata
+/// (`ConfigIdentity`).
 pub fn config_identity(cfg: &[u8]) -> ConfigIdentity {
     let (mut msb, mut lsb, mut name, mut subscription) = (0i64, 0i64, None, None);
     for f in Fields::new(cfg) {
