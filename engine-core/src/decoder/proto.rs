@@ -1206,11 +1206,11 @@ impl<'s> ProtoDecoder<'s> {
     ) -> R<()> {
         // the trace's default clock when the machine's first packet came
         // (a remote reader inherits its parent's at its fork)
-        let md = &self.sink.metadata;
+        let default_clock = self.trace_default_clock;
         let inherited = *self
             .remote_fork_clocks
             .entry(machine)
-            .or_insert_with(|| md.get_int("trace_time_clock_id").map(|c| c as u32));
+            .or_insert(default_clock);
         let clock = clock.or(inherited);
         let parts = data.parts().to_vec();
         match data.field {
