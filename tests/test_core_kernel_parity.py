@@ -80,6 +80,20 @@ MISC = [(0, 100, 10, "cpu_frequency_limits", {"cpu_id": 3, "max_freq": 4}),   # 
         (0, 170, 12, "param_set_value_cpm", {"body": "cpm", "value": 1, "timestamp": -1}),
         (0, 180, 12, "task_newtask", {"pid": -3, "comm": "t", "clone_flags": 0})]
 
+# (the tenth session's finds, `packet_fuzz.py --ftrace-events ... --extreme`)
+PIDS_AND_KEYS = [
+    (0, 100, 10, "task_rename", {"pid": -1, "newcomm": "renamed", "oldcomm": "x"}),
+    (0, 110, 10, "mark_victim", {"pid": -4}),
+    (0, 120, 10, "sched_blocked_reason", {"pid": -5, "io_wait": 1}),
+    # a kernel atrace counter (flag 4) of tgid -6: a counter of that process,
+    # made with its main thread
+    (0, 130, 10, "zero", {"flag": 4, "name": "level", "pid": -6, "value": 3}),
+    # a field named twice: one arg, at its first place, with the last value
+    (0, 140, 10, "generic", {"event_name": "twice", "field": [
+        pb.GenericFtraceEvent.Field(name="k", int_value=1),
+        pb.GenericFtraceEvent.Field(name="j", str_value="s"),
+        pb.GenericFtraceEvent.Field(name="k", int_value=2)]})]
+
 SLICES = ("SELECT s.ts, s.dur, s.name, s.category, t.name AS track FROM slice s "
           "JOIN track t ON t.id = s.track_id ORDER BY s.ts")
 
@@ -145,9 +159,25 @@ def test_limits_kprobes_task_states_and_pids(load_embedded) -> None:
                      ).item() == 1  # its raw row, at the event's time
 
 
+def test_int32_pids_and_repeated_keys(load_embedded) -> None:
+    eng = load_embedded(_trace(PIDS_AND_KEYS))
+    threads = eng.query("SELECT tid, name FROM thread WHERE tid > 100 ORDER BY tid").rows()
+    assert threads == [(U32 - 6, None), (U32 - 5, None), (U32 - 4, None), (U32 - 1, "renamed")]
+    assert eng.query("SELECT ts, name FROM slice").rows() == [(110, "mem.oom_kill")]
+    assert eng.query("SELECT utid FROM thread_track t JOIN slice s ON s.track_id = t.id"
+                     ).item() == eng.query(f"SELECT utid FROM thread WHERE tid = {U32 - 4}").item()
+    counter = eng.query("SELECT p.pid, t.name, c.value FROM counter c "
+                        "JOIN process_counter_track t ON t.id = c.track_id "
+                        "JOIN process p USING (upid)").rows()
+    assert counter == [(U32 - 6, "level", 3.0)]
+    raw = eng.query("SELECT a.key, a.display_value FROM ftrace_event f JOIN args a "
+                    "USING (arg_set_id) WHERE f.name = 'twice' ORDER BY a.id").rows()
+    assert raw == [("k", "2"), ("j", "s")]
+
+
 @pytest.mark.tp
-@pytest.mark.parametrize("events", [PKVM, SYSCALLS, ION, MISC],
-                         ids=["pkvm", "syscalls", "ion", "misc"])
+@pytest.mark.parametrize("events", [PKVM, SYSCALLS, ION, MISC, PIDS_AND_KEYS],
+                         ids=["pkvm", "syscalls", "ion", "misc", "pids_and_keys"])
 def test_kernel_parity_tables_equal_trace_processor(tp_diffs, events) -> None:
     diffs, compared = tp_diffs(_trace(events))
     assert {"slice", "track", "args", "ftrace_event"} <= compared

@@ -55,15 +55,22 @@ from make_fixtures import f_bytes, f_varint, varint  # noqa: E402
 
 WORDS = ["a", "cpu", "com.app", "Normal", "x", "wlan0", "surfaceflinger"]
 FTRACE_KINDS = [f for f in pb.FtraceEvent.DESCRIPTOR.fields if f.message_type is not None]
+# `--ftrace-events`: the kinds `gen_ftrace` draws from instead of every kind
+FTRACE_ONLY: list = []
 INTS = {FD.TYPE_INT32, FD.TYPE_SINT32, FD.TYPE_SFIXED32, FD.TYPE_INT64, FD.TYPE_SINT64,
         FD.TYPE_SFIXED64}
 UINTS = {FD.TYPE_UINT32, FD.TYPE_FIXED32, FD.TYPE_UINT64, FD.TYPE_FIXED64}
 
 
+# how often an integer is an extreme one (-1, 2**31 - 1, 2**40, 2**32 - 1);
+# `--extreme` raises it to aim at the importers' integer casts
+EXTREME = 0.1
+
+
 def value(f, rng: random.Random):
     """A random value of scalar field `f` (None: a type left out). A cpu
     stays small: trace_processor aborts on a cpu past its 4096 per machine."""
-    extreme = rng.random() < 0.1 and "cpu" not in f.name
+    extreme = rng.random() < EXTREME and "cpu" not in f.name
     if f.type == FD.TYPE_ENUM:
         return rng.choice(f.enum_type.values).number
     if f.type == FD.TYPE_STRING:
@@ -118,7 +125,7 @@ def _trace_with_system_info() -> pb.Trace:
 
 def gen_ftrace(rng: random.Random, kinds: int = 4, events: int = 30) -> bytes:
     """Three bundles (cpus 0-1) of `events` events of `kinds` random kinds."""
-    chosen = rng.sample(FTRACE_KINDS, kinds)
+    chosen = rng.sample(FTRACE_ONLY or FTRACE_KINDS, min(kinds, len(FTRACE_ONLY or FTRACE_KINDS)))
     t = _trace_with_system_info()
     ts = 1000
     for _ in range(3):
@@ -486,9 +493,20 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--kind", default="ftrace",
                     help="ftrace, or a TracePacket field (sys_stats, process_stats, ...)")
+    ap.add_argument("--ftrace-events", default="",
+                    help="--kind ftrace: comma-separated FtraceEvent kinds to draw from")
+    ap.add_argument("--extreme", type=float, default=EXTREME,
+                    help="probability of an extreme integer value (default %(default)s)")
     import compare_tp
 
-    return compare_tp.generator_main(ap, lambda a: lambda seed: generate(a.kind, seed))
+    def make(a):
+        global EXTREME
+        EXTREME = a.extreme
+        by_name = pb.FtraceEvent.DESCRIPTOR.fields_by_name
+        FTRACE_ONLY[:] = [by_name[k] for k in a.ftrace_events.split(",") if k]
+        return lambda seed: generate(a.kind, seed)
+
+    return compare_tp.generator_main(ap, make)
 
 
 if __name__ == "__main__":

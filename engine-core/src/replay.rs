@@ -824,8 +824,9 @@ fn ftrace_event(
         }
         "task_rename" => {
             let name: Name = Some(Rc::from(e.str("newcomm").unwrap_or("")));
+            // (its int32 pid read as uint32, as the reference)
             c.pt.update_thread_name_and_maybe_process(
-                e.int("pid").unwrap_or(0) as i64,
+                e.int("pid").unwrap_or(0) as u32 as i64,
                 &name,
                 PRIO_FTRACE,
             );
@@ -835,7 +836,8 @@ fn ftrace_event(
         "sched_blocked_reason" => {
             // no thread_state row of its own, so no bound: its ftrace_event
             // row (protobuf) gives one, systrace text has none
-            let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as i64);
+            // (its int32 pid read as uint32, as the reference)
+            let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as u32 as i64);
             // systrace text names the function, protobuf interns it
             let function = e.str("caller").or(e.str(SYMBOL_FIELD));
             c.thread_state

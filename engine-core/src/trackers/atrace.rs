@@ -142,7 +142,8 @@ pub fn kernel_mark_variant(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv) {
     };
     let tp = TracePoint {
         phase,
-        tgid: e.int("pid").unwrap_or(0),
+        // (the int32 pid read as uint32, as the reference)
+        tgid: e.int("pid").unwrap_or(0) as u32 as i128,
         name: e
             .str("name")
             .or_else(|| e.str("trace_name"))
@@ -163,7 +164,8 @@ fn kernel_point(c: &mut Ctx, slots: &mut AsyncSlots, e: &FtraceEv, phase: char) 
     // v58 records it)
     let tp = TracePoint {
         phase,
-        tgid: e.int("pid").unwrap_or(0),
+        // (the int32 pid read as uint32, as the reference)
+        tgid: e.int("pid").unwrap_or(0) as u32 as i128,
         name: e.str("name").unwrap_or("").into(),
         value: e.int("value").unwrap_or(0),
         cookie: 0,

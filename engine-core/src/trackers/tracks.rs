@@ -136,7 +136,14 @@ impl Args {
     /// (trace_processor's GlobalArgsTracker stores each distinct set once:
     /// e.g. the same dimensions of two tracks, the `packet_ts` of every
     /// power rail sample of a packet, repeated print events' args).
+    ///
+    /// A key given twice is one arg, where it came first, with the last
+    /// value (ArgsInserter::AddArg's kAddOrUpdate: e.g. a generic ftrace
+    /// event naming a field twice).
     pub fn add_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)]) -> i64 {
+        if let Some(collapsed) = collapse_repeated_keys(items) {
+            return self.add_set(&collapsed);
+        }
         let content = content_hash(
             items
                 .iter()
@@ -320,6 +327,39 @@ impl Args {
         self.key_ids.insert(key.into(), id);
         id
     }
+}
+
+/// `items` with each repeated key kept once, at its first place, with its
+/// last value (None values are no args); None when no key repeats (the
+/// usual case, checked without allocating).
+fn collapse_repeated_keys<K: AsRef<str>>(
+    items: &[(K, Option<ArgVal>)],
+) -> Option<Vec<(&str, Option<ArgVal>)>> {
+    let present = || items.iter().filter(|(_, v)| v.is_some()).map(|(k, _)| k.as_ref());
+    // (a scan for small sets, as ArgsInserter below 32 args)
+    let repeats = if items.len() <= 32 {
+        present()
+            .enumerate()
+            .any(|(i, key)| present().skip(i + 1).any(|k| k == key))
+    } else {
+        let mut seen = rustc_hash::FxHashSet::default();
+        !present().all(|k| seen.insert(k))
+    };
+    if !repeats {
+        return None;
+    }
+    let mut kept: Vec<(&str, Option<ArgVal>)> = Vec::with_capacity(items.len());
+    let mut place: HashMap<&str, usize> = HashMap::default();
+    for (key, value) in items.iter().filter(|(_, v)| v.is_some()) {
+        match place.get(key.as_ref()) {
+            Some(&i) => kept[i].1 = value.clone(),
+            None => {
+                place.insert(key.as_ref(), kept.len());
+                kept.push((key.as_ref(), value.clone()));
+            }
+        }
+    }
+    Some(kept)
 }
 
 /// A 64-bit hash of an arg set's content (None values are no args; each
