@@ -24,6 +24,9 @@ engines (tools/compare_tp.py):
   two sequences, sometimes hundreds of names;
 * `--kind app_wakelock_bundle` (`gen_app_wakelocks`): app wakelock
   bundles (an extension the package's protos lack, encoded by hand);
+* `--kind compact_sched` (`gen_compact_sched`): compact_sched bundles on
+  four cpus, out of order and overlapping, with lost events and soft-cut
+  timestamps, among plain switches and wakings;
 * `--kind machines` (`gen_machines`): two machines' ftrace events and
   process trees, the second's clock sometimes synced;
 * any other kind (`gen_packets`): four packets of that TracePacket field
@@ -477,7 +480,65 @@ def gen_machines(rng: random.Random, events: int = 30) -> bytes:
     return host.SerializeToString()
 
 
-GENERATORS = {"ftrace": gen_ftrace, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
+def gen_compact_sched(rng: random.Random) -> bytes:
+    """compact_sched bundles on cpus 0-3, in random order and overlapping in
+    time: switches and wakings among a few pids (sometimes an extreme one),
+    random task states (unknown bits too) and prios, comm indexes sometimes
+    past the intern table, a bundle now and then with lost events or
+    `last_read_event_timestamp` / `previous_bundle_end_timestamp` (the soft
+    cut), and some plain sched_switch / sched_waking events among them."""
+    t = _trace_with_system_info()
+    pids = [0, 10, 11, 12, 20]
+    pid = lambda: rng.choice(pids) if rng.random() >= EXTREME else rng.choice([-1, 2**31 - 1])
+    for _ in range(rng.randint(2, 7)):
+        bundle = t.packet.add(trusted_packet_sequence_id=1).ftrace_events
+        bundle.cpu = rng.randint(0, 3)
+        if rng.random() < 0.15:
+            bundle.lost_events = True
+        if rng.random() < 0.2:
+            bundle.last_read_event_timestamp = rng.randint(900, 1600)
+        if rng.random() < 0.2:
+            bundle.previous_bundle_end_timestamp = rng.randint(900, 1600)
+        cs = bundle.compact_sched
+        cs.intern_table.extend(rng.sample(WORDS, rng.randint(1, 4)))
+        comm = lambda: rng.randint(0, len(cs.intern_table) - (rng.random() > 0.05))
+        ts = rng.randint(1000, 1500)
+        last = 0
+        for _ in range(rng.randint(0, 12)):
+            ts += rng.randint(0, 40)
+            cs.switch_timestamp.append(ts - last)
+            last = ts
+            cs.switch_prev_state.append(rng.choice([0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512,
+                                                    1024, 2048, 0x8000, 0x10000, 0x402]))
+            cs.switch_next_pid.append(pid())
+            cs.switch_next_prio.append(rng.choice([120, 100, 0, 139, -1]))
+            cs.switch_next_comm_index.append(comm())
+        ts, last = rng.randint(1000, 1500), 0
+        for _ in range(rng.randint(0, 6)):
+            ts += rng.randint(0, 40)
+            cs.waking_timestamp.append(ts - last)
+            last = ts
+            cs.waking_pid.append(pid())
+            cs.waking_target_cpu.append(rng.randint(0, 3))
+            cs.waking_prio.append(rng.choice([120, 100]))
+            cs.waking_comm_index.append(comm())
+            if rng.random() < 0.5:
+                cs.waking_common_flags.append(rng.choice([0, 1, 8, 16, 24]))
+        for _ in range(rng.randint(0, 3) if rng.random() < 0.3 else 0):
+            ev = bundle.event.add(timestamp=rng.randint(1000, 1600), pid=pid() & 0xFFFFFFFF)
+            if rng.random() < 0.5:
+                ev.sched_switch.SetInParent()
+                sw = ev.sched_switch
+                sw.prev_pid, sw.next_pid = pid(), pid()
+                sw.prev_comm, sw.next_comm = rng.choice(WORDS), rng.choice(WORDS)
+                sw.prev_state, sw.prev_prio, sw.next_prio = rng.choice([0, 1, 2]), 120, 120
+            else:
+                w = ev.sched_waking
+                w.pid, w.comm, w.prio, w.success, w.target_cpu = pid(), rng.choice(WORDS), 120, 1, 0
+    return t.SerializeToString()
+
+
+GENERATORS = {"ftrace": gen_ftrace, "compact_sched": gen_compact_sched, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
               "gpu_counter_event": gen_gpu_counters,
               "smaps_packet": gen_smaps,
               "kernel_wakelock_data": gen_wakelocks, "app_wakelock_bundle": gen_app_wakelocks}

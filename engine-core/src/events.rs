@@ -107,7 +107,8 @@ impl CompactSwitch {
             prev_comm: 0,
             prev_prio: 0,
             prev_state: self.prev_state,
-            next_pid: self.next_pid as i64,
+            // (the int32 pid read as uint32: ParseInlineSchedSwitch)
+            next_pid: self.next_pid as u32 as i64,
             next_comm: self.next_comm,
             next_prio: self.next_prio as i64,
         }

@@ -293,9 +293,12 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     // (none for a skipped one)
                     let pt = &mut ctx.pt;
                     if s.ts < soft_cut {
-                        // soft-dropped: raw only; compact still tracks "last"
-                        // (and, with no "last" yet, is skipped and counted as
-                        // any first compact switch of a CPU)
+                        // soft-dropped: a compact switch still tracks "last"
+                        // (with no "last" yet, it is skipped and counted as
+                        // any first compact switch of a CPU), counts an
+                        // invalid prev_state and makes its raw row; a plain
+                        // one makes nothing (its raw row is ParseSchedSwitch's,
+                        // which trace_processor skips before the soft start)
                         if s.compact {
                             let u = pt.update_thread_name(
                                 s.next_pid,
@@ -304,7 +307,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             );
                             match last_running.insert(s.cpu, (u, s.next_pid, s.next_prio)) {
                                 None => skipped_compact += 1,
-                                Some(prev) if raw_switch => {
+                                Some(prev) => {
+                                    ctx.states.decode(s.prev_state, machine_switch.current);
+                                    if !raw_switch {
+                                        continue;
+                                    }
                                     cpus_seen.insert(s.cpu);
                                     let a = switch_args(&s, Some((prev, pt)));
                                     let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
@@ -317,14 +324,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                                         false,
                                     )
                                 }
-                                Some(_) => {}
                             }
-                        } else if raw_switch {
-                            cpus_seen.insert(s.cpu);
-                            let u = pt.get_or_create_thread(s.prev_pid);
-                            let a = switch_args(&s, None);
-                            let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
-                            raw.push(s.ts, "sched_switch", s.cpu, Some(u), Some(set), false);
                         }
                         continue;
                     }

@@ -1695,7 +1695,9 @@ impl<'s> ProtoDecoder<'s> {
                     cpu,
                     compact: true,
                     pid: None,
-                    wakee_pid: i32v(wk_pid[i]),
+                    // (the int32 pid read as uint32, its raw arg too:
+                    // ParseInlineSchedWaking)
+                    wakee_pid: i32v(wk_pid[i]) as u32 as i64,
                     comm: intern[wk_comm[i] as u32 as usize],
                     // compact_sched keeps them as uint16 (PushSchedWakingCompact)
                     prio: wk_prio[i] as u16 as i32,
