@@ -186,7 +186,8 @@ def test_kernel_parity_tables_equal_trace_processor(tp_diffs, events) -> None:
 
 # tools/packet_fuzz.py's traces (every field of random ftrace events of random
 # kinds, of each system-probe packet kind, perf samples, heapprofd dumps, smaps, GPU
-# counters, kernel and app wakelocks, two machines' ftrace and process trees) that
+# counters, kernel and app wakelocks, two machines' ftrace and process trees,
+# compact_sched bundles) that
 # still differ from
 # trace_processor, (kind, seed) -> what differs: none (the first 160 ftrace
 # seeds gave 28 differing traces before the fixes above). Any other trace must
@@ -211,7 +212,7 @@ def test_random_packets_same_as_trace_processor_but_known(tp_diffs):
     traces += [(kind, seed) for kind in PACKET_KINDS for seed in range(3)]
     traces += [(kind, seed) for kind in ("perf_sample", "profile_packet", "smaps_packet",
                                          "gpu_counter_event", "kernel_wakelock_data",
-                                         "app_wakelock_bundle", "machines")
+                                         "app_wakelock_bundle", "machines", "compact_sched")
                for seed in range(8)]
     differing = {t for t in traces if tp_diffs(packet_fuzz.generate(*t))[0]}
     assert differing == set(RANDOM_TRACES_DIFFERING)

@@ -320,3 +320,40 @@ def test_statsd_subscription_and_range_of_interest_as_trace_processor(tp_diffs, 
     eng = _open(tmp_path, _config_and_range_trace())
     assert eng.query(RANGE_AND_SUBSCRIPTION).rows() == tp_rows(_config_and_range_trace(),
                                                                 RANGE_AND_SUBSCRIPTION)
+
+
+def _wallpaper_trace() -> bytes:
+    """The wallpaper's system properties (read as metadata by the reference
+    build, after v58.2): the class name, then the package name twice, among
+    a boot-profiling property and the screen state."""
+    t = pb.Trace()
+    for ts, props in [(1000, [("debug.tracing.wallpaper.class_name", "W"),
+                              ("debug.tracing.profile_system_server", "1"),
+                              ("debug.tracing.wallpaper.package_name", "com.wall")]),
+                      (2000, [("debug.tracing.wallpaper.package_name", "com.wall2"),
+                              ("debug.tracing.screen_state", "2")])]:
+        p = t.packet.add(timestamp=ts, trusted_packet_sequence_id=1).android_system_property
+        for name, value in props:
+            p.values.add(name=name, value=value)
+    return t.SerializeToString()
+
+
+WALLPAPER = "SELECT name, str_value, machine_id, trace_id FROM metadata WHERE name GLOB '*wallpaper*'"
+
+
+def test_wallpaper_properties_are_metadata(tmp_path):
+    eng = _open(tmp_path, _wallpaper_trace())
+    # named by the property, in the order first set, the last value winning;
+    # like other keys the reference has no fixed scope for, of machine 0 and
+    # trace 0
+    assert eng.query(WALLPAPER).rows() == [
+        ("debug.tracing.wallpaper.class_name", "W", 0, 0),
+        ("debug.tracing.wallpaper.package_name", "com.wall2", 0, 0)]
+    assert eng.query("SELECT int_value FROM metadata "
+                     "WHERE name = 'android_profile_system_server'").item() == 1
+
+
+@pytest.mark.tp
+def test_wallpaper_properties_as_trace_processor(tp_diffs):
+    differ, compared = tp_diffs(_wallpaper_trace())
+    assert "metadata" in compared and differ == {}

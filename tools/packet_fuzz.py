@@ -27,6 +27,8 @@ engines (tools/compare_tp.py):
 * `--kind compact_sched` (`gen_compact_sched`): compact_sched bundles on
   four cpus, out of order and overlapping, with lost events and soft-cut
   timestamps, among plain switches and wakings;
+* `--kind identity` (`gen_identity`): /proc dumps and ftrace events that
+  disagree about which thread a tid is (tid reuse, threads moving process);
 * `--kind machines` (`gen_machines`): two machines' ftrace events and
   process trees, the second's clock sometimes synced;
 * any other kind (`gen_packets`): four packets of that TracePacket field
@@ -538,7 +540,56 @@ def gen_compact_sched(rng: random.Random) -> bytes:
     return t.SerializeToString()
 
 
-GENERATORS = {"ftrace": gen_ftrace, "compact_sched": gen_compact_sched, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
+def gen_identity(rng: random.Random) -> bytes:
+    """Process trees and ftrace events that disagree about who is who: a
+    few packets, in time order, each either a /proc dump (processes with
+    random parents, threads with random tgids, some main threads named) or
+    a bundle of sched_switch / task_newtask / sched_process_free /
+    task_rename / sched_waking events, all among pids 1-6 (tid reuse,
+    threads moving process, processes ending and coming back)."""
+    t = _trace_with_system_info()
+    ids = range(1, 7)
+    ts = 1000
+    for _ in range(rng.randint(3, 8)):
+        ts += rng.randint(10, 100)
+        if rng.random() < 0.4:
+            tree = t.packet.add(timestamp=ts, trusted_packet_sequence_id=1).process_tree
+            for pid in rng.sample(ids, rng.randint(0, 3)):
+                proc = tree.processes.add(pid=pid, ppid=rng.choice([0, 1, 2, *ids]),
+                                          cmdline=[rng.choice(WORDS)])
+                if rng.random() < 0.3:
+                    proc.cmdline_is_comm = True
+            for tid in rng.sample(ids, rng.randint(0, 4)):
+                thread = tree.threads.add(tid=tid, tgid=rng.choice(ids))
+                if rng.random() < 0.5:
+                    thread.name = rng.choice(WORDS)
+            continue
+        bundle = t.packet.add(trusted_packet_sequence_id=1).ftrace_events
+        bundle.cpu = rng.randint(0, 1)
+        for _ in range(rng.randint(1, 6)):
+            ts += rng.randint(1, 20)
+            ev = bundle.event.add(timestamp=ts, pid=rng.choice(ids))
+            kind = rng.choice(["sched_switch", "sched_switch", "task_newtask",
+                               "sched_process_free", "task_rename", "sched_waking"])
+            if kind == "sched_switch":
+                sw = ev.sched_switch
+                sw.prev_pid, sw.prev_comm, sw.prev_state, sw.prev_prio = ev.pid, "p", 1, 120
+                sw.next_pid, sw.next_comm, sw.next_prio = rng.choice(ids), rng.choice(WORDS), 120
+            elif kind == "task_newtask":
+                n = ev.task_newtask
+                n.pid, n.comm = rng.choice(ids), rng.choice(WORDS)
+                n.clone_flags = rng.choice([0, 0x10000])  # CLONE_THREAD or not
+            elif kind == "sched_process_free":
+                ev.sched_process_free.pid = rng.choice(ids)
+            elif kind == "task_rename":
+                ev.task_rename.pid, ev.task_rename.newcomm = rng.choice(ids), rng.choice(WORDS)
+            else:
+                w = ev.sched_waking
+                w.pid, w.comm, w.prio, w.success, w.target_cpu = rng.choice(ids), "w", 120, 1, 0
+    return t.SerializeToString()
+
+
+GENERATORS = {"ftrace": gen_ftrace, "compact_sched": gen_compact_sched, "identity": gen_identity, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
               "gpu_counter_event": gen_gpu_counters,
               "smaps_packet": gen_smaps,
               "kernel_wakelock_data": gen_wakelocks, "app_wakelock_bundle": gen_app_wakelocks}

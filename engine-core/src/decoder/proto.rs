@@ -1153,6 +1153,16 @@ impl<'s> ProtoDecoder<'s> {
                         }
                         _ => None,
                     };
+                    // (after v58.2: the wallpaper's identity, as metadata
+                    // named by the property, the last value winning)
+                    if matches!(
+                        name.as_str(),
+                        "debug.tracing.wallpaper.package_name"
+                            | "debug.tracing.wallpaper.class_name"
+                    ) {
+                        self.sink.metadata.set_str(&name, value);
+                        continue;
+                    }
                     match (key, value.parse::<i32>()) {
                         (Some(k), Ok(v)) => self.sink.metadata.set_int(k, v as i64),
                         (Some(_), Err(_)) => {}

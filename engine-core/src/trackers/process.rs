@@ -333,7 +333,21 @@ impl ProcessTracker {
     pub fn update_thread(&mut self, tid: i64, pid: i64) -> u32 {
         let process = self.get_or_create_process(pid);
         let utid = match self.get_thread(tid, Some(pid)) {
-            Some(u) => u,
+            Some(u) => {
+                // a thread reaffirmed in its process becomes the tid's
+                // newest: bare lookups find it (trace_processor's
+                // live_tid_ update in GetOrCreateThreadWithParentInternal,
+                // after v58.2: an out-of-order /proc dump had put the tid
+                // in another process)
+                let key = self.key(tid);
+                if let Some(utids) = self.tids.get_mut(&key) {
+                    if utids.last() != Some(&u) {
+                        utids.retain(|&x| x != u);
+                        utids.push(u);
+                    }
+                }
+                u
+            }
             None => self.start_new_thread(None, tid),
         };
         if self.t_upid[utid as usize].is_none() {
