@@ -26,7 +26,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 from make_fixtures import (FT_ACTUAL_DISPLAY, FT_ACTUAL_SURFACE, FT_EXPECTED_SURFACE,  # noqa: E402
-                           FT_FRAME_END, f_bytes, f_varint, ft_event)
+                           FT_FRAME_END, f_bytes, f_varint, ft_event, varint)
 
 PID = 10
 
@@ -81,3 +81,40 @@ def test_same_as_trace_processor(tp_diffs, tp_rows, load_embedded):
     assert {"expected_frame_timeline_slice", "actual_frame_timeline_slice"} <= set(compared)
     assert differ == {}
     assert load_embedded(_trace()).query(STATS).rows() == tp_rows(_trace(), STATS)
+
+
+def _trace_layer_and_delay() -> bytes:
+    """Found by `tools/packet_fuzz.py --kind frame_timeline_event`: an
+    expected surface frame without a layer name (token 5, at 400) and an
+    actual display frame whose present delay is the float 16.6 (token 6, at
+    410)."""
+    import struct
+
+    def packet(ts: int, payload: bytes) -> bytes:
+        return f_bytes(1, f_varint(8, ts) + payload)
+
+    no_layer = f_varint(1, 5) + f_varint(2, 5) + f_varint(3, 100) + f_varint(4, PID)
+    delay = varint(10 << 3 | 5) + struct.pack("<f", 16.6)  # field 10, a float
+    display = f_varint(1, 6) + f_varint(2, 6) + f_varint(3, PID) + delay
+    return (packet(400, ft_event(FT_EXPECTED_SURFACE, no_layer))
+            + packet(410, ft_event(FT_ACTUAL_DISPLAY, display)))
+
+
+def test_no_layer_name_is_null_and_reals_display_as_sqlite_casts(load_embedded):
+    eng = load_embedded(_trace_layer_and_delay())
+    assert eng.query("SELECT name, layer_name FROM expected_frame_timeline_slice").rows() == [
+        ("5", None)]
+    assert eng.query("SELECT a.value_type, a.string_value FROM expected_frame_timeline_slice s "
+                     "JOIN args a USING (arg_set_id) WHERE a.key = 'Layer name'").rows() == [
+        ("string", None)]
+    # the float 16.6 widened to a double, written with 15 significant digits
+    assert eng.query("SELECT a.display_value FROM actual_frame_timeline_slice s "
+                     "JOIN args a USING (arg_set_id) WHERE a.key = 'Present Delay (ms)'"
+                     ).rows() == [("16.6000003814697",)]
+
+
+@pytest.mark.tp
+def test_layer_and_delay_same_as_trace_processor(tp_diffs):
+    differ, compared = tp_diffs(_trace_layer_and_delay())
+    assert {"args", "expected_frame_timeline_slice", "actual_frame_timeline_slice"} <= compared
+    assert differ == {}

@@ -1,9 +1,11 @@
-"""Which thread a bare tid names after /proc dumps disagree about its process,
-as the reference build of trace_processor (v58.2 and later fixes: its
-ProcessTracker's `live_tid_` update when a thread is reaffirmed in its
-process, perfetto #7085) resolves it.
+"""Which thread a bare tid names (a sched_switch's pids, an ftrace event's
+common pid) when /proc dumps and ftrace disagree about it, as the reference
+build of trace_processor (v58.2 and later fixes) resolves it: its
+ProcessTracker keeps a cache, tid -> thread (`live_tid_`), set when a thread
+starts or is reaffirmed in its process, refreshed only when a thread ends or
+its process ends or is replaced.
 
-The schedule:
+The first schedule (a thread reaffirmed in its process, perfetto #7085):
 
     t=100  process tree: process 40 ("app") with thread 50 (tgid 40)
     t=200  process tree: process 60 ("other") with thread 50 (tgid 60): an
@@ -62,4 +64,58 @@ def test_a_reaffirmed_thread_is_the_tids_thread_again(load_embedded) -> None:
 def test_same_tables_as_trace_processor(tp_diffs) -> None:
     differ, compared = tp_diffs(_trace())
     assert {"thread", "process", "sched", "thread_state"} <= compared
+    assert differ == {}
+
+
+# The second schedule (the cache keeps its answer until a refresh):
+#
+#   t=100  process tree: process 5 (thread A: tid 5, its main thread)
+#   t=110  pid 7 forks pid 1 (task_newtask): process P1
+#   t=120  process tree: thread 5 of process 1: a new thread B of P1, the
+#          tid's newest: bare lookups of 5 find B
+#   t=130  pid 7 forks pid 1 again: process P2 replaces P1, whose threads'
+#          lookups are refreshed: B is dead (pid 1 names P2), 5 finds A
+#   t=140  sched_process_free of pid 1: P2 ends and pid 1 names no process,
+#          so P1 counts alive again (and B with it), but only P2's threads'
+#          lookups are refreshed: 5 still finds A
+#   t=150  a sched_waking from pid 5 (of pid 9): its waker and its
+#          ftrace_event row are A, of process 5
+
+
+def _trace_cached_lookup() -> bytes:
+    t = pb.Trace()
+    uts = t.packet.add().system_info.utsname
+    uts.sysname, uts.release = "Linux", "5.10.0"
+    t.packet.add(timestamp=100, trusted_packet_sequence_id=1).process_tree.processes.add(
+        pid=5, ppid=1, cmdline=["five"])
+    t.packet.add(timestamp=120, trusted_packet_sequence_id=1).process_tree.threads.add(
+        tid=5, tgid=1)
+    bundle = t.packet.add(trusted_packet_sequence_id=1).ftrace_events
+    bundle.cpu = 0
+    for ts, comm in [(110, "one"), (130, "again")]:
+        fork = bundle.event.add(timestamp=ts, pid=7).task_newtask
+        fork.pid, fork.comm, fork.clone_flags = 1, comm, 0
+    bundle.event.add(timestamp=140, pid=7).sched_process_free.pid = 1
+    w = bundle.event.add(timestamp=150, pid=5).sched_waking
+    w.pid, w.comm, w.prio, w.success, w.target_cpu = 9, "nine", 120, 1, 0
+    return t.SerializeToString()
+
+
+def test_a_bare_lookup_keeps_its_thread_until_a_refresh(load_embedded) -> None:
+    eng = load_embedded(_trace_cached_lookup())
+    threads = eng.query("SELECT p.pid, p.start_ts FROM thread t JOIN process p USING (upid) "
+                        "WHERE t.tid = 5 ORDER BY t.utid").rows()
+    assert threads == [(5, None), (1, 110)]  # A, then B (of P1)
+    waker = eng.query("SELECT p.pid FROM thread_state s JOIN thread w ON w.utid = s.waker_utid "
+                      "JOIN process p ON p.upid = w.upid WHERE s.ts = 150").rows()
+    assert waker == [(5,)]
+    raw = eng.query("SELECT p.pid FROM ftrace_event f JOIN thread t USING (utid) "
+                    "JOIN process p USING (upid) WHERE f.name = 'sched_waking'").rows()
+    assert raw == [(5,)]
+
+
+@pytest.mark.tp
+def test_cached_lookup_same_as_trace_processor(tp_diffs) -> None:
+    differ, compared = tp_diffs(_trace_cached_lookup())
+    assert {"thread", "process", "thread_state", "ftrace_event"} <= compared
     assert differ == {}

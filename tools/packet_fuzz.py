@@ -29,6 +29,8 @@ engines (tools/compare_tp.py):
   timestamps, among plain switches and wakings;
 * `--kind identity` (`gen_identity`): /proc dumps and ftrace events that
   disagree about which thread a tid is (tid reuse, threads moving process);
+* `--kind frame_timeline_event` (`gen_frame_timeline`): random frame
+  timeline events (extension 76) with colliding cookies, tokens and pids;
 * `--kind machines` (`gen_machines`): two machines' ftrace events and
   process trees, the second's clock sometimes synced;
 * any other kind (`gen_packets`): four packets of that TracePacket field
@@ -589,7 +591,63 @@ def gen_identity(rng: random.Random) -> bytes:
     return t.SerializeToString()
 
 
-GENERATORS = {"ftrace": gen_ftrace, "compact_sched": gen_compact_sched, "identity": gen_identity, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
+def gen_frame_timeline(rng: random.Random, events: int = 16) -> bytes:
+    """Random FrameTimelineEvents (TracePacket extension 76, encoded by hand):
+    expected / actual display and surface frame starts and frame ends whose
+    cookies, tokens, display tokens and pids collide (starts without an end,
+    ends of nothing, a token's frames from two pids), every field present
+    with probability 0.7, jank types as single bits, combinations and 0."""
+    import struct
+
+    def f_float(num: int, v: float) -> bytes:
+        return varint(num << 3 | 5) + struct.pack("<f", v)
+
+    def maybe(num: int, value, enc=f_varint) -> bytes:
+        return enc(num, value) if rng.random() < 0.7 else b""
+
+    jank = lambda: rng.choice([0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096,
+                               64 | 128, 2 | 32, 1024 | 64])
+    t = _trace_with_system_info()
+    ts = 1000
+    for _ in range(events):
+        ts += rng.choice([0, 1, 50, 400])
+        kind = rng.choice([1, 2, 3, 4, 5, 5, 2, 4])
+        cookie, token = rng.randint(1, 6), rng.randint(1, 5)
+        pid, layer = rng.choice([10, 11, 12]), rng.choice(WORDS).encode()
+        if kind == 1:
+            body = f_varint(1, cookie) + f_varint(2, token) + maybe(3, pid)
+        elif kind == 2:
+            body = (f_varint(1, cookie) + f_varint(2, token) + maybe(3, pid)
+                    + maybe(4, rng.randint(0, 5)) + maybe(5, rng.random() < 0.5)
+                    + maybe(6, rng.random() < 0.5) + maybe(7, jank())
+                    + maybe(8, rng.randint(0, 3)) + maybe(9, rng.randint(0, 3))
+                    + maybe(10, rng.choice([0.0, 1.5, 16.6]), f_float)
+                    + maybe(11, rng.choice([0.0, 0.5]), f_float)
+                    + maybe(12, jank()) + maybe(13, rng.randint(0, 5)))
+        elif kind == 3:
+            body = (f_varint(1, cookie) + f_varint(2, token) + maybe(3, rng.randint(1, 5))
+                    + maybe(4, pid) + maybe(5, layer, f_bytes))
+        elif kind == 4:
+            # (always a layer name: trace_processor leaves the name of an
+            # actual surface frame without one uninitialized)
+            body = (f_varint(1, cookie) + f_varint(2, token) + maybe(3, rng.randint(1, 5))
+                    + maybe(4, pid) + f_bytes(5, layer) + maybe(6, rng.randint(0, 5))
+                    + maybe(7, rng.random() < 0.5) + maybe(8, rng.random() < 0.5)
+                    + maybe(9, jank()) + maybe(10, rng.randint(0, 3))
+                    + maybe(11, rng.random() < 0.5) + maybe(12, rng.randint(0, 3))
+                    + maybe(13, rng.choice([0.0, 2.25]), f_float)
+                    + maybe(14, rng.choice([0.0, 1.0]), f_float)
+                    + maybe(15, rng.choice([0.0, 0.75]), f_float)
+                    + maybe(16, jank()) + maybe(17, rng.randint(0, 5)))
+        else:
+            body = f_varint(1, cookie)
+        p = t.packet.add(timestamp=ts, trusted_packet_sequence_id=1)
+        p.MergeFromString(f_bytes(76, f_bytes(kind, body)))
+    return t.SerializeToString()
+
+
+GENERATORS = {"ftrace": gen_ftrace, "compact_sched": gen_compact_sched, "identity": gen_identity,
+              "frame_timeline_event": gen_frame_timeline, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
               "gpu_counter_event": gen_gpu_counters,
               "smaps_packet": gen_smaps,
               "kernel_wakelock_data": gen_wakelocks, "app_wakelock_bundle": gen_app_wakelocks}

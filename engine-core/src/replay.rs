@@ -837,7 +837,8 @@ fn ftrace_event(
             // no thread_state row of its own, so no bound: its ftrace_event
             // row (protobuf) gives one, systrace text has none
             // (its int32 pid read as uint32, as the reference)
-            let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as u32 as i64);
+            let utid =
+                c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as u32 as i64);
             // systrace text names the function, protobuf interns it
             let function = e.str("caller").or(e.str(SYMBOL_FIELD));
             c.thread_state

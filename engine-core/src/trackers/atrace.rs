@@ -189,7 +189,7 @@ fn point(c: &mut Ctx, slots: &mut AsyncSlots, ts: i64, pid: i64, tp: TracePoint)
         }
         'E' => {
             let utid = if tp.tgid == 0 {
-                match c.pt.get_thread(pid, None) {
+                match c.pt.thread_or_none(pid) {
                     Some(u) => u,
                     None => return,
                 }

@@ -242,7 +242,14 @@ impl FrameTimelineTracker {
         } else {
             Some(token)
         };
-        let layer = d.layer_name.clone().unwrap_or_default();
+        // an expected surface frame without a layer name has a NULL one; an
+        // actual one's is trace_processor's uninitialized StringId (not
+        // followed: an empty name here)
+        let layer = match (&d.layer_name, expected) {
+            (Some(name), _) => Some(name.clone()),
+            (None, true) => None,
+            (None, false) => Some(String::new()),
+        };
         let mut cols = FrameCols {
             expected,
             display_frame_token: display_token,
@@ -250,7 +257,7 @@ impl FrameTimelineTracker {
             // trace_processor (v58.2) gives
             surface_frame_token: if surface { Some(token) } else { None },
             upid,
-            layer_name: if surface { Some(layer.clone()) } else { None },
+            layer_name: if surface { layer.clone() } else { None },
             present_type: "",
             on_time_finish: 0,
             gpu_composition: 0,
@@ -270,7 +277,10 @@ impl FrameTimelineTracker {
         )];
         if surface {
             args.push(("Surface frame token", Some(ArgVal::Int(token as i128))));
-            args.push(("Layer name", Some(ArgVal::Str(layer))));
+            args.push((
+                "Layer name",
+                Some(layer.map_or(ArgVal::NullStr, ArgVal::Str)),
+            ));
         }
         if !expected {
             // an enum value out of range is an error (ValidatePresentType /

@@ -786,7 +786,8 @@ fn ion_buffer_track(c: &mut Ctx, slot: u32) -> u32 {
 /// its track.
 pub fn oom_kill(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     // (its int32 pid read as uint32, as the reference)
-    let utid = c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as u32 as i64);
+    let utid =
+        c.pt.get_or_create_thread(e.int("pid").unwrap_or(0) as u32 as i64);
     let track = super::atrace::thread_track(c, utid);
     c.slices.begin(track, ts, "mem.oom_kill".into(), 0, None);
 }

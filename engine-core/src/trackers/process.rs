@@ -50,6 +50,16 @@ pub struct ProcessTracker {
     pub p_sort_index: HashMap<u32, i64>,
     pub t_sort_index: HashMap<u32, i64>,
     tids: HashMap<i64, Vec<u32>>,
+    /// tid -> the thread a bare lookup finds (trace_processor's `live_tid_`
+    /// cache): set when a thread starts or is reaffirmed in its process,
+    /// refreshed to the tid's newest live thread only when a thread ends or
+    /// its process ends or is replaced. Between those, it keeps its answer
+    /// even where a scan would now find another thread (e.g. a process of a
+    /// pid whose newer process ended counts alive again).
+    live: HashMap<i64, u32>,
+    /// upid -> the threads associated with it (`process_threads_`): whose
+    /// bare lookups are refreshed when it ends or is replaced
+    p_threads: HashMap<u32, Vec<u32>>,
     pids: HashMap<i64, u32>,
     /// per pid, every upid ever given it (pid reuse)
     upids_of_pid: HashMap<i64, Vec<u32>>,
@@ -85,6 +95,7 @@ impl ProcessTracker {
         let mut pt = ProcessTracker::default();
         let (utid, upid) = pt.push_idle_rows();
         pt.tids.insert(0, vec![utid]);
+        pt.live.insert(0, utid);
         pt.upids_of_pid.insert(0, vec![upid]);
         pt.map_pid(0, upid);
         pt
@@ -129,6 +140,7 @@ impl ProcessTracker {
         let host = std::mem::replace(&mut self.machine, machine);
         let key = self.key(0);
         self.tids.insert(key, vec![utid]);
+        self.live.insert(key, utid);
         self.upids_of_pid.insert(key, vec![upid]);
         self.map_pid(0, upid);
         self.machine = host;
@@ -175,8 +187,38 @@ impl ProcessTracker {
         self.t_upid.push(None);
         let key = self.key(tid);
         self.tids.entry(key).or_default().push(utid);
+        self.live.insert(key, utid);
         self.note_machine(Some(utid), None);
         utid
+    }
+
+    /// RefreshLiveTid: a bare lookup of `tid` finds its newest live thread
+    /// (none: nothing).
+    fn refresh_live(&mut self, tid: i64) {
+        let key = self.key(tid);
+        let newest = self
+            .tids
+            .get(&key)
+            .and_then(|utids| utids.iter().rev().copied().find(|&u| self.is_alive(u)));
+        match newest {
+            Some(utid) => self.live.insert(key, utid),
+            None => self.live.remove(&key),
+        };
+    }
+
+    /// InvalidateProcessThreads: the bare lookups of `upid`'s threads'
+    /// tids are refreshed (it ended or its pid names another process).
+    fn refresh_live_of_process(&mut self, upid: u32) {
+        let utids = self.p_threads.get(&upid).cloned().unwrap_or_default();
+        for utid in utids {
+            self.refresh_live(self.t_tid[utid as usize]);
+        }
+    }
+
+    /// AssociateThreadToProcessInternal: `utid` is a thread of `upid`.
+    fn associate(&mut self, utid: u32, upid: u32) {
+        self.t_upid[utid as usize] = Some(upid);
+        self.p_threads.entry(upid).or_default().push(utid);
     }
 
     pub fn is_alive(&self, utid: u32) -> bool {
@@ -260,19 +302,14 @@ impl ProcessTracker {
             .map(|t| t.wrapping_sub(offset))
     }
 
-    pub fn get_thread(&self, tid: i64, pid: Option<i64>) -> Option<u32> {
+    /// The newest live thread of `tid` in process `pid`, or of no known
+    /// process (GetThreadOrNull with a pid: a scan, not the cache).
+    fn thread_in_process(&self, tid: i64, pid: i64) -> Option<u32> {
         let utids = self.tids.get(&self.key(tid))?;
-        for &utid in utids.iter().rev() {
-            if !self.is_alive(utid) {
-                continue;
-            }
-            match (self.t_upid[utid as usize], pid) {
-                (None, _) | (_, None) => return Some(utid),
-                (Some(up), Some(p)) if self.p_pid[up as usize] == p => return Some(utid),
-                _ => {}
-            }
-        }
-        None
+        utids.iter().rev().copied().find(|&utid| {
+            self.is_alive(utid)
+                && self.t_upid[utid as usize].map_or(true, |up| self.p_pid[up as usize] == pid)
+        })
     }
 
     pub fn get_or_create_thread(&mut self, tid: i64) -> u32 {
@@ -282,14 +319,11 @@ impl ProcessTracker {
         }
     }
 
-    /// The live thread of `tid`, if there is one (GetThreadOrNull).
+    /// The thread a bare lookup of `tid` finds, if any (GetThreadOrNull
+    /// without a pid: the `live` cache).
+    #[inline]
     pub fn thread_or_none(&self, tid: i64) -> Option<u32> {
-        let &utid = self.tids.get(&self.key(tid))?.last()?;
-        // fast path: the newest utid is alive (the common case)
-        if self.is_alive(utid) {
-            return Some(utid);
-        }
-        self.get_thread(tid, None)
+        self.live.get(&self.key(tid)).copied()
     }
 
     pub fn set_thread_name(&mut self, utid: u32, name: &Name, prio: u8) {
@@ -332,7 +366,7 @@ impl ProcessTracker {
     /// UpdateThread numbers them.
     pub fn update_thread(&mut self, tid: i64, pid: i64) -> u32 {
         let process = self.get_or_create_process(pid);
-        let utid = match self.get_thread(tid, Some(pid)) {
+        let utid = match self.thread_in_process(tid, pid) {
             Some(u) => {
                 // a thread reaffirmed in its process becomes the tid's
                 // newest: bare lookups find it (trace_processor's
@@ -340,6 +374,7 @@ impl ProcessTracker {
                 // after v58.2: an out-of-order /proc dump had put the tid
                 // in another process)
                 let key = self.key(tid);
+                self.live.insert(key, u);
                 if let Some(utids) = self.tids.get_mut(&key) {
                     if utids.last() != Some(&u) {
                         utids.retain(|&x| x != u);
@@ -351,7 +386,7 @@ impl ProcessTracker {
             None => self.start_new_thread(None, tid),
         };
         if self.t_upid[utid as usize].is_none() {
-            self.t_upid[utid as usize] = Some(process);
+            self.associate(utid, process);
         }
         let upid = self.t_upid[utid as usize];
         self.resolve_pending(utid, upid);
@@ -361,22 +396,22 @@ impl ProcessTracker {
     /// sched_process_free: ends the live thread `tid`. None live: nothing
     /// (trace_processor creates no thread just to end it, b/193520421).
     pub fn end_thread(&mut self, ts: i64, tid: i64) {
-        let Some(utid) = self.get_thread(tid, None) else {
+        let Some(utid) = self.thread_or_none(tid) else {
             return;
         };
         self.t_end[utid as usize] = Some(ts);
         let key = self.key(tid);
         if let Some(lst) = self.tids.get_mut(&key) {
-            if let Some(i) = lst.iter().position(|&u| u == utid) {
-                lst.remove(i);
-            }
+            lst.retain(|&u| u != utid);
         }
+        self.refresh_live(tid);
         if let Some(upid) = self.t_upid[utid as usize] {
             if self.p_pid[upid as usize] == tid {
+                // the main thread: its process ends, and the pid names no
+                // process (whichever it named: pids_.Erase)
                 self.p_end[upid as usize] = Some(ts);
-                if self.pids.get(&key) == Some(&upid) {
-                    self.unmap_pid(tid);
-                }
+                self.unmap_pid(tid);
+                self.refresh_live_of_process(upid);
             }
         }
     }
@@ -411,11 +446,13 @@ impl ProcessTracker {
         name: &Name,
         prio: u8,
     ) -> u32 {
+        let key = self.key(pid);
+        let recycled = self.pids.get(&key).copied();
         self.unmap_pid(pid);
         // a pid is never two live processes: every thread of that tid is
         // forgotten (StartNewProcessInternal erases tids_[pid])
-        let key = self.key(pid);
         self.tids.remove(&key);
+        self.live.remove(&key);
         let main = self.start_new_thread(ts, pid);
         let upid = self.get_or_create_process(pid);
         if ts.is_some() {
@@ -423,6 +460,10 @@ impl ProcessTracker {
         }
         self.set_process_name(upid, name, PNAME_SYSTEM);
         self.set_thread_name(main, name, prio);
+        // the process the pid named before: its threads' bare lookups
+        if let Some(upid) = recycled {
+            self.refresh_live_of_process(upid);
+        }
         if let Some(ptid) = parent_tid {
             let parent_utid = self.get_or_create_thread(ptid);
             match self.t_upid[parent_utid as usize] {
@@ -447,11 +488,11 @@ impl ProcessTracker {
         let (u1, u2) = (self.t_upid[utid1 as usize], self.t_upid[utid2 as usize]);
         match (u1, u2) {
             (Some(a), None) => {
-                self.t_upid[utid2 as usize] = Some(a);
+                self.associate(utid2, a);
                 self.resolve_pending(utid2, Some(a));
             }
             (None, Some(b)) => {
-                self.t_upid[utid1 as usize] = Some(b);
+                self.associate(utid1, b);
                 self.resolve_pending(utid1, Some(b));
             }
             (Some(a), b) if Some(a) != b => self.errors += 1,
@@ -486,7 +527,7 @@ impl ProcessTracker {
                     keep2.push((a, b));
                     continue;
                 };
-                self.t_upid[other as usize] = Some(upid);
+                self.associate(other, upid);
                 todo.push(other);
             }
             self.pending_assocs = keep2;

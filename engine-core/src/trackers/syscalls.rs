@@ -114,7 +114,7 @@ impl SyscallTracker {
 
     /// Before an atrace `print` by `pid`: ends its ongoing sys_write here.
     pub fn truncate_write(&mut self, c: &mut Ctx, ts: i64, pid: i64) {
-        let Some(utid) = c.pt.get_thread(pid, None) else {
+        let Some(utid) = c.pt.thread_or_none(pid) else {
             return;
         };
         if !self.in_sys_write.remove(&utid) {

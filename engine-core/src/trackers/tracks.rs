@@ -100,7 +100,7 @@ impl ArgValue {
             ArgValue::Int(i) => Cow::Owned(i.to_string()),
             ArgValue::Uint(bits) => Cow::Owned((*bits as u64).to_string()),
             ArgValue::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
-            ArgValue::Real(r) => Cow::Owned(py_float_repr(*r)),
+            ArgValue::Real(r) => Cow::Owned(sqlite_real_text(*r)),
             ArgValue::Str(s) => Cow::Borrowed(s),
             ArgValue::Pointer(p) => Cow::Owned(format!("0x{:x}", *p as u64)),
             ArgValue::NullStr => return None,
@@ -335,7 +335,12 @@ impl Args {
 fn collapse_repeated_keys<K: AsRef<str>>(
     items: &[(K, Option<ArgVal>)],
 ) -> Option<Vec<(&str, Option<ArgVal>)>> {
-    let present = || items.iter().filter(|(_, v)| v.is_some()).map(|(k, _)| k.as_ref());
+    let present = || {
+        items
+            .iter()
+            .filter(|(_, v)| v.is_some())
+            .map(|(k, _)| k.as_ref())
+    };
     // (a scan for small sets, as ArgsInserter below 32 args)
     let repeats = if items.len() <= 32 {
         present()
@@ -695,60 +700,45 @@ impl Tracks {
     }
 }
 
-/// Python's repr() of a float (shortest round-trip digits; exponent form
-/// below 1e-4 and from 1e16 on).
-pub fn py_float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return "nan".into();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    if x == 0.0 {
-        return if x.is_sign_negative() {
-            "-0.0".into()
-        } else {
-            "0.0".into()
-        };
-    }
-    // shortest digits and decimal exponent from Rust's {:e}
-    let e = format!("{:e}", x);
-    let (mant, exp) = e.split_once('e').unwrap();
-    let exp: i32 = exp.parse().unwrap();
-    let neg = mant.starts_with('-');
-    let digits: String = mant.chars().filter(|c| c.is_ascii_digit()).collect();
-    let sign = if neg { "-" } else { "" };
-    if (-4..16).contains(&exp) {
-        let n = digits.len() as i32;
-        if exp >= 0 {
-            if n <= exp + 1 {
-                format!("{sign}{}{}.0", digits, "0".repeat((exp + 1 - n) as usize))
-            } else {
-                let (a, b) = digits.split_at((exp + 1) as usize);
-                format!("{sign}{a}.{b}")
-            }
-        } else {
-            format!("{sign}0.{}{}", "0".repeat((-exp - 1) as usize), digits)
+/// A real as SQLite's CAST(x AS TEXT) writes it (`%!.15g`: 15 significant
+/// digits, at least one after the point, e.g. "16.6000003814697",
+/// "1.0e+20"): trace_processor's args view makes display_value with
+/// `cast_string!(real_value)`. Written by the bundled SQLite itself, so the
+/// two agree to the digit.
+pub fn sqlite_real_text(x: f64) -> String {
+    // SAFETY: a NUL-terminated format taking one double; the result is
+    // NUL-terminated text owned by SQLite (NULL only when out of memory),
+    // copied, then freed with sqlite3_free.
+    unsafe {
+        let p = rusqlite::ffi::sqlite3_mprintf(c"%!.15g".as_ptr(), x);
+        if p.is_null() {
+            return x.to_string();
         }
-    } else {
-        let (a, b) = digits.split_at(1);
-        let m = if b.is_empty() {
-            a.to_string()
-        } else {
-            format!("{a}.{b}")
-        };
-        let es = if exp < 0 {
-            format!("-{:02}", -exp)
-        } else {
-            format!("+{:02}", exp)
-        };
-        format!("{sign}{m}e{es}")
+        let text = std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned();
+        rusqlite::ffi::sqlite3_free(p.cast());
+        text
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reals_are_written_as_sqlite_casts_them() {
+        let cases = [
+            (16.600000381469727, "16.6000003814697"),
+            (1e20, "1.0e+20"),
+            (1.0, "1.0"),
+            (1e-5, "1.0e-05"),
+            (0.1, "0.1"),
+            (-2.5, "-2.5"),
+            (123456789012345678.0, "1.23456789012346e+17"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(sqlite_real_text(x), want);
+        }
+    }
 
     #[test]
     fn equal_arg_sets_are_stored_once_unless_extendable() {
