@@ -31,6 +31,8 @@ engines (tools/compare_tp.py):
   disagree about which thread a tid is (tid reuse, threads moving process);
 * `--kind frame_timeline_event` (`gen_frame_timeline`): random frame
   timeline events (extension 76) with colliding cookies, tokens and pids;
+* `--kind atrace` (`gen_atrace`): atrace lines in ftrace `print` events,
+  of every phase, balanced or not, some malformed;
 * `--kind machines` (`gen_machines`): two machines' ftrace events and
   process trees, the second's clock sometimes synced;
 * any other kind (`gen_packets`): four packets of that TracePacket field
@@ -646,7 +648,53 @@ def gen_frame_timeline(rng: random.Random, events: int = 16) -> bytes:
     return t.SerializeToString()
 
 
+def gen_atrace(rng: random.Random, events: int = 30) -> bytes:
+    """atrace through ftrace `print` events (how apps' and ART's trace
+    sections reach a trace): begin / end / counter / async / instant /
+    track-event-style lines (B E C S F I N G H U T) among a few pids and
+    tids, with nested and unbalanced sections, missing or bad fields,
+    negative and huge values, trailing newlines and junk, on two cpus."""
+    pids, names = [10, 11, 20], ["GC", "Lock contention", "doFrame", "a|b", "x y", ""]
+    num = lambda: rng.choice(["0", "1", "-1", "42", "4294967296", "1.5", "x", ""])
+
+    def line() -> str:
+        pid, name = rng.choice(pids), rng.choice(names)
+        phase = rng.choice("BBBEEECSFINGHUT?")
+        if phase == "B":
+            parts = ["B", str(pid), name] + ([rng.choice(["", "k=v", "a|b"])]
+                                             if rng.random() < 0.2 else [])
+        elif phase == "E":
+            parts = ["E", str(pid)] + ([name] if rng.random() < 0.5 else [])
+        elif phase in "CSF":
+            parts = [phase, str(pid), name, num()] + ([rng.choice(["trk", ""])]
+                                                      if rng.random() < 0.3 else [])
+        elif phase in "GH":
+            parts = [phase, str(pid), rng.choice(["trk", "t2"]), name, num()]
+        elif phase in "NUT":
+            parts = [phase, str(pid), rng.choice(["trk", "t2"]), name]
+        else:
+            parts = [phase, str(pid), name]
+        if rng.random() < 0.1:
+            parts[1] = rng.choice(["", "-1", "abc", "99999999999"])
+        if rng.random() < 0.1:
+            parts = parts[: rng.randint(1, len(parts))]
+        return "|".join(parts) + rng.choice(["", "", "\n", " ", "\n\n"])
+
+    t = _trace_with_system_info()
+    ts = 1000
+    for cpu in (0, 1, 0):
+        bundle = t.packet.add(trusted_packet_sequence_id=1).ftrace_events
+        bundle.cpu = cpu
+        for _ in range(events // 3):
+            ts += rng.randint(0, 30)
+            tid = rng.choice([10, 11, 12, 20, 21])
+            ev = bundle.event.add(timestamp=ts, pid=tid)
+            ev.print.buf = line()
+    return t.SerializeToString()
+
+
 GENERATORS = {"ftrace": gen_ftrace, "compact_sched": gen_compact_sched, "identity": gen_identity,
+              "atrace": gen_atrace,
               "frame_timeline_event": gen_frame_timeline, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
               "gpu_counter_event": gen_gpu_counters,
               "smaps_packet": gen_smaps,

@@ -2,6 +2,8 @@
 //! ParseSystraceTracePoint (importers/systrace/systrace_parser.h): the phase
 //! is the first character, fields are split on '|', the second is the tgid.
 
+use super::systrace::{c_i64, c_u32};
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct TracePoint {
     pub phase: char,
@@ -21,38 +23,6 @@ pub enum Parsed {
     Ignored,
 }
 
-/// Python's int(s.strip(), 10): optional sign, digits with single
-/// underscores between them.
-pub fn parse_int(s: &str) -> Option<i128> {
-    let s = s.trim();
-    let (neg, digits) = match s.as_bytes().first()? {
-        b'-' => (true, &s[1..]),
-        b'+' => (false, &s[1..]),
-        _ => (false, s),
-    };
-    let b = digits.as_bytes();
-    if b.is_empty() || b[0] == b'_' || b[b.len() - 1] == b'_' {
-        return None;
-    }
-    let mut v: i128 = 0;
-    let mut prev_us = false;
-    for &c in b {
-        if c == b'_' {
-            if prev_us {
-                return None;
-            }
-            prev_us = true;
-            continue;
-        }
-        prev_us = false;
-        if !c.is_ascii_digit() {
-            return None;
-        }
-        v = v.checked_mul(10)?.checked_add((c - b'0') as i128)?;
-    }
-    Some(if neg { -v } else { v })
-}
-
 fn tp(phase: char, tgid: i128) -> TracePoint {
     TracePoint {
         phase,
@@ -64,109 +34,122 @@ fn tp(phase: char, tgid: i128) -> TracePoint {
     }
 }
 
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// An atrace line, as ParseSystraceTracePoint reads it: trailing '\n' /
+/// '\0' dropped; fields end at '|' or '\0'; the phase is the first byte of
+/// the first field (whatever follows it); the tgid is `StringToUInt32`
+/// (strtoul: leading spaces, a sign, wrapped to 32 bits), 0 when it does not
+/// parse, which fails every phase but E; values and cookies are
+/// `StringToInt64` (strtoll, saturating). B's name is the rest of the line;
+/// H's cookie is its fourth field, or its third when there is no fourth.
 pub fn parse_print(buf: &str) -> Parsed {
-    if buf.starts_with("trace_event_clock_sync:") {
-        return Parsed::Ignored;
-    }
-    let s = buf.trim_end_matches(['\n', '\0']);
-    let Some(phase) = s.chars().next() else {
+    let b = buf.as_bytes();
+    let len = b.len()
+        - b.iter()
+            .rev()
+            .take_while(|&&c| c == b'\n' || c == 0)
+            .count();
+    let s = &b[..len];
+    let mut off = 0usize;
+    let mut next_field = || {
+        let start = off.min(len);
+        while off < len && s[off] != b'|' && s[off] != 0 {
+            off += 1;
+        }
+        let field = &s[start..off.min(len)];
+        off += 1;
+        field
+    };
+    let f0 = next_field();
+    let Some(&first) = f0.first() else {
         return Parsed::Failure;
     };
-    let parts: Vec<&str> = s.split('|').collect();
-    if phase == 'E' {
-        let tgid = if parts.len() > 1 {
-            parse_int(parts[1]).unwrap_or(0)
-        } else {
-            0
-        };
-        return Parsed::Point(tp('E', tgid));
-    }
-    if parts.len() < 2 || parts[0].chars().count() != 1 {
-        return Parsed::Failure;
-    }
-    let Some(tgid) = parse_int(parts[1]) else {
-        return Parsed::Failure;
-    };
-    let rest2 = || s.splitn(3, '|').nth(2).unwrap_or("");
+    let phase = first as char;
+    let tgid = c_u32(next_field());
+    let has_tgid = tgid.is_some();
+    let point = tp(phase, tgid.unwrap_or(0) as i128);
     let point = match phase {
-        'B' | 'I' => {
-            if parts.len() < 3 {
+        'B' => {
+            if !has_tgid {
                 return Parsed::Failure;
             }
-            let name = rest2();
+            let name = &s[off.min(len)..];
             TracePoint {
                 name: if name.is_empty() {
                     "[empty slice name]".into()
                 } else {
-                    name.into()
+                    text(name)
                 },
-                ..tp(phase, tgid)
+                ..point
             }
         }
-        'C' => {
-            if parts.len() < 4 {
-                return Parsed::Failure;
-            }
-            let Some(value) = parse_int(parts[3]) else {
+        // (Flutter writes a bare "E": no tgid needed)
+        'E' => point,
+        'S' | 'F' | 'C' => {
+            let (name, number) = (next_field(), next_field());
+            let parsed = c_i64(number);
+            let Some(n) = parsed.filter(|_| has_tgid && !name.is_empty()) else {
                 return Parsed::Failure;
             };
+            let (value, cookie) = if phase == 'C' { (n, 0) } else { (0, n) };
             TracePoint {
-                name: parts[2].into(),
-                value,
-                ..tp('C', tgid)
+                name: text(name),
+                value: value as i128,
+                cookie: cookie as i128,
+                ..point
             }
         }
-        'S' | 'F' => {
-            if parts.len() < 4 {
+        'I' => {
+            let name = next_field();
+            if !has_tgid || name.is_empty() {
                 return Parsed::Failure;
             }
-            let Some(cookie) = parse_int(parts[3]) else {
-                return Parsed::Failure;
-            };
             TracePoint {
-                name: parts[2].into(),
-                cookie,
-                ..tp(phase, tgid)
+                name: text(name),
+                ..point
             }
         }
         'N' => {
-            if parts.len() < 4 {
+            let (track, name) = (next_field(), next_field());
+            if !has_tgid || track.is_empty() || name.is_empty() {
                 return Parsed::Failure;
             }
             TracePoint {
-                name: parts[3..].join("|"),
-                track: parts[2].into(),
-                ..tp('N', tgid)
+                name: text(name),
+                track: text(track),
+                ..point
             }
         }
         'G' => {
-            if parts.len() < 5 {
-                return Parsed::Failure;
-            }
-            let Some(cookie) = parse_int(parts[4]) else {
+            let (track, name) = (next_field(), next_field());
+            let cookie = c_i64(next_field());
+            let Some(cookie) = cookie.filter(|_| has_tgid && !track.is_empty() && !name.is_empty())
+            else {
                 return Parsed::Failure;
             };
             TracePoint {
-                name: parts[3].into(),
-                cookie,
-                track: parts[2].into(),
-                ..tp('G', tgid)
+                name: text(name),
+                cookie: cookie as i128,
+                track: text(track),
+                ..point
             }
         }
         'H' => {
-            if parts.len() < 4 {
-                return Parsed::Failure;
-            }
-            let c = if parts.len() > 4 { parts[4] } else { parts[3] };
-            let Some(cookie) = parse_int(c) else {
+            let (track, third, fourth) = (next_field(), next_field(), next_field());
+            let cookie = c_i64(if fourth.is_empty() { third } else { fourth });
+            let Some(cookie) = cookie.filter(|_| has_tgid && !track.is_empty()) else {
                 return Parsed::Failure;
             };
             TracePoint {
-                cookie,
-                track: parts[2].into(),
-                ..tp('H', tgid)
+                cookie: cookie as i128,
+                track: text(track),
+                ..point
             }
         }
+        _ if s.starts_with(b"trace_event_clock_sync:") => return Parsed::Ignored,
         _ => return Parsed::Failure,
     };
     Parsed::Point(point)

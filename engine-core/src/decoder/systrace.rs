@@ -304,7 +304,7 @@ fn c_u32_base(s: &[u8], base0: bool) -> Option<i64> {
     Some((v & 0xffff_ffff) as i64)
 }
 
-fn c_u32(s: &[u8]) -> Option<i64> {
+pub(crate) fn c_u32(s: &[u8]) -> Option<i64> {
     c_u32_base(s, false)
 }
 
@@ -319,7 +319,7 @@ fn c_u64(s: &[u8]) -> Option<i128> {
     })
 }
 
-fn c_i64(s: &[u8]) -> Option<i64> {
+pub(crate) fn c_i64(s: &[u8]) -> Option<i64> {
     let (neg, v) = parse_int(s, false)?;
     let v = if neg { -(v as i128) } else { v as i128 };
     Some(v.clamp(i64::MIN as i128, i64::MAX as i128) as i64)
