@@ -33,6 +33,8 @@ engines (tools/compare_tp.py):
   timeline events (extension 76) with colliding cookies, tokens and pids;
 * `--kind atrace` (`gen_atrace`): atrace lines in ftrace `print` events,
   of every phase, balanced or not, some malformed;
+* `--kind systrace` (`gen_systrace`): systrace text (not protobuf) of
+  the events trace_processor's text reader handles, some malformed;
 * `--kind machines` (`gen_machines`): two machines' ftrace events and
   process trees, the second's clock sometimes synced;
 * any other kind (`gen_packets`): four packets of that TracePacket field
@@ -693,7 +695,79 @@ def gen_atrace(rng: random.Random, events: int = 30) -> bytes:
     return t.SerializeToString()
 
 
+def gen_systrace(rng: random.Random, lines: int = 40) -> bytes:
+    """Systrace text (atrace's `TRACE:` dump): a header, then ftrace lines of
+    the events trace_processor's text reader handles (sched_switch,
+    sched_waking, tracing_mark_write, cpu_frequency / _limits, cpu_idle,
+    sched_blocked_reason, workqueue_execute_*, clock_*) and some it ignores,
+    by tasks with and without a tgid column, names with spaces and dashes,
+    with and without irq flags, fields missing, duplicated or malformed."""
+    tasks = [("surfaceflinger", 10), ("Binder:10_2", 11), ("<...>", 12), ("my app-x", 20),
+             ("kworker/0:1", 3), ("<idle>", 0)]
+    states = ["S", "R", "R+", "D", "DK", "x", "I", "T", "W", "Z", "P", "?", "D|K", ""]
+    val = lambda: rng.choice(["0", "1", "42", "-1", "120", "abc", "", "4294967296"])
+
+    def args(event: str) -> str:
+        comm, pid = rng.choice(tasks)
+        if event == "sched_switch":
+            ncomm, npid = rng.choice(tasks)
+            fields = [f"prev_comm={comm}", f"prev_pid={pid}", f"prev_prio={val()}",
+                      f"prev_state={rng.choice(states)}", "==>", f"next_comm={ncomm}",
+                      f"next_pid={npid}", f"next_prio={val()}"]
+        elif event == "sched_waking":
+            fields = [f"comm={comm}", f"pid={pid}", f"prio={val()}", f"target_cpu={val()}"]
+        elif event == "tracing_mark_write":
+            return rng.choice(["B|10|doFrame", "E|10", "C|10|cnt|5", "S|10|as|1", "F|10|as|1",
+                               "I|10|inst", "B|x|bad", "trace_event_clock_sync: parent_ts=1.0"])
+        elif event in ("cpu_frequency", "cpu_idle"):
+            # (a state that is no number crashes trace_processor)
+            state = rng.choice(["0", "1", "42", "-1", "4294967295"])
+            fields = [f"state={state}", f"cpu_id={rng.choice(['0', '1', '7', 'x'])}"]
+        elif event == "cpu_frequency_limits":
+            # (a cpu past trace_processor's 4096 crashes it)
+            cpu = rng.choice(["0", "1", "7", "x", ""])
+            fields = [f"min_freq={val()}", f"max_freq={val()}", f"cpu_id={cpu}"]
+        elif event == "sched_blocked_reason":
+            fields = [f"pid={pid}", f"iowait={rng.choice(['0', '1'])}",
+                      f"caller={rng.choice(['f+0x10/0x20', 'g'])}"]
+        elif event.startswith("workqueue_execute"):
+            work = f"work struct {rng.choice(['000000001', 'ffffff8012'])}"
+            return work + (f": function {rng.choice(['fn_a', 'fn_b'])}"
+                           if event.endswith("start") else "")
+        elif event.startswith("clock_"):
+            fields = [rng.choice(["clk0", "clk1"]), f"state={val()}", f"cpu_id={val()}"]
+        else:
+            fields = [f"pid={pid}", f"comm={comm}"]
+        # (trace_processor crashes on a cpu_idle / cpu_frequency without a
+        # state: those keep every field, numbers)
+        if fields and rng.random() < 0.15 and event not in ("cpu_idle", "cpu_frequency"):
+            fields.pop(rng.randrange(len(fields)))
+        if fields and rng.random() < 0.1:
+            fields.append(rng.choice(fields))
+        return " ".join(fields)
+
+    events = ["sched_switch"] * 4 + ["sched_waking", "tracing_mark_write", "tracing_mark_write",
+              "cpu_frequency", "cpu_idle", "cpu_frequency_limits", "sched_blocked_reason",
+              "workqueue_execute_start", "workqueue_execute_end", "clock_set_rate",
+              "clock_enable", "sched_wakeup", "task_newtask"]
+    out = ["TRACE:", "# tracer: nop", "#",
+           "#                                      _-----=> irqs-off",
+           "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION",
+           "#              | |        |      |   ||||       |         |"]
+    ts = 100.0
+    for _ in range(lines):
+        ts += rng.choice([0.0, 0.000001, 0.000013, 0.5])
+        comm, pid = rng.choice(tasks)
+        tgid = rng.choice(["(-----)", f"({pid:5d})", "( 10)", ""])
+        flags = rng.choice(["d..2", "...1", "", "dNh3"])
+        event = rng.choice(events)
+        out.append(f"{comm:>16}-{pid:<5} {tgid} [{rng.randint(0, 1):03d}] {flags} "
+                   f"{ts:.6f}: {event}: {args(event)}")
+    return ("\n".join(out) + "\n").encode()
+
+
 GENERATORS = {"ftrace": gen_ftrace, "compact_sched": gen_compact_sched, "identity": gen_identity,
+              "systrace": gen_systrace,
               "atrace": gen_atrace,
               "frame_timeline_event": gen_frame_timeline, "machines": gen_machines, "perf_sample": gen_perf, "profile_packet": gen_heapprofd,
               "gpu_counter_event": gen_gpu_counters,

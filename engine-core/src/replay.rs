@@ -423,11 +423,15 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         let set = sched_args.waking(&mut ctx.args, &sink.strings, w);
                         raw.push(w.ts, "sched_waking", w.cpu, waker, Some(set), false);
                     }
-                    note_other(w.ts);
                     let flags = w
                         .compact
                         .then(|| sink.common_flags.get(&r).copied().unwrap_or(0));
-                    ctx.thread_state.waking(wakee, w.ts, waker, flags);
+                    // (a bound where it makes a thread_state row: systrace
+                    // text has no raw rows, and a waking of the idle thread
+                    // or a runnable one makes none)
+                    if ctx.thread_state.waking(wakee, w.ts, waker, flags) {
+                        note_other(w.ts);
+                    }
                 }
                 EvRef::Ftrace(i) => {
                     let e = &sink.ftrace[i as usize];

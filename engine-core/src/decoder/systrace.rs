@@ -56,6 +56,8 @@ use std::collections::{HashMap, HashSet};
 
 use memchr::memmem;
 
+use super::atrace::{parse_print, Parsed};
+
 use crate::events::*;
 
 const U64: u128 = u64::MAX as u128;
@@ -255,6 +257,32 @@ impl<'a> Args<'a> {
     /// `a.get(key, "")`
     fn s(&self, key: &str) -> &'a [u8] {
         self.get(key).unwrap_or(b"")
+    }
+}
+
+/// The decoder's view of what the replay's ProcessTracker did to `tid`, so
+/// it can leave out names and tgids that would change nothing: after
+/// UpdateThread(tid, tgid) (`tgid` Some) or GetOrCreateProcess(tid) (None),
+/// tid's thread may be a new one, to be named and associated again.
+fn updated_thread(
+    assoc: &mut HashMap<i64, i64>,
+    cur_name: &mut HashMap<i64, &[u8]>,
+    tid: i64,
+    tgid: Option<i64>,
+) {
+    cur_name.remove(&tid);
+    match tgid {
+        Some(tgid) => {
+            assoc.insert(tid, tgid);
+            // (its process's main thread, as GetOrCreateProcess)
+            if tgid != tid {
+                assoc.remove(&tgid);
+                cur_name.remove(&tgid);
+            }
+        }
+        None => {
+            assoc.remove(&tid);
+        }
     }
 }
 
@@ -873,17 +901,22 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                         },
                     );
                 }
+                let mut tgid_update = None;
                 if !tl.tgid.is_empty() && tl.tgid != b"-----" {
                     if let Some(tgid) = c_u32(tl.tgid) {
-                        let old = assoc.get(&pid).copied();
-                        if old != Some(tgid) || !dedupe {
-                            sink.push_packet(ts, PacketData::ThreadTgid { tid: pid, tgid });
-                            assoc.insert(pid, tgid);
-                            if old.is_some() && old != Some(tgid) {
-                                // UpdateThread may start a new utid: name it again
-                                cur_name.remove(&pid);
-                            }
+                        if assoc.get(&pid) != Some(&tgid) || !dedupe {
+                            tgid_update = Some(PacketData::ThreadTgid { tid: pid, tgid });
+                            updated_thread(&mut assoc, &mut cur_name, pid, Some(tgid));
                         }
+                    }
+                }
+                // workqueue slices go on the thread the line's pid named
+                // before its tgid was applied (ParseLine's prologue `utid`):
+                // their event goes first (events of one ts replay in order)
+                let before_tgid = tl.event.starts_with(b"workqueue_execute_");
+                if !before_tgid {
+                    if let Some(update) = tgid_update.take() {
+                        sink.push_packet(ts, update);
                     }
                 }
 
@@ -939,14 +972,18 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                             fields: vec![("buf", FieldVal::Str(text_drop_invalid(args)))],
                             generic: false,
                         });
-                        // An atrace payload ties pid to its tgid (UpdateThread),
-                        // which may start a new utid: re-emit name/tgid after.
-                        let mut parts = args.splitn(3, |&b| b == b'|');
-                        parts.next();
-                        if let Some(t) = parts.next().and_then(c_u32).filter(|&t| t != 0) {
-                            let old = assoc.insert(pid, t);
-                            if old.is_some() && old != Some(t) {
-                                cur_name.remove(&pid);
+                        // An atrace point names its tgid's process (which
+                        // may start its main thread); B, I and E also tie
+                        // pid to it (UpdateThread), which may start a new
+                        // utid: the names and tgids sent after follow them
+                        if let Parsed::Point(p) = parse_print(&text_drop_invalid(args)) {
+                            let tgid = p.tgid as i64;
+                            let ties = matches!(p.phase, 'B' | 'I' | 'E');
+                            if tgid != 0 {
+                                updated_thread(&mut assoc, &mut cur_name, tgid, None);
+                                if ties {
+                                    updated_thread(&mut assoc, &mut cur_name, pid, Some(tgid));
+                                }
                             }
                         }
                     }
@@ -985,6 +1022,9 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                         }),
                         None => count(&mut bad_fields, event),
                     },
+                }
+                if let Some(update) = tgid_update {
+                    sink.push_packet(ts, update);
                 }
             }
             State::HtmlBefore => {

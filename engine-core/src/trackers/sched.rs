@@ -368,21 +368,30 @@ impl ThreadStateTracker {
     /// `common_flags`: the waking's (compact_sched records them; a
     /// sched_waking event's are not passed on: NULL irq_context, as
     /// trace_processor's ParseSchedWaking).
-    pub fn waking(&mut self, utid: u32, ts: i64, waker: Option<u32>, common_flags: Option<u32>) {
+    /// A waking: opens an R row unless the thread is idle or already
+    /// runnable (spurious). Whether it opened one.
+    pub fn waking(
+        &mut self,
+        utid: u32,
+        ts: i64,
+        waker: Option<u32>,
+        common_flags: Option<u32>,
+    ) -> bool {
         if self.is_idle(utid) {
-            return;
+            return false;
         }
         if let Some(r) = self.last_row(utid) {
             let st = self.table.state[r];
             if st == RUNNING || st == R {
                 self.spurious += 1;
-                return;
+                return false;
             }
         }
         self.close_last(utid, ts);
         // TRACE_FLAG_HARDIRQ | TRACE_FLAG_SOFTIRQ: woken from an interrupt
         let irq = common_flags.map(|f| f & (0x08 | 0x10) != 0);
         self.open(utid, ts, R, -1, waker.unwrap_or(NONE), irq);
+        true
     }
 
     pub fn new_task(&mut self, utid: u32, ts: i64, parent: u32) {
