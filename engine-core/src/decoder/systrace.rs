@@ -912,7 +912,9 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                 }
                 // workqueue slices go on the thread the line's pid named
                 // before its tgid was applied (ParseLine's prologue `utid`):
-                // their event goes first (events of one ts replay in order)
+                // their event goes first (events of one ts replay in order).
+                // A waking's waker is that thread too, but its wakee is
+                // looked up after: it stays after (see engine-core/README)
                 let before_tgid = tl.event.starts_with(b"workqueue_execute_");
                 if !before_tgid {
                     if let Some(update) = tgid_update.take() {
