@@ -94,6 +94,13 @@ PIDS_AND_KEYS = [
         pb.GenericFtraceEvent.Field(name="j", str_value="s"),
         pb.GenericFtraceEvent.Field(name="k", int_value=2)]})]
 
+# block I/O: a request's slice has one arg set, completed when it ends:
+# the done event's sector replaces the start's (no set of the start's own
+# stays behind); a request never done keeps its start's
+BLOCK_IO = [(0, 100, 10, "block_io_start", {"dev": 2, "sector": 1}),
+            (0, 150, 10, "block_io_done", {"dev": 2, "sector": 9}),
+            (0, 200, 10, "block_io_start", {"dev": 3, "sector": 4})]
+
 SLICES = ("SELECT s.ts, s.dur, s.name, s.category, t.name AS track FROM slice s "
           "JOIN track t ON t.id = s.track_id ORDER BY s.ts")
 
@@ -175,9 +182,19 @@ def test_int32_pids_and_repeated_keys(load_embedded) -> None:
     assert raw == [("k", "2"), ("j", "s")]
 
 
+def test_block_io_slices_complete_their_args_when_they_end(load_embedded) -> None:
+    eng = load_embedded(_trace(BLOCK_IO))
+    rows = eng.query("SELECT s.ts, s.dur, a.int_value FROM slice s JOIN args a "
+                     "USING (arg_set_id) WHERE a.key = 'sector' ORDER BY s.ts").rows()
+    assert rows == [(100, 50, 9), (200, -1, 4)]
+    # the sectors not of a raw row: the two slices' sets only
+    assert eng.query("SELECT int_value FROM args WHERE key = 'sector' AND arg_set_id NOT IN "
+                     "(SELECT arg_set_id FROM ftrace_event) ORDER BY id").rows() == [(9,), (4,)]
+
+
 @pytest.mark.tp
-@pytest.mark.parametrize("events", [PKVM, SYSCALLS, ION, MISC, PIDS_AND_KEYS],
-                         ids=["pkvm", "syscalls", "ion", "misc", "pids_and_keys"])
+@pytest.mark.parametrize("events", [PKVM, SYSCALLS, ION, MISC, PIDS_AND_KEYS, BLOCK_IO],
+                         ids=["pkvm", "syscalls", "ion", "misc", "pids_and_keys", "block_io"])
 def test_kernel_parity_tables_equal_trace_processor(tp_diffs, events) -> None:
     diffs, compared = tp_diffs(_trace(events))
     assert {"slice", "track", "args", "ftrace_event"} <= compared

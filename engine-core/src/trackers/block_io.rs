@@ -24,22 +24,22 @@ fn device_track(c: &mut Ctx, e: &FtraceEv) -> u32 {
     )
 }
 
-fn sector_args(c: &mut Ctx, e: &FtraceEv) -> i64 {
+fn sector(e: &FtraceEv) -> [(&'static str, Option<ArgVal>); 1] {
     let sector = e.int("sector").unwrap_or(0).clamp(0, u64::MAX as i128) as u64;
-    c.args.add_set(&[("sector", Some(ArgVal::Uint(sector)))])
+    [("sector", Some(ArgVal::Uint(sector)))]
 }
 
+/// The slice's args are one set, completed when it ends (trace_processor
+/// commits a slice's args then): the start's sector, replaced by the done
+/// event's (the same key).
 pub fn start(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = device_track(c, e);
-    let set = sector_args(c, e);
+    let set = c.args.add_set_unique(&sector(e));
     c.slices.begin(track, ts, NAME.into(), -1, Some(set));
 }
 
-/// The done event's sector replaces the start's (the same key).
 pub fn done(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let track = device_track(c, e);
-    if let Some(row) = c.slices.end(track, ts) {
-        let set = sector_args(c, e);
-        c.slices.rows[row as usize].arg_set = Some(set);
-    }
+    let row = c.slices.end(track, ts);
+    super::kernel_slices::add_end_args(c, row, &sector(e));
 }
