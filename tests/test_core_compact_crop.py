@@ -28,6 +28,22 @@ def _deltas(ts: list[int]) -> list[int]:
     return [t - p for t, p in zip(ts, [0, *ts])]
 
 
+def _add_waking(c, ts: int, pid: int, target_cpu: int, comm_index: int) -> None:
+    """One compact waking (the bundle's first: `ts` is its delta from 0)."""
+    c.waking_timestamp.append(ts)
+    c.waking_pid.append(pid)
+    c.waking_target_cpu.append(target_cpu)
+    c.waking_prio.append(120)
+    c.waking_comm_index.append(comm_index)
+
+
+def _loaded(data: bytes, name: str):
+    e = EmbeddedEngine(ingest_ftrace_in_raw=True)
+    e.load_bytes(data, name)
+    yield e
+    e.close()
+
+
 def _trace() -> bytes:
     trace = pb.Trace()
     cpu0 = trace.packet.add().ftrace_events
@@ -53,20 +69,13 @@ def _trace() -> bytes:
     c.switch_prev_state.append(1)
     c.switch_next_prio.append(120)
     c.switch_next_comm_index.append(0)
-    c.waking_timestamp.append(400)
-    c.waking_pid.append(52)
-    c.waking_target_cpu.append(1)
-    c.waking_prio.append(120)
-    c.waking_comm_index.append(1)
+    _add_waking(c, 400, 52, 1, 1)
     return trace.SerializeToString()
 
 
 @pytest.fixture(scope="module")
 def engine():
-    e = EmbeddedEngine(ingest_ftrace_in_raw=True)
-    e.load_bytes(_trace(), "compact_crop")
-    yield e
-    e.close()
+    yield from _loaded(_trace(), "compact_crop")
 
 
 def test_soft_dropped_compact_events_have_ftrace_rows_only(engine):
@@ -130,11 +139,7 @@ def _trace_pids_and_states() -> bytes:
     c.switch_prev_state.extend([1, 0x200, 1, 1])
     c.switch_next_prio.extend([120] * 4)
     c.switch_next_comm_index.extend([0, 1, 2, 3])
-    c.waking_timestamp.append(1150)
-    c.waking_pid.append(-2)
-    c.waking_target_cpu.append(0)
-    c.waking_prio.append(120)
-    c.waking_comm_index.append(4)
+    _add_waking(c, 1150, -2, 0, 4)
     cpu1 = trace.packet.add().ftrace_events
     cpu1.cpu, cpu1.last_read_event_timestamp = 1, 1000
     sw = cpu1.event.add(timestamp=900, pid=70).sched_switch
@@ -145,10 +150,7 @@ def _trace_pids_and_states() -> bytes:
 
 @pytest.fixture(scope="module")
 def pids_engine():
-    e = EmbeddedEngine(ingest_ftrace_in_raw=True)
-    e.load_bytes(_trace_pids_and_states(), "compact_pids")
-    yield e
-    e.close()
+    yield from _loaded(_trace_pids_and_states(), "compact_pids")
 
 
 def test_a_plain_switch_before_the_soft_start_makes_nothing(pids_engine):
