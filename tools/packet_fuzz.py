@@ -494,7 +494,8 @@ def gen_compact_sched(rng: random.Random) -> bytes:
     random task states (unknown bits too) and prios, comm indexes sometimes
     past the intern table, a bundle now and then with lost events or
     `last_read_event_timestamp` / `previous_bundle_end_timestamp` (the soft
-    cut), and some plain sched_switch / sched_waking events among them."""
+    cut), and some plain sched_switch / sched_waking events among them, and
+    now and then a /proc dump moving those pids between processes."""
     t = _trace_with_system_info()
     pids = [0, 10, 11, 12, 20]
     pid = lambda: rng.choice(pids) if rng.random() >= EXTREME else rng.choice([-1, 2**31 - 1])
@@ -543,6 +544,14 @@ def gen_compact_sched(rng: random.Random) -> bytes:
             else:
                 w = ev.sched_waking
                 w.pid, w.comm, w.prio, w.success, w.target_cpu = pid(), rng.choice(WORDS), 120, 1, 0
+    # a /proc dump now and then, among the same pids (threads move process)
+    for _ in range(rng.choice([0, 0, 1, 2])):
+        tree = t.packet.add(timestamp=rng.randint(1000, 1600),
+                            trusted_packet_sequence_id=2).process_tree
+        for tid in rng.sample(pids[1:], rng.randint(1, 3)):
+            tree.threads.add(tid=tid, tgid=rng.choice(pids[1:]))
+        for p in rng.sample(pids[1:], rng.randint(0, 2)):
+            tree.processes.add(pid=p, ppid=1, cmdline=[rng.choice(WORDS)])
     return t.SerializeToString()
 
 
@@ -551,7 +560,7 @@ def gen_identity(rng: random.Random) -> bytes:
     few packets, in time order, each either a /proc dump (processes with
     random parents, threads with random tgids, some main threads named) or
     a bundle of sched_switch / task_newtask / sched_process_free /
-    task_rename / sched_waking events, all among pids 1-6 (tid reuse,
+    task_rename / sched_waking / atrace print events, all among pids 1-6 (tid reuse,
     threads moving process, processes ending and coming back)."""
     t = _trace_with_system_info()
     ids = range(1, 7)
@@ -576,7 +585,7 @@ def gen_identity(rng: random.Random) -> bytes:
             ts += rng.randint(1, 20)
             ev = bundle.event.add(timestamp=ts, pid=rng.choice(ids))
             kind = rng.choice(["sched_switch", "sched_switch", "task_newtask",
-                               "sched_process_free", "task_rename", "sched_waking"])
+                               "sched_process_free", "task_rename", "sched_waking", "print"])
             if kind == "sched_switch":
                 sw = ev.sched_switch
                 sw.prev_pid, sw.prev_comm, sw.prev_state, sw.prev_prio = ev.pid, "p", 1, 120
@@ -589,6 +598,12 @@ def gen_identity(rng: random.Random) -> bytes:
                 ev.sched_process_free.pid = rng.choice(ids)
             elif kind == "task_rename":
                 ev.task_rename.pid, ev.task_rename.newcomm = rng.choice(ids), rng.choice(WORDS)
+            elif kind == "print":
+                # atrace: B / E / I tie the printing thread to the tgid
+                # (UpdateThread), C / S only name the tgid's process
+                phase, tgid = rng.choice("BEICS"), rng.choice([0, *ids])
+                ev.print.buf = {"B": f"B|{tgid}|s", "E": f"E|{tgid}", "I": f"I|{tgid}|i",
+                                "C": f"C|{tgid}|c|1", "S": f"S|{tgid}|a|1"}[phase] + "\n"
             else:
                 w = ev.sched_waking
                 w.pid, w.comm, w.prio, w.success, w.target_cpu = rng.choice(ids), "w", 120, 1, 0
