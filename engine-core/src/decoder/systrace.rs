@@ -966,28 +966,28 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                         cur_name.insert(next_pid, next_comm);
                     }
                     "tracing_mark_write" | "print" | "0" => {
+                        let buf = text_drop_invalid(args);
+                        // An atrace point names its tgid's process (which
+                        // may start its main thread); B, I and E also tie
+                        // pid to it (UpdateThread), which may start a new
+                        // utid: the names and tgids sent after follow them
+                        if let Parsed::Point(p) = parse_print(&buf) {
+                            let tgid = p.tgid as i64;
+                            if tgid != 0 {
+                                updated_thread(&mut assoc, &mut cur_name, tgid, None);
+                                if matches!(p.phase, 'B' | 'I' | 'E') {
+                                    updated_thread(&mut assoc, &mut cur_name, pid, Some(tgid));
+                                }
+                            }
+                        }
                         sink.push_ftrace(FtraceEv {
                             ts,
                             cpu,
                             pid,
                             name: "print",
-                            fields: vec![("buf", FieldVal::Str(text_drop_invalid(args)))],
+                            fields: vec![("buf", FieldVal::Str(buf))],
                             generic: false,
                         });
-                        // An atrace point names its tgid's process (which
-                        // may start its main thread); B, I and E also tie
-                        // pid to it (UpdateThread), which may start a new
-                        // utid: the names and tgids sent after follow them
-                        if let Parsed::Point(p) = parse_print(&text_drop_invalid(args)) {
-                            let tgid = p.tgid as i64;
-                            let ties = matches!(p.phase, 'B' | 'I' | 'E');
-                            if tgid != 0 {
-                                updated_thread(&mut assoc, &mut cur_name, tgid, None);
-                                if ties {
-                                    updated_thread(&mut assoc, &mut cur_name, pid, Some(tgid));
-                                }
-                            }
-                        }
                     }
                     "sched_waking" => {
                         let a = Args::parse(args);
