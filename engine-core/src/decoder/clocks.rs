@@ -36,6 +36,18 @@ pub struct SnapshotClock {
     pub incremental: bool,
 }
 
+impl SnapshotClock {
+    /// A clock reading `timestamp` ns, absolute.
+    pub fn ns(id: u32, timestamp: i64) -> Self {
+        SnapshotClock {
+            id,
+            timestamp,
+            unit_ns: 1,
+            incremental: false,
+        }
+    }
+}
+
 /// A clock domain, registered by the first snapshot that names it
 /// (ClockSynchronizer's ClockDomain): its unit and encoding, and per group
 /// of snapshots naming the same clocks in the same order (trace_processor's

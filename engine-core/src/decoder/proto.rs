@@ -1537,13 +1537,7 @@ impl<'s> ProtoDecoder<'s> {
         }
         self.latest_ftrace_clock_snapshot = Some(at);
         use super::clocks::SnapshotClock as C;
-        let c = |id, timestamp| C {
-            id,
-            timestamp,
-            unit_ns: 1,
-            incremental: false,
-        };
-        let clocks = [c(clock, at), c(BOOTTIME, boot)];
+        let clocks = [C::ns(clock, at), C::ns(BOOTTIME, boot)];
         let trace_clock = self.trace_clock();
         if !self.clocks.snapshot(self.seq_id, &clocks, trace_clock) {
             self.sink.stats.add("invalid_clock_snapshots", 1, None);
@@ -2493,12 +2487,7 @@ impl<'s> ProtoDecoder<'s> {
                 match f? {
                     (2, Value::Varint(x)) => primary = x as i64,
                     (1, Value::Bytes(b)) => {
-                        let mut clock = super::clocks::SnapshotClock {
-                            id: 0,
-                            timestamp: 0,
-                            unit_ns: 1,
-                            incremental: false,
-                        };
+                        let mut clock = super::clocks::SnapshotClock::ns(0, 0);
                         for f in Fields::new(b) {
                             match f? {
                                 (1, Value::Varint(x)) => clock.id = x as u32,

@@ -705,7 +705,7 @@ impl Tracks {
 /// "1.0e+20"): trace_processor's args view makes display_value with
 /// `cast_string!(real_value)`. Written by the bundled SQLite itself, so the
 /// two agree to the digit.
-pub fn sqlite_real_text(x: f64) -> String {
+fn sqlite_real_text(x: f64) -> String {
     // SAFETY: a NUL-terminated format taking one double; the result is
     // NUL-terminated text owned by SQLite (NULL only when out of memory),
     // copied, then freed with sqlite3_free.
