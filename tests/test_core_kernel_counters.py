@@ -13,12 +13,14 @@ from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
 APP = 300       # a process with a live thread
 GONE = 400      # no thread: its GPU memory event is dropped
+APP_THREAD = 350  # a thread of APP, then named as a process's pid
 
 
 def _proto() -> bytes:
     trace = pb.Trace()
     tree = trace.packet.add(timestamp=500).process_tree
     tree.processes.add(pid=APP, ppid=1, cmdline=["com.example.app"])
+    tree.threads.add(tid=APP_THREAD, tgid=APP)
     b = trace.packet.add().ftrace_events
     b.cpu = 0
 
@@ -45,6 +47,11 @@ def _proto() -> bytes:
     g.gpu_id, g.pid, g.size = 1, 0, 5
     g = ev(3_000).gpu_mem_total
     g.gpu_id, g.pid, g.size = 0, GONE, 7
+    # a pid that is a live thread of APP: it becomes its own process's main
+    # thread, but the memory counts on the process of the thread found
+    # before that (APP), as FtraceParser::ParseGpuMemTotal's opt_utid
+    g = ev(3_500).gpu_mem_total
+    g.gpu_id, g.pid, g.size = 0, APP_THREAD, 8
     return trace.SerializeToString()
 
 
@@ -60,6 +67,7 @@ EXPECTED_COUNTERS = [
     (1_400, "thermal-cpufreq-0 Cooling Device", "cooling_device_counter", 3.0),
     (2_000, "GPU Memory", "process_gpu_memory", 4_096.0),
     (2_500, "GPU Memory", "gpu_memory", 5.0),
+    (3_500, "GPU Memory", "process_gpu_memory", 8.0),
 ]
 # the GPU memory tracks: a gpu's whole memory, and the app's (its process)
 GPU_TRACKS = """
@@ -74,6 +82,12 @@ EXPECTED_GPU_TRACKS = [
     ("gpu_memory", "bytes", 1, 1, None),
     ("process_gpu_memory", "bytes", 0, 0, APP),
 ]
+# APP_THREAD's pid is a process of its own now, with a new main thread
+THREADS_OF_APP_THREAD = """
+SELECT t.tid, p.pid FROM thread t LEFT JOIN process p USING (upid)
+WHERE t.tid = 350 ORDER BY t.utid
+"""
+EXPECTED_THREADS_OF_APP_THREAD = [(APP_THREAD, APP), (APP_THREAD, APP_THREAD)]
 SIGNALS = """
 SELECT s.ts, s.dur, s.name, th.tid, extract_arg(s.arg_set_id, 'signal.sig') AS sig
 FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN thread th USING (utid)
@@ -139,6 +153,10 @@ def test_gpu_memory_tracks(proto_eng):
     assert proto_eng.query(GPU_TRACKS).rows() == EXPECTED_GPU_TRACKS
 
 
+def test_gpu_memory_of_a_thread_pid(proto_eng):
+    assert proto_eng.query(THREADS_OF_APP_THREAD).rows() == EXPECTED_THREADS_OF_APP_THREAD
+
+
 def test_signals(proto_eng):
     assert proto_eng.query(SIGNALS).rows() == EXPECTED_SIGNALS
 
@@ -157,6 +175,7 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(data, COUNTERS) == EXPECTED_COUNTERS
     assert tp_rows(data, GPU_TRACKS) == EXPECTED_GPU_TRACKS
     assert tp_rows(data, SIGNALS) == EXPECTED_SIGNALS
+    assert tp_rows(data, THREADS_OF_APP_THREAD) == EXPECTED_THREADS_OF_APP_THREAD
     diffs, compared = tp_diffs(data)
     assert {"counter", "counter_track", "track", "slice", "args", "process",
             "thread", "stats"} <= compared

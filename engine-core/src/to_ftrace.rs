@@ -535,7 +535,10 @@ impl<'a> Line<'_, 'a> {
                 self.lit(" work struct=");
                 self.value_of("work", Self::hex);
                 self.arg_as("function", "function", Self::kernel_fn);
-                self.arg_as("workqueue", "workqueue", Self::hex);
+                // (the workqueue is a string field: trace_processor reads
+                // it as an integer and prints its string pool id in hex;
+                // here its name, as the kernel's own format)
+                self.arg_as("workqueue", "workqueue", Self::value);
                 self.value_of("req_cpu", Self::value);
                 self.value_of("cpu", Self::value);
             }

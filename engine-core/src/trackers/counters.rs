@@ -282,7 +282,8 @@ pub fn kgsl_gpu_frequency(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// bytes, as a whole (pid 0: "gpu_memory") or of one process
 /// ("process_gpu_memory"), both named "GPU Memory". A process's event for a
 /// pid with no live thread is dropped (kworkers report it after the
-/// process died); else the pid is made its own process's main thread.
+/// process died); else the pid is made its own process's main thread, and
+/// the counter goes to the process of the thread the pid named before.
 pub fn gpu_mem_total(c: &mut Ctx, ts: i64, e: &FtraceEv) {
     let gpu = e.int("gpu_id").unwrap_or(0) as i64;
     let pid = e.int("pid").unwrap_or(0) as i64;
@@ -302,10 +303,15 @@ fn gpu_memory(c: &mut Ctx, ts: i64, gpu: i64, pid: i64, size: i128, live_thread_
     let process = if pid == 0 {
         None
     } else {
-        if live_thread_only && c.pt.thread_or_none(pid).is_none() {
+        // the ftrace event keeps the process of the thread it found before
+        // the update: a pid that was a thread of another process counts
+        // there (FtraceParser::ParseGpuMemTotal reads `opt_utid`'s upid)
+        let found = c.pt.thread_or_none(pid);
+        if live_thread_only && found.is_none() {
             return;
         }
-        let utid = c.pt.update_thread(pid, pid);
+        let updated = c.pt.update_thread(pid, pid);
+        let utid = if live_thread_only { found.unwrap_or(updated) } else { updated };
         c.pt.t_upid[utid as usize]
     };
     let mut dims = vec![("ugpu", Dim::Int(ugpu)), ("gpu", Dim::Int(gpu))];
