@@ -35,6 +35,14 @@ mapping (/system/lib.so, build id 01ab, [0x1000, 0x2000), exact offset
   frame; "I" and "J" on a global track (no process): one interned mapping
   (5), frame (6), callsite (7).
 
+Packet loss schedule (sequence 1, thread 11 of pid 10): frame 2 ("work",
+no mapping) and callstack 1 = [2] interned; "K" with callstack 1; a
+packet with previous_packet_dropped starts a new incremental state that
+keeps the interned data but has its own stack profile state (trace_processor
+makes that state when it parses the sorted events, after the loss is
+tokenized): "L" with callstack 1 makes a second dummy mapping (1), its own
+"work" frame (1, symbol set 1) and callsite (1).
+
 Streaming profile schedule (sequence 1; CLOCK_MONOTONIC is BOOTTIME - 1 us):
 thread 31 of pid 30 with reference time 10 us; callstacks 1 = [f1],
 2 = [f1, f2] on frames without a mapping.
@@ -226,6 +234,35 @@ def _streaming_trace() -> bytes:
     return trace.SerializeToString()
 
 
+def _loss_trace() -> bytes:
+    trace = pb.Trace()
+
+    def packet(ts):
+        return trace.packet.add(trusted_packet_sequence_id=1, timestamp=ts)
+
+    p = packet(1)
+    p.incremental_state_cleared = True
+    d = p.track_descriptor
+    d.uuid, d.thread.pid, d.thread.tid = 101, 10, 11
+    d = packet(1).interned_data
+    d.function_names.add(iid=2, str=b"work")
+    d.source_paths.add(iid=1, str=b"work.cc")
+    d.frames.add(iid=2, function_name_id=2, source_path_iid=1, line_number=7)
+    d.callstacks.add(iid=1, frame_ids=[2])
+    for ts, name, lost in ((100, "K", 0), (200, "L", 1)):
+        p = packet(ts)
+        p.previous_packet_dropped = lost
+        e = p.track_event
+        e.type, e.track_uuid, e.name, e.callstack_iid = TE.TYPE_INSTANT, 101, name, 1
+    return trace.SerializeToString()
+
+
+LOSS_MAPPINGS = [(0, *DUMMY, ""), (1, *DUMMY, "")]
+LOSS_FRAMES = [(0, "work", 0, 0, 0, None, None), (1, "work", 1, 0, 1, None, None)]
+LOSS_SYMBOLS = [(0, 0, "work", "work.cc", 7, None), (1, 1, "work", "work.cc", 7, None)]
+LOSS_CALLSITES = [(0, 0, None, 0), (1, 0, None, 1)]
+LOSS_EVENTS = [("K", 0, None, None, 1), ("L", 1, None, None, 1)]
+
 SAMPLES = """SELECT s.ts, s.callsite_id, t.tid, p.pid, s.process_priority
 FROM cpu_profile_stack_sample s JOIN thread t USING (utid) JOIN process p USING (upid)
 ORDER BY s.id"""
@@ -260,6 +297,15 @@ def test_track_event_callstacks(load_embedded):
     assert eng.query(STATS).rows() == CALLSTACK_STATS
 
 
+def test_callstacks_after_packet_loss(load_embedded):
+    eng = load_embedded(_loss_trace())
+    assert eng.query(MAPPINGS).rows() == LOSS_MAPPINGS
+    assert eng.query(FRAMES).rows() == LOSS_FRAMES
+    assert eng.query(SYMBOLS).rows() == LOSS_SYMBOLS
+    assert eng.query(CALLSITES).rows() == LOSS_CALLSITES
+    assert eng.query(EVENT_CALLSTACKS).rows() == LOSS_EVENTS
+
+
 def test_streaming_profile_samples(load_embedded):
     eng = load_embedded(_streaming_trace())
     assert eng.query(SAMPLES).rows() == STREAMING_SAMPLES
@@ -271,7 +317,7 @@ def test_streaming_profile_samples(load_embedded):
 
 @pytest.mark.tp
 def test_same_as_trace_processor(tp_rows, tp_diffs):
-    callstacks, streaming = _callstack_trace(), _streaming_trace()
+    callstacks, streaming, loss = _callstack_trace(), _streaming_trace(), _loss_trace()
     assert tp_rows(callstacks, MAPPINGS) == CALLSTACK_MAPPINGS
     assert tp_rows(callstacks, FRAMES) == CALLSTACK_FRAMES
     assert tp_rows(callstacks, SYMBOLS) == CALLSTACK_SYMBOLS
@@ -283,7 +329,12 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(streaming, STATS) == STREAMING_STATS
     assert tp_rows(streaming, LOGS) == STREAMING_LOGS
     assert tp_rows(streaming, AFTER) == [(26_000,)]
-    for trace in (callstacks, streaming):
+    assert tp_rows(loss, MAPPINGS) == LOSS_MAPPINGS
+    assert tp_rows(loss, FRAMES) == LOSS_FRAMES
+    assert tp_rows(loss, SYMBOLS) == LOSS_SYMBOLS
+    assert tp_rows(loss, CALLSITES) == LOSS_CALLSITES
+    assert tp_rows(loss, EVENT_CALLSTACKS) == LOSS_EVENTS
+    for trace in (callstacks, streaming, loss):
         diffs, compared = tp_diffs(trace)
         assert {"stack_profile_mapping", "stack_profile_frame", "stack_profile_callsite",
                 "stack_profile_symbol", "cpu_profile_stack_sample"} <= compared

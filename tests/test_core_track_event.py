@@ -726,3 +726,52 @@ def test_plain_random_traces_same_as_trace_processor_but_known(tp_diffs):
     differing = {seed for seed in range(50)
                  if tp_diffs(track_event_fuzz.gen(random.Random(seed)))[0]}
     assert differing == set(PLAIN_SEEDS_DIFFERING)
+
+
+def _sandboxed_trace() -> bytes:
+    """Chrome's sandboxed threads: tid 3 in two processes (7 and 8), each
+    descriptor marked is_sandboxed_tid. Slices "S" and "T" on their tracks;
+    "U" without a track, on the sequence's thread (the last descriptor's)."""
+    trace = pb.Trace()
+
+    def packet(ts):
+        return trace.packet.add(trusted_packet_sequence_id=1, timestamp=ts)
+
+    packet(1).incremental_state_cleared = True
+    for uuid, pid, name in ((101, 7, "Sandboxed"), (102, 8, "Other")):
+        d = packet(1).track_descriptor
+        d.uuid, d.thread.pid, d.thread.tid, d.thread.thread_name = uuid, pid, 3, name
+        d.chrome_thread.is_sandboxed_tid = True
+    for ts, uuid, name in ((100, 101, "S"), (150, 102, "T")):
+        e = packet(ts).track_event
+        e.type, e.track_uuid, e.name = TE.TYPE_INSTANT, uuid, name
+    e = packet(300).track_event
+    e.type, e.name = TE.TYPE_INSTANT, "U"
+    return trace.SerializeToString()
+
+
+SANDBOXED = """SELECT s.name, t.tid, p.pid, t.name FROM slice s
+JOIN thread_track tt ON s.track_id = tt.id JOIN thread t USING (utid)
+JOIN process p USING (upid) ORDER BY s.ts"""
+# a sandboxed tid is [pid][tid]: (7 << 32) | 3 and (8 << 32) | 3
+SANDBOXED_SLICES = [("S", 30_064_771_075, 7, "Sandboxed"),
+                    ("T", 34_359_738_371, 8, "Other"),
+                    ("U", 34_359_738_371, 8, "Other")]
+# each process's main thread, then its sandboxed thread; no thread 3
+SANDBOXED_THREADS = "SELECT tid FROM thread WHERE tid <> 0 ORDER BY utid"
+SANDBOXED_TIDS = [(7,), (30_064_771_075,), (8,), (34_359_738_371,)]
+
+
+def test_sandboxed_tids_are_made_unique(load_embedded):
+    eng = load_embedded(_sandboxed_trace())
+    assert eng.query(SANDBOXED).rows() == SANDBOXED_SLICES
+    assert eng.query(SANDBOXED_THREADS).rows() == SANDBOXED_TIDS
+
+
+@pytest.mark.tp
+def test_sandboxed_tids_same_as_trace_processor(tp_rows, tp_diffs):
+    trace = _sandboxed_trace()
+    assert tp_rows(trace, SANDBOXED) == SANDBOXED_SLICES
+    assert tp_rows(trace, SANDBOXED_THREADS) == SANDBOXED_TIDS
+    diffs, _ = tp_diffs(trace)
+    assert diffs == {}

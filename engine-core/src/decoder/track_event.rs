@@ -96,6 +96,9 @@ pub struct Reservation {
     pub sibling_order_rank: Option<i64>,
     pub merge: MergeBehavior,
     pub merge_key: Option<String>,
+    /// ChromeThreadDescriptor.is_sandboxed_tid: the tid is made synthetic
+    /// when the track is resolved, unless its pid namespace resolves it
+    pub use_synthetic_tid: bool,
 }
 
 impl Reservation {
@@ -497,8 +500,13 @@ struct Seq {
     /// its IncrementalState: an index into `Tokenizer::threads`
     incremental_state: Option<u32>,
     delta: DeltaState,
-    /// its StackProfileSequenceState (a new one at each clear, kept over a
-    /// loss): the scope of the callstack caches
+    /// its StackProfileSequenceState: the scope of the callstack caches and
+    /// of the dummy mapping of frames without one. A new one with each
+    /// IncrementalState (at a clear or a loss): trace_processor shares the
+    /// state over a loss only when it was made before it, and it is made
+    /// when the sorted events are parsed, after the whole file is tokenized
+    /// (no extraction window: the sorter extracts early only after two
+    /// flushes and a read of the buffers)
     stack_state: Option<u32>,
 }
 
@@ -625,6 +633,7 @@ impl Tokenizer {
         let s = self.seq(seq_id);
         s.incremental_state = Some(i);
         s.delta = DeltaState::default();
+        s.stack_state = None;
     }
 
     /// TracePacketDefaults (field 59) of a packet on `seq_id`.
@@ -868,11 +877,17 @@ impl Tokenizer {
             r.pid = Some(pid);
             r.tid = Some(tid);
             r.use_separate_track = disallow_merging;
+            r.use_synthetic_tid = sandboxed;
             self.reservations.reserve(uuid, r);
-            if sandboxed {
-                // synthetic tids (Chrome's sandboxed threads): not imported
-                self.skipped_fields += 1;
-            }
+            // a sandboxed tid (Chrome's, namespaced by its sandbox) is made
+            // unique as [pid][tid], for the sequence's thread and for the
+            // descriptor's own thread (TokenizeThreadDescriptor,
+            // ParseThreadDescriptor); the track's tid when it is resolved
+            let tid = if sandboxed {
+                synthetic_tid(tid, pid)
+            } else {
+                tid
+            };
             if state_valid {
                 self.set_thread(seq_id, pid, tid, t.3);
             }
@@ -1545,6 +1560,17 @@ fn push_location(args: &mut Vec<(Arc<str>, ArgVal)>, prefix: &str, loc: &SourceL
         format!("{prefix}.line_number").into(),
         ArgVal::Uint(loc.line_number),
     ));
+}
+
+/// CreateSyntheticTid: a tid unique across processes, [pid][tid] in 64
+/// bits (a negative tid sets every bit, as in trace_processor).
+pub(crate) fn synthetic_tid(tid: i64, pid: i64) -> i64 {
+    (pid << 32) | tid
+}
+
+/// IsSyntheticTid.
+pub(crate) fn is_synthetic_tid(tid: i64) -> bool {
+    tid & (0xffff_ffff_0000_0000u64 as i64) != 0
 }
 
 /// ThreadDescriptor: (pid, tid, thread_name, [reference ts us, thread time

@@ -311,7 +311,11 @@ fn gpu_memory(c: &mut Ctx, ts: i64, gpu: i64, pid: i64, size: i128, live_thread_
             return;
         }
         let updated = c.pt.update_thread(pid, pid);
-        let utid = if live_thread_only { found.unwrap_or(updated) } else { updated };
+        let utid = if live_thread_only {
+            found.unwrap_or(updated)
+        } else {
+            updated
+        };
         c.pt.t_upid[utid as usize]
     };
     let mut dims = vec![("ugpu", Dim::Int(ugpu)), ("gpu", Dim::Int(gpu))];

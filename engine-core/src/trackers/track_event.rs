@@ -35,6 +35,7 @@ use super::stack_profile::{SampleRow, SampleSource, TrackEventCallstackRow};
 use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
 use crate::decoder::stack_profile::{CallstackDesc, ProfileInterned};
+use crate::decoder::track_event::{is_synthetic_tid, synthetic_tid};
 use crate::decoder::track_event::{
     ChromeProcess, DescriptorData, EventParser, MergeBehavior, ProcessDesc, ProfileSample,
     Reservation, Reservations, ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES,
@@ -315,7 +316,11 @@ impl TrackEventTracker {
             }
             if let Some(tid) = r.tid.and_then(|t| c.pt.resolve_namespaced_tid(root_pid, t)) {
                 r.tid = Some(tid);
+                r.use_synthetic_tid = false;
             }
+        }
+        if let (true, Some(tid), Some(pid)) = (r.use_synthetic_tid, r.tid, r.pid) {
+            r.tid = Some(synthetic_tid(tid, pid));
         }
         let parent = if r.parent_uuid != DEFAULT_TRACK_UUID {
             self.resolve(c, r.parent_uuid)
@@ -1468,16 +1473,6 @@ fn legacy_async_source(
         (Some(id), Some(_)) => Ok((id as i64, true)),
         _ => Err(()),
     }
-}
-
-/// CreateSyntheticTid: a tid unique across processes, [pid][tid] in 64
-/// bits (a negative tid sets every bit, as in trace_processor).
-fn synthetic_tid(tid: i64, pid: i64) -> i64 {
-    (pid << 32) | tid
-}
-
-fn is_synthetic_tid(tid: i64) -> bool {
-    tid & (0xffff_ffff_0000_0000u64 as i64) != 0
 }
 
 /// What parsing an event's args does besides the args, when they are used
