@@ -63,6 +63,8 @@ def _trace() -> bytes:
     k.bytes_alloc, k.gfp_flags = 32, GFP_KERNEL_4_4 | 0x4000000
     ev(1_000_900_000, RENDER).print.buf = f"B|{APP}|draw\n"
     ev(1_000_950_000, WORKER).print.buf = f"C|{APP}|heap|42"
+    m = ev(1_000_960_000, WORKER).dpu_tracing_mark_write
+    m.type, m.pid, m.name, m.value = 0x1FF, APP, "fence", 1
     c = ev(2_500_000_000, RENDER).clock_set_rate
     c.name, c.state, c.cpu_id = "ddr", 1000, 2
     wk = ev(2_600_000_000, RENDER).sched_waking
@@ -93,6 +95,9 @@ EXPECTED = [
     "   Render_Thread-101   (  100) [002] .... 1.000900: tracing_mark_write: B|100|draw",
     # a task name of 16 bytes or more is not padded
     "HeapTaskDaemon_worker-102   (  100) [002] .... 1.000950: tracing_mark_write: C|100|heap|42",
+    # the type is written as one char, its low byte (0xff): not ASCII, so
+    # left out (trace_processor writes it raw, and its results drop it)
+    "HeapTaskDaemon_worker-102   (  100) [002] .... 1.000960: tracing_mark_write:|100|fence|1",
     "   Render_Thread-101   (  100) [002] .... 2.500000: clock_set_rate: ddr state=1000 cpu_id=2",
     # no layout of its own: every arg as key=value
     "   Render_Thread-101   (  100) [002] .... 2.600000: sched_waking: comm=Render-Thread"

@@ -372,8 +372,15 @@ impl<'a> Line<'_, 'a> {
     }
 
     /// The character of a tracing_mark_write-like event's type field.
+    /// The type as one char (its low byte, as the reference's `char` cast).
+    /// A byte past ASCII is left out: the reference writes it raw, invalid
+    /// UTF-8 that its query results (and so the trace_processor engine)
+    /// drop.
     fn type_char(&mut self, v: Arg) {
-        self.out.push(as_u64(v) as u8 as char);
+        let byte = as_u64(v) as u8;
+        if byte.is_ascii() {
+            self.out.push(byte as char);
+        }
     }
 
     /// `<type>|<pid>|<name>|<value>` of the vendors' tracing_mark_write events.
