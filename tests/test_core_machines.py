@@ -347,3 +347,76 @@ def test_machines_suspends_as_trace_processor(tp_diffs):
     differ, compared = tp_diffs(_suspends_trace())
     assert {"slice", "track", "args"} <= compared
     assert differ == {}
+
+
+def _streams_trace() -> bytes:
+    """Each machine's events go to sorter queues of its own, and a field-
+    stamped event's copy keeps its field's time (trace time) on any machine.
+    The host records first (clock snapshot, SystemInfo, a cpu 1 bundle:
+    prints "h1" at 2_400_000 and "h2" at 2_500_000), then machine 7 syncs
+    its clocks (CLIENT_HOST_ROUNDS: host = client + 499_850) and sends a
+    cpu 0 bundle (print "r0" at client 1_950_150 = host 2_450_000, a
+    thermal_exynos_acpm_bulk at client 1_950_200 = host 2_450_050 stamped
+    1_000_000) and a cpu 1 bundle (print "r1" at client 2_000_150 = host
+    2_500_000).
+    - "h2" and "r1" tie at 2_500_000: machine 7's cpu 1 queue was made after
+      the host's, so "h2" comes first. (Were machine 7's cpus one queue,
+      that queue, drained from "r0" on, would take "r1" first.)
+    - the bulk's temperature and cooling device counters are at 1_000_000,
+      its field's value, not converted by machine 7's offset."""
+    trace = pb.Trace()
+    p = trace.packet.add(trusted_packet_sequence_id=1)
+    p.clock_snapshot.clocks.add(clock_id=6, timestamp=0)
+    p.clock_snapshot.clocks.add(clock_id=3, timestamp=0)
+    trace.packet.add(timestamp=1000, trusted_packet_sequence_id=1).system_info.utsname.sysname = (
+        "Linux")
+
+    def bundle(cpu, machine=0):
+        p = trace.packet.add(trusted_packet_sequence_id=2 if machine else 1)
+        if machine:
+            p.machine_id = machine
+        p.ftrace_events.cpu = cpu
+        return p.ftrace_events
+
+    def prints(b, *events):
+        for ts, text in events:
+            b.event.add(timestamp=ts, pid=1).print.buf = text
+
+    prints(bundle(1), (2_400_000, "h1"), (2_500_000, "h2"))
+    p = trace.packet.add(machine_id=7, trusted_packet_sequence_id=2)
+    for client, host in CLIENT_HOST_ROUNDS:
+        r = p.remote_clock_sync.synced_clocks.add()
+        r.client_clocks.clocks.add(clock_id=6, timestamp=client)
+        r.host_clocks.clocks.add(clock_id=6, timestamp=host)
+    b = bundle(0, machine=7)
+    prints(b, (1_950_150, "r0"))
+    bulk = b.event.add(timestamp=1_950_200, pid=1).thermal_exynos_acpm_bulk
+    bulk.tz_id, bulk.current_temp, bulk.cdev_state, bulk.timestamp = 0, 40, 2, 1_000_000
+    prints(bundle(1, machine=7), (2_000_150, "r1"))
+    return trace.SerializeToString()
+
+
+STREAM_EVENTS = "SELECT ts, name, ucpu FROM ftrace_event ORDER BY id"
+EXPECTED_STREAM_EVENTS = [
+    (2_400_000, "print", 1), (2_450_000, "print", 4096),
+    (2_450_050, "thermal_exynos_acpm_bulk", 4096), (2_500_000, "print", 1),
+    (2_500_000, "print", 4097)]
+BULK_COUNTERS = ("SELECT c.ts, c.value, t.machine_id FROM counter c "
+                 "JOIN track t ON c.track_id = t.id ORDER BY c.id")
+EXPECTED_BULK_COUNTERS = [(1_000_000, 40.0, 1), (1_000_000, 2.0, 1)]
+
+
+def test_each_machine_has_its_own_sorter_queues(load):
+    eng = load(_streams_trace())
+    assert eng.query(STREAM_EVENTS).rows() == EXPECTED_STREAM_EVENTS
+    assert eng.query(BULK_COUNTERS).rows() == EXPECTED_BULK_COUNTERS
+
+
+@pytest.mark.tp
+def test_machines_sorter_queues_as_trace_processor(tp_diffs, tp_rows):
+    trace = _streams_trace()
+    assert tp_rows(trace, STREAM_EVENTS) == EXPECTED_STREAM_EVENTS
+    assert tp_rows(trace, BULK_COUNTERS) == EXPECTED_BULK_COUNTERS
+    differ, compared = tp_diffs(trace)
+    assert {"ftrace_event", "counter", "track"} <= compared
+    assert differ == {}

@@ -581,6 +581,10 @@ pub struct Sink {
     pub packets: Vec<Packet>,
     /// Every event above in arrival order, with its timestamp.
     pub order: Vec<(i64, EvRef)>,
+    /// Each remote machine (its row) with the number of events that had
+    /// arrived when its first packet came: trace_processor makes that
+    /// machine's reader, and so its sorter streams, there.
+    pub machine_readers: Vec<(usize, u16)>,
     /// The events are one stream, sorted as one queue (systrace text; a
     /// protobuf trace's events go to per-CPU streams: `crate::sorter`).
     pub single_stream: bool,
@@ -693,6 +697,24 @@ pub struct Sink {
 }
 
 impl Sink {
+    /// The machine of event `r`: its packet's, else its cpu's (a ucpu; one
+    /// of no known machine, corrupt input, is the host's).
+    pub fn machine_of(&self, r: EvRef) -> u16 {
+        let cpu = match r {
+            EvRef::Packet(i) => return self.packets[i as usize].machine,
+            EvRef::Switch(i) => self.switches[i as usize].cpu,
+            EvRef::CompactSwitch(i) => self.compact_switches[i as usize].cpu as i64,
+            EvRef::Waking(i) => self.wakings[i as usize].cpu,
+            EvRef::Ftrace(i) => self.ftrace[i as usize].cpu,
+        };
+        let machine = cpu / crate::machines::MAX_CPUS_PER_MACHINE;
+        if (0..self.machines.rows.len() as i64).contains(&machine) {
+            machine as u16
+        } else {
+            0
+        }
+    }
+
     /// The metadata of `machine` (0: the host's).
     pub fn metadata_of(&mut self, machine: usize) -> &mut crate::metadata::Metadata {
         match machine {

@@ -79,24 +79,6 @@ impl MachineSwitch {
     }
 }
 
-/// The machine of event `r` of a trace of several: its packet's, else its
-/// cpu's (a ucpu; one of no known machine, corrupt input, is the host's).
-fn machine_of(sink: &Sink, r: EvRef) -> u16 {
-    let cpu = match r {
-        EvRef::Packet(i) => return sink.packets[i as usize].machine,
-        EvRef::Switch(i) => sink.switches[i as usize].cpu,
-        EvRef::CompactSwitch(i) => sink.compact_switches[i as usize].cpu as i64,
-        EvRef::Waking(i) => sink.wakings[i as usize].cpu,
-        EvRef::Ftrace(i) => sink.ftrace[i as usize].cpu,
-    };
-    let machine = cpu / crate::machines::MAX_CPUS_PER_MACHINE;
-    if (0..sink.machines.rows.len() as i64).contains(&machine) {
-        machine as u16
-    } else {
-        0
-    }
-}
-
 /// Everything the tables are made of.
 pub struct Imported {
     pub sink: Sink,
@@ -208,7 +190,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
 
     probe_stage("decoded");
     let sink_order = std::mem::take(&mut sink.order);
-    let order = TsOrder::new(sink_order, |r| sorter::stream_of(&sink, r));
+    let readers = std::mem::take(&mut sink.machine_readers);
+    let order = TsOrder::new(sink_order, &readers, |r| sorter::stream_of(&sink, r));
     let events = order.total();
     probe_stage("sorted");
     // ftrace events before tracing_started are discarded outright
@@ -272,7 +255,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         let (merged_tx, merged) = std::sync::mpsc::sync_channel(sorter::CHUNKS_AHEAD);
         let merge = scope.spawn(move || sorter::send_in_chunks(order, merged_tx));
         for (ts, r) in merged.iter().flatten() {
-            if machines > 1 && machine_switch.to(&mut ctx, &mut trackers, machine_of(&sink, r)) {
+            if machines > 1 && machine_switch.to(&mut ctx, &mut trackers, sink.machine_of(r)) {
                 soft_cut = soft_cuts[machine_switch.current as usize];
             }
             if let (Some(cut), 0) = (hard_cut, machine_switch.current) {

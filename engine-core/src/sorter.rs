@@ -7,7 +7,11 @@
 //! (importers/proto/
 //! proto_importer_module.cc: a family's queues are created when the family
 //! first sees a CPU, every lower CPU's with it, so queue numbers follow the
-//! order in which CPUs first appear). Each queue is ordered by (ts, arrival).
+//! order in which CPUs first appear). A remote machine's packets are read
+//! by a reader of their own (ProtoTraceReader::CreateRemoteMachineReader),
+//! made at its first packet with its machine's context: its own
+//! SparseCounterTracker, packet and track event streams then, its per-CPU
+//! streams as above. Each queue is ordered by (ts, arrival).
 //! The merge then repeats: take the queue whose front is earliest (the
 //! lowest-numbered on a tie) and drain it through every event up to and
 //! including the earliest front of the other queues. Ties across queues
@@ -40,27 +44,37 @@ pub enum Family {
     CompactWaking = 2,
 }
 
-/// A stream of trace_processor's sorter (one queue each).
+/// A stream of trace_processor's sorter (one queue each), of a machine
+/// (its row: 0 is the host).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
-    /// the trace's packets (every event of a single-stream input: systrace
-    /// text)
-    Packets,
+    /// the machine's packets (every event of a single-stream input:
+    /// systrace text)
+    Packets(u16),
     /// tokenized TrackEvents (TrackEventTokenizer pushes them to a stream
     /// of their own, created second: a tie with a packet goes to the packet)
-    TrackEvents,
-    /// a per-CPU family's queue
-    PerCpu(Family, u32),
+    TrackEvents(u16),
+    /// a per-CPU family's queue: (family, machine, the machine's cpu)
+    PerCpu(Family, u16, u32),
     /// SparseCounterTracker's counters (kernel wakelocks)
-    SparseCounters,
+    SparseCounters(u16),
 }
 
 /// The stream an event goes to in trace_processor's sorter.
 pub fn stream_of(sink: &Sink, r: EvRef) -> Stream {
     if sink.single_stream {
-        return Stream::Packets;
+        return Stream::Packets(0);
     }
-    let cpu = |c: i64| u32::try_from(c).unwrap_or(u32::MAX);
+    let machine = if sink.machines.rows.len() > 1 {
+        sink.machine_of(r)
+    } else {
+        0
+    };
+    // the cpu within its machine (ucpu = machine * 4096 + cpu)
+    let cpu = |c: i64| {
+        let c = c - machine as i64 * crate::machines::MAX_CPUS_PER_MACHINE;
+        u32::try_from(c).unwrap_or(u32::MAX)
+    };
     // a compact_sched event's stream, else the ftrace events'
     let family = |compact: bool, of_compact: Family| {
         if compact {
@@ -82,13 +96,13 @@ pub fn stream_of(sink: &Sink, r: EvRef) -> Stream {
         EvRef::Ftrace(i) => (Family::Ftrace, cpu(sink.ftrace[i as usize].cpu)),
         EvRef::Packet(i) => {
             return match &sink.packets[i as usize].data {
-                PacketData::TrackEvent(TrackEventPacket::Event(_)) => Stream::TrackEvents,
-                PacketData::SparseCounter { .. } => Stream::SparseCounters,
-                _ => Stream::Packets,
+                PacketData::TrackEvent(TrackEventPacket::Event(_)) => Stream::TrackEvents(machine),
+                PacketData::SparseCounter { .. } => Stream::SparseCounters(machine),
+                _ => Stream::Packets(machine),
             }
         }
     };
-    Stream::PerCpu(family, cpu)
+    Stream::PerCpu(family, machine, cpu)
 }
 
 /// CPUs numbered this high or higher share one queue per family (no
@@ -155,51 +169,91 @@ impl Queue {
 
 /// Numbers the queues in the order trace_processor creates them.
 struct QueueNumbers {
+    /// per machine, its queues
+    machines: Vec<Option<MachineQueues>>,
+    count: u32,
+}
+
+/// One machine's queues (one reader's, with its context's sparse counters).
+struct MachineQueues {
+    /// SparseCounterTracker's (made with the machine's context, before its
+    /// reader); the reader's packets, then its track events, 1 and 2 after
+    first: u32,
     /// per family, cpu -> queue
     per_cpu: [Vec<u32>; 3],
     /// per family, the queue of CPUs >= MAX_QUEUED_CPUS
     overflow: [Option<u32>; 3],
-    count: u32,
 }
 
 impl QueueNumbers {
     fn new() -> Self {
-        // queue 0: SparseCounterTracker's (made with the trace's context,
-        // before its reader); 1: the trace's packets; 2: track events
-        QueueNumbers {
-            per_cpu: Default::default(),
-            overflow: [None; 3],
-            count: 3,
+        let mut numbers = QueueNumbers {
+            machines: Vec::new(),
+            count: 0,
+        };
+        numbers.make_reader(0);
+        numbers
+    }
+
+    /// The three queues a machine's context and reader make (a machine
+    /// whose first packet made no event before its first event is made
+    /// there).
+    fn make_reader(&mut self, machine: u16) {
+        let m = machine as usize;
+        if self.machines.len() <= m {
+            self.machines.resize_with(m + 1, || None);
+        }
+        if self.machines[m].is_none() {
+            self.machines[m] = Some(MachineQueues {
+                first: self.count,
+                per_cpu: Default::default(),
+                overflow: [None; 3],
+            });
+            self.count += 3;
         }
     }
 
     fn of(&mut self, stream: Stream) -> u32 {
+        let machine = match stream {
+            Stream::SparseCounters(m) | Stream::Packets(m) | Stream::TrackEvents(m) => m,
+            Stream::PerCpu(_, m, _) => m,
+        };
+        self.make_reader(machine);
+        let count = &mut self.count;
+        let Some(queues) = self.machines[machine as usize].as_mut() else {
+            unreachable!("made above");
+        };
         let (family, cpu) = match stream {
-            Stream::SparseCounters => return 0,
-            Stream::Packets => return 1,
-            Stream::TrackEvents => return 2,
-            Stream::PerCpu(family, cpu) => (family, cpu),
+            Stream::SparseCounters(_) => return queues.first,
+            Stream::Packets(_) => return queues.first + 1,
+            Stream::TrackEvents(_) => return queues.first + 2,
+            Stream::PerCpu(family, _, cpu) => (family, cpu),
         };
         let f = family as usize;
         if cpu >= MAX_QUEUED_CPUS {
-            return *self.overflow[f].get_or_insert_with(|| {
-                self.count += 1;
-                self.count - 1
+            return *queues.overflow[f].get_or_insert_with(|| {
+                *count += 1;
+                *count - 1
             });
         }
-        let queues = &mut self.per_cpu[f];
-        while queues.len() <= cpu as usize {
-            queues.push(self.count);
-            self.count += 1;
+        let per_cpu = &mut queues.per_cpu[f];
+        while per_cpu.len() <= cpu as usize {
+            per_cpu.push(*count);
+            *count += 1;
         }
-        queues[cpu as usize]
+        per_cpu[cpu as usize]
     }
 }
 
 impl TsOrder {
     /// `events` in arrival order; `stream_of` says which stream (queue) an
-    /// event goes to.
-    pub fn new(events: Vec<(i64, EvRef)>, mut stream_of: impl FnMut(EvRef) -> Stream) -> Self {
+    /// event goes to; `readers`: each remote machine with the number of
+    /// events that had arrived when its reader was made.
+    pub fn new(
+        events: Vec<(i64, EvRef)>,
+        readers: &[(usize, u16)],
+        mut stream_of: impl FnMut(EvRef) -> Stream,
+    ) -> Self {
         let total = events.len();
         if total > u32::MAX as usize {
             // past the runs' u32 positions: one queue, sorted (stable)
@@ -225,7 +279,11 @@ impl TsOrder {
         let mut last_ts: Vec<i64> = Vec::new();
         let mut cur: Option<u32> = None;
         let mut run_start = 0u32;
+        let mut readers = readers.iter().peekable();
         for (i, &(ts, r)) in events.iter().enumerate() {
+            while let Some(&(_, machine)) = readers.next_if(|m| m.0 <= i) {
+                numbers.make_reader(machine);
+            }
             let q = numbers.of(stream_of(r));
             let qi = q as usize;
             if qi >= runs.len() {
@@ -392,7 +450,7 @@ mod tests {
             .collect();
         let mut want = events.clone();
         want.sort_by_key(|e| e.0); // std's sort is stable
-        let got: Vec<_> = TsOrder::new(events, |_| Stream::Packets).collect();
+        let got: Vec<_> = TsOrder::new(events, &[], |_| Stream::Packets(0)).collect();
         let key = |v: &[(i64, EvRef)]| -> Vec<(i64, u32)> {
             v.iter()
                 .map(|&(t, r)| match r {
@@ -440,11 +498,11 @@ mod tests {
             .map(|(i, &(_, ts))| (ts, EvRef::Ftrace(i as u32)))
             .collect();
         let cpu_of = |r: EvRef| match r {
-            EvRef::Ftrace(i) if arrivals[i as usize].0 == 9 => Stream::Packets,
-            EvRef::Ftrace(i) => Stream::PerCpu(Family::Ftrace, arrivals[i as usize].0 as u32),
-            _ => Stream::Packets,
+            EvRef::Ftrace(i) if arrivals[i as usize].0 == 9 => Stream::Packets(0),
+            EvRef::Ftrace(i) => Stream::PerCpu(Family::Ftrace, 0, arrivals[i as usize].0 as u32),
+            _ => Stream::Packets(0),
         };
-        let got: Vec<u32> = TsOrder::new(events, cpu_of)
+        let got: Vec<u32> = TsOrder::new(events, &[], cpu_of)
             .map(|(_, r)| match r {
                 EvRef::Ftrace(i) => i,
                 _ => unreachable!(),
@@ -468,21 +526,22 @@ mod tests {
                 .collect()
         };
         let stream = |r: EvRef| match r {
-            EvRef::Ftrace(i) => Stream::PerCpu(Family::Ftrace, i % 3),
-            _ => Stream::Packets,
+            EvRef::Ftrace(i) => Stream::PerCpu(Family::Ftrace, 0, i % 3),
+            _ => Stream::Packets(0),
         };
         let n = 2 * CHUNK as u32 + 17;
-        let want: Vec<_> = TsOrder::new(events(n), stream).collect();
+        let want: Vec<_> = TsOrder::new(events(n), &[], stream).collect();
         let (tx, rx) = std::sync::mpsc::sync_channel(CHUNKS_AHEAD);
         let sender =
-            std::thread::spawn(move || send_in_chunks(TsOrder::new(events(n), stream), tx));
+            std::thread::spawn(move || send_in_chunks(TsOrder::new(events(n), &[], stream), tx));
         let got: Vec<_> = rx.iter().flatten().collect();
         sender.join().unwrap();
         assert_eq!(got, want);
 
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
-        let sender =
-            std::thread::spawn(move || send_in_chunks(TsOrder::new(events(n * 4), stream), tx));
+        let sender = std::thread::spawn(move || {
+            send_in_chunks(TsOrder::new(events(n * 4), &[], stream), tx)
+        });
         assert_eq!(rx.recv().map(|c| c.len()), Ok(CHUNK));
         drop(rx);
         sender.join().unwrap(); // (returns: the reader is gone)

@@ -732,7 +732,12 @@ impl<'s> ProtoDecoder<'s> {
             }
         }
         // synchronization_marker (36) does not make the host's data
+        let rows = self.sink.machines.rows.len();
         let machine = self.sink.machines.route(machine_id, data.field == Some(36));
+        if self.sink.machines.rows.len() > rows {
+            let at = self.sink.order.len();
+            self.sink.machine_readers.push((at, machine as u16));
+        }
         if machine != 0 {
             // its sequences are its own: a sequence id of their own here,
             // for their defaults' clock and interned kernel symbols
@@ -1388,11 +1393,25 @@ impl<'s> ProtoDecoder<'s> {
         };
         if delta != 0 {
             let sink = &mut *self.sink;
-            sink.order[order..].iter_mut().for_each(|e| e.0 += delta);
+            // (the copies of events stamped by a field in trace time are
+            // pushed at that field's value, unconverted, on any machine)
+            let in_trace_time = |e: &FtraceEv| {
+                SELF_STAMPED
+                    .iter()
+                    .any(|s| s.clock.is_none() && s.copy == e.name)
+            };
+            for e in &mut sink.order[order..] {
+                match e.1 {
+                    EvRef::Ftrace(i) if in_trace_time(&sink.ftrace[i as usize]) => {}
+                    _ => e.0 += delta,
+                }
+            }
             sink.wakings[wakings..]
                 .iter_mut()
                 .for_each(|w| w.ts += delta);
-            sink.ftrace[ftrace..].iter_mut().for_each(|e| e.ts += delta);
+            (sink.ftrace[ftrace..].iter_mut())
+                .filter(|e| !in_trace_time(e))
+                .for_each(|e| e.ts += delta);
             // (an event the offset moves before 0 is dropped by the sorter)
             let bundle = sink.order.split_off(order);
             let before = bundle.len();
