@@ -118,3 +118,34 @@ def test_layer_and_delay_same_as_trace_processor(tp_diffs):
     differ, compared = tp_diffs(_trace_layer_and_delay())
     assert {"args", "expected_frame_timeline_slice", "actual_frame_timeline_slice"} <= compared
     assert differ == {}
+
+
+def _trace_dropped_frame() -> bytes:
+    """An actual surface frame (token 11, at 420) presented DROPPED (4) with
+    jank type JANK_NONE (1) and experimental jank type JANK_NONE, but no
+    experimental present type (found by `tools/packet_fuzz.py --kind
+    frame_timeline_event`): its jank tag is 'Dropped Frame' (no jank, the
+    frame dropped); its experimental tag reads the experimental present
+    type only, absent here, so it is 'No Jank'."""
+    def packet(ts: int, payload: bytes) -> bytes:
+        return f_bytes(1, f_varint(8, ts) + payload)
+
+    surface = (f_varint(1, 5) + f_varint(2, 11) + f_varint(3, 100) + f_varint(4, PID)
+               + f_bytes(5, b"app#0") + f_varint(6, 4) + f_varint(9, 1) + f_varint(16, 1))
+    return packet(420, ft_event(FT_ACTUAL_SURFACE, surface))
+
+
+DROPPED_TAGS = "SELECT name, jank_tag, jank_tag_experimental FROM actual_frame_timeline_slice"
+
+
+def test_experimental_jank_tag_reads_the_experimental_present_type(load_embedded):
+    eng = load_embedded(_trace_dropped_frame())
+    assert eng.query(DROPPED_TAGS).rows() == [("11", "Dropped Frame", "No Jank")]
+
+
+@pytest.mark.tp
+def test_dropped_frame_same_as_trace_processor(tp_diffs, tp_rows):
+    assert tp_rows(_trace_dropped_frame(), DROPPED_TAGS) == [("11", "Dropped Frame", "No Jank")]
+    differ, compared = tp_diffs(_trace_dropped_frame())
+    assert {"args", "actual_frame_timeline_slice"} <= compared
+    assert differ == {}

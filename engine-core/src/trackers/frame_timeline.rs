@@ -312,11 +312,10 @@ impl FrameTimelineTracker {
             cols.latched_unsignaled_count = d.latched_unsignaled_count;
             cols.addressable_unsignaled_latch_count = d.addressable_unsignaled_latch_count;
             cols.latched_fence_state = d.latched_fence_state;
+            // (the experimental tag reads the experimental present type
+            // only: none is not the main one's)
             let be = d.jank_type_experimental.unwrap_or(0);
-            let pe = match d.jank_type_experimental {
-                Some(_) => d.present_type_experimental.unwrap_or(present),
-                None => d.present_type_experimental.unwrap_or(0),
-            };
+            let pe = d.present_type_experimental.unwrap_or(0);
             cols.jank_tag_experimental = Some(if surface {
                 surface_jank_tag(be, pe)
             } else {
