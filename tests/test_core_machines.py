@@ -420,3 +420,41 @@ def test_machines_sorter_queues_as_trace_processor(tp_diffs, tp_rows):
     differ, compared = tp_diffs(trace)
     assert {"ftrace_event", "counter", "track"} <= compared
     assert differ == {}
+
+
+def _memory_counters_trace() -> bytes:
+    """Machine 7's memory counters, whose tracks are chosen when the trace
+    ends (the thread's process known by then): the remote trace, then on
+    machine 7's cpu 0 at 200 an oom_score_adj_update of its pid 20 (adj 100)
+    and at 210 an rss_stat of task 20 (anon, 4096 bytes). Both tracks are
+    machine 7's (machine_id 1), on its process 20."""
+    trace = pb.Trace()
+    trace.ParseFromString(_remote_trace())
+    p = trace.packet.add(trusted_packet_sequence_id=4, machine_id=7)
+    p.ftrace_events.cpu = 0
+    oom = p.ftrace_events.event.add(timestamp=200, pid=20).oom_score_adj_update
+    oom.comm, oom.pid, oom.oom_score_adj = "guest", 20, 100
+    rss = p.ftrace_events.event.add(timestamp=210, pid=20).rss_stat
+    rss.member, rss.size = 1, 4096
+    return trace.SerializeToString()
+
+
+MEMORY_TRACKS = ("SELECT c.ts, c.value, t.name, t.machine_id, p.pid, p.machine_id "
+                 "FROM counter c JOIN process_counter_track t ON c.track_id = t.id "
+                 "JOIN process p USING (upid) ORDER BY c.ts")
+EXPECTED_MEMORY_TRACKS = [(200, 100.0, "oom_score_adj", 1, 20, 1),
+                          (210, 4096.0, "mem.rss.anon", 1, 20, 1)]
+
+
+def test_a_machines_memory_counters_are_on_its_tracks(load):
+    eng = load(_memory_counters_trace())
+    assert eng.query(MEMORY_TRACKS).rows() == EXPECTED_MEMORY_TRACKS
+
+
+@pytest.mark.tp
+def test_machines_memory_counters_as_trace_processor(tp_diffs, tp_rows):
+    trace = _memory_counters_trace()
+    assert tp_rows(trace, MEMORY_TRACKS) == EXPECTED_MEMORY_TRACKS
+    differ, compared = tp_diffs(trace)
+    assert {"counter", "process_counter_track", "track"} <= compared
+    assert differ == {}

@@ -283,7 +283,11 @@ pub fn oom_score_adj_update(c: &mut Ctx, ts: i64, e: &FtraceEv) {
 /// its thread's fallback track when the thread's process is still unknown.
 pub fn finish(c: &mut Ctx) {
     let pending = std::mem::take(&mut c.memory.pending);
+    let machine_before = c.tracks.machine;
     for (row, utid, what) in pending {
+        // (the track is its thread's machine's, as that machine's tracker
+        // makes it)
+        c.tracks.machine = c.pt.t_machine.get(&utid).copied().unwrap_or(0);
         let upid = c.pt.t_upid.get(utid as usize).copied().flatten();
         let track = match (what, upid) {
             (ThreadCounter::Memory(key), Some(upid)) => process_memory_track(c, upid, key),
@@ -351,6 +355,7 @@ pub fn finish(c: &mut Ctx) {
         };
         c.counters.rows[row].track = track;
     }
+    c.tracks.machine = machine_before;
 }
 
 /// /proc/meminfo keys by MeminfoCounters number (the kernel's names).
