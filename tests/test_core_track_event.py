@@ -775,3 +775,77 @@ def test_sandboxed_tids_same_as_trace_processor(tp_rows, tp_diffs):
     assert tp_rows(trace, SANDBOXED_THREADS) == SANDBOXED_TIDS
     diffs, _ = tp_diffs(trace)
     assert diffs == {}
+
+
+def _chrome_names_trace() -> bytes:
+    """Chrome's process and thread type names (ChromeStringLookup), by
+    track descriptors and the legacy descriptor packets:
+    - pid 100: a renderer (type 2) named "app" by its descriptor: the
+      renderer label is above a descriptor's name -> "Renderer";
+    - pid 101: type 5 (PROCESS_SANDBOX_HELPER, no name of Chrome's own: the
+      enum's name), named "helper" by its descriptor, above -> "helper";
+    - pid 102: type 9 -> "Service: network.mojom.NetworkService";
+    - pid 103: type 43, past the enum -> no name;
+    - pid 104: a legacy ProcessDescriptor packet, chrome_process_type 1
+      (Browser) and labels "a", "b" -> "Browser", args
+      chrome.process_label[0] / [1];
+    - tid 201 (pid 200): thread_type 15 and no name -> "CrBrowserMain";
+    - tid 202: thread_type 50 and thread_name "mine": a descriptor's name is
+      above the type's -> "mine";
+    - tid 203: a legacy ThreadDescriptor packet, chrome_thread_type 8 and an
+      empty name -> "Compositor"."""
+    trace = pb.Trace()
+
+    def packet(ts):
+        return trace.packet.add(trusted_packet_sequence_id=1, timestamp=ts)
+
+    packet(1).incremental_state_cleared = True
+    for uuid, pid, kind, name in ((10, 100, 2, "app"), (11, 101, 5, "helper"),
+                                  (12, 102, 9, None), (13, 103, 43, None)):
+        d = packet(2).track_descriptor
+        d.uuid, d.process.pid = uuid, pid
+        if name:
+            d.process.process_name = name
+        d.chrome_process.process_type = kind
+    legacy = packet(3).process_descriptor
+    legacy.pid, legacy.chrome_process_type = 104, 1
+    legacy.process_labels.extend(["a", "b"])
+    for uuid, tid, kind, name in ((20, 201, 15, None), (21, 202, 50, "mine")):
+        d = packet(4).track_descriptor
+        d.uuid, d.thread.pid, d.thread.tid = uuid, 200, tid
+        if name:
+            d.thread.thread_name = name
+        d.chrome_thread.thread_type = kind
+    t = trace.packet.add(trusted_packet_sequence_id=2, timestamp=5,
+                         incremental_state_cleared=True).thread_descriptor
+    t.pid, t.tid, t.chrome_thread_type, t.thread_name = 200, 203, 8, ""
+    return trace.SerializeToString()
+
+
+CHROME_PROCESSES = "SELECT pid, name FROM process WHERE pid BETWEEN 100 AND 199 ORDER BY pid"
+EXPECTED_CHROME_PROCESSES = [
+    (100, "Renderer"), (101, "helper"), (102, "Service: network.mojom.NetworkService"),
+    (103, None), (104, "Browser")]
+CHROME_THREADS = "SELECT tid, name FROM thread WHERE tid > 200 ORDER BY tid"
+EXPECTED_CHROME_THREADS = [(201, "CrBrowserMain"), (202, "mine"), (203, "Compositor")]
+LABELS = ("SELECT a.flat_key, a.key, a.string_value FROM process p JOIN args a USING (arg_set_id) "
+          "WHERE p.pid = 104 AND a.flat_key = 'chrome.process_label' ORDER BY a.key")
+EXPECTED_LABELS = [("chrome.process_label", "chrome.process_label[0]", "a"),
+                   ("chrome.process_label", "chrome.process_label[1]", "b")]
+
+
+def test_chrome_process_and_thread_type_names(load_embedded):
+    eng = load_embedded(_chrome_names_trace())
+    assert eng.query(CHROME_PROCESSES).rows() == EXPECTED_CHROME_PROCESSES
+    assert eng.query(CHROME_THREADS).rows() == EXPECTED_CHROME_THREADS
+    assert eng.query(LABELS).rows() == EXPECTED_LABELS
+
+
+@pytest.mark.tp
+def test_chrome_names_same_as_trace_processor(tp_rows, tp_diffs):
+    trace = _chrome_names_trace()
+    assert tp_rows(trace, CHROME_PROCESSES) == EXPECTED_CHROME_PROCESSES
+    assert tp_rows(trace, CHROME_THREADS) == EXPECTED_CHROME_THREADS
+    assert tp_rows(trace, LABELS) == EXPECTED_LABELS
+    diffs, _ = tp_diffs(trace)
+    assert diffs == {}

@@ -193,6 +193,10 @@ pub struct ThreadDesc {
     pub pid: i64,
     pub tid: i64,
     pub name: Option<String>,
+    /// its (legacy) chrome_thread_type: names a thread without a name
+    pub chrome_type: Option<i64>,
+    /// a TrackDescriptor's ChromeThreadDescriptor.thread_type
+    pub chrome_thread_type: Option<i64>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -200,6 +204,10 @@ pub struct ProcessDesc {
     pub pid: i64,
     pub name: Option<String>,
     pub start_ts: Option<i64>,
+    /// its (legacy) chrome_process_type
+    pub chrome_type: Option<i64>,
+    /// its process_labels
+    pub labels: Vec<String>,
     /// a TrackDescriptor's ChromeProcessDescriptor
     pub chrome: Option<ChromeProcess>,
 }
@@ -212,19 +220,124 @@ pub struct ChromeProcess {
     pub crash_trace_id: Option<u64>,
 }
 
-/// Chrome's process type names (ChromeStringLookup), the first nine; a
-/// type past them is counted as not imported.
-pub const CHROME_PROCESS_NAMES: [Option<&str>; 9] = [
-    None,
-    Some("Browser"),
-    Some("Renderer"),
-    Some("Utility"),
-    Some("SandboxHelper"),
-    Some("Gpu"),
-    Some("PpapiPlugin"),
-    Some("PpapiBroker"),
-    None,
-];
+/// Chrome's process type names (ChromeStringLookup::GetProcessName): its
+/// own names, else the enum value's name (chrome_enums::ProcessType);
+/// None for PROCESS_UNSPECIFIED and past the enum.
+pub fn chrome_process_name(process_type: i64) -> Option<&'static str> {
+    const NAMES: [&str; 43] = [
+        "",
+        "Browser",
+        "Renderer",
+        "Utility",
+        "SandboxHelper",
+        "PROCESS_SANDBOX_HELPER",
+        "Gpu",
+        "PpapiPlugin",
+        "PpapiBroker",
+        "Service: network.mojom.NetworkService",
+        "Service: tracing.mojom.TracingService",
+        "Service: storage.mojom.StorageService",
+        "Service: audio.mojom.AudioService",
+        "Service: data_decoder.mojom.DataDecoderService",
+        "Service: chrome.mojom.UtilWin",
+        "Service: proxy_resolver.mojom.ProxyResolverFactory",
+        "Service: media.mojom.CdmServiceBroker",
+        "Service: video_capture.mojom.VideoCaptureService",
+        "Service: unzip.mojom.Unzipper",
+        "Service: mirroring.mojom.MirroringService",
+        "Service: patch.mojom.FilePatcher",
+        "Service: chromeos.tts.mojom.TtsService",
+        "Service: printing.mojom.PrintingService",
+        "Service: quarantine.mojom.Quarantine",
+        "Service: chromeos.local_search_service.mojom.LocalSearchService",
+        "Service: chromeos.assistant.mojom.AssistantAudioDecoderFactory",
+        "Service: chrome.mojom.FileUtilService",
+        "Service: printing.mojom.PrintCompositor",
+        "Service: paint_preview.mojom.PaintPreviewCompositorCollection",
+        "Service: media.mojom.SpeechRecognitionService",
+        "Service: device.mojom.XRDeviceService",
+        "Service: chrome.mojom.UtilReadIcon",
+        "Service: language_detection.mojom.LanguageDetectionService",
+        "Service: sharing.mojom.Sharing",
+        "Service: chrome.mojom.MediaParserFactory",
+        "Service: qrcode_generator.mojom.QRCodeService",
+        "Service: chrome.mojom.ProfileImport",
+        "Service: chromeos.ime.mojom.ImeService",
+        "Service: recording.mojom.RecordingService",
+        "Service: shape_detection.mojom.ShapeDetectionService",
+        "Extension Renderer",
+        "Service: media.mojom.MediaFoundationServiceBroker",
+        "PROCESS_RENDERER_TOP_WEBUI",
+    ];
+    let name = NAMES.get(usize::try_from(process_type).ok()?)?;
+    (!name.is_empty()).then_some(*name)
+}
+
+/// Chrome's thread type names (ChromeStringLookup::GetThreadName), for a
+/// ThreadDescriptor's chrome_thread_type and a ChromeThreadDescriptor's
+/// thread_type alike: its own names, else the enum value's name (the
+/// values chrome_enums::ThreadType skips read as unknown); None for
+/// THREAD_UNSPECIFIED and past the enum.
+pub fn chrome_thread_name(thread_type: i64) -> Option<&'static str> {
+    const UNKNOWN: &str = "PBZERO_UNKNOWN_ENUM_VALUE";
+    const NAMES: [&str; 53] = [
+        "",
+        "CrProcessMain",
+        "ChromeIOThread",
+        "ThreadPoolBackgroundWorker&",
+        "ThreadPoolForegroundWorker&",
+        "ThreadPoolSingleThreadForegroundBlocking&",
+        "ThreadPoolSingleThreadBackgroundBlocking&",
+        "ThreadPoolService",
+        "Compositor",
+        "VizCompositorThread",
+        "CompositorTileWorker&",
+        "ServiceWorkerThread&",
+        "NetworkService",
+        "Chrome_ChildIOThread",
+        "Chrome_IOThread",
+        "CrBrowserMain",
+        "CrRendererMain",
+        "CrUtilityMain",
+        "CrGpuMain",
+        "CacheThread_BlockFile",
+        "Media",
+        "AudioOutputDevice",
+        "AudioInputDevice",
+        "GpuMemoryThread",
+        "GpuVSyncThread",
+        "DXVAVideoDecoderThread",
+        "BrowserWatchdog",
+        "WebRTC_Network",
+        "Window owner thread",
+        "WebRTC_Signaling",
+        "WebRTC_Worker",
+        "CrPPAPIMain",
+        "GpuWatchdog",
+        "swapper",
+        "Gamepad polling thread",
+        "WebCrypto",
+        "Database thread",
+        "Proxy Resolver",
+        "Chrome_DevToolsADBThread",
+        "NetworkConfigWatcher",
+        "wasapi_render_thread",
+        "LoaderLockSampler",
+        "VSyncThread",
+        UNKNOWN,
+        UNKNOWN,
+        UNKNOWN,
+        UNKNOWN,
+        UNKNOWN,
+        UNKNOWN,
+        UNKNOWN,
+        "MemoryInfra",
+        "StackSamplingProfiler",
+        "CompositorGpuThread",
+    ];
+    let name = NAMES.get(usize::try_from(thread_type).ok()?)?;
+    (!name.is_empty()).then_some(*name)
+}
 
 /// A legacy event's fields that the import uses.
 #[derive(Debug, Clone, Default)]
@@ -797,6 +910,7 @@ impl Tokenizer {
         let (mut merge_key, mut merge_key_int) = (None, None);
         let mut disallow_merging = false;
         let mut sandboxed = false;
+        let mut chrome_thread_type = None;
         for f in Fields::new(b) {
             match f? {
                 (1, Value::Varint(x)) => uuid = Some(x),
@@ -810,9 +924,14 @@ impl Tokenizer {
                 (4, Value::Bytes(m)) => thread = Some(m),
                 (7, Value::Bytes(m)) => {
                     for g in Fields::new(m) {
-                        // ChromeThreadDescriptor.is_sandboxed_tid
-                        if let (3, Value::Varint(x)) = g? {
-                            sandboxed = x != 0;
+                        // ChromeThreadDescriptor's thread_type and
+                        // is_sandboxed_tid
+                        match g? {
+                            (1, Value::Varint(x)) => {
+                                chrome_thread_type = Some(x as u32 as i32 as i64)
+                            }
+                            (3, Value::Varint(x)) => sandboxed = x != 0,
+                            _ => {}
                         }
                     }
                 }
@@ -866,7 +985,7 @@ impl Tokenizer {
         };
         if let Some(m) = thread {
             let t = thread_desc(m)?;
-            let (Some(pid), Some(tid)) = (t.0, t.1) else {
+            let (Some(pid), Some(tid)) = (t.pid, t.tid) else {
                 self.log(
                     "track_descriptor_thread_missing_pid_tid",
                     vec![("track_uuid", ArgVal::Uint(uuid))],
@@ -889,18 +1008,20 @@ impl Tokenizer {
                 tid
             };
             if state_valid {
-                self.set_thread(seq_id, pid, tid, t.3);
+                self.set_thread(seq_id, pid, tid, t.refs);
             }
             data.thread = Some(ThreadDesc {
                 pid,
                 tid,
-                name: t.2,
+                name: t.name,
+                chrome_type: t.chrome_type,
+                chrome_thread_type,
             });
             return Ok(Some(data));
         }
         if let Some(m) = process {
-            let p = process_desc(m)?;
-            let Some(pid) = p.0 else {
+            let (pid, mut p) = process_desc(m)?;
+            let Some(pid) = pid else {
                 self.log(
                     "track_descriptor_process_missing_pid",
                     vec![("track_uuid", ArgVal::Uint(uuid))],
@@ -921,19 +1042,12 @@ impl Tokenizer {
                             _ => {}
                         }
                     }
-                    if !(0..8).contains(&cp.process_type) {
-                        self.skipped_fields += 1;
-                    }
                     Some(cp)
                 }
                 None => None,
             };
-            data.process = Some(ProcessDesc {
-                pid,
-                name: p.1,
-                start_ts: p.2,
-                chrome,
-            });
+            p.chrome = chrome;
+            data.process = Some(p);
             return Ok(Some(data));
         }
         if let Some(m) = counter {
@@ -1016,12 +1130,14 @@ impl Tokenizer {
             );
             return Ok(None);
         }
-        let (pid, tid) = (t.0.unwrap_or(0), t.1.unwrap_or(0));
-        self.set_thread(seq_id, pid, tid, t.3);
+        let (pid, tid) = (t.pid.unwrap_or(0), t.tid.unwrap_or(0));
+        self.set_thread(seq_id, pid, tid, t.refs);
         Ok(Some(ThreadDesc {
             pid,
             tid,
-            name: t.2,
+            name: t.name,
+            chrome_type: t.chrome_type,
+            chrome_thread_type: None,
         }))
     }
 
@@ -1573,49 +1689,61 @@ pub(crate) fn is_synthetic_tid(tid: i64) -> bool {
     tid & (0xffff_ffff_0000_0000u64 as i64) != 0
 }
 
-/// ThreadDescriptor: (pid, tid, thread_name, [reference ts us, thread time
-/// us, instruction count]).
-#[allow(clippy::type_complexity)]
-fn thread_desc(b: &[u8]) -> R<(Option<i64>, Option<i64>, Option<String>, [i64; 3])> {
-    let (mut pid, mut tid, mut name) = (None, None, None);
-    let mut refs = [0i64; 3];
+/// A ThreadDescriptor's fields as on the wire.
+struct ThreadFields {
+    pid: Option<i64>,
+    tid: Option<i64>,
+    name: Option<String>,
+    /// reference ts us, thread time us, instruction count
+    refs: [i64; 3],
+    chrome_type: Option<i64>,
+}
+
+fn thread_desc(b: &[u8]) -> R<ThreadFields> {
+    let mut t = ThreadFields {
+        pid: None,
+        tid: None,
+        name: None,
+        refs: [0; 3],
+        chrome_type: None,
+    };
     for f in Fields::new(b) {
         match f? {
-            (1, Value::Varint(x)) => pid = Some(x as u32 as i32 as i64),
-            (2, Value::Varint(x)) => tid = Some(x as i64),
-            (5, Value::Bytes(s)) => name = Some(text(s)),
-            (6, Value::Varint(x)) => refs[0] = x as i64,
-            (7, Value::Varint(x)) => refs[1] = x as i64,
-            (8, Value::Varint(x)) => refs[2] = x as i64,
+            (1, Value::Varint(x)) => t.pid = Some(x as u32 as i32 as i64),
+            (2, Value::Varint(x)) => t.tid = Some(x as i64),
+            (4, Value::Varint(x)) => t.chrome_type = Some(x as u32 as i32 as i64),
+            (5, Value::Bytes(s)) => t.name = Some(text(s)),
+            (6, Value::Varint(x)) => t.refs[0] = x as i64,
+            (7, Value::Varint(x)) => t.refs[1] = x as i64,
+            (8, Value::Varint(x)) => t.refs[2] = x as i64,
             _ => {}
         }
     }
-    Ok((pid, tid, name, refs))
+    Ok(t)
 }
 
 /// A ProcessDescriptor packet (legacy), parsed at its timestamp.
 pub fn process_descriptor(b: &[u8]) -> R<ProcessDesc> {
-    let (pid, name, start_ts) = process_desc(b)?;
-    Ok(ProcessDesc {
-        pid: pid.unwrap_or(0),
-        name,
-        start_ts,
-        chrome: None,
-    })
+    Ok(process_desc(b)?.1)
 }
 
-/// ProcessDescriptor: (pid, process_name, start_timestamp_ns).
-fn process_desc(b: &[u8]) -> R<(Option<i64>, Option<String>, Option<i64>)> {
-    let (mut pid, mut name, mut start) = (None, None, None);
+/// ProcessDescriptor: its pid as on the wire, and its fields (pid 0 when
+/// it has none).
+fn process_desc(b: &[u8]) -> R<(Option<i64>, ProcessDesc)> {
+    let mut pid = None;
+    let mut p = ProcessDesc::default();
     for f in Fields::new(b) {
         match f? {
             (1, Value::Varint(x)) => pid = Some(x as u32 as i32 as i64),
-            (6, Value::Bytes(s)) => name = Some(text(s)),
-            (7, Value::Varint(x)) => start = Some(x as i64),
+            (4, Value::Varint(x)) => p.chrome_type = Some(x as u32 as i32 as i64),
+            (6, Value::Bytes(s)) => p.name = Some(text(s)),
+            (7, Value::Varint(x)) => p.start_ts = Some(x as i64),
+            (8, Value::Bytes(s)) => p.labels.push(text(s)),
             _ => {}
         }
     }
-    Ok((pid, name, start))
+    p.pid = pid.unwrap_or(0);
+    Ok((pid, p))
 }
 
 /// A TrackEvent's fields as on the wire.

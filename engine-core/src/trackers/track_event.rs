@@ -35,11 +35,11 @@ use super::stack_profile::{SampleRow, SampleSource, TrackEventCallstackRow};
 use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
 use crate::decoder::stack_profile::{CallstackDesc, ProfileInterned};
-use crate::decoder::track_event::{is_synthetic_tid, synthetic_tid};
 use crate::decoder::track_event::{
-    ChromeProcess, DescriptorData, EventParser, MergeBehavior, ProcessDesc, ProfileSample,
-    Reservation, Reservations, ThreadDesc, TrackEventData, TrackEventPacket, CHROME_PROCESS_NAMES,
-    DEFAULT_TRACK_UUID, SOURCE_LOCATION_IID,
+    chrome_process_name, chrome_thread_name, is_synthetic_tid, synthetic_tid, ChromeProcess,
+    DescriptorData, EventParser, MergeBehavior, ProcessDesc, ProfileSample, Reservation,
+    Reservations, ThreadDesc, TrackEventData, TrackEventPacket, DEFAULT_TRACK_UUID,
+    SOURCE_LOCATION_IID,
 };
 
 /// ThreadNamePriority::kTrackDescriptorThreadType (an `M` thread_name event).
@@ -1724,8 +1724,18 @@ pub fn sort_index_args(c: &mut Ctx) {
 /// ParseThreadDescriptor: the thread and its name.
 fn thread_descriptor(c: &mut Ctx, t: &ThreadDesc) -> u32 {
     let utid = c.pt.update_thread(t.tid, t.pid);
-    if let Some(n) = t.name.as_deref().filter(|n| !n.is_empty()) {
+    // its name, else (an empty one too) its legacy chrome_thread_type's
+    let name = match t.name.as_deref().filter(|n| !n.is_empty()) {
+        Some(n) => Some(n),
+        None => t.chrome_type.and_then(chrome_thread_name),
+    };
+    if let Some(n) = name {
         c.pt.set_thread_name(utid, &Some(Arc::from(n)), PRIO_TRACK_DESCRIPTOR);
+    }
+    // ParseChromeThreadDescriptor: its thread_type's name, below a name of
+    // its own
+    if let Some(n) = t.chrome_thread_type.and_then(chrome_thread_name) {
+        c.pt.set_thread_name(utid, &Some(Arc::from(n)), PRIO_TRACK_DESCRIPTOR_THREAD_TYPE);
     }
     utid
 }
@@ -1742,20 +1752,38 @@ fn process_descriptor(c: &mut Ctx, p: &ProcessDesc) -> u32 {
             c.pt.p_start[upid as usize] = Some(t);
         }
     }
+    // the legacy chrome_process_type: its name (a renderer's above a track
+    // descriptor's, the others' below)
+    if let Some(t) = p.chrome_type {
+        let name = chrome_process_name(t).map(Arc::from);
+        c.pt.set_process_name(upid, &name, chrome_process_name_priority(t));
+    }
+    for (i, label) in p.labels.iter().enumerate() {
+        let key = format!("chrome.process_label[{i}]");
+        super::process::add_process_args(c, upid, &[(&key, Some(ArgVal::Str(label.clone())))]);
+    }
     if let Some(cp) = &p.chrome {
         chrome_process(c, upid, cp);
     }
     upid
 }
 
+/// ProcessNamePriority of a Chrome process type's name:
+/// kChromeProcessLabelRenderer for a renderer (above a track descriptor's
+/// name), kChromeProcessLabel (below it) for the others.
+fn chrome_process_name_priority(process_type: i64) -> u8 {
+    if process_type == 2 {
+        3
+    } else {
+        1
+    }
+}
+
 /// ParseChromeProcessDescriptor: the type's name (below a track
 /// descriptor's, a renderer's above it) and the process's chrome args.
 fn chrome_process(c: &mut Ctx, upid: u32, cp: &ChromeProcess) {
-    let name = CHROME_PROCESS_NAMES
-        .get(cp.process_type as usize)
-        .copied()
-        .flatten();
-    let prio = if cp.process_type == 2 { 3 } else { 1 };
+    let name = chrome_process_name(cp.process_type);
+    let prio = chrome_process_name_priority(cp.process_type);
     c.pt.set_process_name(upid, &name.map(Arc::from), prio);
     let mut items: Vec<(&str, Option<ArgVal>)> = vec![(
         "chrome.process_type",
