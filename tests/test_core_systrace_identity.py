@@ -66,3 +66,36 @@ def test_same_as_trace_processor(tp_diffs) -> None:
     differ, compared = tp_diffs(_trace())
     assert {"thread", "process", "slice", "trace_bounds", "thread_track"} <= compared
     assert differ == {}
+
+
+# A sched_switch names its next thread, then its prev thread: a switch of
+# tid 11 to itself without a prev_comm leaves it named "" (found by
+# `tools/packet_fuzz.py --kind systrace`). The next line's task name
+# "Binder:10_2" therefore names it again (on tid 11's thread of process 11,
+# before the line's TGID column moves tid 11 to process 10: a new, unnamed
+# thread).
+RENAME_LINES = [
+    "     Binder:10_2-11    (   11) [000] ...1 100.000010: clock_set_rate: clk1 state=0 cpu_id=0",
+    "  surfaceflinger-10    (   10) [001] ...1 100.000020: sched_switch: prev_pid=11 "
+    "prev_prio=120 prev_state=S ==> next_comm=Binder:10_2 next_pid=11 next_prio=120",
+    "     Binder:10_2-11    (   10) [000] ...1 100.000030: cpu_frequency: state=1000 cpu_id=1",
+]
+RENAMED = ("SELECT t.tid, p.pid, t.name FROM thread t JOIN process p USING (upid) "
+           "WHERE t.tid = 11 ORDER BY t.utid")
+EXPECTED_RENAMED = [(11, 11, "Binder:10_2"), (11, 10, None)]
+
+
+def _rename_trace() -> bytes:
+    return (HEADER + "\n".join(RENAME_LINES) + "\n").encode()
+
+
+def test_a_switch_names_prev_last(load_embedded) -> None:
+    assert load_embedded(_rename_trace()).query(RENAMED).rows() == EXPECTED_RENAMED
+
+
+@pytest.mark.tp
+def test_rename_same_as_trace_processor(tp_diffs, tp_rows) -> None:
+    assert tp_rows(_rename_trace(), RENAMED) == EXPECTED_RENAMED
+    differ, compared = tp_diffs(_rename_trace())
+    assert {"thread", "process", "sched"} <= compared
+    assert differ == {}

@@ -962,8 +962,10 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                         sink.push_switch(sw);
                         seen.insert(prev_pid);
                         seen.insert(next_pid);
-                        cur_name.insert(prev_pid, prev_comm);
+                        // (PushSchedSwitch names next, then prev: for one
+                        // tid, prev_comm is its name after)
                         cur_name.insert(next_pid, next_comm);
+                        cur_name.insert(prev_pid, prev_comm);
                     }
                     "tracing_mark_write" | "print" | "0" => {
                         let buf = text_drop_invalid(args);
