@@ -100,3 +100,43 @@ def test_same_as_trace_processor(tp_rows, tp_diffs):
     diffs, compared = tp_diffs(_trace())
     assert {"counter", "slice", "track", "ftrace_event", "stats"} <= compared
     assert diffs == {}
+
+
+def _trace_after_tracing_started() -> bytes:
+    """Tracing starts at 10_000 (TracingServiceEvent). A stamped event's
+    drop window compares the event's own time, not its stamp's
+    (FtraceData::raw_ts):
+    - at 9_000, stamped 12_000: before the start, so its row and its
+      counter are dropped (two ftrace_packet_before_tracing_start);
+    - at 11_000, stamped 5_000: after the start, so its row and its counter
+      (at 5_000) are kept."""
+    trace = pb.Trace()
+    trace.packet.add(timestamp=10_000, trusted_packet_sequence_id=1
+                     ).service_event.tracing_started = True
+    pkt = trace.packet.add(trusted_packet_sequence_id=1)
+    pkt.ftrace_events.cpu = 0
+    for ts, stamp, value in ((9_000, 12_000, 1), (11_000, 5_000, 2)):
+        f = pkt.ftrace_events.event.add(timestamp=ts, pid=0).fwtp_perfetto_counter
+        f.name, f.value, f.timestamp = "fw_temp", value, stamp
+    return trace.SerializeToString()
+
+
+STARTED_COUNTERS = "SELECT c.ts, c.value FROM counter c ORDER BY c.ts"
+BEFORE_START = "SELECT value FROM stats WHERE name = 'ftrace_packet_before_tracing_start'"
+
+
+def test_stamped_events_drop_by_their_own_time(load_embedded):
+    e = load_embedded(_trace_after_tracing_started())
+    assert e.query(STARTED_COUNTERS).rows() == [(5_000, 2.0)]
+    assert e.query(RAW).rows() == [("fwtp_perfetto_counter", 11_000)]
+    assert e.query(BEFORE_START).item() == 2
+
+
+@pytest.mark.tp
+def test_stamped_events_drop_as_trace_processor(tp_rows, tp_diffs):
+    trace = _trace_after_tracing_started()
+    assert tp_rows(trace, STARTED_COUNTERS) == [(5_000, 2.0)]
+    assert tp_rows(trace, RAW) == [("fwtp_perfetto_counter", 11_000)]
+    assert tp_rows(trace, BEFORE_START) == [(2,)]
+    diffs, _ = tp_diffs(trace)
+    assert diffs == {}

@@ -198,6 +198,11 @@ pub const SELF_STAMPED: [SelfStamped; 5] = [
 #[derive(Debug, Clone)]
 pub struct FtraceEv {
     pub ts: i64,
+    /// The event's own time, in trace time: `ts`, except for a copy the
+    /// tokenizer placed elsewhere (a field-stamped event's, a retired GPU
+    /// batch's), whose drop windows still compare its event's time
+    /// (FtraceData::raw_ts).
+    pub raw_ts: i64,
     pub cpu: i64,
     pub pid: i64,
     pub name: &'static str,

@@ -258,9 +258,24 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             if machines > 1 && machine_switch.to(&mut ctx, &mut trackers, sink.machine_of(r)) {
                 soft_cut = soft_cuts[machine_switch.current as usize];
             }
-            if let (Some(cut), 0) = (hard_cut, machine_switch.current) {
-                if ts < cut && !matches!(r, EvRef::Packet(_)) {
-                    dropped_before_start += 1;
+            // (each machine's parser drops its ftrace before its tracing
+            // started, else before 0: only a copy placed elsewhere can have
+            // its event there)
+            if !matches!(r, EvRef::Packet(_)) {
+                let cut = match (hard_cut, machine_switch.current) {
+                    (Some(cut), 0) => cut,
+                    _ => 0,
+                };
+                let raw_ts = match r {
+                    EvRef::Ftrace(i) => sink.ftrace[i as usize].raw_ts,
+                    _ => ts,
+                };
+                if raw_ts < cut {
+                    // (counted by the machine's own stats)
+                    match machine_switch.current {
+                        0 => dropped_before_start += 1,
+                        _ => ctx.stats.add("ftrace_packet_before_tracing_start", 1, None),
+                    }
                     continue;
                 }
             }
@@ -423,7 +438,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     if raw_on {
                         cpus_seen.insert(e.cpu); // its raw row's cpu
                     }
-                    let utid = if raw_on || e.ts >= soft_cut {
+                    let utid = if raw_on || e.raw_ts >= soft_cut {
                         Some(ctx.pt.get_or_create_thread(e.pid))
                     } else {
                         None
@@ -438,7 +453,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                         }
                     }
                     // a legacy generic event has no typed parser, whatever its name
-                    if e.ts < soft_cut || e.generic {
+                    if e.raw_ts < soft_cut || e.generic {
                         continue;
                     }
                     // and so did its typed parser

@@ -1409,9 +1409,12 @@ impl<'s> ProtoDecoder<'s> {
             sink.wakings[wakings..]
                 .iter_mut()
                 .for_each(|w| w.ts += delta);
-            (sink.ftrace[ftrace..].iter_mut())
-                .filter(|e| !in_trace_time(e))
-                .for_each(|e| e.ts += delta);
+            for e in &mut sink.ftrace[ftrace..] {
+                e.raw_ts += delta;
+                if !in_trace_time(e) {
+                    e.ts += delta;
+                }
+            }
             // (an event the offset moves before 0 is dropped by the sorter)
             let bundle = sink.order.split_off(order);
             let before = bundle.len();
@@ -1931,6 +1934,7 @@ impl<'s> ProtoDecoder<'s> {
                 let (name, fields) = legacy_generic(ev.parts())?;
                 sink.push_ftrace(FtraceEv {
                     ts,
+                    raw_ts: ts,
                     cpu,
                     pid,
                     name,
@@ -1958,6 +1962,7 @@ impl<'s> ProtoDecoder<'s> {
                 }
                 let e = FtraceEv {
                     ts,
+                    raw_ts: ts,
                     cpu,
                     pid,
                     name,

@@ -984,6 +984,7 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                         }
                         sink.push_ftrace(FtraceEv {
                             ts,
+                            raw_ts: ts,
                             cpu,
                             pid,
                             name: "print",
@@ -1018,6 +1019,7 @@ fn decode(data: &[u8], sink: &mut Sink, dedupe: bool) -> Result<usize, Unsorted>
                     _ => match other_event(event, args) {
                         Some(fields) => sink.push_ftrace(FtraceEv {
                             ts,
+                            raw_ts: ts,
                             cpu,
                             pid,
                             name: event,
