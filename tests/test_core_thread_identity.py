@@ -119,3 +119,46 @@ def test_cached_lookup_same_as_trace_processor(tp_diffs) -> None:
     differ, compared = tp_diffs(_trace_cached_lookup())
     assert {"thread", "process", "thread_state", "ftrace_event"} <= compared
     assert differ == {}
+
+
+def _trace_absent_comms() -> bytes:
+    """A sched_switch or sched_waking without its comm field names no thread
+    (trace_processor's null string): cpu 0 switches from swapper to 10
+    ("app") at 1000, then at 2000 from 10 to 11 with neither comm, and at
+    3000 pid 11 wakes 12 without a comm. Thread 10 stays "app", 11 and 12
+    stay unnamed; the second switch's prev_comm / next_comm args are NULL
+    strings."""
+    t = pb.Trace()
+    bundle = t.packet.add(trusted_packet_sequence_id=1).ftrace_events
+    bundle.cpu = 0
+    s = bundle.event.add(timestamp=1000, pid=0).sched_switch
+    s.prev_comm, s.prev_pid, s.prev_state = "swapper/0", 0, 0
+    s.next_comm, s.next_pid, s.next_prio = "app", 10, 120
+    s = bundle.event.add(timestamp=2000, pid=10).sched_switch
+    s.prev_pid, s.prev_state, s.next_pid, s.next_prio = 10, 1, 11, 120
+    w = bundle.event.add(timestamp=3000, pid=11).sched_waking
+    w.pid, w.target_cpu = 12, 0
+    return t.SerializeToString()
+
+
+ABSENT_COMM_THREADS = "SELECT tid, name FROM thread WHERE tid > 0 ORDER BY utid"
+EXPECTED_ABSENT_COMM_THREADS = [(10, "app"), (11, None), (12, None)]
+SWITCH_COMM_ARGS = ("SELECT a.key, a.string_value, a.value_type FROM ftrace_event e "
+                    "JOIN args a USING (arg_set_id) WHERE e.ts = 2000 AND a.key GLOB '*_comm' "
+                    "ORDER BY a.key")
+EXPECTED_SWITCH_COMM_ARGS = [("next_comm", None, "string"), ("prev_comm", None, "string")]
+
+
+def test_absent_comms_name_no_thread(load_embedded) -> None:
+    eng = load_embedded(_trace_absent_comms())
+    assert eng.query(ABSENT_COMM_THREADS).rows() == EXPECTED_ABSENT_COMM_THREADS
+    assert eng.query(SWITCH_COMM_ARGS).rows() == EXPECTED_SWITCH_COMM_ARGS
+
+
+@pytest.mark.tp
+def test_absent_comms_same_as_trace_processor(tp_rows, tp_diffs) -> None:
+    trace = _trace_absent_comms()
+    assert tp_rows(trace, ABSENT_COMM_THREADS) == EXPECTED_ABSENT_COMM_THREADS
+    assert tp_rows(trace, SWITCH_COMM_ARGS) == EXPECTED_SWITCH_COMM_ARGS
+    differ, _ = tp_diffs(trace)
+    assert differ == {}

@@ -12,10 +12,23 @@ use rustc_hash::FxHashMap as HashMap;
 /// An interned string (thread comms repeat millions of times).
 pub type StrId = u32;
 
-#[derive(Default)]
+/// The id of no string: a field the event does not have (trace_processor's
+/// null StringId: it names no thread, and its arg is a NULL string).
+pub const NULL_STR: StrId = 0;
+
 pub struct Strings {
     ids: HashMap<Box<str>, StrId>,
     list: Vec<Box<str>>,
+}
+
+impl Default for Strings {
+    fn default() -> Self {
+        Strings {
+            ids: HashMap::default(),
+            // NULL_STR's slot (reads as "", never interned)
+            list: vec!["".into()],
+        }
+    }
 }
 
 impl Strings {

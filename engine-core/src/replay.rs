@@ -197,8 +197,12 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     // ftrace events before tracing_started are discarded outright
     let mut dropped_before_start = 0i64;
 
+    // (NULL_STR names nothing)
     let names: Vec<Name> = (0..)
-        .map_while(|i| sink.strings.try_get(i).map(|s| Some(Rc::<str>::from(s))))
+        .map_while(|i| {
+            let name = sink.strings.try_get(i)?;
+            Some((i != NULL_STR as usize).then(|| Rc::<str>::from(name)))
+        })
         .collect();
     // The big tables' final sizes are known within bounds: reserving them
     // costs no memory until rows are written (untouched pages), and saves

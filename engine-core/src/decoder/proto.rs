@@ -1679,7 +1679,7 @@ impl<'s> ProtoDecoder<'s> {
                     cpu,
                     compact: true,
                     prev_pid: 0,
-                    prev_comm: 0,
+                    prev_comm: NULL_STR,
                     prev_prio: 0,
                     prev_state: sw_state[i] as i64,
                     next_pid: i32v(sw_pid[i]),
@@ -1850,27 +1850,29 @@ impl<'s> ProtoDecoder<'s> {
         let sink = &mut *self.sink;
         match name {
             "sched_switch" => {
-                let (mut prev_comm, mut prev_pid, mut prev_state) = (&b""[..], 0i64, 0i64);
+                // (an absent comm is NULL_STR: it names no thread)
+                let (mut prev_comm, mut prev_pid, mut prev_state) = (None, 0i64, 0i64);
                 let mut prev_prio = 0i64;
-                let (mut next_comm, mut next_pid, mut next_prio) = (&b""[..], 0i64, 0i64);
+                let (mut next_comm, mut next_pid, mut next_prio) = (None, 0i64, 0i64);
                 for p in ev.parts() {
                     for f in Fields::new(p) {
                         let (n, v) = f?;
                         match (n, v) {
-                            (1, Value::Bytes(b)) => prev_comm = b,
+                            (1, Value::Bytes(b)) => prev_comm = Some(b),
                             // (pids: int32 fields the reference reads as uint32)
                             (2, Value::Varint(x)) => prev_pid = u32v(x),
                             (3, Value::Varint(x)) => prev_prio = i32v(x),
                             (4, Value::Varint(x)) => prev_state = x as i64,
-                            (5, Value::Bytes(b)) => next_comm = b,
+                            (5, Value::Bytes(b)) => next_comm = Some(b),
                             (6, Value::Varint(x)) => next_pid = u32v(x),
                             (7, Value::Varint(x)) => next_prio = i32v(x),
                             _ => {}
                         }
                     }
                 }
-                let prev_comm = sink.strings.intern(&text_ref(prev_comm));
-                let next_comm = sink.strings.intern(&text_ref(next_comm));
+                let mut comm =
+                    |b: Option<&[u8]>| b.map_or(NULL_STR, |b| sink.strings.intern(&text_ref(b)));
+                let (prev_comm, next_comm) = (comm(prev_comm), comm(next_comm));
                 sink.push_switch(Switch {
                     ts,
                     cpu,
@@ -1915,7 +1917,10 @@ impl<'s> ProtoDecoder<'s> {
                         }
                     }
                 }
-                let comm = sink.strings.intern(&text_ref(comm));
+                let comm = match present & WAKING_COMM {
+                    0 => NULL_STR,
+                    _ => sink.strings.intern(&text_ref(comm)),
+                };
                 sink.push_waking(Waking {
                     ts,
                     cpu,

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap;
 
 use crate::events::{
-    FieldVal, FtraceEv, StrId, Strings, Waking, WAKING_COMM, WAKING_PID, WAKING_PRIO,
+    FieldVal, FtraceEv, StrId, Strings, Waking, NULL_STR, WAKING_COMM, WAKING_PID, WAKING_PRIO,
     WAKING_SUCCESS, WAKING_TARGET_CPU,
 };
 
@@ -168,6 +168,7 @@ pub enum Comm<'a> {
 impl Comm<'_> {
     fn arg(&self, strings: &Strings) -> ArgVal {
         match self {
+            Comm::Str(NULL_STR) => ArgVal::NullStr,
             Comm::Str(id) => ArgVal::Str(strings.get(*id).to_owned()),
             Comm::Name(n) => ArgVal::Str(n.to_string()),
             Comm::Null => ArgVal::NullStr,
@@ -346,7 +347,10 @@ impl SchedArgs {
             ("prev_state", Some(ArgVal::Int(a.prev_state as i128))),
             (
                 "next_comm",
-                Some(ArgVal::Str(strings.get(a.next_comm).to_owned())),
+                Some(match a.next_comm {
+                    NULL_STR => ArgVal::NullStr,
+                    id => ArgVal::Str(strings.get(id).to_owned()),
+                }),
             ),
             ("next_pid", Some(ArgVal::Int(a.next_pid as i128))),
             ("next_prio", Some(ArgVal::Int(a.next_prio as i128))),
