@@ -162,3 +162,43 @@ def test_absent_comms_same_as_trace_processor(tp_rows, tp_diffs) -> None:
     assert tp_rows(trace, SWITCH_COMM_ARGS) == EXPECTED_SWITCH_COMM_ARGS
     differ, _ = tp_diffs(trace)
     assert differ == {}
+
+
+def _trace_rename_without_newcomm() -> bytes:
+    """A task_rename without newcomm renames nothing (the null string): the
+    process tree names process 30 "app" (its main thread stays unnamed); at
+    1000 a task_rename of pid 30 without newcomm leaves both as they are; at
+    2000 one to "renamed" renames both (the main thread names its
+    process)."""
+    t = pb.Trace()
+    tree = t.packet.add(timestamp=1, trusted_packet_sequence_id=1).process_tree
+    tree.processes.add(pid=30, ppid=1, cmdline=["app"])
+    bundle = t.packet.add(trusted_packet_sequence_id=1).ftrace_events
+    bundle.cpu = 0
+    bundle.event.add(timestamp=1000, pid=30).task_rename.pid = 30
+    r = bundle.event.add(timestamp=2000, pid=30).task_rename
+    r.pid, r.newcomm = 30, "renamed"
+    return t.SerializeToString()
+
+
+RENAMES = ("SELECT t.name, p.name FROM thread t JOIN process p USING (upid) "
+           "WHERE t.tid = 30")
+
+
+def test_a_rename_without_newcomm_renames_nothing(load_embedded) -> None:
+    trace = _trace_rename_without_newcomm()
+    assert load_embedded(trace).query(RENAMES).rows() == [("renamed", "renamed")]
+    # cut before the second rename: as the process tree left them
+    cut = pb.Trace()
+    cut.ParseFromString(trace)
+    del cut.packet[1].ftrace_events.event[1]
+    assert load_embedded(cut.SerializeToString()).query(RENAMES).rows() == [(None, "app")]
+
+
+@pytest.mark.tp
+def test_rename_without_newcomm_same_as_trace_processor(tp_rows) -> None:
+    cut = pb.Trace()
+    cut.ParseFromString(_trace_rename_without_newcomm())
+    del cut.packet[1].ftrace_events.event[1]
+    assert tp_rows(cut.SerializeToString(), RENAMES) == [(None, "app")]
+    assert tp_rows(_trace_rename_without_newcomm(), RENAMES) == [("renamed", "renamed")]

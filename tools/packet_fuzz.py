@@ -76,6 +76,9 @@ UINTS = {FD.TYPE_UINT32, FD.TYPE_FIXED32, FD.TYPE_UINT64, FD.TYPE_FIXED64}
 # how often an integer is an extreme one (-1, 2**31 - 1, 2**40, 2**32 - 1);
 # `--extreme` raises it to aim at the importers' integer casts
 EXTREME = 0.1
+# how often a scalar field is left out (`--absent`): an absent field is not
+# an empty or zero one to the importers (a NULL string names no thread)
+ABSENT = 0.0
 
 
 def value(f, rng: random.Random):
@@ -119,7 +122,7 @@ def fill(msg, rng: random.Random, depth: int = 0) -> None:
                 sub.SetInParent()
                 continue
             v = value(f, rng)
-            if v is None:
+            if v is None or rng.random() < ABSENT:
                 continue
             if f.is_repeated:
                 getattr(msg, f.name).append(v)
@@ -804,11 +807,13 @@ def main() -> int:
                     help="--kind ftrace: comma-separated FtraceEvent kinds to draw from")
     ap.add_argument("--extreme", type=float, default=EXTREME,
                     help="probability of an extreme integer value (default %(default)s)")
+    ap.add_argument("--absent", type=float, default=ABSENT,
+                    help="probability of leaving a scalar field out (default %(default)s)")
     import compare_tp
 
     def make(a):
-        global EXTREME
-        EXTREME = a.extreme
+        global EXTREME, ABSENT
+        EXTREME, ABSENT = a.extreme, a.absent
         by_name = pb.FtraceEvent.DESCRIPTOR.fields_by_name
         FTRACE_ONLY[:] = [by_name[k] for k in a.ftrace_events.split(",") if k]
         return lambda seed: generate(a.kind, seed)

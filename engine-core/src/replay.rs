@@ -829,7 +829,8 @@ fn ftrace_event(
             c.thread_state.new_task(new, ts, src);
         }
         "task_rename" => {
-            let name: Name = Some(Rc::from(e.str("newcomm").unwrap_or("")));
+            // (an absent newcomm is the null string: no rename)
+            let name: Name = e.str("newcomm").map(Rc::from);
             // (its int32 pid read as uint32, as the reference)
             c.pt.update_thread_name_and_maybe_process(
                 e.int("pid").unwrap_or(0) as u32 as i64,
