@@ -172,3 +172,29 @@ def test_packets_skipped_for_invalid_incremental_state_are_logged(tmp_path):
     name = "packet_skipped_seq_needs_incremental_state_invalid"
     assert rows == [(None, starts[0], "notice", name, "packet_sequence_id", 3, "uint"),
                     (None, starts[2], "notice", name, "packet_sequence_id", 4, "uint")]
+
+
+def _nameless_game_trace() -> pb.Trace:
+    t = pb.Trace()
+    gl = t.packet.add(timestamp=100, trusted_packet_sequence_id=1).android_game_intervention_list
+    gl.game_packages.add(uid=11, current_mode=1)
+    gl.game_packages.add(name="g", uid=12, current_mode=1)
+    return t
+
+
+GAMES = "SELECT package_name, uid FROM android_game_intervention_list ORDER BY id"
+
+
+def test_a_game_without_a_name(tmp_path):
+    """A game package without a name: a row with a NULL package_name (the
+    null string), as trace_processor interns the absent field."""
+    eng = _open(tmp_path, _nameless_game_trace())
+    try:
+        assert eng.query(GAMES).rows() == [(None, 11), ("g", 12)]
+    finally:
+        eng.close()
+
+
+@pytest.mark.tp
+def test_a_game_without_a_name_as_trace_processor(tp_rows):
+    assert tp_rows(_nameless_game_trace().SerializeToString(), GAMES) == [(None, 11), ("g", 12)]

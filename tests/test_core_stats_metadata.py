@@ -357,3 +357,34 @@ def test_wallpaper_properties_are_metadata(tmp_path):
 def test_wallpaper_properties_as_trace_processor(tp_diffs):
     differ, compared = tp_diffs(_wallpaper_trace())
     assert "metadata" in compared and differ == {}
+
+
+def _nameless_packages_trace() -> bytes:
+    """Packages without a name (the null string): the first one is a row
+    with a NULL package_name; a second one is the same package by name ("",
+    as ParseAndroidPackagesList dedupes) and no row; one named "" is that
+    package too."""
+    t = pb.Trace()
+    p = t.packet.add()
+    p.packages_list.packages.add(uid=10001, version_code=1)
+    p.packages_list.packages.add(uid=10002, version_code=2)
+    p.packages_list.packages.add(name="", uid=10003, version_code=3)
+    p.packages_list.packages.add(name="com.a", uid=10004, version_code=4)
+    return t.SerializeToString()
+
+
+NAMELESS_PACKAGES = "SELECT package_name, uid, version_code FROM package_list ORDER BY id"
+EXPECTED_NAMELESS_PACKAGES = [(None, 10001, 1), ("com.a", 10004, 4)]
+
+
+def test_a_package_without_a_name(tmp_path):
+    eng = _open(tmp_path, _nameless_packages_trace())
+    try:
+        assert eng.query(NAMELESS_PACKAGES).rows() == EXPECTED_NAMELESS_PACKAGES
+    finally:
+        eng.close()
+
+
+@pytest.mark.tp
+def test_a_package_without_a_name_as_trace_processor(tp_rows):
+    assert tp_rows(_nameless_packages_trace(), NAMELESS_PACKAGES) == EXPECTED_NAMELESS_PACKAGES

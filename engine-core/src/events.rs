@@ -644,7 +644,9 @@ pub struct Sink {
     pub video_frames: bool,
     /// `__intrinsic_trace_diagnostics` rows (`crate::diagnostics`).
     pub diagnostics: Vec<crate::diagnostics::Diagnostic>,
-    pub packages: Vec<(String, i64, i64, i64, i64)>,
+    /// (name: None when absent, the null string; uid, debuggable,
+    /// profileable_from_shell, version_code)
+    pub packages: Vec<(Option<String>, i64, i64, i64, i64)>,
     pub stats: Stats,
     /// SystemInfo.page_size (4096 when it has none; 0 without SystemInfo):
     /// sizes buddy_info's blocks and slab_info's slabs

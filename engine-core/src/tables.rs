@@ -1266,7 +1266,7 @@ pub fn fill<'v>(
             for (i, p) in sink.packages.iter().enumerate() {
                 ins.row(&[
                     V::Int(i as i64),
-                    V::Text(&p.0),
+                    p.0.as_deref().map_or(V::Null, V::Text),
                     V::Int(p.1),
                     V::Int(p.2),
                     V::Int(p.3),
@@ -1431,7 +1431,7 @@ pub fn fill<'v>(
             for (id, p) in sink.game_interventions.iter().enumerate() {
                 let mut row = vec![
                     V::Int(id as i64),
-                    V::Text(&p.name),
+                    p.name.as_deref().map_or(V::Null, V::Text),
                     V::Int(p.uid),
                     V::Int(p.current_mode),
                 ];

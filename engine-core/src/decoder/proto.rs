@@ -2631,11 +2631,10 @@ impl<'s> ProtoDecoder<'s> {
             for f in Fields::new(p) {
                 match f? {
                     (1, Value::Bytes(b)) => {
-                        let (mut name, mut uid, mut dbg, mut prof, mut ver) =
-                            (String::new(), 0, 0, 0, 0);
+                        let (mut name, mut uid, mut dbg, mut prof, mut ver) = (None, 0, 0, 0, 0);
                         for f in Fields::new(b) {
                             match f? {
-                                (1, Value::Bytes(s)) => name = text(s),
+                                (1, Value::Bytes(s)) => name = Some(text(s)),
                                 (2, Value::Varint(x)) => uid = x as i64,
                                 (3, Value::Varint(x)) => dbg = (x != 0) as i64,
                                 (4, Value::Varint(x)) => prof = (x != 0) as i64,
@@ -2643,7 +2642,11 @@ impl<'s> ProtoDecoder<'s> {
                                 _ => {}
                             }
                         }
-                        if !self.sink.packages.iter().any(|p| p.0 == name) {
+                        // (one row per name, an absent one as ""; its
+                        // row keeps the null name, as ParseAndroidPackagesList)
+                        let key = name.as_deref().unwrap_or("");
+                        if !(self.sink.packages.iter()).any(|p| p.0.as_deref().unwrap_or("") == key)
+                        {
                             self.sink.packages.push((name, uid, dbg, prof, ver));
                         }
                     }

@@ -11,7 +11,8 @@ pub type ModeInfo = (f64, bool, f64);
 
 #[derive(Debug, Clone, Default)]
 pub struct GamePackage {
-    pub name: String,
+    /// None when absent (the null string)
+    pub name: Option<String>,
     pub uid: i64,
     pub current_mode: i64,
     /// standard, performance, battery
@@ -43,7 +44,7 @@ fn package(buf: &[u8]) -> Result<GamePackage, WireError> {
     let mut p = GamePackage::default();
     for f in Fields::new(buf) {
         match f? {
-            (1, Value::Bytes(s)) => p.name = text(s),
+            (1, Value::Bytes(s)) => p.name = Some(text(s)),
             (2, Value::Varint(x)) => p.uid = x as i64,
             // (a uint32 field the reference stores as an int32)
             (3, Value::Varint(x)) => p.current_mode = x as u32 as i32 as i64,
