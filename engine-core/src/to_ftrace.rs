@@ -371,8 +371,7 @@ impl<'a> Line<'_, 'a> {
         self.out.push_str(s);
     }
 
-    /// The character of a tracing_mark_write-like event's type field.
-    /// The type as one char (its low byte, as the reference's `char` cast).
+    /// A tracing_mark_write-like event's type as one char (its low byte, as the reference's `char` cast).
     /// A byte past ASCII is left out: the reference writes it raw, invalid
     /// UTF-8 that its query results (and so the trace_processor engine)
     /// drop.

@@ -1400,21 +1400,22 @@ impl<'s> ProtoDecoder<'s> {
                     .iter()
                     .any(|s| s.clock.is_none() && s.copy == e.name)
             };
-            for e in &mut sink.order[order..] {
-                match e.1 {
-                    EvRef::Ftrace(i) if in_trace_time(&sink.ftrace[i as usize]) => {}
-                    _ => e.0 += delta,
-                }
-            }
-            sink.wakings[wakings..]
-                .iter_mut()
-                .for_each(|w| w.ts += delta);
             for e in &mut sink.ftrace[ftrace..] {
                 e.raw_ts += delta;
                 if !in_trace_time(e) {
                     e.ts += delta;
                 }
             }
+            // (an ftrace event's place in the order is its time, shifted or not)
+            for e in &mut sink.order[order..] {
+                match e.1 {
+                    EvRef::Ftrace(i) => e.0 = sink.ftrace[i as usize].ts,
+                    _ => e.0 += delta,
+                }
+            }
+            sink.wakings[wakings..]
+                .iter_mut()
+                .for_each(|w| w.ts += delta);
             // (an event the offset moves before 0 is dropped by the sorter)
             let bundle = sink.order.split_off(order);
             let before = bundle.len();

@@ -14,8 +14,11 @@ pub const PRIO_TRACK_DESCRIPTOR: u8 = 4;
 pub const PRIO_SWAPPER: u8 = 5;
 
 /// ProcessNamePriority: a track descriptor's process name does not
-/// override the system's (process tree, ftrace comms).
+/// override the system's (process tree, ftrace comms); Chrome's process
+/// type names sit below it, a renderer's above it.
+pub const PNAME_CHROME_LABEL: u8 = 1;
 pub const PNAME_TRACK_DESCRIPTOR: u8 = 2;
+pub const PNAME_CHROME_LABEL_RENDERER: u8 = 3;
 pub const PNAME_SYSTEM: u8 = 4;
 
 /// A name: an owned string (thread comms are shared through an Rc-free id

@@ -29,7 +29,9 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::compressor::{lane_dims, Nesting, TrackCompressor};
-use super::process::{PNAME_TRACK_DESCRIPTOR, PRIO_TRACK_DESCRIPTOR};
+use super::process::{
+    PNAME_CHROME_LABEL, PNAME_CHROME_LABEL_RENDERER, PNAME_TRACK_DESCRIPTOR, PRIO_TRACK_DESCRIPTOR,
+};
 use super::slices::ThreadTimes;
 use super::stack_profile::{SampleRow, SampleSource, TrackEventCallstackRow};
 use super::tracks::{ArgVal, Dim, Dims, Owner};
@@ -1758,9 +1760,14 @@ fn process_descriptor(c: &mut Ctx, p: &ProcessDesc) -> u32 {
         let name = chrome_process_name(t).map(Arc::from);
         c.pt.set_process_name(upid, &name, chrome_process_name_priority(t));
     }
-    for (i, label) in p.labels.iter().enumerate() {
-        let key = format!("chrome.process_label[{i}]");
-        super::process::add_process_args(c, upid, &[(&key, Some(ArgVal::Str(label.clone())))]);
+    if !p.labels.is_empty() {
+        let keys: Vec<String> = (0..p.labels.len())
+            .map(|i| format!("chrome.process_label[{i}]"))
+            .collect();
+        let items: Vec<(&str, Option<ArgVal>)> = (keys.iter().zip(&p.labels))
+            .map(|(k, l)| (k.as_str(), Some(ArgVal::Str(l.clone()))))
+            .collect();
+        super::process::add_process_args(c, upid, &items);
     }
     if let Some(cp) = &p.chrome {
         chrome_process(c, upid, cp);
@@ -1768,14 +1775,14 @@ fn process_descriptor(c: &mut Ctx, p: &ProcessDesc) -> u32 {
     upid
 }
 
-/// ProcessNamePriority of a Chrome process type's name:
-/// kChromeProcessLabelRenderer for a renderer (above a track descriptor's
-/// name), kChromeProcessLabel (below it) for the others.
+/// ProcessNamePriority of a Chrome process type's name: a renderer's
+/// (PROCESS_RENDERER, 2) is above a track descriptor's name, the others'
+/// below it.
 fn chrome_process_name_priority(process_type: i64) -> u8 {
     if process_type == 2 {
-        3
+        PNAME_CHROME_LABEL_RENDERER
     } else {
-        1
+        PNAME_CHROME_LABEL
     }
 }
 
