@@ -43,8 +43,8 @@ def synthetic(n_runs: int, path: Path) -> None:
                     rows.append({"trace": f"bm{b}.{x:g}.512M.{c}.{i}.pftrace", "run": 0,
                                  "gc_app_cpu_ns": int(mut + gc), "gc_gc_cpu_ns": int(gc),
                                  "health_verdict": "pass", "pinning_migrations": rng.randint(0, 3),
-                                 "memfreq_mif_clock_transitions": rng.choice([0, 0, 0, 2]),
-                                 "memfreq_mif_clock_is_memory": True, "gc_gc_count": 1})
+                                 "memfreq_transitions": rng.choice([0, 0, 0, 2]),
+                                 "gc_gc_count": 1})
     pl.DataFrame(rows).write_parquet(path)
 
 

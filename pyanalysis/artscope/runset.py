@@ -8,58 +8,13 @@ shape of SPEC "Command line".
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import polars as pl
 
 from artscope.engines.base import Engine
+from artscope.flatschema import flat_frame, flatten  # noqa: F401 - the flat row lives there
 from artscope.metrics.analysis import Analysis
-
-
-def flatten(result: dict[str, Any]) -> dict[str, Any]:
-    """One run's result -> one flat row (gc.app_cpu_ns -> gc_app_cpu_ns).
-
-    Per-CPU and per-device lists become columns keyed by the CPU / device
-    (``cpufreq_cpu6_stable``, ``memfreq_17000010.devfreq_mif_stable``); other
-    lists and value maps (threads, events, reasons, residency) become JSON
-    strings so every run stays one row.
-    """
-    row: dict[str, Any] = {}
-
-    def put(prefix: str, value: Any) -> None:
-        if isinstance(value, dict):
-            if prefix.endswith("residency") and not prefix.endswith("dominant_residency"):
-                row[prefix] = json.dumps(value, sort_keys=True)
-                return
-            for k, v in value.items():
-                put(f"{prefix}_{k}" if prefix else k, v)
-        elif isinstance(value, list):
-            if prefix == "cpufreq":
-                for entry in value:
-                    put(f"cpufreq_cpu{entry['cpu']}",
-                        {k: v for k, v in entry.items() if k != "cpu"})
-            elif prefix == "memfreq":
-                for entry in value:
-                    put(f"memfreq_{entry['device']}_{entry['source']}",
-                        {k: v for k, v in entry.items() if k not in ("device", "source")})
-            elif value and all(isinstance(v, (int, float, str)) for v in value):
-                row[prefix] = ",".join(str(v) for v in value)
-            else:
-                row[prefix] = json.dumps(value, sort_keys=True) if value else None
-        else:
-            row[prefix] = value
-
-    put("", result)
-    return row
-
-
-def flat_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
-    """Flat per-run rows (from several traces) -> one DataFrame."""
-    if not rows:
-        return pl.DataFrame()
-    frames = [pl.DataFrame([r], infer_schema_length=None) for r in rows]
-    return pl.concat(frames, how="diagonal_relaxed")
 
 
 class RunSet:

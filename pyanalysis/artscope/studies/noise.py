@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from typing import Callable, Sequence
 
 import polars as pl
@@ -39,26 +38,6 @@ METRIC_ALIASES = {"task_clock": "gc_app_cpu_ns", "distilled": "gc_mutator_cpu_ns
 MAD_OUTLIER = 3.5
 #: a factor "tracks" the metric when |rho| reaches this.
 TRACKS_RHO = 0.5
-
-
-def _cols(df: pl.DataFrame, rx: str) -> list[str]:
-    return [c for c in df.columns if re.fullmatch(rx, c)]
-
-
-def _sum(cols: list[str], cast: pl.DataType = pl.Float64) -> pl.Expr:
-    if not cols:
-        return pl.lit(None, pl.Float64)
-    return pl.sum_horizontal([pl.col(c).cast(cast).fill_null(0) for c in cols]).cast(pl.Float64)
-
-
-def _memfreq_transitions(df: pl.DataFrame) -> pl.Expr:
-    cols = _cols(df, r"memfreq_.+_transitions")
-    parts = []
-    for c in cols:
-        is_mem = c.removesuffix("_transitions") + "_is_memory"
-        gate = pl.col(is_mem).fill_null(False) if is_mem in df.columns else pl.lit(True)
-        parts.append(pl.when(gate).then(pl.col(c).fill_null(0)).otherwise(0))
-    return pl.sum_horizontal(parts).cast(pl.Float64) if parts else pl.lit(None, pl.Float64)
 
 
 def _col(name: str) -> Callable[[pl.DataFrame], pl.Expr]:
@@ -77,11 +56,10 @@ class Factor:
 #: The run factors artscope measures, in the order used to break exact ties.
 FACTORS = (
     Factor("memfreq_transitions", "had the memory controller changing frequency",
-           _memfreq_transitions),
+           _col("memfreq_transitions")),
     Factor("cpufreq_transitions", "had an allowed CPU changing frequency",
-           lambda df: _sum(_cols(df, r"cpufreq_cpu\d+_transitions"))),
-    Factor("cpufreq_throttled", "had a throttled CPU",
-           lambda df: _sum(_cols(df, r"cpufreq_cpu\d+_throttled"), pl.Int64)),
+           _col("cpufreq_transitions")),
+    Factor("cpufreq_throttled", "had a throttled CPU", _col("cpufreq_throttled")),
     Factor("off_mask_share", "ran app threads outside the allowed CPUs",
            _col("pinning_off_mask_share")),
     Factor("migrations", "had more migrations between the app's CPUs",

@@ -1,0 +1,242 @@
+"""The flat per-run row: the columns of ``analyze --format csv|parquet``.
+
+One declared, stable list of columns (:data:`COLUMNS`): the same names, types
+and order for every trace, whatever its CPUs, clocks or processes. Values
+come from the run's JSON result (the ``analyze --format json`` shape) by
+path; lists that vary from trace to trace (per-CPU and per-device frequency
+series, threads, GC events, reasons) are one JSON string column each, and
+the frequency lists also get summary columns (``cpufreq_stable``,
+``memfreq_transitions`` ...) that studies compare across runs.
+docs/flat-columns.md is generated from this list (``python -m
+artscope.flatschema > docs/flat-columns.md``) and a test keeps it in sync.
+
+To add a per-run field: put it in the JSON result, then declare its column
+here with :func:`value` (a scalar at a JSON path) or :func:`as_json` (a
+list or map kept whole).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Callable, Iterable
+
+import polars as pl
+
+
+@dataclasses.dataclass(frozen=True)
+class Column:
+    """One flat column: its name, polars type, meaning and how to read it."""
+
+    name: str
+    dtype: pl.DataType
+    doc: str
+    get: Callable[[dict[str, Any]], Any]
+
+
+def _at(result: dict[str, Any], path: str) -> Any:
+    v: Any = result
+    for key in path.split("."):
+        if not isinstance(v, dict):
+            return None
+        v = v.get(key)
+    return v
+
+
+def value(path: str, dtype: pl.DataType, doc: str, name: str | None = None) -> Column:
+    """The scalar at ``path`` ("gc.app_cpu_ns"); named with ``_`` for ``.``.
+    A list of numbers or strings (e.g. allowed CPUs) becomes "6,7"."""
+    def get(r: dict[str, Any]) -> Any:
+        v = _at(r, path)
+        if isinstance(v, list):
+            return ",".join(str(x) for x in v) if v else None
+        return v
+    return Column(name or path.replace(".", "_"), dtype, doc, get)
+
+
+def as_json(path: str, doc: str, name: str | None = None) -> Column:
+    """The list or map at ``path`` as a JSON string (null when empty or absent)."""
+    def get(r: dict[str, Any]) -> Any:
+        v = _at(r, path)
+        return json.dumps(v, sort_keys=True) if v else None
+    return Column(name or path.replace(".", "_"), pl.String, doc, get)
+
+
+def derived(name: str, dtype: pl.DataType, doc: str,
+            fn: Callable[[dict[str, Any]], Any]) -> Column:
+    return Column(name, dtype, doc, fn)
+
+
+# -- summaries of the frequency series ------------------------------------------
+
+def _all_true(values: Iterable[bool | None]) -> bool | None:
+    """False if any is False; else None if any is unknown (or none at all); else True."""
+    vals = list(values)
+    if any(v is False for v in vals):
+        return False
+    if not vals or any(v is None for v in vals):
+        return None
+    return True
+
+
+def _any_true(values: Iterable[bool | None]) -> bool | None:
+    vals = list(values)
+    if any(v is True for v in vals):
+        return True
+    if not vals or all(v is None for v in vals):
+        return None
+    return False
+
+
+def _total(values: Iterable[int | None]) -> int | None:
+    known = [v for v in values if v is not None]
+    return sum(known) if known else None
+
+
+def _least(values: Iterable[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return min(known) if known else None
+
+
+def _cpu_series(r: dict[str, Any]) -> list[dict[str, Any]]:
+    return r.get("cpufreq") or []
+
+
+def _memory_series(r: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in (r.get("memfreq") or []) if m.get("is_memory")]
+
+
+def _gc_breakdown(group: str, keys: Iterable[str], what: str) -> list[Column]:
+    cols = []
+    for k in keys:
+        cols.append(value(f"gc.{group}.{k}.count", pl.Int64, f"GCs {what} {k} starting in W"))
+        cols.append(value(f"gc.{group}.{k}.cpu_ns", pl.Int64, f"CPU time of GCs {what} {k} in W"))
+    return cols
+
+
+def _gc_breakdown_columns() -> list[Column]:
+    from artscope.metrics import compute
+
+    causes = getattr(compute, "GC_CAUSES", None)
+    kinds = getattr(compute, "GC_KINDS", None)
+    if causes is not None and kinds is not None:
+        return (_gc_breakdown("by_cause", causes, "caused by")
+                + _gc_breakdown("by_kind", kinds, "of kind"))
+    return _gc_breakdown("by_type", compute.GC_TYPES, "of type")
+
+
+def _columns() -> list[Column]:
+    I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
+    return [
+        value("trace", S, "trace file as given"),
+        value("run", I, "run index within the trace (0-based)"),
+        value("engine", S, "engine that produced the numbers: embedded | trace_processor"),
+        value("error", S, "why the trace could not be analysed (its only other column is trace)"),
+        value("window.start_ts", I, "run window W start, absolute trace ns"),
+        value("window.end_ts", I, "run window W end (exclusive), absolute trace ns"),
+        value("window.source", S, "how W was chosen: window | marker | app_benchmark | process | trace"),
+        value("process.name", S, "target process name"),
+        value("process.pids", S, "target pids, comma-separated"),
+        value("process.matched_by", S, "how the target was found (process_name, pid, package_list ...)"),
+        value("gc.app_cpu_ns", I, "CPU time of all target threads in W (task clock)"),
+        value("gc.gc_cpu_ns", I, "CPU time attributable to GC in W"),
+        value("gc.gc_cpu_share", F, "gc_cpu_ns / app_cpu_ns"),
+        value("gc.mutator_cpu_ns", I, "app_cpu_ns - gc_cpu_ns (the distilled cost)"),
+        value("gc.gc_count", I, "GC slices starting in W"),
+        value("gc.gc_wall_ns", I, "length of the union of GC intervals within W"),
+        value("gc.gc_daemon_cpu_ns", I, "all CPU time of HeapTaskDaemon in W"),
+        *_gc_breakdown_columns(),
+        as_json("gc.events", "per-GC rows (JSON list)"),
+        value("pinning.allowed_cpus", S, "allowed CPUs of mutator threads, comma-separated"),
+        value("pinning.gc_allowed_cpus", S, "allowed CPUs of GC threads, comma-separated"),
+        value("pinning.cpus_source", S, "where the allowed CPUs came from (list, or the topology source of a cluster keyword)"),
+        value("pinning.migrations", I, "consecutive slices of a target thread on different CPUs"),
+        value("pinning.cross_cluster_migrations", I, "migrations between clusters"),
+        value("pinning.off_mask_cpu_ns", I, "target CPU time outside the allowed CPUs in W"),
+        value("pinning.off_mask_share", F, "off_mask_cpu_ns / app_cpu_ns"),
+        value("pinning.grace_off_mask_cpu_ns", I, "off-mask CPU time inside the --pin-grace period"),
+        value("pinning.violation_slices", I, "sched slices off the allowed CPUs"),
+        value("pinning.threads_violating", I, "target threads with off-mask time"),
+        value("pinning.first_violation_ts", I, "clipped start of the first off-mask slice, absolute ns"),
+        value("pinning.last_violation_end_ts", I, "clipped end of the last off-mask slice, absolute ns"),
+        value("pinning.diagnosis", S, "never_pinned | pinned_late | mask_lost | null (no off-mask time)"),
+        value("pinning.interference_cpu_ns", I, "CPU time of other threads on the allowed CPUs in W"),
+        value("pinning.interference_share", F, "interference_cpu_ns / (|A| x |W|)"),
+        as_json("pinning.top_interferers", "top interfering processes (JSON list)"),
+        as_json("pinning.threads", "per-thread pinning breakdown (JSON list)"),
+        as_json("pinning.evidence", "affinity syscalls and cgroup moves of target threads (JSON list)"),
+        value("jank.source", S, "frame_timeline | choreographer | none"),
+        value("jank.frames", I, "finished frames starting in W"),
+        value("jank.janky_frames", I, "janky frames"),
+        value("jank.app_janky_frames", I, "frames janky by the app's own fault"),
+        value("jank.janky_pct", F, "janky_frames / frames, percent"),
+        value("jank.unfinished_frames", I, "frames still open at the trace end (left out)"),
+        value("jank.frame_dur_ms.p50", F, "frame duration, nearest-rank p50, ms"),
+        value("jank.frame_dur_ms.p90", F, "frame duration p90, ms"),
+        value("jank.frame_dur_ms.p95", F, "frame duration p95, ms"),
+        value("jank.frame_dur_ms.p99", F, "frame duration p99, ms"),
+        derived("cpufreq_cpus", S, "CPUs whose frequency was judged, comma-separated",
+                lambda r: ",".join(str(c["cpu"]) for c in _cpu_series(r)) or None),
+        derived("cpufreq_stable", B, "every judged CPU held one frequency (null: some unknown)",
+                lambda r: _all_true(c.get("stable") for c in _cpu_series(r))),
+        derived("cpufreq_transitions", I, "frequency changes in W, summed over the judged CPUs",
+                lambda r: _total(c.get("transitions") for c in _cpu_series(r))),
+        derived("cpufreq_known_share_min", F, "smallest known share of W over the judged CPUs",
+                lambda r: _least(c.get("known_share") for c in _cpu_series(r))),
+        derived("cpufreq_throttled", B, "some judged CPU was throttled",
+                lambda r: _any_true(c.get("throttled") for c in _cpu_series(r))),
+        as_json("cpufreq", "per-CPU frequency series (JSON list)"),
+        derived("memfreq_devices", S, "memory-controller series, comma-separated",
+                lambda r: ",".join(m["device"] for m in _memory_series(r)) or None),
+        derived("memfreq_stable", B, "every memory-controller series held one frequency",
+                lambda r: _all_true(m.get("stable") for m in _memory_series(r))),
+        derived("memfreq_transitions", I, "memory-controller frequency changes in W, summed",
+                lambda r: _total(m.get("transitions") for m in _memory_series(r))),
+        derived("memfreq_known_share_min", F, "smallest known share of W over memory series",
+                lambda r: _least(m.get("known_share") for m in _memory_series(r))),
+        as_json("memfreq", "frequency series of devices (JSON list)"),
+        value("partial", B, "the numbers cover only part of the run (truncated trace, data loss)"),
+        value("health.verdict", S, "pass | warn | fail"),
+        as_json("health.reasons", "the verdict's reasons (JSON list)"),
+    ]
+
+
+def columns() -> list[Column]:
+    """The flat columns, in order."""
+    return _columns()
+
+
+def schema() -> dict[str, pl.DataType]:
+    return {c.name: c.dtype for c in _columns()}
+
+
+def flatten(result: dict[str, Any]) -> dict[str, Any]:
+    """One run's result (or a batch error row) -> one flat row with every column."""
+    return {c.name: c.get(result) for c in _columns()}
+
+
+def flat_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    """Flat rows (from one trace or many) -> one DataFrame of the declared schema."""
+    cols = _columns()
+    data = {c.name: [r.get(c.name) for r in rows] for c in cols}
+    return pl.DataFrame(data, schema={c.name: c.dtype for c in cols}, strict=False)
+
+
+def markdown() -> str:
+    """docs/flat-columns.md: the column table."""
+    lines = ["# Flat per-run columns",
+             "",
+             "`artscope analyze --format csv|parquet`, `artscope.analyze()` and",
+             "`RunSet.flat()` give one row per run with exactly these columns, in",
+             "this order, for every trace. Integers are ns unless the name says",
+             "otherwise; null means the trace did not capture the data (see the",
+             "run's reasons). Generated from `artscope/flatschema.py`.",
+             "",
+             "| column | type | meaning |",
+             "|---|---|---|"]
+    lines += [f"| `{c.name}` | {c.dtype} | {c.doc} |" for c in _columns()]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
