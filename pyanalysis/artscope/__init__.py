@@ -5,6 +5,7 @@
     runs.gc(); runs.pinning(); runs.health(); runs.plot_timeline()
 
     df = artscope.analyze(["traces/"], app="com.example.bench", cpus="6,7")
+    artscope.apps("run.pftrace")  # which process is the benchmark? best first
 
     st = artscope.study("traces/", app="com.example.bench", cpus="6,7",
                         name_pattern="android-benchmark-runner")
@@ -22,6 +23,10 @@ from artscope.errors import (ArtscopeError, EngineUnavailable, SelectionError,
                              TraceError, UsageError)
 from artscope.metrics.options import AnalysisOptions, HealthThresholds
 from artscope.runset import RunSet
+
+# (imported eagerly: the function `artscope.apps` stands where the module's
+# name would otherwise be bound)
+from artscope.apps import apps  # noqa: E402
 
 if TYPE_CHECKING:
     from artscope.studies import Labels, Study
@@ -118,6 +123,6 @@ def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
                               noisy_ci_pct=noisy_ci_pct))
 
 
-__all__ = ["open", "analyze", "load_results", "study", "RunSet", "AnalysisOptions",
+__all__ = ["open", "analyze", "apps", "load_results", "study", "RunSet", "AnalysisOptions",
            "HealthThresholds", "ArtscopeError", "TraceError", "SelectionError", "UsageError",
            "EngineUnavailable"]

@@ -315,6 +315,35 @@ def open_cmd(trace, run_index, reason, port, origin, no_browser, **kw) -> None:
         server.serve(log=lambda msg: click.echo(msg, err=True))
 
 
+# --- finding the target: artscope apps TRACE... --------------------------------
+
+
+@main.command("apps")
+@click.argument("traces", nargs=-1, required=True)
+@click.option("--marker", "markers", multiple=True, metavar="NAME",
+              help="Also look for these marker slices (repeatable; 'App Benchmark' always).")
+@click.option("--gc-pattern", "gc_patterns", multiple=True, metavar="GLOB",
+              help="GC slice names (repeatable; default '* GC').")
+@click.option("--limit", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Processes per trace (0 = all).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "csv"]), default="table",
+              show_default=True)
+@click.option("--engine", type=click.Choice(["auto", "trace_processor", "embedded"]),
+              default="auto", show_default=True, help="Trace importer.")
+@click.option("--tp-bin", metavar="PATH", help="trace_processor_shell binary (or $ARTSCOPE_TP_BIN).")
+def apps_cmd(traces, markers, gc_patterns, limit, fmt, engine, tp_bin) -> None:
+    """The processes of TRACE... that could be the benchmark target, best
+    first: apps with harness markers, then apps drawing frames or running
+    GCs, then by CPU time; system processes last. Pass one to --app or --pid."""
+    from artscope.apps import apps_output
+    from artscope.batch import expand_paths
+    from artscope.metrics.options import DEFAULT_GC_PATTERNS
+
+    click.echo(apps_output(expand_paths(traces), fmt, limit, markers=markers,
+                           gc_patterns=gc_patterns or DEFAULT_GC_PATTERNS,
+                           engine=engine, tp_bin=tp_bin), nl=False)
+
+
 # --- PerfettoSQL package: artscope sql-package OUTDIR --------------------------
 
 

@@ -160,6 +160,11 @@ _NO_GRACE = "w.start_ts"
 #: Output column types per metric, in SELECT order. Names and descriptions
 #: come from each file's "Output columns" header; this adds the types only.
 COLUMN_TYPES: dict[str, dict[str, str]] = {
+    "app_candidates": {"upid": "LONG", "pid": "LONG", "name": "STRING", "uid": "LONG",
+                       "android_appid": "LONG", "main_thread_name": "STRING",
+                       "cpu_ns": "DURATION", "gc_slices": "LONG", "timeline_frames": "LONG",
+                       "choreographer_frames": "LONG", "marker_slices": "LONG",
+                       "markers": "STRING"},
     "affinity_evidence": {"run": "LONG", "ts": "TIMESTAMP", "kind": "STRING",
                           "utid": "LONG", "tid": "LONG", "detail": "STRING"},
     "cpu_topology": {"cpu": "LONG", "available_max_khz": "LONG",

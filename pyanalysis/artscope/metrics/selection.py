@@ -68,7 +68,8 @@ class Selection:
     process_name: str | None
     pids: list[int]
     upids: list[int]
-    #: process_name | pid | package_list | frame_timeline_layer
+    #: process_name | pid | package_list | frame_timeline_layer | main_thread_name |
+    #: main_thread_tail (see _match_process)
     matched_by: str
     #: utid, tid, name, upid, role
     threads: pl.DataFrame
@@ -129,7 +130,7 @@ def _match_process(eng, procs: pl.DataFrame, opts: AnalysisOptions
         hit = procs.filter(pl.col("pid") == opts.pid)
         if hit.height == 0:
             raise SelectionError(f"no process with pid {opts.pid} in the trace"
-                                 + _biggest(eng))
+                                 + _biggest(eng, opts))
         return sorted(hit["upid"].to_list()), [n for n in hit["name"].to_list() if n], "pid"
     app = opts.app
     hit = procs.filter(pl.col("name") == app)
@@ -152,16 +153,36 @@ def _match_process(eng, procs: pl.DataFrame, opts: AnalysisOptions
     lhit = sorted({u for u, ln in layers.iter_rows() if u is not None and pat.match(ln)})
     if lhit:
         return lhit, [app], "frame_timeline_layer"
-    raise SelectionError(f"app {app!r} is not in the trace" + _biggest(eng))
+    # ... or, for processes without a name (systrace), their main thread's
+    # name: the kernel keeps 15 characters of it, Android the package's tail
+    # ('com.google.android.youtube' -> 'android.youtube'). Exact names first.
+    from artscope.apps import COMM_LENGTH, comm_of
+
+    main = eng.query(
+        "SELECT t.upid, t.name FROM thread t JOIN process p USING (upid) "
+        "WHERE t.tid = p.pid AND p.name IS NULL AND t.name IS NOT NULL")
+    for wanted, how in ((app, "main_thread_name"), (comm_of(app), "main_thread_tail")):
+        if how == "main_thread_tail" and len(app) <= COMM_LENGTH:
+            break
+        mhit = sorted({u for u, n in main.iter_rows() if n == wanted})
+        if mhit:
+            return mhit, [app], how
+    raise SelectionError(f"app {app!r} is not in the trace" + _biggest(eng, opts))
 
 
-def _biggest(eng) -> str:
-    from artscope.metrics.runner import metric_sql
+def _biggest(eng, opts: AnalysisOptions | None = None) -> str:
+    """The app-not-found error's tail: whether the trace is truncated (the
+    app may be in its lost part), then the best candidates of `artscope apps`."""
+    from artscope.apps import hint
+    from artscope.metrics.options import DEFAULT_GC_PATTERNS
 
-    top = eng.query(metric_sql("process_cpu"))
-    names = [f"{n} (pid {p})" if n else f"<unnamed, main thread {m or '?'}> (pid {p})"
-             for _, p, n, m, _ in top.head(5).iter_rows()]
-    return "; biggest processes by CPU: " + ", ".join(names) if names else ""
+    info = getattr(eng, "info", None)
+    cut = ""
+    if info is not None and info.partial:
+        why = "; ".join(info.warnings) or "truncated or corrupt"
+        cut = f", which is only partly imported ({why}): it may be in the lost part"
+    return cut + hint(eng, opts.gc_patterns if opts else DEFAULT_GC_PATTERNS,
+                      [opts.marker] if opts and opts.marker else ())
 
 
 def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
