@@ -22,8 +22,13 @@ def _leaf_paths(value, prefix=""):
         yield prefix
 
 
+#: JSON objects whose flat columns carry a shorter prefix.
+_PREFIX = {"conditions": "cond"}
+
+
 def _covered(path: str, names: set[str]) -> bool:
     parts = path.split(".")
+    parts[0] = _PREFIX.get(parts[0], parts[0])
     return any("_".join(parts[:i]) in names for i in range(1, len(parts) + 1))
 
 

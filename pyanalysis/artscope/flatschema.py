@@ -125,6 +125,43 @@ def _gc_breakdown_columns() -> list[Column]:
     return _gc_breakdown("by_type", compute.GC_TYPES, "of type")
 
 
+def _conditions_columns() -> list[Column]:
+    """``conditions`` -> ``cond_…`` columns, ``heap`` -> ``heap_…``."""
+    from artscope.metrics import conditions as C
+
+    I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
+    dev = "conditions.device."
+    return [
+        value("conditions.started_at", S, "W's start as UTC wall-clock time (ISO 8601; null: no REALTIME clock snapshot)",
+              name="cond_started_at"),
+        value("conditions.started_at_unix_ns", I, "W's start as ns since the UNIX epoch (UTC)",
+              name="cond_started_at_unix_ns"),
+        value(dev + "model", S, "device: the build fingerprint's device, after the manufacturer when recorded",
+              name="cond_device_model"),
+        value(dev + "manufacturer", S, "device manufacturer (SystemInfo)", name="cond_device_manufacturer"),
+        value(dev + "soc_model", S, "SoC model (SystemInfo)", name="cond_device_soc_model"),
+        value(dev + "build_fingerprint", S, "Android build fingerprint", name="cond_device_build_fingerprint"),
+        value(dev + "kernel_release", S, "kernel release (uname -r)", name="cond_device_kernel_release"),
+        value(dev + "machine", S, "machine (uname -m)", name="cond_device_machine"),
+        derived("cond_at_max", B, "every allowed cluster and memory controller ran at the highest level the trace shows",
+                lambda r: _all_true(lv.get("at_max") for lv in C.levels(r))),
+        as_json("conditions.clusters", "per allowed cluster: CPUs, dominant level, unit, stable, highest, at_max (JSON list)",
+                name="cond_clusters"),
+        as_json("conditions.memory", "per memory controller series: dominant level, unit, stable, highest, at_max (JSON list)",
+                name="cond_memory"),
+        derived("cond_thermal_start_c", F, "hottest thermal zone at W's start, degrees C (null: not captured)",
+                lambda r: C.hottest(r, "start_c")),
+        derived("cond_thermal_max_c", F, "hottest thermal reading in W, degrees C",
+                lambda r: C.hottest(r, "max_c")),
+        as_json("conditions.thermal", "per thermal zone: start_c, max_c (JSON list)", name="cond_thermal"),
+        value("heap.peak_kb", F, "highest 'Heap size (KB)' of the app in W"),
+        value("heap.allocated_kb", F, "sum of the heap counter's rises in W (an estimate of allocation)"),
+        value("heap.freed_kb", F, "sum of the heap counter's falls in W"),
+        value("heap.samples", I, "heap counter samples inside W"),
+        value("heap.reason", S, "why heap numbers are null, or how they are estimated"),
+    ]
+
+
 def _columns() -> list[Column]:
     I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
     return [
@@ -195,6 +232,7 @@ def _columns() -> list[Column]:
         derived("memfreq_known_share_min", F, "smallest known share of W over memory series",
                 lambda r: _least(m.get("known_share") for m in _memory_series(r))),
         as_json("memfreq", "frequency series of devices (JSON list)"),
+        *_conditions_columns(),
         value("partial", B, "the numbers cover only part of the run (truncated trace, data loss)"),
         value("health.verdict", S, "pass | warn | fail"),
         as_json("health.reasons", "the verdict's reasons (JSON list)"),

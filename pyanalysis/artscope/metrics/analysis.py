@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from artscope.engines.base import Engine
-from artscope.metrics import compute, health
+from artscope.metrics import compute, conditions, health
 from artscope.metrics.options import AnalysisOptions
 from artscope.metrics.runner import MetricRunner
 from artscope.metrics.selection import Selection, select
@@ -20,8 +20,9 @@ from artscope.metrics.selection import Selection, select
 
 #: The sql-metrics files every analysis runs (affinity_evidence too, where the
 #: engine has an ftrace_event table).
-ANALYZE_METRICS = ("gc", "gc_events", "pinning", "migrations", "interference", "frames",
-                   "frame_source", "frequency", "data_loss")
+ANALYZE_METRICS = ("gc", "gc_events", "gc_pause", "gc_wait", "pinning", "migrations",
+                   "interference", "frames", "frame_source", "frequency", "data_loss",
+                   "conditions", "thermal", "frequency_peak", "heap")
 
 
 @dataclasses.dataclass
@@ -69,7 +70,9 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     results = []
     for run in sel.runs:
         w_len = run.end_ts - run.start_ts
-        gc = compute.gc_metrics(run.run, tables["gc"], tables["gc_events"], cap)
+        gc = compute.gc_metrics(run.run, tables["gc"], tables["gc_events"], cap,
+                                tables["gc_pause"], tables["gc_wait"],
+                                (run.start_ts, run.end_ts))
         result: dict[str, Any] = {
             "trace": trace,
             "run": run.run,
@@ -87,8 +90,12 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             "cpufreq": compute.cpufreq_metrics(run.run, w_len, tables["frequency"],
                                                freq_cpus, opts),
             "memfreq": compute.memfreq_metrics(run.run, w_len, tables["frequency"], opts),
+            "heap": conditions.heap_metrics(run.run, tables["heap"], tables["heap"].height > 0),
             "partial": partial or bool(data_loss),
         }
+        result["conditions"] = conditions.conditions_metrics(
+            run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
+            tables["thermal"], tables["frequency_peak"])
         result["health"] = health.evaluate(
             result, opts.thresholds, partial=partial, data_loss=data_loss,
             import_warnings=info.warnings if info else None)
