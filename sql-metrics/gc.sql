@@ -90,12 +90,14 @@ target_track AS MATERIALIZED (
 ),
 -- GC slices: depth-0 slices of target threads whose name GLOBs a pattern,
 -- extended by a directly following depth-0 CompactionPhase on the same
--- track (the next slice in (ts, id) order: one seek per GC).
+-- track (the next slice in (ts, id) order: one seek per GC). A GC still
+-- running at the trace end is counted as in gc_events.sql (an open
+-- CompactionPhase adds its recorded dur, -1).
 gc AS (
   SELECT tk.utid, s.ts,
     s.ts + iif(s.dur = -1, trace_end() - s.ts, s.dur)
       + coalesce((
-          SELECT iif(n.name = 'CompactionPhase', iif(n.dur = -1, trace_end() - n.ts, n.dur), 0)
+          SELECT iif(n.name = 'CompactionPhase', n.dur, 0)
           FROM slice n
           WHERE n.track_id = s.track_id AND n.depth = 0
             AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)

@@ -4,9 +4,11 @@
 -- artscope_gc_pattern (ART names them "<cause> <collector> GC"). As in
 -- Perfetto's android.garbage_collection module, a directly following depth-0
 -- `CompactionPhase` slice on the same thread extends it: gc_dur = dur +
--- the CompactionPhase's dur. An open GC or CompactionPhase (dur -1) runs to
--- trace_end(). A GC
--- belongs to the run whose window contains its start.
+-- the CompactionPhase's dur. A GC still running at the trace end is counted
+-- as that module counts it: an open GC slice (dur -1) runs to trace_end(),
+-- and an open CompactionPhase adds its recorded dur, -1 (the GC then ends
+-- 1 ns before its own slice's end). A GC belongs to the run whose window
+-- contains its start.
 --
 -- Output columns:
 --   run           run id (artscope_run.run)
@@ -14,8 +16,15 @@
 --   ts            GC start (absolute trace ns)
 --   dur           GC duration incl. a following CompactionPhase (ns)
 --   name          GC slice name
---   gc_type       native_alloc | alloc | young | collector_transition |
---                 explicit | full (first match wins, as Perfetto classifies)
+--   cause         why ART collected, from the name's first word: alloc |
+--                 native_alloc | background | explicit |
+--                 collector_transition | other
+--   kind          what it collected, from the collector name: young
+--                 (young / sticky) | partial | full
+--   unfinished    the GC slice or its CompactionPhase was still open at the
+--                 trace end
+--   has_phases    the GC slice holds nested phase slices (ART's TimingLogger
+--                 phases: without them pause times cannot be known)
 --   utid, tid     the thread that ran the GC
 --   thread_name   its name
 --   cpu_ns        CPU time of that thread inside [ts, ts + dur) ∩ W
@@ -25,22 +34,30 @@ WITH
 -- GC slices: depth-0 slices of target threads whose name GLOBs a pattern,
 -- each extended by a directly following depth-0 CompactionPhase on the same
 -- track (the next slice in (ts, id) order: one seek per GC, no window over
--- every slice of the app).
-gc AS (
-  SELECT s.id AS gc_id, s.ts, s.name, tt.utid,
-    iif(s.dur = -1, trace_end() - s.ts, s.dur)
-      + coalesce((
-          SELECT iif(n.name = 'CompactionPhase', iif(n.dur = -1, trace_end() - n.ts, n.dur), 0)
-          FROM slice n
-          WHERE n.track_id = s.track_id AND n.depth = 0
-            AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
-          ORDER BY n.ts, n.id
-          LIMIT 1), 0) AS dur
+-- every slice of the app); has_phases: one seek for a depth-1 slice inside it.
+gc_slice AS (
+  SELECT s.id AS gc_id, s.ts, s.name, tt.utid, s.dur AS slice_dur,
+    (SELECT iif(n.name = 'CompactionPhase', n.dur, NULL)
+     FROM slice n
+     WHERE n.track_id = s.track_id AND n.depth = 0
+       AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
+     ORDER BY n.ts, n.id
+     LIMIT 1) AS compaction_dur,
+    EXISTS (SELECT 1 FROM slice c
+            WHERE c.track_id = s.track_id AND c.depth = 1
+              AND c.ts >= s.ts
+              AND c.ts < iif(s.dur = -1, trace_end(), s.ts + s.dur)) AS has_phases
   FROM slice s
   JOIN thread_track tt ON tt.id = s.track_id
   JOIN artscope_target_thread t ON t.utid = tt.utid
   WHERE s.depth = 0
     AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
+),
+gc AS (
+  SELECT gc_id, ts, name, utid, has_phases,
+    iif(slice_dur = -1, trace_end() - ts, slice_dur) + coalesce(compaction_dur, 0) AS dur,
+    (slice_dur = -1 OR coalesce(compaction_dur, 0) = -1) AS unfinished
+  FROM gc_slice
 ),
 gc_in_run AS MATERIALIZED (
   SELECT r.run, r.start_ts AS w_start, r.end_ts AS w_end, gc.*,
@@ -87,13 +104,19 @@ gc_cost AS MATERIALIZED (
 )
 SELECT g.run, g.gc_id, g.ts, g.dur, g.name,
   CASE
-    WHEN g.name GLOB '*NativeAlloc*' THEN 'native_alloc'
-    WHEN g.name GLOB '*Alloc*' THEN 'alloc'
-    WHEN g.name GLOB '*young*' THEN 'young'
-    WHEN g.name GLOB '*CollectorTransition*' THEN 'collector_transition'
-    WHEN g.name GLOB '*Explicit*' THEN 'explicit'
+    WHEN g.name GLOB 'Alloc *' THEN 'alloc'
+    WHEN g.name GLOB 'NativeAlloc *' THEN 'native_alloc'
+    WHEN g.name GLOB 'Background *' THEN 'background'
+    WHEN g.name GLOB 'Explicit *' THEN 'explicit'
+    WHEN g.name GLOB 'CollectorTransition *' THEN 'collector_transition'
+    ELSE 'other'
+  END AS cause,
+  CASE
+    WHEN g.name GLOB '*[Yy]oung *' OR g.name GLOB '*[Ss]ticky *' THEN 'young'
+    WHEN g.name GLOB '*[Pp]artial *' THEN 'partial'
     ELSE 'full'
-  END AS gc_type,
+  END AS kind,
+  g.unfinished, g.has_phases,
   g.utid, th.tid, th.name AS thread_name,
   coalesce(c.cpu_ns, 0) AS cpu_ns,
   coalesce(c.runnable_ns, 0) AS runnable_ns

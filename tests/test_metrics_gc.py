@@ -161,34 +161,42 @@ def test_slice_starting_long_before_the_window_still_counts(gc_trace):
     assert g["gc_wall_ns"] == ms(40)
 
 
-def test_gc_by_type_first_match_wins(windowed):
-    bt = windowed[0]["gc"]["by_type"]
-    # "Alloc young ..." is alloc (Alloc tested before young); "NativeAlloc ..." is
-    # native_alloc; the nested "Inner young ..." and G1 (before W) are not counted.
-    assert bt == {
-        "native_alloc": {"count": 1, "cpu_ns": 10_000_000},          # G3
+def test_gc_cause_and_kind(windowed):
+    g = windowed[0]["gc"]
+    # The cause is the name's first word, the kind its collector (young / sticky /
+    # partial, else full). Starting in W: CT, G2, G3, G5, G4 (G1 starts before W; the
+    # nested "Inner young ..." is depth 1: not a GC).
+    assert g["by_cause"] == {
         "alloc": {"count": 1, "cpu_ns": 10_000_000},                 # G4, clipped to W
-        "young": {"count": 0, "cpu_ns": 0},
-        "collector_transition": {"count": 1, "cpu_ns": 10_000_000},  # CT
+        "native_alloc": {"count": 1, "cpu_ns": 10_000_000},          # G3
+        "background": {"count": 1, "cpu_ns": 2_000_000},             # G5
         "explicit": {"count": 1, "cpu_ns": 40_000_000},              # G2 + CompactionPhase
-        "full": {"count": 1, "cpu_ns": 2_000_000},                   # G5
+        "collector_transition": {"count": 1, "cpu_ns": 10_000_000},  # CT
+        "other": {"count": 0, "cpu_ns": 0},
+    }
+    assert g["by_kind"] == {
+        "young": {"count": 1, "cpu_ns": 10_000_000},                 # G4 "Alloc young ..."
+        "partial": {"count": 0, "cpu_ns": 0},
+        "full": {"count": 4, "cpu_ns": 62_000_000},                  # CT 10 + G2 40 + G3 10 + G5 2
     }
 
 
 def test_gc_events_table(windowed):
     ev = windowed[0]["gc"]["events"]
-    got = [(e["ts"], e["dur"], e["type"], e["tid"], e["cpu_ns"], e["runnable_ns"]) for e in ev]
+    got = [(e["ts"], e["dur"], e["cause"], e["kind"], e["unfinished"], e["tid"], e["cpu_ns"],
+            e["runnable_ns"]) for e in ev]
     assert got == [
-        (t(150), ms(10), "collector_transition", MAIN, ms(10), 0),
+        (t(150), ms(10), "collector_transition", "full", False, MAIN, ms(10), 0),
         # 35 ms + CompactionPhase 10 ms; HTD runnable (R+) [130,160) ∩ [155,200) = 5 ms
-        (t(155), ms(45), "explicit", HTD, ms(40), ms(5)),
-        (t(220), ms(10), "native_alloc", HTD, ms(10), 0),
-        (t(236), ms(2), "full", HTD, ms(2), 0),
+        (t(155), ms(45), "explicit", "full", False, HTD, ms(40), ms(5)),
+        (t(220), ms(10), "native_alloc", "full", False, HTD, ms(10), 0),
+        (t(236), ms(2), "background", "full", False, HTD, ms(2), 0),
         # never closed: ends at trace end -> dur 400 - 290 = 110 ms; CPU clipped to W
-        (t(290), ms(110), "alloc", W1, ms(10), 0),
+        (t(290), ms(110), "alloc", "young", True, W1, ms(10), 0),
     ]
     assert [e["thread"] for e in ev] == ["m.example.bench", "HeapTaskDaemon", "HeapTaskDaemon",
                                          "HeapTaskDaemon", "Worker-1"]
+    assert windowed[0]["gc"]["unfinished_count"] == 1  # G4
 
 
 def test_whole_trace(whole):
@@ -202,7 +210,9 @@ def test_whole_trace(whole):
     assert g["gc_count"] == 6
     # G1 30 + [150,200) 50 + G3 10 + G5 2 + G4 110 = 202 ms
     assert g["gc_wall_ns"] == 202_000_000
-    assert g["by_type"]["young"] == {"count": 1, "cpu_ns": 20_000_000}
+    # young: G1 "Background young ..." (HTD runs [90,110) of it) 20 + G4 [290,400) 110
+    assert g["by_kind"]["young"] == {"count": 2, "cpu_ns": 130_000_000}
+    assert g["by_cause"]["background"] == {"count": 2, "cpu_ns": 22_000_000}  # G1 20 + G5 2
 
 
 def test_gc_thread_override(gc_trace):
@@ -225,18 +235,20 @@ def test_gc_pattern_override(gc_trace):
     assert r["gc"]["gc_wall_ns"] == 20_000_000
 
 
-def test_open_compaction_phase_extends_to_trace_end(tmp_path):
+def test_open_compaction_phase_counts_as_perfettos_stdlib(tmp_path):
     # HTD runs [100, open -> 300) on CPU 7; "Young concurrent mark compact GC" [100,150)
-    # is directly followed by a CompactionPhase [150, never closed). An open slice ends
-    # at trace end (SPEC "Intervals"), so CompactionPhase dur = 300 - 150 = 150 and
-    # gc_dur = 50 + 150 = 200 ms: the GC covers [100, 300).
+    # is directly followed by a CompactionPhase [150, never closed). Perfetto's
+    # android.garbage_collection adds the phase's recorded dur, -1: gc_dur = 50 ms - 1 ns,
+    # and the GC is flagged unfinished.
     sch = MT.tiny("open_compaction", 300, threads=(MAIN, HTD),
                   runs=[run(7, 100, None, HTD)],
                   atrace=slice_(HTD, "Young concurrent mark compact GC", 100, 150)
                   + slice_(HTD, "CompactionPhase", 150, None))
     (r,) = MT.build_and_analyze(sch, tmp_path)
     g = r["gc"]
-    assert [(e["ts"], e["dur"]) for e in g["events"]] == [(t(100), ms(200))]
-    assert g["gc_wall_ns"] == ms(200)
-    assert g["gc_cpu_ns"] == ms(200)     # HTD runs throughout [100, 300)
+    assert [(e["ts"], e["dur"], e["unfinished"]) for e in g["events"]] == [
+        (t(100), ms(50) - 1, True)]
+    assert g["gc_wall_ns"] == ms(50) - 1
+    assert g["gc_cpu_ns"] == ms(50) - 1   # HTD runs throughout the GC
     assert g["app_cpu_ns"] == ms(200)
+    assert MT.reason_ids(r).get("gc_unfinished") == "warn"
