@@ -19,7 +19,6 @@ from artscope.metrics.options import (
     DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE, AnalysisOptions)
 from artscope.metrics.selection import Selection
 
-GC_TYPES = ("native_alloc", "alloc", "young", "collector_transition", "explicit", "full")
 PERCENTILES = (50, 90, 95, 99)
 #: Units by series source: cpufreq and sys_stats polling are kHz; clock
 #: events carry the kernel clock rate (Hz); devfreq_frequency's unit depends
@@ -76,20 +75,30 @@ def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
 # -- GC ------------------------------------------------------------------------
 
 def gc_metrics(run: int, gc_df: pl.DataFrame, events: pl.DataFrame,
-               cap: Capture) -> dict[str, Any]:
+               cap: Capture, pauses: pl.DataFrame | None = None,
+               waits: pl.DataFrame | None = None,
+               window: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The ``gc`` block of one run: CPU, counts, pauses, waits and MMU.
+
+    ``pauses`` / ``waits`` are the gc_pause / gc_wait rows and ``window`` the
+    run window W (start_ts, end_ts); without them the pause fields are null.
+    """
     row = _by_run(gc_df, run)
     ev = _by_run(events, run)
     app = _int(row["app_cpu_ns"][0]) if cap.sched and row.height else None
     gc_cpu = _int(row["gc_cpu_ns"][0]) if cap.sched and cap.gc_slices and row.height else None
     daemon = _int(row["gc_daemon_cpu_ns"][0]) if cap.sched and row.height else None
-    by_type: dict[str, dict[str, int | None]] = {}
-    for t in GC_TYPES:
-        sub = ev.filter(pl.col("gc_type") == t) if ev.height else ev
-        by_type[t] = {
-            "count": sub.height if cap.gc_slices else None,
-            "cpu_ns": _sum(sub["cpu_ns"]) if (cap.gc_slices and cap.sched) else None,
-        }
-    return {
+    pz = _by_run(pauses, run) if pauses is not None else None
+    wt = _by_run(waits, run) if waits is not None else None
+    # Pause times need ART's phase slices inside the GC slices: a run with
+    # GCs none of which holds one cannot tell its pauses (zero would lie).
+    pauses_known = (cap.gc_slices and pz is not None and window is not None
+                    and not (ev.height and not ev["has_phases"].cast(pl.Boolean).any()))
+    by_pause: dict[int, list[tuple[int, int]]] = {}
+    if pz is not None and pz.height:
+        for r in pz.filter(pl.col("gc_id").is_not_null()).iter_rows(named=True):
+            by_pause.setdefault(r["gc_id"], []).append((r["ts"], r["dur"]))
+    out: dict[str, Any] = {
         "app_cpu_ns": app,
         "gc_cpu_ns": gc_cpu,
         "gc_cpu_share": _ratio(gc_cpu, app),
@@ -97,14 +106,112 @@ def gc_metrics(run: int, gc_df: pl.DataFrame, events: pl.DataFrame,
         "gc_count": _int(row["gc_count"][0]) if cap.gc_slices and row.height else None,
         "gc_wall_ns": _int(row["gc_wall_ns"][0]) if cap.gc_slices and row.height else None,
         "gc_daemon_cpu_ns": daemon,
-        "by_type": by_type,
-        "events": [
-            {"ts": r["ts"], "dur": r["dur"], "type": r["gc_type"], "name": r["name"],
-             "tid": r["tid"], "thread": r["thread_name"],
-             "cpu_ns": r["cpu_ns"] if cap.sched else None,
-             "runnable_ns": r["runnable_ns"] if cap.sched else None}
-            for r in ev.iter_rows(named=True)],
+        "unfinished_count": ev["unfinished"].cast(pl.Int64).sum() if ev.height
+        else (0 if cap.gc_slices else None),
+        "by_cause": _gc_breakdown(ev, "cause", GC_CAUSES, cap),
+        "by_kind": _gc_breakdown(ev, "kind", GC_KINDS, cap),
     }
+    out.update(_pause_stats(pz, window) if pauses_known else dict.fromkeys(PAUSE_FIELDS))
+    out.update(_wait_stats(wt) if cap.gc_slices and wt is not None
+               else {"mutator_wait_ns": None, "main_thread_wait_ns": None})
+    out.update(_mmu_curves(pz, wt, window) if pauses_known
+               else {"mmu": None, "main_thread_mmu": None})
+    out["events"] = [
+        {"ts": r["ts"], "dur": r["dur"], "cause": r["cause"], "kind": r["kind"],
+         "name": r["name"], "unfinished": bool(r["unfinished"]),
+         "tid": r["tid"], "thread": r["thread_name"],
+         "cpu_ns": r["cpu_ns"] if cap.sched else None,
+         "runnable_ns": r["runnable_ns"] if cap.sched else None,
+         "pause_count": len(by_pause.get(r["gc_id"], [])) if pauses_known else None,
+         "pause_ns": sum(d for _, d in by_pause.get(r["gc_id"], [])) if pauses_known else None,
+         "pauses": [[ts, d] for ts, d in by_pause.get(r["gc_id"], [])] if pauses_known else None}
+        for r in ev.iter_rows(named=True)]
+    return out
+
+
+#: GC causes and kinds of gc_events.sql (the breakdown keys, stable for the
+#: flat columns).
+GC_CAUSES = ("alloc", "native_alloc", "background", "explicit", "collector_transition",
+             "other")
+GC_KINDS = ("young", "partial", "full")
+#: Per-run pause fields (null together when pauses cannot be known).
+PAUSE_FIELDS = ("pause_count", "pause_total_ns", "pause_max_ns", "pause_p50_ns",
+                "pause_p90_ns", "pause_p99_ns", "other_pause_count", "other_pause_total_ns")
+#: MMU window sizes (ns): 1, 2, 5, 10, 20, 50, 100, 200, 500 ms and 1 s.
+MMU_WINDOWS_NS = tuple(ms * 1_000_000 for ms in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
+
+
+def _gc_breakdown(ev: pl.DataFrame, column: str, keys: tuple[str, ...],
+                  cap: Capture) -> dict[str, dict[str, int | None]]:
+    """{key: {count, cpu_ns}} of the run's GC events by cause or kind."""
+    out: dict[str, dict[str, int | None]] = {}
+    for k in keys:
+        sub = ev.filter(pl.col(column) == k) if ev.height else ev
+        out[k] = {"count": sub.height if cap.gc_slices else None,
+                  "cpu_ns": _sum(sub["cpu_ns"]) if (cap.gc_slices and cap.sched) else None}
+    return out
+
+
+def nearest_rank(sorted_values: list[int], p: float) -> int:
+    """The nearest-rank p-th percentile of ascending ``sorted_values`` (non-empty):
+    the value at rank ceil(p / 100 * n)."""
+    n = len(sorted_values)
+    return sorted_values[max(1, math.ceil(p / 100 * n)) - 1]
+
+
+def _pause_stats(pz: pl.DataFrame, window: tuple[int, int]) -> dict[str, int]:
+    """Pause count, total, max and percentiles in W (GC pauses), and the
+    suspend-alls outside any GC, from the run's gc_pause rows."""
+    in_w = pz.filter(pl.col("dur_in_run") > 0) if pz.height else pz
+    gc_p = sorted(in_w.filter(pl.col("gc_id").is_not_null())["dur_in_run"].to_list()) \
+        if in_w.height else []
+    other = in_w.filter(pl.col("gc_id").is_null())["dur_in_run"].to_list() if in_w.height else []
+    pct = {p: (nearest_rank(gc_p, p) if gc_p else 0) for p in (50, 90, 99)}
+    return {"pause_count": len(gc_p), "pause_total_ns": sum(gc_p),
+            "pause_max_ns": gc_p[-1] if gc_p else 0,
+            "pause_p50_ns": pct[50], "pause_p90_ns": pct[90], "pause_p99_ns": pct[99],
+            "other_pause_count": len(other), "other_pause_total_ns": sum(other)}
+
+
+def _intervals(df: pl.DataFrame | None, start: str, end: str) -> list[tuple[int, int]]:
+    if df is None or not df.height:
+        return []
+    return list(zip(df[start].to_list(), df[end].to_list()))
+
+
+def _wait_stats(wt: pl.DataFrame) -> dict[str, int]:
+    """GC waits in W: each thread's union of wait intervals, summed over
+    mutator threads and over main threads."""
+    from artscope.metrics.mmu import merge_intervals
+
+    total = main = 0
+    if wt.height:
+        for (utid, is_main), grp in wt.group_by("utid", "is_main_thread"):
+            ns = sum(e - s for s, e in merge_intervals(
+                _intervals(grp, "clipped_ts", "clipped_end_ts"), -2**62, 2**62))
+            total += ns
+            main += ns if is_main else 0
+    return {"mutator_wait_ns": total, "main_thread_wait_ns": main}
+
+
+def _mmu_curves(pz: pl.DataFrame, wt: pl.DataFrame | None,
+                window: tuple[int, int]) -> dict[str, list[dict[str, float]]]:
+    """gc.mmu (unavailable: GC pauses) and gc.main_thread_mmu (GC pauses plus
+    the main thread's GC waits) at MMU_WINDOWS_NS within W."""
+    from artscope.metrics.mmu import mmu
+
+    start, end = window
+    gc_p = pz.filter(pl.col("gc_id").is_not_null()) if pz.height else pz
+    paused = [(ts, ts + d) for ts, d in _intervals(gc_p, "ts", "dur")]
+    main_waits = _intervals(wt.filter(pl.col("is_main_thread").cast(pl.Boolean))
+                            if wt is not None and wt.height else None,
+                            "clipped_ts", "clipped_end_ts")
+
+    def curve(intervals: list[tuple[int, int]]) -> list[dict[str, float]]:
+        return [{"window_ns": int(w), "mmu": u}
+                for w, u in mmu(intervals, start, end, MMU_WINDOWS_NS)]
+
+    return {"mmu": curve(paused), "main_thread_mmu": curve(paused + main_waits)}
 
 
 # -- pinning -------------------------------------------------------------------

@@ -55,6 +55,37 @@ def _reason(id_: str, severity: str, message: str, expected: Any, actual: Any,
             "start_ts": span[0], "end_ts": span[1]}
 
 
+def _gc_unfinished_reasons(result: dict[str, Any],
+                           window: tuple[int, int]) -> list[dict[str, Any]]:
+    """A GC still running at the trace end: its length is cut by the trace."""
+    out = []
+    for e in result["gc"].get("events") or []:
+        if e.get("unfinished"):
+            out.append(_reason(
+                "gc_unfinished", "warn",
+                f"GC \"{e['name']}\" at {_rel(e['ts'], window[0])} was still running at "
+                f"the trace end; counted as {_s(e['dur'])} (as Perfetto's stdlib counts "
+                "it) — end the trace after the benchmark's last GC",
+                "every GC finished", "unfinished",
+                {"tids": [e["tid"]], "time_ranges": [[e["ts"], e["ts"] + e["dur"]]]},
+                (e["ts"], max(e["ts"] + e["dur"], e["ts"] + 1))))
+    return out
+
+
+def _gc_pause_reasons(result: dict[str, Any],
+                      window: tuple[int, int]) -> list[dict[str, Any]]:
+    """GC pause times unknown although the run has GCs (no phase slices)."""
+    g = result["gc"]
+    if g.get("pause_count") is not None or not g.get("events"):
+        return []
+    return [_reason(
+        "gc_pauses_unknown", "warn",
+        "the app's GC slices hold no phase slices (ThreadListFlip, Suspending mutator "
+        "threads, (Paused)…): pause times and MMU are unknown — capture the dalvik "
+        f"atrace category, where ART traces its GC phases ({_config_for('gc')})",
+        "GC phase slices inside GC slices", None, None, window)]
+
+
 def evaluate(result: dict[str, Any], th: HealthThresholds,
              partial: bool = False, data_loss: list[dict[str, Any]] | None = None,
              import_warnings: list[str] | None = None) -> dict[str, Any]:
@@ -191,6 +222,9 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
             "partial_trace", "warn",
             f"{detail} — numbers cover only the intact part",
             "a complete trace", "partial", None, window))
+
+    reasons += _gc_unfinished_reasons(result, window)
+    reasons += _gc_pause_reasons(result, window)
 
     verdict = "pass"
     for r in reasons:
