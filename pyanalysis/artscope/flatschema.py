@@ -106,6 +106,13 @@ def _memory_series(r: dict[str, Any]) -> list[dict[str, Any]]:
     return [m for m in (r.get("memfreq") or []) if m.get("is_memory")]
 
 
+def _mmu_at(r: dict[str, Any], curve: str, window_ns: int) -> float | None:
+    for p in (r.get("gc") or {}).get(curve) or []:
+        if p["window_ns"] == window_ns:
+            return p["mmu"]
+    return None
+
+
 def _gc_breakdown(group: str, keys: Iterable[str], what: str) -> list[Column]:
     cols = []
     for k in keys:
@@ -183,6 +190,25 @@ def _columns() -> list[Column]:
         value("gc.gc_wall_ns", I, "length of the union of GC intervals within W"),
         value("gc.gc_daemon_cpu_ns", I, "all CPU time of HeapTaskDaemon in W"),
         *_gc_breakdown_columns(),
+        value("gc.unfinished_count", I, "GCs starting in W still running at the trace end"),
+        value("gc.pause_count", I, "GC pauses (mutators suspended) overlapping W"),
+        value("gc.pause_total_ns", I, "GC pause time in W"),
+        value("gc.pause_max_ns", I, "longest GC pause in W (0: none)"),
+        value("gc.pause_p50_ns", I, "GC pause length in W, nearest-rank p50"),
+        value("gc.pause_p90_ns", I, "GC pause length in W, nearest-rank p90"),
+        value("gc.pause_p99_ns", I, "GC pause length in W, nearest-rank p99"),
+        value("gc.other_pause_count", I, "suspend-alls of the app outside any GC in W"),
+        value("gc.other_pause_total_ns", I, "their time in W"),
+        value("gc.mutator_wait_ns", I, "mutator threads' time in 'GC: Wait For Completion' in W"),
+        value("gc.main_thread_wait_ns", I, "the main thread's part of mutator_wait_ns"),
+        derived("gc_mmu_10ms", F, "minimum mutator utilisation over GC pauses, 10 ms windows",
+                lambda r: _mmu_at(r, "mmu", 10_000_000)),
+        derived("gc_mmu_100ms", F, "the same, 100 ms windows",
+                lambda r: _mmu_at(r, "mmu", 100_000_000)),
+        derived("gc_main_thread_mmu_10ms", F, "MMU of the main thread (GC pauses and its GC waits), 10 ms windows",
+                lambda r: _mmu_at(r, "main_thread_mmu", 10_000_000)),
+        as_json("gc.mmu", "MMU curve over GC pauses: [{window_ns, mmu}] (JSON list)"),
+        as_json("gc.main_thread_mmu", "MMU curve of the main thread (JSON list)"),
         as_json("gc.events", "per-GC rows (JSON list)"),
         value("pinning.allowed_cpus", S, "allowed CPUs of mutator threads, comma-separated"),
         value("pinning.gc_allowed_cpus", S, "allowed CPUs of GC threads, comma-separated"),
