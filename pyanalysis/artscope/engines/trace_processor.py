@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -27,7 +28,8 @@ from typing import Any, Sequence
 import polars as pl
 
 from artscope.engines.base import Engine, LoadInfo, columns_to_frame
-from artscope.errors import EngineUnavailable, TraceError
+from artscope.engines.truncation import mark, truncation
+from artscope.errors import EngineUnavailable, QueryError, TraceError
 
 ENV_VAR = "ARTSCOPE_TP_BIN"
 SHELL_NAME = "trace_processor_shell"
@@ -35,6 +37,17 @@ _DOWNLOAD_HOST = ("commondatastorage.googleapis.com", 443)
 _CONNECT_TIMEOUT_S = 3.0
 _DOWNLOAD_TIMEOUT_S = 180
 LOAD_TIMEOUT_S = 60
+
+
+def query_error(message: str, engine: str = "trace_processor") -> QueryError:
+    """trace_processor's error report (a "Traceback" naming the statement's
+    line and column, the statement and a caret, then the error) as one line:
+    the error, then where it is."""
+    lines = [ln.strip() for ln in message.strip().splitlines() if ln.strip()]
+    error = lines[-1] if lines else "unknown error"
+    where = re.search(r'line (\d+) col (\d+)', message)
+    at = f" (line {where[1]}, column {where[2]})" if where and len(lines) > 1 else ""
+    return QueryError(f"query failed on the {engine} engine: {error}{at}")
 
 
 def _pinned_manifest_entry() -> dict[str, Any] | None:
@@ -148,7 +161,12 @@ class TraceProcessorEngine(Engine):
         # gets the same one-line error whichever engine is used; the core also
         # flags a truncated protobuf trace, which trace_processor imports
         # silently.
-        checked = core.inspect(read_file(path), str(path))
+        data = read_file(path)
+        checked = core.inspect(data, str(path))
+        # a systrace file cut before its end (truncation.py), which neither
+        # importer reports
+        cut = truncation(data) if checked.kind == "systrace" else None
+        del data
         binary = resolve_binary(self.tp_bin)
         from perfetto.trace_processor import TraceProcessor
 
@@ -160,14 +178,14 @@ class TraceProcessorEngine(Engine):
             raise TraceError(f"trace_processor could not load {path}: "
                              f"{str(e).splitlines()[0] if str(e) else type(e).__name__}"
                              ) from None
-        self.info = LoadInfo(engine=self.name, path=str(path), partial=checked.partial,
-                             warnings=checked.warnings)
+        self.info = mark(LoadInfo(engine=self.name, path=str(path), partial=checked.partial,
+                                  warnings=checked.warnings), cut)
         return self.info
 
     def query(self, sql: str) -> pl.DataFrame:
         if self.tp is None:
             raise RuntimeError("no trace loaded")
-        qr = self.tp.query(sql)
+        qr = self._run(sql)
         cols = list(qr.column_names)
         if not cols:
             return pl.DataFrame()
@@ -176,17 +194,26 @@ class TraceProcessorEngine(Engine):
         cells, n = qr.cells, len(cols)
         return columns_to_frame(cols, [_plain(cells[j::n]) for j in range(n)])
 
+    def _run(self, sql: str) -> Any:
+        """``sql`` on the shell; its failure as one QueryError line."""
+        from perfetto.common.exceptions import PerfettoException
+
+        try:
+            return self.tp.query(sql)
+        except PerfettoException as e:
+            raise query_error(str(e), self.name) from None
+
     def create_table(self, name: str, columns: Sequence[str],
                      rows: Sequence[Sequence[Any]]) -> None:
-        self.tp.query(f"DROP TABLE IF EXISTS {name}")
-        self.tp.query(f"CREATE TEMP TABLE {name} ({', '.join(columns)})")
+        self._run(f"DROP TABLE IF EXISTS {name}")
+        self._run(f"CREATE TEMP TABLE {name} ({', '.join(columns)})")
         # Values are ints/floats/strings from artscope itself, rendered as SQL
         # literals (the shell has no bound parameters); 400 rows a statement
         # stays under SQLite's compound-select limit.
         for i in range(0, len(rows), 400):
             values = ", ".join(
                 "(" + ", ".join(_sql_literal(v) for v in r) + ")" for r in rows[i:i + 400])
-            self.tp.query(f"INSERT INTO {name} VALUES {values}")
+            self._run(f"INSERT INTO {name} VALUES {values}")
 
     def close(self) -> None:
         try:

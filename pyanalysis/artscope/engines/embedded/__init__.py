@@ -13,6 +13,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 import polars as pl
 
+from artscope.engines import truncation
 from artscope.engines.base import Engine, LoadInfo
 from artscope.engines.embedded import coverage
 from artscope.engines.embedded.core import CoreStore
@@ -37,14 +38,17 @@ class EmbeddedEngine(Engine):
 
         # the core reads the file: it frees the bytes once decoded
         check_file(path)
-        return self._adopt(core.open_file(str(path), self.ingest_ftrace_in_raw), str(path))
+        info = self._adopt(core.open_file(str(path), self.ingest_ftrace_in_raw), str(path))
+        # a systrace file cut before its end, which the core imports silently
+        return truncation.mark(info, truncation.file_truncation(path))
 
     def load_bytes(self, data: bytes, path: str = "<memory>") -> LoadInfo:
         """Import a trace file's ``data`` (any kind :meth:`load` reads);
         ``path`` names it in errors and in the LoadInfo."""
         from artscope.engines.embedded import core
 
-        return self._adopt(core.open_trace(data, path, self.ingest_ftrace_in_raw), path)
+        info = self._adopt(core.open_trace(data, path, self.ingest_ftrace_in_raw), path)
+        return truncation.mark(info, truncation.truncation(data))
 
     def _adopt(self, imported: Any, path: str) -> LoadInfo:
         # The compiled core, for every input kind (containers, protobuf,
@@ -56,14 +60,14 @@ class EmbeddedEngine(Engine):
         return self.info
 
     def query(self, sql: str) -> pl.DataFrame:
-        return self._served(lambda store: store.frame(sql))
+        return self._served(lambda store: store.frame(sql), sql)
 
     def query_many(self, queries: Sequence[str]) -> list[pl.DataFrame]:
         """As :meth:`query` for each, run two at a time by the core (the
         second on a connection of its own over the same tables)."""
-        return self._served(lambda store: store.frames(list(queries)))
+        return self._served(lambda store: store.frames(list(queries)), "\n".join(queries))
 
-    def _served(self, run: Callable[[Any], T]) -> T:
+    def _served(self, run: Callable[[Any], T], sql: str) -> T:
         """`run` on the store, for :meth:`query` / :meth:`query_many`: the
         user's first query says which data was skipped."""
         if self.store is None:
@@ -74,7 +78,7 @@ class EmbeddedEngine(Engine):
         try:
             return run(self.store)
         except sqlite3.Error as e:  # one line naming what is not served
-            raise coverage.query_error(e, self.name) from None
+            raise coverage.query_error(e, self.name, sql) from None
 
     def _warn_skipped_data(self) -> None:
         """Once per trace: which tables lack the data the importer skipped."""

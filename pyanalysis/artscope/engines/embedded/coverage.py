@@ -6,6 +6,10 @@ Two cases (issue 18):
   serve fails with one line naming it and pointing at trace_processor
   (:func:`query_error`, raised by ``EmbeddedEngine.query`` as a
   :class:`~artscope.errors.QueryError`; the CLI prints it as one line, exit 2);
+  a table trace_processor does not have either is named as unknown, with
+  the closest table names (tp_tables.py), and a PerfettoSQL statement
+  (``INCLUDE PERFETTO MODULE``, ``CREATE PERFETTO TABLE`` ...) is answered
+  with one line saying it needs the trace_processor engine;
 * a trace holding packets of a kind the importer skips (GPU, heap
   graphs, ...) gets one ``stats`` row per skipped kind,
   ``artscope_skipped_<TracePacket field>`` (severity info, value = packets;
@@ -82,14 +86,60 @@ class SkippedDataWarning(UserWarning):
     """The trace holds data the embedded engine does not import."""
 
 
-def query_error(err: sqlite3.Error, engine: str = "embedded") -> QueryError:
-    """One line for a failed query: what is not served, and where it is."""
+#: PerfettoSQL statements (trace_processor's own syntax, not SQLite's).
+_PERFETTO_SQL = re.compile(
+    r"\b(?P<stmt>INCLUDE\s+PERFETTO\s+MODULE|CREATE\s+(?:OR\s+REPLACE\s+)?PERFETTO\s+"
+    r"(?:TABLE|VIEW|FUNCTION|MACRO|INDEX))\s*(?P<name>[\w.*]*)", re.IGNORECASE)
+
+
+def query_error(err: sqlite3.Error, engine: str = "embedded",
+                sql: str | None = None) -> QueryError:
+    """One line for a failed query (``sql``, when given, is its text): a
+    PerfettoSQL statement, a table no engine has (a typo), or what the
+    embedded engine does not serve and where it is served."""
     msg = " ".join(str(err).split())
+    perfetto_sql = _PERFETTO_SQL.search(sql or "")
+    if perfetto_sql and re.search(r'near "(INCLUDE|PERFETTO)"', msg, re.IGNORECASE):
+        stmt = " ".join(perfetto_sql["stmt"].upper().split())
+        what = f"{stmt} {perfetto_sql['name']}".strip()
+        if stmt.startswith("INCLUDE"):
+            return QueryError(f"{what}: Perfetto's standard library needs the trace_processor "
+                              f"engine, not the {engine} one; {_HINT}")
+        return QueryError(f"{what}: PerfettoSQL statements need the trace_processor engine, "
+                          f"not the {engine} one; {_HINT}")
     m = re.match(r"no such (table|column|function): (.+)", msg)
     if m:
         kind, name = m.groups()
+        if kind == "table" and not _trace_processor_has(name):
+            return QueryError(unknown_table_message(name, engine))
         return QueryError(f"the {engine} engine does not serve {kind} {name!r}; {_HINT}")
     return QueryError(f"query failed on the {engine} engine: {msg}")
+
+
+def _bare_table_name(name: str) -> str:
+    """``main.slice`` / ``temp.x`` -> the table's own name, lower case."""
+    return name.split(".", 1)[1].lower() if name.lower().startswith(
+        ("main.", "temp.")) else name.lower()
+
+
+def _trace_processor_has(name: str) -> bool:
+    from artscope.engines.embedded.tp_tables import TRACE_PROCESSOR_TABLES
+
+    return _bare_table_name(name) in TRACE_PROCESSOR_TABLES
+
+
+def unknown_table_message(name: str, engine: str = "embedded") -> str:
+    """A table neither engine has: the closest trace_processor table names,
+    and where the standard library's tables are."""
+    import difflib
+
+    from artscope.engines.embedded.tp_tables import PUBLIC_TABLES
+
+    close = difflib.get_close_matches(_bare_table_name(name), sorted(PUBLIC_TABLES), n=3)
+    guess = f" (did you mean {' or '.join(repr(c) for c in close)}?)" if close else ""
+    return (f"no such table {name!r}: neither the {engine} engine nor trace_processor has "
+            f"it{guess}; a table of Perfetto's standard library needs INCLUDE PERFETTO "
+            "MODULE on the trace_processor engine")
 
 
 def skipped_data_message(rows: list[tuple[str, Any]]) -> str | None:
