@@ -86,6 +86,77 @@ def _gc_pause_reasons(result: dict[str, Any],
         "GC phase slices inside GC slices", None, None, window)]
 
 
+def _memory_pressure_reasons(result: dict[str, Any], th: HealthThresholds,
+                             window: tuple[int, int]) -> list[dict[str, Any]]:
+    """memory_pressure (warn): the target reclaimed memory itself for more than
+    a share of its CPU time, or kswapd took more than a share of W on the
+    allowed CPUs."""
+    mem = result.get("memory") or {}
+    w_start = window[0]
+    out = []
+    share = mem.get("direct_reclaim_share")
+    if share is not None and share > th.direct_reclaim_share_warn:
+        threads = mem.get("direct_reclaim_threads") or []
+        first, last = mem["direct_reclaim_first_ts"], mem["direct_reclaim_last_end_ts"]
+        top = ", ".join(f"{t['name']} ({_s(t['direct_reclaim_ns'])})" for t in threads[:3])
+        out.append(_reason(
+            "memory_pressure", "warn",
+            f"the app's threads spent {_s(mem['direct_reclaim_ns'])} in direct reclaim "
+            f"({share * 100:.1f}% of its CPU time; {top}) between {_rel(first, w_start)} "
+            f"and {_rel(last, w_start)} — free memory first (stop background apps, drop "
+            "caches) or give the app a larger heap margin",
+            f"direct_reclaim_share <= {th.direct_reclaim_share_warn}", share,
+            {"threads": [{"tid": t["tid"], "name": t["name"],
+                          "direct_reclaim_ns": t["direct_reclaim_ns"]} for t in threads],
+             "time_ranges": [[first, last]]}, (first, last)))
+    kshare = mem.get("kswapd_allowed_share")
+    if kshare is not None and kshare > th.kswapd_allowed_share_warn:
+        allowed = sorted(set(result["pinning"].get("allowed_cpus") or [])
+                         | set(result["pinning"].get("gc_allowed_cpus") or []))
+        out.append(_reason(
+            "memory_pressure", "warn",
+            f"kswapd ran {_s(mem['kswapd_allowed_cpu_ns'])} on the allowed CPUs "
+            f"{_cpus(allowed)} ({kshare * 100:.1f}% of the window; "
+            f"{_s(mem['kswapd_cpu_ns'])} on all CPUs) — the system was short of memory: "
+            "free memory before the run",
+            f"kswapd_allowed_share <= {th.kswapd_allowed_share_warn}", kshare,
+            {"threads": [{"name": "kswapd", "cpu_ns": mem["kswapd_allowed_cpu_ns"]}],
+             "cpus": allowed, "time_ranges": [[window[0], window[1]]]}, window))
+    return out
+
+
+def _lmk_kill_reasons(result: dict[str, Any],
+                      window: tuple[int, int]) -> list[dict[str, Any]]:
+    """lmk_kill: fail when the target was killed in W (low-memory or OOM
+    killer), warn when another process was."""
+    kills = (result.get("memory") or {}).get("kills") or []
+    if not kills:
+        return []
+    w_start = window[0]
+    mine = [k for k in kills if k["is_target"]]
+    severity = "fail" if mine else "warn"
+    shown = mine or kills
+    named = ", ".join(f"{k['process'] or '<unknown>'} (pid {k['pid']}, {k['source']}) at "
+                      f"{_rel(k['ts'], w_start)}" for k in shown[:5])
+    more = len(shown) - min(len(shown), 5)
+    if mine:
+        msg = (f"the app was killed to free memory: {named}"
+               + (f" and {more} more" if more > 0 else "")
+               + " — the run is cut short: free memory or lower the heap size")
+    else:
+        msg = (f"{len(kills)} other process{'es were' if len(kills) != 1 else ' was'} killed "
+               f"to free memory during the run: {named}"
+               + (f" and {more} more" if more > 0 else "")
+               + " — the system was short of memory: stop background apps")
+    first, last = min(k["ts"] for k in shown), max(k["ts"] for k in shown)
+    return [_reason(
+        "lmk_kill", severity, msg, "no process killed in the window", len(shown),
+        {"processes": [{"pid": k["pid"], "name": k["process"], "ts": k["ts"],
+                        "source": k["source"], "is_target": k["is_target"]} for k in kills],
+         "time_ranges": [[k["ts"], k["ts"]] for k in shown]},
+        (first, max(last, first + 1)))]
+
+
 def evaluate(result: dict[str, Any], th: HealthThresholds,
              partial: bool = False, data_loss: list[dict[str, Any]] | None = None,
              import_warnings: list[str] | None = None) -> dict[str, Any]:
@@ -225,6 +296,8 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
 
     reasons += _gc_unfinished_reasons(result, window)
     reasons += _gc_pause_reasons(result, window)
+    reasons += _memory_pressure_reasons(result, th, window)
+    reasons += _lmk_kill_reasons(result, window)
 
     verdict = "pass"
     for r in reasons:

@@ -35,6 +35,12 @@ class HealthThresholds:
     stable_known_share: float = 0.99
     #: throttled when below the dominant frequency for more than this share of W.
     throttle_share: float = 0.01
+    #: memory_pressure (warn) when the target's time in direct reclaim exceeds
+    #: this share of its CPU time in W.
+    direct_reclaim_share_warn: float = 0.01
+    #: memory_pressure (warn) when kswapd's CPU time on the allowed CPUs
+    #: exceeds this share of W.
+    kswapd_allowed_share_warn: float = 0.01
 
 
 @dataclasses.dataclass(frozen=True)

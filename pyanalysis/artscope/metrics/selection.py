@@ -10,10 +10,11 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import re
+from typing import Iterable
 
 import polars as pl
 
-from artscope.errors import SelectionError
+from artscope.errors import SelectionError, UsageError
 from artscope.metrics.options import AnalysisOptions, parse_cpu_list, parse_window
 from artscope.metrics.runner import MetricRunner
 
@@ -179,7 +180,8 @@ def _biggest(eng, opts: AnalysisOptions | None = None) -> str:
     info = getattr(eng, "info", None)
     cut = ""
     if info is not None and info.partial:
-        why = "; ".join(info.warnings) or "truncated or corrupt"
+        damage = [w for w in info.warnings if "truncated" in w or "corrupt" in w]
+        why = (damage or info.warnings or ["truncated or corrupt"])[0]
         cut = f", which is only partly imported ({why}): it may be in the lost part"
     return cut + hint(eng, opts.gc_patterns if opts else DEFAULT_GC_PATTERNS,
                       [opts.marker] if opts and opts.marker else ())
@@ -240,4 +242,30 @@ def _cpus(spec: str, topo: Topology) -> list[int]:
     parsed = parse_cpu_list(spec)
     if isinstance(parsed, str):
         return topo.keyword(parsed)
-    return parsed
+    return check_cpus_exist(parsed, topo.cluster_of)
+
+
+def _cpu_span(cpus: list[int]) -> str:
+    """Sorted CPUs as ranges: [0, 1, 2, 3, 6] -> '0-3,6'."""
+    runs: list[list[int]] = []
+    for c in cpus:
+        if runs and c == runs[-1][-1] + 1:
+            runs[-1].append(c)
+        else:
+            runs.append([c])
+    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+def check_cpus_exist(cpus: list[int], trace_cpus: Iterable[int]) -> list[int]:
+    """``cpus`` (an explicit --cpus / --gc-cpus list) when the trace has each
+    of them; a UsageError (exit 2) naming the trace's CPUs otherwise. A trace
+    that names no CPU (no sched, cpufreq or CPU info data) cannot tell, and
+    ``cpus`` stand as given."""
+    known = sorted(set(trace_cpus))
+    missing = sorted(set(cpus) - set(known))
+    if known and missing:
+        raise UsageError(
+            f"CPU{'s' if len(missing) > 1 else ''} {_cpu_span(missing)} "
+            f"{'are' if len(missing) > 1 else 'is'} not in the trace, whose CPUs are "
+            f"{_cpu_span(known)}")
+    return cpus
