@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from artscope.engines.base import Engine
-from artscope.metrics import compute, conditions, health
+from artscope.metrics import compute, conditions, health, memory, startup
 from artscope.metrics.options import AnalysisOptions
 from artscope.metrics.runner import MetricRunner
 from artscope.metrics.selection import Selection, select
@@ -22,7 +22,8 @@ from artscope.metrics.selection import Selection, select
 #: engine has an ftrace_event table).
 ANALYZE_METRICS = ("gc", "gc_events", "gc_pause", "gc_wait", "pinning", "migrations",
                    "interference", "frames", "frame_source", "frequency", "data_loss",
-                   "conditions", "thermal", "frequency_peak", "heap")
+                   "conditions", "thermal", "frequency_peak", "heap",
+                   *memory.MEMORY_METRICS, "startups")
 
 
 @dataclasses.dataclass
@@ -67,6 +68,9 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             if tables["frequency"].height else [])
         freq_cpus = sorted(c for c in known if c is not None)
 
+    mem_cap = memory.MemoryCapture.probe(engine, cap.sched, cap.config_pbtxt,
+                                         tables["memory_pressure"], tables["memory_kills"])
+    launches = startup.target_startups(tables["startups"], sel)
     results = []
     for run in sel.runs:
         w_len = run.end_ts - run.start_ts
@@ -93,6 +97,11 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             "heap": conditions.heap_metrics(run.run, tables["heap"], tables["heap"].height > 0),
             "partial": partial or bool(data_loss),
         }
+        result["memory"] = memory.memory_metrics(
+            run.run, (run.start_ts, run.end_ts), sel, gc["app_cpu_ns"],
+            tables["direct_reclaim"], tables["memory_pressure"], tables["memory_kills"],
+            tables["memory_rss"], tables["memory_vmstat"], mem_cap)
+        result["startups"] = launches
         result["conditions"] = conditions.conditions_metrics(
             run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
             tables["thermal"], tables["frequency_peak"])

@@ -202,3 +202,8 @@ def _reclaim_threads(rc: pl.DataFrame) -> list[dict[str, Any]]:
     return [{"tid": r["tid"], "name": r["thread_name"], "role": r["role"],
              "direct_reclaim_ns": int(r["ns"]), "slices": int(r["slices"])}
             for r in g.iter_rows(named=True)]
+
+
+#: The sql-metrics files the memory block reads.
+MEMORY_METRICS = ("direct_reclaim", "memory_pressure", "memory_kills", "memory_rss",
+                  "memory_vmstat")

@@ -19,6 +19,8 @@ from artscope.metrics.options import AnalysisOptions, parse_cpu_list, parse_wind
 from artscope.metrics.runner import MetricRunner
 
 APP_BENCHMARK_SLICE = "App Benchmark"
+#: ``--window launch``: each launch of the target is a run.
+LAUNCH_WINDOW = "launch"
 #: Where a CPU's max frequency may come from, in order of preference.
 TOPOLOGY_SOURCES = (
     ("available_max_khz", "available_frequencies"),
@@ -192,6 +194,8 @@ def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
     def clip(s: int, e: int, source: str, i: int) -> Run:
         return Run(i, max(s, t_start), min(e, t_end), source)
 
+    if opts.window == LAUNCH_WINDOW:
+        return _launch_runs(runner, opts, mine)
     if opts.window is not None:
         s, e = parse_window(opts.window).resolve(t_start, t_end)
         run = clip(s, e, "window", 0)
@@ -225,6 +229,17 @@ def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
         if run.end_ts > run.start_ts:
             return [run]
     return [Run(0, t_start, t_end, "trace")]
+
+
+def _launch_runs(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame
+                 ) -> list[Run]:
+    """``--window launch``: one run per launch of the target (startups.sql),
+    from the intent to the first frame."""
+    from artscope.metrics.startup import launch_windows
+
+    names = [n for n in [opts.app, *mine["name"].to_list()] if n]
+    spans = launch_windows(runner.run("startups"), names, mine["upid"].to_list())
+    return [Run(i, s, e, "launch") for i, (s, e) in enumerate(spans)]
 
 
 def _topology(runner: MetricRunner) -> Topology:
