@@ -23,7 +23,7 @@ from artscope.metrics.selection import Selection, select
 ANALYZE_METRICS = ("gc", "gc_events", "gc_pause", "gc_wait", "pinning", "migrations",
                    "interference", "frames", "frame_source", "frequency", "data_loss",
                    "conditions", "thermal", "frequency_peak", "heap",
-                   *memory.MEMORY_METRICS, "startups")
+                   *memory.MEMORY_METRICS, "startups", "cooling_devices")
 
 
 @dataclasses.dataclass
@@ -57,6 +57,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     src = tables["frame_source"]
     frame_source = src["source"][0] if src.height else None
     data_loss = tables["data_loss"].to_dicts()
+    setup_errors = _ftrace_setup_errors(runner, engine)
     info = engine.info
     partial = bool(info and info.partial)
 
@@ -106,8 +107,24 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
             tables["thermal"], tables["frequency_peak"])
         result["health"] = health.evaluate(
-            result, opts.thresholds, partial=partial, data_loss=data_loss,
-            import_warnings=info.warnings if info else None)
+            result, opts.thresholds, partial=partial, data_loss=data_loss + setup_errors,
+            import_warnings=info.warnings if info else None,
+            cooling=compute._by_run(tables["cooling_devices"], run.run).to_dicts())
         results.append(result)
     return Analysis(trace=trace, engine=engine.name, selection=sel, results=results,
                     tables=tables, runner=runner)
+
+
+def _ftrace_setup_errors(runner: MetricRunner, engine: Engine) -> list[dict[str, Any]]:
+    """The events and atrace categories the capture failed to enable, as
+    data-loss rows (name ftrace_setup_errors, kind, what). A trace_processor
+    without import logs gives only the count (what None)."""
+    try:
+        rows = runner.run("ftrace_setup_errors").to_dicts()
+    except Exception:
+        n = engine.query("SELECT coalesce(sum(value), 0) AS n FROM stats "
+                         "WHERE name = 'ftrace_setup_errors'").item(0, 0)
+        return ([{"name": "ftrace_setup_errors", "idx": None, "value": int(n),
+                  "kind": None, "what": None}] if n else [])
+    return [{"name": "ftrace_setup_errors", "idx": None, "value": 1, **r} for r in rows]
+

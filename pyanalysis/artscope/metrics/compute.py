@@ -18,13 +18,18 @@ import polars as pl
 from artscope.metrics.options import (
     DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE, AnalysisOptions)
 from artscope.metrics.selection import Selection
+from artscope.units import FIXED_FREQUENCY_UNIT, frequency_unit
 
 PERCENTILES = (50, 90, 95, 99)
-#: Units by series source: cpufreq and sys_stats polling are kHz; clock
-#: events carry the kernel clock rate (Hz); devfreq_frequency's unit depends
-#: on the driver (Hz for most, MB/s for bandwidth votes), so it is not stated.
-UNIT_BY_SOURCE = {"cpufreq": "kHz", "cpu_max_limit": "kHz", "sys_stats": "kHz",
-                  "clock": "Hz", "devfreq": None}
+#: Units fixed by the source (cpufreq: kHz); every other source's unit is
+#: decided per series from its values (artscope.units.frequency_unit).
+UNIT_BY_SOURCE = dict(FIXED_FREQUENCY_UNIT)
+#: frequency.sql sources that are devices (memfreq), not CPUs.
+DEVICE_SOURCES = ("devfreq", "clock", "sys_stats", "bus_dcvs", "memlat", "bw_hwmon")
+#: bus_dcvs hardware that is the memory hierarchy (DDR, the last-level
+#: cache controller, the CPU L3); DDRQOS and UBWCP are QoS / compression
+#: levels. The per-CPU path's updates interleave each CPU's own vote.
+DCVS_MEMORY_HW = ("DDR", "LLCC", "L3")
 
 
 @dataclasses.dataclass
@@ -359,8 +364,10 @@ def _value_key(v: float) -> str:
 
 
 def _residency(rows: pl.DataFrame) -> pl.DataFrame:
-    """(value, ns): time in W per value, from frequency.sql's sample intervals."""
-    return (rows.with_columns(ns=pl.col("end_ts") - pl.col("start_ts"))
+    """(value, ns): time in W per known value, from frequency.sql's sample
+    intervals (an unknown sample -- a polled 0 -- holds unknown time)."""
+    known = rows.filter(pl.col("known") == 1) if "known" in rows.columns else rows
+    return (known.with_columns(ns=pl.col("end_ts") - pl.col("start_ts"))
             .filter(pl.col("ns").is_not_null() & (pl.col("ns") > 0))
             .group_by("value").agg(pl.col("ns").sum())
             .sort("value"))
@@ -368,9 +375,11 @@ def _residency(rows: pl.DataFrame) -> pl.DataFrame:
 
 def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[str, Any]:
     """Stats of one series in one run from its frequency.sql rows (a row
-    with ts NULL: no sample at or before W's end, nothing known)."""
+    with ts NULL: no sample at or before W's end, nothing known; a row with
+    known 0: a polled 0, unknown from its ts on)."""
     transitions = _sum(rows["is_transition"])
-    known_rows = rows.filter(pl.col("ts").is_not_null())
+    sampled = rows.filter(pl.col("ts").is_not_null())
+    known_rows = sampled.filter(pl.col("known") == 1)
     res = _residency(rows)
     residency = {_value_key(v): int(ns) for v, ns in res.iter_rows()}
     known = _sum(res["ns"])
@@ -398,14 +407,30 @@ def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[st
         "known_share": known_share,
         "residency": residency,
         "stable": stable,
+        "zero_samples": sampled.height - known_rows.height,
     }
 
 
-def is_memory_device(name: str, opts: AnalysisOptions) -> bool:
+def is_memory_device(name: str, opts: AnalysisOptions, source: str | None = None) -> bool:
+    """Whether a device series is the memory controller: ``--mem-device``
+    when given, else bus_dcvs DDR / LLCC / L3 on their slow or fast path,
+    never a memlat / bw_hwmon vote, and for devfreq and clock names the
+    include / exclude patterns of options.py."""
     if opts.mem_device is not None:
         return re.search(opts.mem_device, name) is not None
+    if source == "bus_dcvs":
+        hw, _, path = name.partition("/")
+        return hw in DCVS_MEMORY_HW and path != "percpu"
+    if source in ("memlat", "bw_hwmon"):
+        return False
     return (re.search(DEFAULT_MEM_DEVICE_INCLUDE, name) is not None
             and re.search(DEFAULT_MEM_DEVICE_EXCLUDE, name) is None)
+
+
+def _no_data_stats() -> dict[str, Any]:
+    return {"transitions": None, "min": None, "max": None, "mean": None,
+            "dominant": None, "dominant_residency": None, "known_share": None,
+            "residency": {}, "stable": None, "zero_samples": 0}
 
 
 def cpufreq_metrics(run: int, w_len: int, freq: pl.DataFrame, cpus: list[int],
@@ -416,13 +441,8 @@ def cpufreq_metrics(run: int, w_len: int, freq: pl.DataFrame, cpus: list[int],
     for cpu in cpus:
         rows = f.filter((pl.col("source") == "cpufreq") & (pl.col("cpu") == cpu)) if f.height else f
         lim = f.filter((pl.col("source") == "cpu_max_limit") & (pl.col("cpu") == cpu)) if f.height else f
-        entry: dict[str, Any] = {"cpu": cpu, "source": "cpufreq", "unit": "kHz"}
-        if rows.height:
-            entry.update(series_stats(rows, w_len, share))
-        else:
-            entry.update({"transitions": None, "min": None, "max": None, "mean": None,
-                          "dominant": None, "dominant_residency": None,
-                          "known_share": None, "residency": {}, "stable": None})
+        entry: dict[str, Any] = {"cpu": cpu, "source": "cpufreq", "unit": UNIT_BY_SOURCE["cpufreq"]}
+        entry.update(series_stats(rows, w_len, share) if rows.height else _no_data_stats())
         entry["throttled"] = _throttled(entry, rows, lim, w_len, opts)
         out.append(entry)
     return out
@@ -441,17 +461,24 @@ def _throttled(entry: dict[str, Any], rows: pl.DataFrame, lim: pl.DataFrame,
 
 def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,
                     opts: AnalysisOptions) -> list[dict[str, Any]]:
+    """The device frequency series of one run: the memory controllers, and
+    with ``opts.all_clocks`` every other clock, devfreq device and vote of the
+    trace too (``is_memory`` false)."""
     f = _by_run(freq, run)
     if not f.height:
         return []
-    dev = f.filter(pl.col("source").is_in(["devfreq", "clock", "sys_stats"]))
+    dev = f.filter(pl.col("source").is_in(list(DEVICE_SOURCES)))
     out = []
     share = opts.thresholds.stable_known_share
     for _key, rows in dev.group_by(["track_id", "source"], maintain_order=True):
         name = rows["device"][0]
         source = rows["source"][0]
-        entry = {"device": name, "source": source, "unit": UNIT_BY_SOURCE.get(source),
-                 "is_memory": is_memory_device(name, opts)}
+        is_memory = is_memory_device(name, opts, source)
+        if not (is_memory or opts.all_clocks):
+            continue
+        entry = {"device": name, "source": source,
+                 "unit": frequency_unit(source, rows["series_max"][0]),
+                 "is_memory": is_memory}
         entry.update(series_stats(rows, w_len, share))
         out.append(entry)
     out.sort(key=lambda e: (not e["is_memory"], e["device"], e["source"]))

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import Any
 
 from artscope.metrics.options import HealthThresholds
+from artscope.units import format_frequency, format_frequency_range
 
-SEVERITY_ORDER = {"pass": 0, "warn": 1, "fail": 2}
+SEVERITY_ORDER = {"pass": 0, "info": 0, "warn": 1, "fail": 2}
 
 
 def _config_for(requirement: str) -> str:
@@ -84,6 +85,413 @@ def _gc_pause_reasons(result: dict[str, Any],
         "threads, (Paused)…): pause times and MMU are unknown — capture the dalvik "
         f"atrace category, where ART traces its GC phases ({_config_for('gc')})",
         "GC phase slices inside GC slices", None, None, window)]
+
+
+# -- unknown headline metrics ----------------------------------------------------
+
+def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
+                     window: tuple[int, int]) -> list[dict[str, Any]]:
+    """Why a headline metric (GC share and count, off-mask share, migrations,
+    jank) is unknown, one reason per cause; frequency series say it in their
+    own reasons. A target with no CPU in its window fails: nothing it measured
+    is a benchmark."""
+    gc, pin, jank = result["gc"], result["pinning"], result["jank"]
+    out = []
+    if gc.get("app_cpu_ns") is None:
+        judged = " and pinning" if pin.get("allowed_cpus") is not None else ""
+        out.append(_reason(
+            "sched_missing", "warn",
+            "no scheduling data in the trace: the app's CPU time, GC CPU share, "
+            f"migrations{judged} are unknown — capture sched/sched_switch with "
+            f"{_config_for('pinning')}", "sched_switch events", None, None, window))
+    elif gc["app_cpu_ns"] == 0:
+        out.append(_reason(
+            "no_app_cpu", "fail",
+            f"the app ({result['process'].get('name') or 'pids ' + ','.join(map(str, result['process'].get('pids') or []))}) "
+            "used no CPU in the window: it did not run, so nothing here measures it — "
+            "check --app / --pid and the run window (artscope apps TRACE lists the "
+            "processes by CPU)", "app CPU time > 0", 0,
+            {"pids": result["process"].get("pids") or []}, window))
+    elif gc.get("gc_cpu_ns") is None or gc.get("gc_count") is None:
+        out.append(_reason(
+            "gc_missing", "warn",
+            "no GC slices in the trace (ART's atrace category dalvik was not recorded, "
+            "or the app is not debuggable/profileable): GC CPU share and count are unknown "
+            f"— capture with {_config_for('gc')}", "ART '... GC' slices", None, None,
+            window))
+    if allowed_unknown := (pin.get("allowed_cpus") is None and gc.get("app_cpu_ns")):
+        out.append(_reason(
+            "pinning_unchecked", "warn",
+            "no allowed CPUs given: pinning and the CPUs' frequency stability are not "
+            "judged — pass --cpus (e.g. --cpus big, or the CPUs the app was pinned to)",
+            "--cpus", None, None, window))
+    del allowed_unknown
+    if jank.get("source") == "none" or not jank.get("frames"):
+        if captured.get("frames"):
+            out.append(_reason(
+                "jank_not_applicable", "info",
+                "the app drew no frames in the window (a headless benchmark?): jank does "
+                "not apply", "frames of the app", 0, None, window))
+        else:
+            out.append(_reason(
+                "jank_missing", "warn",
+                "no frame data in the trace: jank is unknown — capture the frame timeline "
+                f"(Android 12+) or atrace gfx/view with {_config_for('jank')}",
+                "frame timeline or Choreographer#doFrame slices", None, None, window))
+    return out
+
+
+def _cpus_reasons(pin: dict[str, Any], window: tuple[int, int]) -> list[dict[str, Any]]:
+    """A cluster keyword resolved from inferred evidence names the clusters."""
+    from artscope.metrics.topology import INFERRED_SOURCES, cpu_ranges
+
+    source = pin.get("cpus_source")
+    if source not in INFERRED_SOURCES:
+        return []
+    how = {"clock_names": "the names of the clocks driving them (pwrcl/perfcl/cpuclN)",
+           "observed_frequency": "the highest frequency each cluster reached in the trace"}
+    clusters = pin.get("clusters") or []
+    listed = ", ".join(cpu_ranges(c) for c in clusters)
+    return [_reason(
+        "cpus_inferred", "warn",
+        f"the trace has no CPU capacities or frequency tables: clusters {listed} "
+        f"(littlest first) were ranked by {how[source]}, so the allowed CPUs "
+        f"{_cpus(pin.get('allowed_cpus') or [])} are a guess — record linux.system_info "
+        "or name the CPUs, e.g. --cpus 4-7", "CPU capacities or available frequencies",
+        source, {"clusters": clusters, "cpus": pin.get("allowed_cpus") or []}, window)]
+
+
+# -- pinning -----------------------------------------------------------------------
+
+#: What each pinning diagnosis means and how to fix it.
+_PINNING_ADVICE = {
+    "never_pinned": "the app was never pinned (off the allowed CPUs from its first slices "
+                    "to its last) — apply the mask to the app's PID after it starts "
+                    "(taskset -p / sched_setaffinity on every thread), not to the launcher",
+    "pinned_late": "pinning took effect late: off-mask time until {at}, then none — apply "
+                   "the mask as soon as the app starts (about 1 s after start, or the "
+                   "framework resets it) or start the window later (--pin-grace)",
+    "mask_lost": "the mask was lost at {at}: the app ran only on the allowed CPUs until "
+                 "then — something reset it (the app's own sched_setaffinity or a cgroup "
+                 "move): re-apply it, or record {evidence_config} to see who",
+}
+
+
+def pinning_advice(pin: dict[str, Any], w_start: int) -> str | None:
+    """The diagnosis of a run's off-mask time in words (CLI, report, notebooks)."""
+    diagnosis = pin.get("diagnosis")
+    if diagnosis is None:
+        return None
+    at = _rel(pin["diagnosis_ts"], w_start) if pin.get("diagnosis_ts") is not None else "?"
+    text = _PINNING_ADVICE[diagnosis].format(
+        at=at, evidence_config=_config_for("pinning_evidence"))
+    if diagnosis == "pinned_late" and pin.get("relapse_ts") is not None:
+        text += (f"; off the allowed CPUs again from {_rel(pin['relapse_ts'], w_start)} "
+                 "(the mask was lost again: the app's own sched_setaffinity or a cgroup "
+                 "move)")
+    return text
+
+
+def _off_mask_reasons(pin: dict[str, Any], th: HealthThresholds,
+                      window: tuple[int, int]) -> list[dict[str, Any]]:
+    w_start = window[0]
+    off, share, allowed = pin["off_mask_cpu_ns"], pin.get("off_mask_share"), pin["allowed_cpus"]
+    if off <= th.off_mask_ns_warn:
+        return []
+    bad = [t for t in pin.get("threads", []) if t["off_mask_cpu_ns"] > 0]
+    bad_cpus = sorted({c for t in bad for c in t["cpus"]} - set(allowed))
+    first, last = pin["first_violation_ts"], pin["last_violation_end_ts"]
+    fail = share is not None and share > th.off_mask_share_fail
+    msg = (f"{len(bad)} thread{'s' if len(bad) != 1 else ''} ran "
+           f"{_s(off)} ({(share or 0) * 100:.2f}% of app CPU) on CPUs "
+           f"{_cpus(bad_cpus)} outside the allowed {_cpus(allowed)}, "
+           f"between {_rel(first, w_start)} and {_rel(last, w_start)}")
+    advice = pinning_advice(pin, w_start)
+    if advice:
+        msg += " — " + advice
+    if pin.get("evidence"):
+        named = [f"{e['kind']} of tid {e['tid']} at {_rel(e['ts'], w_start)}"
+                 + (f" (to {e['detail']})" if e.get("detail") else "")
+                 for e in pin["evidence"][:5]]
+        more = len(pin["evidence"]) - len(named)
+        msg += "; seen: " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    ev: dict[str, Any] = {"threads": [{"tid": t["tid"], "name": t["name"],
+                                       "off_mask_cpu_ns": t["off_mask_cpu_ns"]} for t in bad],
+                          "cpus": bad_cpus, "time_ranges": [[first, last]],
+                          "diagnosis": pin.get("diagnosis")}
+    if pin.get("evidence"):
+        ev["events"] = pin["evidence"]
+    return [_reason(
+        "off_mask_cpu", "fail" if fail else "warn", msg,
+        f"off_mask_share <= {th.off_mask_share_fail}" if fail else "no off-mask CPU time",
+        share if fail else off, ev, (first, last))]
+
+
+def _interference_reasons(pin: dict[str, Any], th: HealthThresholds,
+                          window: tuple[int, int]) -> list[dict[str, Any]]:
+    ishare = pin.get("interference_share")
+    if ishare is None or ishare <= th.interference_share_warn:
+        return []
+    allowed = pin["allowed_cpus"]
+    top = pin.get("top_interferers", [])
+    names = ", ".join(f"{t['name']} ({_s(t['cpu_ns'])})" for t in top[:3])
+    return [_reason(
+        "interference", "warn",
+        f"other threads used {ishare * 100:.1f}% of the allowed CPUs "
+        f"{_cpus(sorted(set(allowed) | set(pin.get('gc_allowed_cpus') or [])))}"
+        f" (top: {names}) — stop background work or isolate the cores",
+        f"interference_share <= {th.interference_share_warn}", ishare,
+        {"processes": top, "cpus": allowed, "time_ranges": [list(window)]}, window)]
+
+
+# -- frequency and data loss ------------------------------------------------------
+
+def _freq_range(e: dict[str, Any]) -> str:
+    return format_frequency_range(e.get("min"), e.get("max"), e.get("unit"))
+
+
+def _thermal_evidence(result: dict[str, Any], cooling: list[dict[str, Any]],
+                      w_start: int) -> tuple[str, dict[str, Any]]:
+    """What the trace shows of thermal throttling in the run: the hottest
+    zones (conditions.thermal) and the cooling devices above state 0."""
+    zones = [z for z in ((result.get("conditions") or {}).get("thermal") or [])
+             if z.get("max_c") is not None]
+    hot = sorted(zones, key=lambda z: -z["max_c"])[:3]
+    active = [d for d in cooling if (d.get("max_state") or 0) > 0]
+    if not hot and not active:
+        return ("no thermal data in the trace (record thermal/thermal_temperature and "
+                f"thermal/cdev_update: {_config_for('thermal')})"), {}
+    parts = [f"zone {z['zone']} up to {z['max_c']:.1f} °C" for z in hot]
+    parts += [f"cooling device {d['device']} at state {d['max_state']:g} from "
+              f"{_rel(max(d['max_from_ts'], w_start), w_start)}" for d in active]
+    if hot and not active and cooling:
+        parts.append("every cooling device at state 0")
+    ev = {"thermal_zones": [{"zone": z["zone"], "max_c": z["max_c"]} for z in hot],
+          "cooling_devices": [{"device": d["device"], "max_state": d["max_state"],
+                               "from_ts": max(d["max_from_ts"], w_start)} for d in active]}
+    return "thermal evidence: " + ", ".join(parts), ev
+
+
+def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int],
+                     window: tuple[int, int],
+                     cooling: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
+    """cpufreq_missing / cpufreq_unstable / cpufreq_throttled of the judged CPUs."""
+    w_start, w_end = window
+    out = []
+    for c in result["cpufreq"]:
+        if c["cpu"] not in cpus:
+            continue
+        if c["stable"] is None:
+            zeros = c.get("zero_samples") or 0
+            why = (f"CPU {c['cpu']}'s frequency read 0 in all {zeros} samples (Perfetto "
+                   "could not read it; an offline CPU reads 0): unknown"
+                   if zeros else f"no CPU frequency data for CPU {c['cpu']}")
+            out.append(_reason(
+                "cpufreq_missing", "warn", f"{why} — capture with {_config_for('cpufreq')}",
+                "cpufreq samples", None, {"cpus": [c["cpu"]]}, window))
+        elif c["stable"] is False:
+            out.append(_reason(
+                "cpufreq_unstable", "fail",
+                f"CPU {c['cpu']} frequency changed {c['transitions']} times "
+                f"(known {c['known_share'] * 100:.0f}% of the window, {_freq_range(c)}) — "
+                "fix scaling_min_freq = scaling_max_freq below the thermal limit",
+                f"no transitions, known_share >= {th.stable_known_share}",
+                {"transitions": c["transitions"], "known_share": c["known_share"]},
+                {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}, window))
+        if c.get("throttled"):
+            text, ev = _thermal_evidence(result, cooling or [], w_start)
+            out.append(_reason(
+                "cpufreq_throttled", "fail",
+                f"CPU {c['cpu']} ran below its dominant "
+                f"{format_frequency(c['dominant'], c.get('unit'))} for more than "
+                f"{th.throttle_share * 100:.0f}% of the window (thermal or power limit); "
+                f"{text} — lower the fixed frequency or cool the device",
+                "not throttled", True, {"cpus": [c["cpu"]], **ev}, window))
+    return out
+
+
+def _memfreq_reasons(result: dict[str, Any], th: HealthThresholds,
+                     window: tuple[int, int]) -> list[dict[str, Any]]:
+    """memfreq_missing / memfreq_unstable of the memory-controller series."""
+    w_start, w_end = window
+    mem = [m for m in result["memfreq"] if m["is_memory"]]
+    if not mem:
+        return [_reason(
+            "memfreq_missing", "warn",
+            "no memory-controller frequency data — capture with "
+            f"{_config_for('memfreq')}", "a memory devfreq or clock series", None, None,
+            window)]
+    out = []
+    for m in mem:
+        name = f"memory controller ({m['device']}, {m['source']})"
+        if m["stable"] is False:
+            out.append(_reason(
+                "memfreq_unstable", "fail",
+                f"{name} changed frequency {m['transitions']} times (known "
+                f"{m['known_share'] * 100:.0f}% of the window, {_freq_range(m)}) — set its "
+                "devfreq governor to performance",
+                f"no transitions, known_share >= {th.stable_known_share}",
+                {"transitions": m["transitions"], "known_share": m["known_share"]},
+                {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}, window))
+        elif m["stable"] is None:
+            zeros = m.get("zero_samples") or 0
+            why = (f"read 0 in all {zeros} samples: Perfetto polls a devfreq node it "
+                   "cannot read as 0, so its frequency is unknown — make its cur_freq "
+                   "readable or record its clock_set_rate / devfreq events instead"
+                   if zeros else "has no sample by the window end — capture with "
+                   f"{_config_for('memfreq')} (sys_stats devfreq polling)")
+            out.append(_reason(
+                "memfreq_missing", "warn", f"{name} {why}",
+                "a sample at or before the window end", None,
+                {"devices": [m["device"]]}, window))
+    return out
+
+
+#: ftrace events and atrace a headline metric reads: refusing one of them
+#: loses that metric (warn); other refused events are an info line.
+METRIC_EVENTS = frozenset({
+    "sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup_new",
+    "sched/sched_process_exit", "sched/sched_process_free", "task/task_newtask",
+    "task/task_rename", "power/cpu_frequency", "power/cpu_frequency_limits",
+    "power/clock_set_rate", "devfreq/devfreq_frequency", "dcvs/qcom_dcvs_update",
+    "thermal/thermal_temperature", "thermal/cdev_update", "ftrace/print",
+    "cgroup/cgroup_attach_task"})
+
+#: data_loss.sql kinds -> (what was lost, the fix).
+_LOSS_TEXT = {
+    "ftrace_cpu_overrun": ("events the kernel's ftrace buffer overwrote before they were "
+                           "read", "give ftrace bigger per-CPU buffers (buffer_size_kb) or a "
+                           "shorter drain_period_ms"),
+    "ftrace_cpu_commit_overrun": ("events lost while being written to the ftrace buffer",
+                                  "give ftrace bigger per-CPU buffers (buffer_size_kb)"),
+    "ftrace_cpu_dropped_events": ("events the kernel dropped (ftrace buffer full)",
+                                  "give ftrace bigger per-CPU buffers (buffer_size_kb)"),
+    "ftrace_cpu_has_data_loss": ("events (the kernel flagged lost events)",
+                                 "give ftrace bigger per-CPU buffers (buffer_size_kb)"),
+    "traced_buf_chunks_overwritten": ("chunks overwritten before they were read: the "
+                                      "buffer wrapped and its oldest data is gone",
+                                      "make the buffer bigger or the trace shorter"),
+    "traced_buf_chunks_discarded": ("chunks discarded: the buffer was full and everything "
+                                    "written after that is gone", "make the buffer bigger "
+                                    "or use fill_policy RING_BUFFER"),
+    "traced_buf_patches_failed": ("packets whose size patch failed (cut packets)",
+                                  "make the buffer bigger"),
+    "traced_buf_abi_violations": ("chunks a producer wrote against the protocol",
+                                  "update the producer"),
+    "traced_buf_trace_writer_packet_loss": ("packets a writer lost (its shared memory was "
+                                            "full)", "raise shmem_size_hint_kb of the data "
+                                            "source or lower its data rate"),
+    "traced_buf_sequence_packet_loss": ("packets lost from a writer's sequence",
+                                        "make the buffer bigger"),
+    "traced_buf_incremental_sequences_dropped": ("writer sequences dropped (their "
+                                                 "incremental state was lost)",
+                                                 "make the buffer bigger"),
+    "traced_final_flush_failed": ("the final flush did not complete: the producers' last "
+                                  "data", "stop the trace later or raise "
+                                  "data_source_stop_timeout_ms"),
+    "traced_flushes_failed": ("flushes that did not complete: data still in the producers",
+                              "raise flush_timeout_ms"),
+}
+
+
+def _loss_line(name: str, rows: list[dict[str, Any]]) -> tuple[str, str]:
+    what, fix = _LOSS_TEXT.get(name, (name, "make the buffers bigger"))
+    total = sum(int(r["value"]) for r in rows)
+    if name.startswith("ftrace_cpu_"):
+        where = "CPU " + ", ".join(str(r["idx"]) for r in rows)
+        per = ", ".join(f"{int(r['value'])} on CPU {r['idx']}" for r in rows)
+        return (f"{what}: {per if len(rows) > 1 else total} ({name}) — sched, frequency and "
+                f"atrace data of {where} has gaps", fix)
+    if name.startswith("traced_buf_"):
+        per = "; ".join(
+            f"buffer {r['idx']}" + (f" ({int(r['buffer_size']) // 1024} KB)"
+                                    if r.get("buffer_size") else "")
+            + f": {int(r['value'])}" for r in rows)
+        return f"{what} — {per} ({name})", fix
+    return f"{what}: {total} ({name})", fix
+
+
+def _data_loss_reasons(data_loss: list[dict[str, Any]],
+                       window: tuple[int, int]) -> list[dict[str, Any]]:
+    """One data_loss reason per kind of loss the capture recorded, naming what
+    is missing (CPUs, buffers, refused events)."""
+    out = []
+    setup = [d for d in data_loss if d["name"] == "ftrace_setup_errors"]
+    stats = [d for d in data_loss if d["name"] != "ftrace_setup_errors"]
+    by_name: dict[str, list[dict[str, Any]]] = {}
+    for d in stats:
+        by_name.setdefault(d["name"], []).append(d)
+    for name, rows in by_name.items():
+        text, fix = _loss_line(name, rows)
+        ev: dict[str, Any] = {"stats": rows}
+        if name.startswith("ftrace_cpu_"):
+            ev["cpus"] = [r["idx"] for r in rows]
+        elif name.startswith("traced_buf_"):
+            ev["buffers"] = [r["idx"] for r in rows]
+        out.append(_reason("data_loss", "warn", f"the trace lost {text} — {fix}",
+                           "no data loss", {name: sum(int(r["value"]) for r in rows)},
+                           ev, window))
+    out += _setup_error_reasons(setup, window)
+    return out
+
+
+def _names(items: list[str], n: int = 6) -> str:
+    more = len(items) - n
+    return ", ".join(items[:n]) + (f" and {more} more" if more > 0 else "")
+
+
+def _setup_error_reasons(setup: list[dict[str, Any]],
+                         window: tuple[int, int]) -> list[dict[str, Any]]:
+    """Events and atrace categories the capture asked for and did not get:
+    warn for what a metric reads, one info line for the rest."""
+    if not setup:
+        return []
+    unnamed = [d for d in setup if d.get("what") is None]
+    if unnamed:  # a trace_processor without import logs: only the count
+        n = sum(int(d["value"]) for d in unnamed)
+        return [_reason(
+            "data_loss", "warn",
+            f"{n} ftrace events or atrace categories failed to enable "
+            "(ftrace_setup_errors; this trace_processor does not name them) — check "
+            "the capture config against the device's kernel",
+            "every configured event enabled", {"ftrace_setup_errors": n}, None, window)]
+    out = []
+    needed = [d for d in setup if d.get("kind") in ("failed", "unknown")
+              and d["what"] in METRIC_EVENTS]
+    atrace = [d for d in setup if d.get("kind") in ("atrace", "exclusive", "other")]
+    rest = [d for d in setup if d not in needed and d not in atrace]
+    if needed:
+        refused = [d["what"] for d in needed if d["kind"] == "failed"]
+        missing = [d["what"] for d in needed if d["kind"] == "unknown"]
+        parts = []
+        if refused:
+            parts.append(f"the kernel refused to enable {_names(refused)}")
+        if missing:
+            parts.append(f"this kernel has no {_names(missing)}")
+        out.append(_reason(
+            "data_loss", "warn",
+            f"{'; '.join(parts)} — the metrics that read them are missing from this "
+            "trace (ftrace_setup_errors): record on a kernel that has them, or as root on "
+            "a userdebug build", "every configured event enabled",
+            {"ftrace_setup_errors": len(needed)},
+            {"events": [d["what"] for d in needed]}, window))
+    for d in atrace:
+        out.append(_reason(
+            "data_loss", "warn",
+            f"atrace failed: {d['what']} — GC slices and app markers that need it are "
+            "missing (ftrace_setup_errors): check the categories and that the app is "
+            "debuggable or profileable", "atrace enabled", {"ftrace_setup_errors": 1},
+            {"atrace": d["what"]}, window))
+    if rest:
+        what = [d["what"] for d in rest]
+        out.append(_reason(
+            "data_loss", "info",
+            f"{len(rest)} configured ftrace events were not enabled (unknown to this "
+            f"kernel or refused: {_names(what)}); no metric reads them (ftrace_setup_errors)",
+            "every configured event enabled", {"ftrace_setup_errors": len(rest)},
+            {"events": what}, window))
+    return out
+
 
 
 def _memory_pressure_reasons(result: dict[str, Any], th: HealthThresholds,
@@ -159,8 +567,16 @@ def _lmk_kill_reasons(result: dict[str, Any],
 
 def evaluate(result: dict[str, Any], th: HealthThresholds,
              partial: bool = False, data_loss: list[dict[str, Any]] | None = None,
-             import_warnings: list[str] | None = None) -> dict[str, Any]:
-    """Verdict and reasons for one run's result dict (SPEC JSON shape)."""
+             import_warnings: list[str] | None = None,
+             cooling: list[dict[str, Any]] | None = None,
+             captured: dict[str, bool] | None = None) -> dict[str, Any]:
+    """Verdict and reasons for one run's result dict (SPEC JSON shape).
+
+    ``data_loss``: data_loss.sql rows and the trace's ftrace setup errors
+    (rows named ``ftrace_setup_errors`` with ``kind`` and ``what``);
+    ``cooling``: the run's cooling_devices.sql rows (throttling evidence);
+    ``captured``: which kinds of data the trace holds at all (``sched``,
+    ``gc_slices``, ``frames``: compute.Capture), to say why a metric is unknown."""
     reasons: list[dict[str, Any]] = []
     w = result["window"]
     w_start, w_end = w["start_ts"], w["end_ts"]
@@ -168,125 +584,18 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     pin = result["pinning"]
     allowed = pin.get("allowed_cpus")
 
-    # -- pinning ----------------------------------------------------------
+    reasons += _unknown_reasons(result, captured or {}, window)
+    reasons += _cpus_reasons(pin, window)
+    if allowed is not None and pin.get("off_mask_cpu_ns") is not None:
+        reasons += _off_mask_reasons(pin, th, window)
+        reasons += _interference_reasons(pin, th, window)
+
+    # -- CPU and memory frequency, data loss ---------------------------------
     if allowed is not None:
-        if pin.get("off_mask_cpu_ns") is None:
-            reasons.append(_reason(
-                "pinning_unchecked", "warn",
-                "no scheduling data: cannot check that the app stayed on CPUs "
-                f"{_cpus(allowed)} — capture with {_config_for('pinning')}",
-                "sched_switch events", None, None, window))
-        else:
-            off = pin["off_mask_cpu_ns"]
-            share = pin.get("off_mask_share")
-            if off > th.off_mask_ns_warn:
-                bad = [t for t in pin.get("threads", []) if t["off_mask_cpu_ns"] > 0]
-                bad_cpus = sorted({c for t in bad for c in t["cpus"]} - set(allowed))
-                first, last = pin["first_violation_ts"], pin["last_violation_end_ts"]
-                fail = share is not None and share > th.off_mask_share_fail
-                msg = (f"{len(bad)} thread{'s' if len(bad) != 1 else ''} ran "
-                       f"{_s(off)} ({(share or 0) * 100:.2f}% of app CPU) on CPUs "
-                       f"{_cpus(bad_cpus)} outside the allowed {_cpus(allowed)}, "
-                       f"between {_rel(first, w_start)} and {_rel(last, w_start)}")
-                if first - w_start < (w_end - w_start) * 0.5 and last - w_start < (w_end - w_start) * 0.5:
-                    msg += (f" — pinning took effect late (at {_rel(last, w_start)}): "
-                            "apply the mask to the app's PID after it starts, not the launcher")
-                else:
-                    msg += (" — something reset the mask during the run (the app's own "
-                            "sched_setaffinity or a cgroup move): re-apply it or "
-                            f"record {_config_for('pinning_evidence')} to see who")
-                if pin.get("evidence"):
-                    named = [f"{e['kind']} of tid {e['tid']} at {_rel(e['ts'], w_start)}"
-                             + (f" (to {e['detail']})" if e.get("detail") else "")
-                             for e in pin["evidence"][:5]]
-                    more = len(pin["evidence"]) - len(named)
-                    msg += "; seen: " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
-                ev = {"threads": [{"tid": t["tid"], "name": t["name"],
-                                   "off_mask_cpu_ns": t["off_mask_cpu_ns"]} for t in bad],
-                      "cpus": bad_cpus, "time_ranges": [[first, last]]}
-                if pin.get("evidence"):
-                    ev["events"] = pin["evidence"]
-                reasons.append(_reason(
-                    "off_mask_cpu", "fail" if fail else "warn", msg,
-                    f"off_mask_share <= {th.off_mask_share_fail}" if fail
-                    else "no off-mask CPU time", share if fail else off, ev, (first, last)))
-            ishare = pin.get("interference_share")
-            if ishare is not None and ishare > th.interference_share_warn:
-                top = pin.get("top_interferers", [])
-                names = ", ".join(f"{t['name']} ({_s(t['cpu_ns'])})" for t in top[:3])
-                reasons.append(_reason(
-                    "interference", "warn",
-                    f"other threads used {ishare * 100:.1f}% of the allowed CPUs "
-                    f"{_cpus(sorted(set(allowed) | set(pin.get('gc_allowed_cpus') or [])))}"
-                    f" (top: {names}) — stop background work or isolate the cores",
-                    f"interference_share <= {th.interference_share_warn}", ishare,
-                    {"processes": top, "cpus": allowed,
-                     "time_ranges": [[w_start, w_end]]}, window))
-
-    # -- CPU frequency ------------------------------------------------------
-    if allowed is not None:
-        for c in result["cpufreq"]:
-            if c["cpu"] not in set(allowed) | set(pin.get("gc_allowed_cpus") or []):
-                continue
-            if c["stable"] is None:
-                reasons.append(_reason(
-                    "cpufreq_missing", "warn",
-                    f"no CPU frequency data for CPU {c['cpu']} — capture with "
-                    f"{_config_for('cpufreq')}", "cpufreq samples", None,
-                    {"cpus": [c["cpu"]]}, window))
-            elif c["stable"] is False:
-                reasons.append(_reason(
-                    "cpufreq_unstable", "fail",
-                    f"CPU {c['cpu']} frequency changed {c['transitions']} times "
-                    f"(known {c['known_share'] * 100:.0f}% of the window, "
-                    f"{c['min']}–{c['max']} kHz) — fix scaling_min_freq = scaling_max_freq "
-                    "below the thermal limit",
-                    "no transitions, known_share >= "
-                    f"{th.stable_known_share}",
-                    {"transitions": c["transitions"], "known_share": c["known_share"]},
-                    {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}, window))
-            if c.get("throttled"):
-                reasons.append(_reason(
-                    "cpufreq_throttled", "fail",
-                    f"CPU {c['cpu']} ran below its dominant {c['dominant']} kHz for more "
-                    f"than {th.throttle_share * 100:.0f}% of the window (thermal or "
-                    "power limit) — lower the fixed frequency or cool the device",
-                    "not throttled", True, {"cpus": [c["cpu"]]}, window))
-
-    # -- memory frequency ------------------------------------------------------
-    mem = [m for m in result["memfreq"] if m["is_memory"]]
-    if not mem:
-        reasons.append(_reason(
-            "memfreq_missing", "warn",
-            "no memory-controller frequency data — capture with "
-            f"{_config_for('memfreq')}", "a memory devfreq or clock series", None, None,
-            window))
-    for m in mem:
-        if m["stable"] is False:
-            reasons.append(_reason(
-                "memfreq_unstable", "fail",
-                f"memory controller ({m['device']}) changed frequency "
-                f"{m['transitions']} times (known {m['known_share'] * 100:.0f}% of the "
-                "window) — set its devfreq governor to performance",
-                f"no transitions, known_share >= {th.stable_known_share}",
-                {"transitions": m["transitions"], "known_share": m["known_share"]},
-                {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}, window))
-        elif m["stable"] is None:
-            reasons.append(_reason(
-                "memfreq_missing", "warn",
-                f"memory controller ({m['device']}) has no sample by the window end — "
-                f"capture with {_config_for('memfreq')} (sys_stats devfreq polling)",
-                "a sample at or before the window end", None,
-                {"devices": [m["device"]]}, window))
-
-    # -- data loss -------------------------------------------------------------
-    if data_loss:
-        what = ", ".join(f"{d['name']}[{d['idx']}]={d['value']}" if d["idx"] is not None
-                         else f"{d['name']}={d['value']}" for d in data_loss)
-        reasons.append(_reason(
-            "data_loss", "warn",
-            f"the trace lost events ({what}) — use bigger buffers or a lighter config "
-            f"({_config_for('gc')})", "no data loss", data_loss, None, window))
+        judged = set(allowed) | set(pin.get("gc_allowed_cpus") or [])
+        reasons += _cpufreq_reasons(result, th, judged, window, cooling)
+    reasons += _memfreq_reasons(result, th, window)
+    reasons += _data_loss_reasons(data_loss or [], window)
     if partial:
         detail = "; ".join(import_warnings or []) or "the trace is truncated or corrupt"
         reasons.append(_reason(

@@ -62,6 +62,9 @@ class AnalysisOptions:
     frame_deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS
     #: --mem-device REGEX replaces the include/exclude rule when set.
     mem_device: str | None = None
+    #: --all-clocks: memfreq lists every clock, devfreq device and bus vote
+    #: of the trace, not only the memory controllers.
+    all_clocks: bool = False
     thresholds: HealthThresholds = HealthThresholds()
 
     def __post_init__(self) -> None:
