@@ -169,6 +169,52 @@ def _conditions_columns() -> list[Column]:
     ]
 
 
+def _kill_count(r: dict[str, Any]) -> int | None:
+    kills = _at(r, "memory.kills")
+    return None if kills is None else len(kills)
+
+
+def _memory_columns() -> list[Column]:
+    """The run's memory block (flat ``mem_...``) and the trace's launches."""
+    I, F, B = pl.Int64, pl.Float64, pl.Boolean
+    rss = []
+    for part, what in (("rss", "resident set"), ("rss_anon", "anonymous RSS"),
+                       ("rss_file", "file-backed RSS"), ("rss_shmem", "shared-memory RSS")):
+        for at, when in (("start", "at W's start"), ("peak", "peak in W"), ("end", "at W's end")):
+            rss.append(value(f"memory.{part}_{at}_kb", I, f"the target's {what} {when}, kB",
+                             name=f"mem_{part}_{at}_kb"))
+    return [
+        value("memory.direct_reclaim_ns", I, "target threads' time in direct reclaim in W",
+              name="mem_direct_reclaim_ns"),
+        value("memory.direct_reclaim_share", F, "direct_reclaim_ns / app_cpu_ns",
+              name="mem_direct_reclaim_share"),
+        value("memory.kswapd_cpu_ns", I, "kswapd's CPU time in W, all CPUs",
+              name="mem_kswapd_cpu_ns"),
+        value("memory.kswapd_allowed_cpu_ns", I, "kswapd's CPU time in W on the allowed CPUs",
+              name="mem_kswapd_allowed_cpu_ns"),
+        value("memory.kswapd_allowed_share", F, "kswapd_allowed_cpu_ns / |W|",
+              name="mem_kswapd_allowed_share"),
+        value("memory.io_wait_ns", I, "target threads' time in W blocked on I/O (D, io_wait)",
+              name="mem_io_wait_ns"),
+        derived("mem_kills", I, "processes killed for memory (lmkd, OOM killer) in W",
+                _kill_count),
+        value("memory.target_killed", B, "the target was killed in W", name="mem_target_killed"),
+        as_json("memory.kills", "the kills in W (JSON list)", name="mem_kill_list"),
+        *rss,
+        value("memory.rss_source", pl.String, "where the RSS came from: rss_stat | process_stats",
+              name="mem_rss_source"),
+        value("memory.major_faults", I, "system major page faults over W (vmstat pgmajfault)",
+              name="mem_major_faults"),
+        value("memory.refaults", I, "system refaults over W (vmstat workingset_refault*)",
+              name="mem_refaults"),
+        as_json("memory.unavailable", "why memory values are null (JSON map)",
+                name="mem_unavailable"),
+        derived("startup_count", I, "launches of the target in the trace",
+                lambda r: None if r.get("startups") is None else len(r["startups"])),
+        as_json("startups", "the target's launches: type, ts, dur, breakdown (JSON list)"),
+    ]
+
+
 def _columns() -> list[Column]:
     I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
     return [
@@ -258,6 +304,7 @@ def _columns() -> list[Column]:
         derived("memfreq_known_share_min", F, "smallest known share of W over memory series",
                 lambda r: _least(m.get("known_share") for m in _memory_series(r))),
         as_json("memfreq", "frequency series of devices (JSON list)"),
+        *_memory_columns(),
         *_conditions_columns(),
         value("partial", B, "the numbers cover only part of the run (truncated trace, data loss)"),
         value("health.verdict", S, "pass | warn | fail"),
