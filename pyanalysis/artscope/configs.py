@@ -37,13 +37,16 @@ if TYPE_CHECKING:  # the trace protos take ~0.1 s to import; only parse_config n
 
 
 #: What each metric (and each piece of optional evidence) needs in a
-#: TraceConfig. Every entry is required: a curated config must carry all of
-#: them, because which one a device actually emits depends on its SoC and
-#: kernel (e.g. the Tensor memory controller only shows up as a clock).
+#: TraceConfig. A config that serves a metric carries all of its entries,
+#: because which one a device actually emits depends on its SoC and kernel
+#: (e.g. the Tensor memory controller only shows up as a clock, Snapdragon's
+#: as bus_dcvs votes); :data:`DEVICE_SPECIFIC` says which.
 #: Requirement strings:
 #:   ``source:NAME``            a data source named NAME
 #:   ``ftrace:GROUP/EVENT``     an ftrace event (``GROUP/*`` also counts)
 #:   ``atrace:CATEGORY``        an atrace category
+#:   ``atrace_app:NAME``        a process whose atrace markers are recorded
+#:                              (``*`` in atrace_apps also counts)
 #:   ``syscall:NAME``           syscall NAME recorded (raw_syscalls + filter)
 #:   ``sys_stats:FIELD``        a sys_stats polling period FIELD > 0
 #:   ``process_stats:FIELD``    a process_stats boolean FIELD set
@@ -55,7 +58,10 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
         "ftrace:task/task_rename",  # HeapTaskDaemon / GC worker names
         "process_stats:scan_all_processes_on_start",  # the app's process + threads
     ),
-    "gc_runnable": ("ftrace:sched/sched_waking",),  # runnable-after-wakeup per GC
+    "gc_runnable": (
+        "ftrace:sched/sched_waking",  # runnable-after-wakeup per GC
+        "ftrace:sched/sched_wakeup_new",  # ... of threads born in the run
+    ),
     "pinning": (
         "ftrace:sched/sched_switch",  # which CPU each slice ran on
         "ftrace:task/task_newtask",
@@ -76,12 +82,48 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
         "ftrace:power/cpu_frequency_limits",  # throttling
         "sys_stats:cpufreq_period_ms",  # value at run start without a change
     ),
+    "cpufreq_evidence": (  # what a cpufreq_throttled reason names
+        "ftrace:thermal/thermal_temperature",  # zone temperatures
+        "ftrace:thermal/cdev_update",  # cooling-device states
+        "ftrace:dcvsh/dcvsh_freq",  # Snapdragon hardware (LMh) CPU caps
+        "sys_stats:thermal_period_ms",  # every zone, even without a trip
+    ),
     "memfreq": (
-        "ftrace:devfreq/devfreq_frequency",  # Qualcomm DDR/LLCC/L3
-        "ftrace:clk/clk_set_rate",  # Tensor: clock 17000010.devfreq_mif
-        "ftrace:power/clock_set_rate",
+        "ftrace:power/clock_set_rate",  # Tensor: clock 17000010.devfreq_mif
+        "ftrace:devfreq/devfreq_frequency",  # devfreq devices, kernels 5.11+
+        "ftrace:dcvs/qcom_dcvs_update",  # Snapdragon 8 Gen 1+: bus_dcvs votes
+        "ftrace:dcvs/memlat_dev_update",
+        "ftrace:dcvs/bw_hwmon_update",
         "sys_stats:devfreq_period_ms",  # value at run start without a change
     ),
+    "memory": (
+        "ftrace:vmscan/mm_vmscan_direct_reclaim_begin",  # direct_reclaim_ns
+        "ftrace:vmscan/mm_vmscan_direct_reclaim_end",
+        "ftrace:vmscan/mm_vmscan_kswapd_wake",  # memory_pressure evidence
+        "ftrace:vmscan/mm_vmscan_kswapd_sleep",
+        "ftrace:lowmemorykiller/lowmemory_kill",  # kills: in-kernel LMK
+        "ftrace:oom/mark_victim",  # kills: kernel OOM killer
+        "ftrace:oom/oom_score_adj_update",  # kills: the victim's state
+        "atrace_app:lmkd",  # kills: userspace lmkd (Android 10+)
+        "ftrace:kmem/rss_stat",  # rss_start_kb / rss_peak_kb / rss_end_kb
+        "sys_stats:vmstat_period_ms",  # major_faults, refaults
+    ),
+    "startups": ("atrace:am",),  # bindApplication, activityStart, launching:
+}
+
+#: Events a curated config lists although only some kernels have them, with
+#: the devices that do. Perfetto reports them as unknown on the others
+#: (ftrace_setup_errors); the capture check calls that "not on this device",
+#: not an error.
+DEVICE_SPECIFIC: dict[str, str] = {
+    "devfreq/devfreq_frequency": "devfreq devices on kernels 5.11+ (not Pixel 6/7)",
+    "dcvs/qcom_dcvs_update": "Snapdragon 8 Gen 1 and later (bus_dcvs)",
+    "dcvs/memlat_dev_update": "Snapdragon 8 Gen 1 and later (bus_dcvs)",
+    "dcvs/bw_hwmon_update": "Snapdragon 8 Gen 1 and later (bus_dcvs)",
+    "dcvsh/dcvsh_freq": "Snapdragon (LMh hardware throttling)",
+    "lowmemorykiller/lowmemory_kill": "kernels with the in-kernel LMK (before GKI)",
+    "raw_syscalls/sys_enter": "userdebug builds",
+    "raw_syscalls/sys_exit": "userdebug builds",
 }
 
 # Which config to recommend first when several capture a requirement: the
@@ -89,7 +131,7 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
 _PREFERENCE = ("artscope-full", "artscope-light", "artscope-affinity-debug")
 _SUFFIX = ".pbtxt"
 _APP_RE = re.compile(r"^(\*|[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*(:[A-Za-z0-9_.]+)?)$")
-_REQ_KINDS = ("source", "ftrace", "atrace", "syscall", "sys_stats", "process_stats")
+_REQ_KINDS = ("source", "ftrace", "atrace", "atrace_app", "syscall", "sys_stats", "process_stats")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -112,8 +154,10 @@ def list_configs() -> list[ConfigInfo]:
 def render_config(name: str, app: str | None = None, duration: str | None = None) -> str:
     """Config ``name`` as textproto, with ``atrace_apps`` and ``duration_ms`` set.
 
-    ``app`` (a package or process name, or ``*`` for all apps) replaces the
-    atrace_apps of every ftrace data source; ``duration`` (see
+    ``app`` (a package or process name, or ``*`` for all apps) replaces
+    ``*`` in the atrace_apps of every ftrace data source; named system
+    processes there (``lmkd``, whose markers are the low-memory kills) stay.
+    ``duration`` (see
     :func:`parse_duration`) is rounded up to whole ms, the unit of
     TraceConfig.duration_ms. ``None`` keeps the file's value. The fields are
     set on the parsed TraceConfig, which is then printed with protobuf's
@@ -130,8 +174,10 @@ def render_config(name: str, app: str | None = None, duration: str | None = None
             raise UsageError(f"invalid app {app!r}: expected a package name like com.example.app")
         for ds in cfg.data_sources:
             if ds.config.name == "linux.ftrace":
-                del ds.config.ftrace_config.atrace_apps[:]
-                ds.config.ftrace_config.atrace_apps.append(app)
+                apps = ds.config.ftrace_config.atrace_apps
+                kept = [a for a in apps if a not in ("*", app)]
+                del apps[:]
+                apps.extend([app] + kept)
     if duration is not None:
         ns = parse_duration(duration)
         if ns <= 0:
@@ -169,6 +215,29 @@ def parse_config(text: str) -> "TraceConfig":
     except text_format.ParseError as e:
         raise UsageError(f"not a valid TraceConfig: {e}") from None
     return cfg
+
+
+def ftrace_events(config: "TraceConfig") -> list[str]:
+    """The GROUP/EVENT names ``config`` asks the kernel for, in file order.
+
+    Includes raw_syscalls/sys_enter and sys_exit when syscall_events is set
+    (perfetto enables them for the filter even when they are not listed).
+    """
+    events: list[str] = []
+    for ds in config.data_sources:
+        if ds.config.name != "linux.ftrace":
+            continue
+        f = ds.config.ftrace_config
+        implied = ["raw_syscalls/sys_enter", "raw_syscalls/sys_exit"] if f.syscall_events else []
+        for event in list(f.ftrace_events) + implied:
+            if event not in events:
+                events.append(event)
+    return events
+
+
+def serves(config: "TraceConfig") -> list[str]:
+    """The keys of :data:`REQUIREMENTS` that ``config`` captures completely."""
+    return [key for key in REQUIREMENTS if not missing(config, key)]
 
 
 def missing(config: "TraceConfig", requirement: str) -> list[str]:
@@ -254,6 +323,8 @@ def _captures(cfg: "TraceConfig", requirement: str) -> bool:
         return any(accepted & set(f.ftrace_events) for f in ftrace)
     if kind == "atrace":
         return any(value in f.atrace_categories for f in ftrace)
+    if kind == "atrace_app":
+        return any({value, "*"} & set(f.atrace_apps) for f in ftrace)
     if kind == "syscall":
         # perfetto v43+ needs only the filter; older ones also need the raw
         # events. No filter at all with the raw events records every syscall.
