@@ -67,6 +67,16 @@ FACTORS = (
     Factor("interference_share", "shared the allowed CPUs with more other threads",
            _col("pinning_interference_share")),
     Factor("gc_count", "ran more GCs", _col("gc_gc_count")),
+    Factor("direct_reclaim", "spent more time in direct reclaim",
+           _col("mem_direct_reclaim_ns")),
+    Factor("kswapd_allowed", "had kswapd running on the allowed CPUs",
+           _col("mem_kswapd_allowed_cpu_ns")),
+    Factor("kswapd", "had kswapd busier", _col("mem_kswapd_cpu_ns")),
+    Factor("io_wait", "waited longer on I/O", _col("mem_io_wait_ns")),
+    Factor("memory_kills", "saw processes killed for memory", _col("mem_kills")),
+    Factor("rss_peak", "reached a higher peak RSS", _col("mem_rss_peak_kb")),
+    Factor("major_faults", "had more major page faults", _col("mem_major_faults")),
+    Factor("refaults", "had more refaults", _col("mem_refaults")),
     Factor("data_loss", "lost trace data", _col("partial")),
 )
 
@@ -180,7 +190,7 @@ def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
                     f"that no measured factor explains ({names}); without them the CI is "
                     f"{_fmt_ci(ci95_pct(rest))} instead of {_fmt_ci(ci_all)}")
     else:
-        sentence = (f"no measured factor (pinning, CPU or memory frequency, GC count, data "
+        sentence = (f"no measured factor (pinning, CPU or memory frequency, GC count, memory pressure, data "
                     f"loss) tracks {metric} across these {n} runs; CI {_fmt_ci(ci_all)}")
     summary = {"n": n, "mean": mean, "sd": sd, "cv": (sd / mean if sd is not None and mean else None),
                "ci95_pct": ci_all, "n_outliers": outliers.height,
