@@ -63,7 +63,8 @@ def selector_options(f):
         click.option("--cpus", metavar="LIST", help="Allowed CPUs: 6,7 | 4-7 | big | mid | little."),
         click.option("--gc-cpus", metavar="LIST", help="Allowed CPUs of GC threads (default: --cpus)."),
         click.option("--marker", metavar="NAME", help="Every slice with this name is one run."),
-        click.option("--window", metavar="S:E", help="Run window, ns or s/ms/us; '+' = from trace start."),
+        click.option("--window", metavar="S:E", help="Run window, ns or s/ms/us; '+' = from trace start; "
+                     "'launch' = each launch of the app is a run."),
         click.option("--gc-thread", "gc_threads", multiple=True, metavar="GLOB",
                      help="GC thread names (repeatable; default HeapTaskDaemon, 'Heap thread pool worker*')."),
         click.option("--gc-pattern", "gc_patterns", multiple=True, metavar="GLOB",

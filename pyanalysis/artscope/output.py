@@ -50,6 +50,30 @@ def _term_width() -> int:
         return 140
 
 
+#: A launch's phases (startups.sql breakdown) as the table names them.
+LAUNCH_PHASES = (("process_start_ns", "process start"), ("bind_application_ns", "bindApplication"),
+                 ("activity_start_ns", "activityStart"), ("activity_resume_ns", "activityResume"),
+                 ("first_frame_ns", "first frame"))
+
+
+def launch_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per launch of the target, once per trace (the launches are
+    the trace's, repeated in each of its runs); none when there are none."""
+    out, seen = [], set()
+    for r in rows:
+        if "error" in r or r["trace"] in seen:
+            continue
+        seen.add(r["trace"])
+        for i, x in enumerate(r.get("startups") or []):
+            parts = ", ".join(f"{name} {x['breakdown'][k] / 1e6:.1f} ms"
+                              for k, name in LAUNCH_PHASES if x["breakdown"].get(k) is not None)
+            out.append(f"[{os.path.basename(r['trace'])}] launch {i}: {x['type'] or 'unknown type'}"
+                       f" {x['dur'] / 1e6:.1f} ms to the first frame, at {x['ts'] / 1e9:.3f} s"
+                       f" (pid {x['pid'] if x['pid'] is not None else '?'})"
+                       + (f": {parts}" if parts else ""))
+    return out
+
+
 def results_table(rows: list[dict[str, Any]]) -> str:
     """A readable summary: one line per run, then each run's reasons."""
     from rich.table import Table
@@ -81,6 +105,8 @@ def results_table(rows: list[dict[str, Any]]) -> str:
                 console.print(f"[{os.path.basename(r['trace'])} run {r['run']}] "
                               f"{reason['severity'].upper()} {reason['id']}: "
                               f"{reason['message']}", soft_wrap=True)
+        for line in launch_lines(rows):
+            console.print(line, soft_wrap=True, highlight=False)
 
     return _rich_text(build)
 
