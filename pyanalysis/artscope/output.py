@@ -106,7 +106,7 @@ def results_table(rows: list[dict[str, Any]]) -> str:
                               f"{reason['severity'].upper()} {reason['id']}: "
                               f"{reason['message']}", soft_wrap=True)
         for line in launch_lines(rows):
-            console.print(line, soft_wrap=True, highlight=False)
+            console.print(line, soft_wrap=True, highlight=False, markup=False)
 
     return _rich_text(build)
 
