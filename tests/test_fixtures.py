@@ -271,8 +271,9 @@ def test_pinned_clean_cpu_and_gc_truths():
     assert T.gc_cpu_ns(sch, S.APP_PID, W) == (24 + 12 + 3) * MS
     assert T.cpu_time(sch, {(S.HTD, 0)}, W) == (24 + 12) * MS
     gcs = [g for g in T.gc_events(sch, app) if W[0] <= g.ts < W[1]]
-    assert [(g.type, (g.end - g.ts) // MS) for g in gcs] == [
-        ("young", 8), ("explicit", 8), ("alloc", 3), ("young", 8)]
+    assert [(g.cause, g.kind, (g.end - g.ts) // MS) for g in gcs] == [
+        ("background", "young", 8), ("explicit", "full", 8), ("alloc", "full", 3),
+        ("background", "young", 8)]
     # interference on 6,7: sysui-anim 3 slots * 2 ms + kworker/7:1 in slots
     # k = 10, 17, ..., 129 (18 slots) * 1 ms
     assert T.interference_ns(sch, app, {6, 7}, W) == (6 + 18) * MS

@@ -125,7 +125,7 @@ def test_marker_windows(marker_runs):
 
 def test_marker_cpu_and_gc_per_run(marker_runs):
     got = [(r["gc"]["app_cpu_ns"], r["gc"]["gc_cpu_ns"], r["gc"]["gc_count"], r["gc"]["gc_wall_ns"],
-            r["gc"]["by_type"]["young"]["count"]) for r in marker_runs]
+            r["gc"]["by_kind"]["young"]["count"]) for r in marker_runs]
     assert got == [
         # main [150,200) 50 + HTD [180,200) 20; GC [190,260) ∩ [100,200) = 10, HTD running
         (70 * MS, 10 * MS, 1, 10 * MS, 1),

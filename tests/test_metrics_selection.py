@@ -91,7 +91,8 @@ def test_gc_null_when_atrace_not_captured(tmp_path):
     assert g["gc_daemon_cpu_ns"] == 10 * MS
     for k in ("gc_cpu_ns", "gc_cpu_share", "mutator_cpu_ns", "gc_count", "gc_wall_ns"):
         assert g[k] is None, k
-    assert all(v == {"count": None, "cpu_ns": None} for v in g["by_type"].values())
+    for group in ("by_cause", "by_kind"):
+        assert all(v == {"count": None, "cpu_ns": None} for v in g[group].values())
 
 
 def test_every_layer_is_a_frame(tmp_path):

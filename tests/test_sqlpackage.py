@@ -379,7 +379,7 @@ def _headlines(result: dict, out: dict[str, pl.DataFrame]) -> None:
     gc = out["gc"].row(0, named=True)
     for k in ("app_cpu_ns", "gc_cpu_ns", "gc_count", "gc_wall_ns", "gc_daemon_cpu_ns"):
         assert result["gc"][k] == gc[k], k
-    assert result["gc"]["by_type"] and len(result["gc"]["events"]) == out["gc_events"].height
+    assert result["gc"]["by_cause"] and len(result["gc"]["events"]) == out["gc_events"].height
     pin = result["pinning"]
     if pin.get("off_mask_cpu_ns") is not None:
         assert pin["off_mask_cpu_ns"] == out["pinning"]["off_mask_ns"].sum()
