@@ -6,6 +6,8 @@
     st.lbo()          # polars: LBO per benchmark, config, x + summary rows
     st.at(2.0)        # the Table-5 view at a 2x heap
     st.excluded()     # runs left out, with reasons
+    st.warnings()     # mixed devices, runs below the maximum, x-by-x order
+    st.conditions()   # frequency level per device and run, drifted runs marked
     st.noise("task_clock").groups
 
 Data flows one way: load_runs (analyse traces / read analyze output) ->
@@ -50,6 +52,18 @@ class Study:
 
     def flags(self) -> pl.DataFrame:
         return self.lbo_result.flags
+
+    def warnings(self) -> pl.DataFrame:
+        """Study warnings: mixed devices or builds, counted runs held below the
+        maximum level, heap multiples recorded one after another."""
+        return self.lbo_result.warnings
+
+    def conditions(self) -> pl.DataFrame:
+        """Frequency level per device, run and series, with the study's level
+        and whether the run drifted from it (artscope.studies.checks)."""
+        from artscope.studies.checks import conditions_table
+
+        return conditions_table(self.runs)
 
     def excluded(self) -> pl.DataFrame:
         """Runs left out of the LBO and why (available even when none is left)."""

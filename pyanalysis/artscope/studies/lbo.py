@@ -14,12 +14,18 @@ to the task clock:
   half-width of the 95% CI of the mean cost over the n invocations
 
 Which runs count (every exclusion is reported): runs that failed analysis,
-runs without app CPU, and -- unless ``include_unhealthy`` -- runs whose health
-verdict is ``fail``. Benchmarks are flagged ``chaotic`` when, for some config,
-a larger heap costs significantly more than a smaller one (non-overlapping
-95% CIs) and ``noisy`` when some (config, x) has a CI above
-``noisy_ci_pct``; flagged benchmarks stay in the table but leave the summary
+runs without app CPU, -- unless ``include_unhealthy`` -- runs whose health
+verdict is ``fail``, runs whose heap peaked above their heap label
+(``heap_over_limit``) and -- unless ``include_drifted`` -- runs held at
+another frequency level than the study's on their device
+(``condition_drift``; see artscope.studies.checks). Benchmarks are flagged
+``chaotic`` when, for some config, a larger heap costs significantly more
+than a smaller one (non-overlapping 95% CIs), ``noisy`` when some (config,
+x) has a CI above ``noisy_ci_pct`` and ``workload_varies`` when their work
+trends with x; flagged benchmarks stay in the table but leave the summary
 rows (min/max/mean/geomean per config and x) unless ``keep_flagged``.
+Study warnings (mixed devices or builds, runs below the maximum level,
+heap multiples recorded one after another) are listed, not excluded.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ class StudyOptions:
     include_unhealthy: bool = False
     #: keep chaotic/noisy benchmarks in the summary rows.
     keep_flagged: bool = False
+    #: keep runs whose frequency level drifted from the study's.
+    include_drifted: bool = False
     #: a benchmark is ``noisy`` when some (config, x) CI exceeds this (± %).
     noisy_ci_pct: float = 5.0
 
@@ -99,11 +107,25 @@ def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl
            .when(unhealthy & pl.lit(not opts.include_unhealthy)).then(pl.lit("unhealthy"))
            .otherwise(None))
     marked = runs.with_columns(_why=why)
-    kept = marked.filter(pl.col("_why").is_null()).drop("_why")
+    # study checks: a run's heap over its label, its level off the study's
+    from artscope.studies import checks
+
+    study_ex = [checks.heap_over_limit(runs)]
+    if not opts.include_drifted:
+        study_ex.append(checks.condition_drift(runs))
+    study_ex = pl.concat(study_ex).unique(["trace", "run"], keep="first", maintain_order=True)
+    if study_ex.height:
+        marked = (marked.join(study_ex.rename({"reason": "_study_why", "detail": "_study_detail"}),
+                              on=["trace", "run"], how="left")
+                  .with_columns(_why=pl.coalesce("_why", "_study_why")))
+    kept = marked.filter(pl.col("_why").is_null()).drop("_why", "_study_why", "_study_detail",
+                                                        strict=False)
     ex = marked.filter(pl.col("_why").is_not_null())
     rows = []
     for r in ex.iter_rows(named=True):
-        if r["_why"] == "error":
+        if r["_why"] in ("condition_drift", "heap_over_limit"):
+            reason, detail = r["_why"], r["_study_detail"]
+        elif r["_why"] == "error":
             reason, detail = "error", r["error"]
         elif r["_why"] == "no_cost":
             reason, detail = "no_cost", "no app or GC CPU time (the trace has no scheduling data)"
@@ -195,11 +217,16 @@ class LboResult:
     #: summary rows (``kind`` summary, ``benchmark`` = min|max|mean|geomean,
     #: ``n`` = benchmarks summarised); columns :data:`TABLE_COLUMNS`.
     table: pl.DataFrame
-    #: flagged benchmarks: benchmark, flag (chaotic|noisy), config, x, detail
+    #: flagged benchmarks: benchmark, flag (chaotic|noisy|workload_varies),
+    #: config, x, detail
     flags: pl.DataFrame
     #: runs left out: trace, run, labels, reason, detail
     excluded: pl.DataFrame
     options: StudyOptions
+    #: study warnings over the counted runs (artscope.studies.checks):
+    #: check, benchmark, config, x, trace, run, detail
+    warnings: pl.DataFrame = dataclasses.field(
+        default_factory=lambda: pl.DataFrame(schema=_warning_schema()))
 
     def at(self, x: float) -> pl.DataFrame:
         """The Table-5 view at heap multiple ``x``: one row per benchmark (then
@@ -222,6 +249,12 @@ class LboResult:
                            "flags")
 
 
+def _warning_schema() -> dict[str, pl.DataType]:
+    from artscope.studies.checks import WARNING_SCHEMA
+
+    return WARNING_SCHEMA
+
+
 def compute_lbo(runs: pl.DataFrame, opts: StudyOptions = StudyOptions()) -> LboResult:
     """LBO per (benchmark, config, x) from labelled runs (see module doc)."""
     if "benchmark" not in runs.columns:
@@ -230,8 +263,12 @@ def compute_lbo(runs: pl.DataFrame, opts: StudyOptions = StudyOptions()) -> LboR
     if kept.is_empty():
         raise UsageError(f"no runs left to study ({excluded.height} excluded: "
                          + ", ".join(sorted(set(excluded["reason"].to_list()))) + ")")
+    from artscope.studies import checks
+
     stats = group_stats(kept, COSTS[opts.cost])
-    flags = find_flags(stats, opts.noisy_ci_pct)
+    flags = pl.concat([find_flags(stats, opts.noisy_ci_pct), checks.workload_varies(kept)])
+    warnings = pl.concat([checks.mixed_devices(runs), checks.below_max(kept),
+                          checks.not_interleaved(kept)])
     per_bm = flags.group_by("benchmark").agg(
         flags=pl.col("flag").unique().sort().str.join(","))
     stats = stats.join(per_bm, on="benchmark", how="left")
@@ -240,7 +277,7 @@ def compute_lbo(runs: pl.DataFrame, opts: StudyOptions = StudyOptions()) -> LboR
     table = pl.concat([stats.with_columns(kind=pl.lit("benchmark")), summary],
                       how="diagonal_relaxed")
     return LboResult(table=table.select(TABLE_COLUMNS), flags=flags, excluded=excluded,
-                     options=opts)
+                     options=opts, warnings=warnings)
 
 
 def excluded_lines(excluded: pl.DataFrame) -> list[str]:

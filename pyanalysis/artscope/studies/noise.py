@@ -1,7 +1,8 @@
 """Why do repeated runs disagree? Spread, outliers and the run factors that
 track a metric within groups of runs (``artscope noise``).
 
-Per group (default: benchmark, config, x -- the labels present):
+Per group (default: benchmark, config, x -- the labels present; runs from
+more than one device are grouped by ``device`` first):
 
 * n, mean, sample standard deviation, CV = sd / mean, and ``ci95_pct`` =
   100 * t(0.975, n-1) * sd / sqrt(n) / mean (as in ``lbo``);
@@ -41,7 +42,7 @@ TRACKS_RHO = 0.5
 
 
 def _col(name: str) -> Callable[[pl.DataFrame], pl.Expr]:
-    return lambda df: (pl.col(name).cast(pl.Float64) if name in df.columns
+    return lambda df: (pl.col(name).cast(pl.Float64, strict=False) if name in df.columns
                        else pl.lit(None, pl.Float64))
 
 
@@ -78,6 +79,12 @@ FACTORS = (
     Factor("major_faults", "had more major page faults", _col("mem_major_faults")),
     Factor("refaults", "had more refaults", _col("mem_refaults")),
     Factor("data_loss", "lost trace data", _col("partial")),
+    # 1 for a run held at another frequency level than the study's on its device
+    Factor("condition_drift", "were held at another frequency level than the study's",
+           _col("_condition_drift")),
+    # rank correlation with the window's UTC start: drift over the study's time
+    Factor("run_order", "started later than the group's first run",
+           _col("cond_started_at_unix_ns")),
 )
 
 
@@ -120,6 +127,9 @@ class NoiseResult:
     runs: pl.DataFrame
     #: runs left out (analysis error or no value for the metric)
     excluded: pl.DataFrame
+    #: study checks over the runs (artscope.studies.checks): drifted levels,
+    #: mixed devices, runs below the maximum, x-by-x order
+    warnings: pl.DataFrame = dataclasses.field(default_factory=pl.DataFrame)
 
     def sentences(self) -> list[str]:
         return self.groups["sentence"].to_list()
@@ -190,8 +200,9 @@ def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
                     f"that no measured factor explains ({names}); without them the CI is "
                     f"{_fmt_ci(ci95_pct(rest))} instead of {_fmt_ci(ci_all)}")
     else:
-        sentence = (f"no measured factor (pinning, CPU or memory frequency, GC count, memory pressure, data "
-                    f"loss) tracks {metric} across these {n} runs; CI {_fmt_ci(ci_all)}")
+        sentence = (f"no measured factor (pinning, CPU or memory frequency, GC count, memory pressure, run "
+                    f"order, data loss) tracks {metric} across these {n} runs; "
+                    f"CI {_fmt_ci(ci_all)}")
     summary = {"n": n, "mean": mean, "sd": sd, "cv": (sd / mean if sd is not None and mean else None),
                "ci95_pct": ci_all, "n_outliers": outliers.height,
                "n_unhealthy": len(vu),
@@ -209,9 +220,18 @@ def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
 def diagnose_noise(runs: pl.DataFrame, metric: str = "task_clock",
                    group_by: Sequence[str] | None = None) -> NoiseResult:
     """Spread, outliers and ranked factors of ``metric`` per group of runs."""
+    from artscope.studies import checks
+
     col = metric_column(runs, metric)
     if group_by is None:
         group_by = [r for r in ROLES[:3] if r in runs.columns]
+        if checks.n_devices(runs) > 1:
+            group_by = ["device", *group_by]
+    if "device" in group_by and "device" not in runs.columns:
+        runs = runs.with_columns(device=checks.device_expr(runs))
+    drift = checks.condition_drift(runs)
+    runs = runs.with_columns(_condition_drift=pl.struct("trace", "run").is_in(
+        drift.select(pl.struct("trace", "run")).to_series().implode()).cast(pl.Int64))
     group_by = list(group_by)
     missing = [k for k in group_by if k not in runs.columns]
     if missing:
@@ -262,5 +282,7 @@ def diagnose_noise(runs: pl.DataFrame, metric: str = "task_clock",
                         pl.col("_outlier").alias("outlier"),
                         *(["health_verdict"] if "health_verdict" in ok.columns else []),
                         *[pl.col(f"factor_{f.name}").alias(f.name) for f in FACTORS])
+    warnings = pl.concat([drift.select(pl.col("reason").alias("check"), "trace", "run", "detail"),
+                          checks.study_warnings(runs).select("check", "trace", "run", "detail")])
     return NoiseResult(metric=metric, column=col, group_by=group_by, groups=groups_df,
-                       factors=factors_df, runs=runs_df, excluded=excluded)
+                       factors=factors_df, runs=runs_df, excluded=excluded, warnings=warnings)
