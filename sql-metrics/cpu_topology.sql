@@ -1,26 +1,43 @@
--- cpu_topology: each CPU's candidate maximum frequencies, to group CPUs
--- into clusters (big = highest max, little = lowest, mid = the rest).
+-- cpu_topology: what the trace says about each CPU's place among the
+-- clusters (frequency domains), strongest evidence first. Python groups the
+-- CPUs into domains and ranks them (artscope/metrics/topology.py).
 --
 -- Output columns (one row per CPU known to the trace):
 --   cpu
+--   capacity           its CpuInfo capacity (the kernel's cpu_capacity)
 --   available_max_khz  max of its CpuInfo available frequencies
---   limit_max_khz      max of its cpu_frequency_limits max values
---   capacity           its CpuInfo capacity
---   observed_max_khz   the highest cpufreq value observed on it
+--   available_khz      its available frequencies, ascending, comma-separated
+--                      (CPUs of one frequency domain share the list)
+--   limit_max_khz      max of its cpu_frequency_limits max values (the
+--                      kernel may name only a domain's first CPU)
+--   observed_max_khz   the highest cpufreq value over the whole trace
 WITH
 cpus AS (
   SELECT cpu FROM cpu
   UNION SELECT cpu FROM cpu_counter_track WHERE name = 'cpufreq'
   UNION SELECT cpu FROM cpu_available_frequencies
+),
+available AS (
+  SELECT cpu, max(freq) AS max_khz, group_concat(freq, ',') AS khz
+  FROM (SELECT cpu, freq FROM cpu_available_frequencies ORDER BY cpu, freq)
+  GROUP BY cpu
+),
+counter_max AS (
+  SELECT t.cpu,
+    max(iif(t.name GLOB 'Cpu * Max Freq Limit', v.value, NULL)) AS limit_max_khz,
+    max(iif(t.name = 'cpufreq', v.value, NULL)) AS observed_max_khz
+  FROM cpu_counter_track t JOIN counter v ON v.track_id = t.id
+  WHERE t.name = 'cpufreq' OR t.name GLOB 'Cpu * Max Freq Limit'
+  GROUP BY t.cpu
 )
 SELECT c.cpu,
-  (SELECT max(f.freq) FROM cpu_available_frequencies f WHERE f.cpu = c.cpu)
-    AS available_max_khz,
-  (SELECT max(v.value) FROM counter v JOIN cpu_counter_track t ON t.id = v.track_id
-   WHERE t.cpu = c.cpu AND t.name GLOB 'Cpu * Max Freq Limit') AS limit_max_khz,
   (SELECT max(k.capacity) FROM cpu k WHERE k.cpu = c.cpu) AS capacity,
-  (SELECT max(v.value) FROM counter v JOIN cpu_counter_track t ON t.id = v.track_id
-   WHERE t.cpu = c.cpu AND t.name = 'cpufreq') AS observed_max_khz
+  a.max_khz AS available_max_khz,
+  a.khz AS available_khz,
+  m.limit_max_khz,
+  m.observed_max_khz
 FROM cpus c
+LEFT JOIN available a USING (cpu)
+LEFT JOIN counter_max m USING (cpu)
 WHERE c.cpu IS NOT NULL
 ORDER BY c.cpu

@@ -145,3 +145,10 @@ def build_and_analyze(sch: Schedule, directory: Path, **options: Any) -> list[di
 def reason_ids(result: dict[str, Any]) -> dict[str, str]:
     """{reason id: severity} of a run's health (one id may appear per CPU)."""
     return {r["id"]: r["severity"] for r in result["health"]["reasons"]}
+
+
+def judged_reasons(result: dict[str, Any]) -> list[tuple[str, str]]:
+    """(id, severity) of the reasons that set the verdict (warn and fail), in
+    order; info notes such as jank_not_applicable are left out."""
+    return [(x["id"], x["severity"]) for x in result["health"]["reasons"]
+            if x["severity"] != "info"]

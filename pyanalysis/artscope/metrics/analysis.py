@@ -54,6 +54,10 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
         tables["affinity_evidence"] = pl.DataFrame(
             schema={"run": pl.Int64, "ts": pl.Int64, "kind": pl.String,
                     "utid": pl.Int64, "tid": pl.Int64, "detail": pl.String})
+    pin = tables["pinning"]
+    # When pinning held is read only where some run has off-mask time.
+    tables["pinning_phases"] = (runner.run("pinning_phases")
+                                if pin.height and pin["off_mask_ns"].sum() > 0 else pl.DataFrame())
     src = tables["frame_source"]
     frame_source = src["source"][0] if src.height else None
     data_loss = tables["data_loss"].to_dicts()
@@ -90,7 +94,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             "pinning": compute.pinning_metrics(
                 run.run, w_len, sel, tables["pinning"], tables["migrations"],
                 tables["interference"], tables["affinity_evidence"],
-                gc["app_cpu_ns"], cap),
+                gc["app_cpu_ns"], cap, tables["pinning_phases"]),
             "jank": compute.jank_metrics(run.run, frame_source, tables["frames"], opts),
             "cpufreq": compute.cpufreq_metrics(run.run, w_len, tables["frequency"],
                                                freq_cpus, opts),
@@ -109,7 +113,8 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
         result["health"] = health.evaluate(
             result, opts.thresholds, partial=partial, data_loss=data_loss + setup_errors,
             import_warnings=info.warnings if info else None,
-            cooling=compute._by_run(tables["cooling_devices"], run.run).to_dicts())
+            cooling=compute._by_run(tables["cooling_devices"], run.run).to_dicts(),
+            captured=cap.kinds())
         results.append(result)
     return Analysis(trace=trace, engine=engine.name, selection=sel, results=results,
                     tables=tables, runner=runner)

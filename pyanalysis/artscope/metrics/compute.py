@@ -39,6 +39,9 @@ class Capture:
     sched: bool
     gc_slices: bool
     config_pbtxt: str | None
+    #: frame data of any process (frame timeline or Choreographer slices):
+    #: a target without frames then drew none, jank does not apply
+    frames: bool = False
 
     @classmethod
     def probe(cls, engine) -> "Capture":
@@ -47,14 +50,21 @@ class Capture:
         row = engine.query(
             "SELECT EXISTS (SELECT 1 FROM sched WHERE utid != 0) AS has_sched, "
             "EXISTS (SELECT 1 FROM slice s WHERE s.depth = 0 AND EXISTS ("
-            " SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)) AS has_gc"
+            " SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)) AS has_gc, "
+            "EXISTS (SELECT 1 FROM actual_frame_timeline_slice) "
+            "OR EXISTS (SELECT 1 FROM slice WHERE name GLOB 'Choreographer#doFrame*') AS has_frames"
         ).row(0)
         cfg = engine.query(
             "SELECT str_value FROM metadata WHERE name = 'trace_config_pbtxt'")
         pbtxt = cfg.item(0, 0) if cfg.height else None
         sched = row[0] > 0 or bool(pbtxt and '"sched/sched_switch"' in pbtxt)
         gc = row[1] > 0 or bool(pbtxt and '"dalvik"' in pbtxt)
-        return cls(sched=sched, gc_slices=gc, config_pbtxt=pbtxt)
+        frames = row[2] > 0 or bool(pbtxt and "android.surfaceflinger.frametimeline" in pbtxt)
+        return cls(sched=sched, gc_slices=gc, config_pbtxt=pbtxt, frames=frames)
+
+    def kinds(self) -> dict[str, bool]:
+        """For the verdict: which kinds of data the trace holds at all."""
+        return {"sched": self.sched, "gc_slices": self.gc_slices, "frames": self.frames}
 
 
 def _int(v: Any) -> int | None:
@@ -223,10 +233,14 @@ def _mmu_curves(pz: pl.DataFrame, wt: pl.DataFrame | None,
 
 def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
                     mig: pl.DataFrame, interf: pl.DataFrame, evidence: pl.DataFrame,
-                    app_cpu_ns: int | None, cap: Capture) -> dict[str, Any]:
+                    app_cpu_ns: int | None, cap: Capture,
+                    phases: pl.DataFrame | None = None) -> dict[str, Any]:
     allowed = sel.allowed_cpus
     gc_allowed = sel.gc_allowed_cpus
-    out: dict[str, Any] = {"allowed_cpus": allowed, "gc_allowed_cpus": gc_allowed}
+    out: dict[str, Any] = {"allowed_cpus": allowed, "gc_allowed_cpus": gc_allowed,
+                           "cpus_source": sel.cpus_source,
+                           "clusters": sel.topology.clusters(),
+                           "diagnosis": None, "diagnosis_ts": None, "relapse_ts": None}
     p = _by_run(pin, run)
     m = _by_run(mig, run)
     judged = allowed is not None and cap.sched
@@ -270,12 +284,53 @@ def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
     i = _by_run(interf, run)
     icpu = _sum(i["cpu_ns"])
     a_set = sorted(set(allowed or []) | set(gc_allowed or []))
+    if off > 0 and phases is not None and phases.height:
+        out.update(pinning_diagnosis(_by_run(phases, run)))
     out["interference_cpu_ns"] = icpu
     out["interference_share"] = _ratio(icpu, len(a_set) * w_len)
     out["top_interferers"] = _top_interferers(i)
     out["threads"] = _thread_breakdown(p)
     out["evidence"] = _evidence(evidence, run)
     return out
+
+
+#: A stretch of the run on the allowed CPUs only counts as "pinned" when it
+#: holds at least this share of the app's CPU time in W.
+PINNED_STRETCH_SHARE = 0.10
+
+
+def pinning_diagnosis(bins: pl.DataFrame) -> dict[str, Any]:
+    """When pinning held, from pinning_phases.sql's bins of one run.
+
+    never_pinned: no stretch of the run ran on the allowed CPUs only (one
+    holding >= PINNED_STRETCH_SHARE of the app's CPU); mask_lost: such a
+    stretch came before the first off-mask slice (diagnosis_ts: that slice's
+    start); pinned_late: the first such stretch came after off-mask time
+    (diagnosis_ts: the end of the last off-mask slice before it; relapse_ts:
+    the start of the first off-mask slice after it, if any).
+    """
+    none = {"diagnosis": None, "diagnosis_ts": None, "relapse_ts": None}
+    rows = bins.sort("bin").select("allowed_ns", "off_mask_ns", "first_off_ts",
+                                   "last_off_end_ts").rows() if bins.height else []
+    total = sum(a + o for a, o, _, _ in rows)
+    off_at = [i for i, (_, o, _, _) in enumerate(rows) if o > 0]
+    if not off_at or total <= 0:
+        return none
+    need = PINNED_STRETCH_SHARE * total
+
+    def clean_between(lo: int, hi: int) -> int:
+        return sum(rows[i][0] for i in range(lo, hi))
+
+    if clean_between(0, off_at[0]) >= need:
+        return {"diagnosis": "mask_lost", "diagnosis_ts": _int(rows[off_at[0]][2]),
+                "relapse_ts": None}
+    for k, i in enumerate(off_at):
+        nxt = off_at[k + 1] if k + 1 < len(off_at) else len(rows)
+        if clean_between(i + 1, nxt) >= need:
+            relapse = _int(rows[nxt][2]) if nxt < len(rows) else None
+            return {"diagnosis": "pinned_late", "diagnosis_ts": _int(rows[i][3]),
+                    "relapse_ts": relapse}
+    return {"diagnosis": "never_pinned", "diagnosis_ts": None, "relapse_ts": None}
 
 
 def _thread_breakdown(p: pl.DataFrame) -> list[dict[str, Any]]:

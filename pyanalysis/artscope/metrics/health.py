@@ -119,13 +119,12 @@ def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
             "or the app is not debuggable/profileable): GC CPU share and count are unknown "
             f"— capture with {_config_for('gc')}", "ART '... GC' slices", None, None,
             window))
-    if allowed_unknown := (pin.get("allowed_cpus") is None and gc.get("app_cpu_ns")):
+    if pin.get("allowed_cpus") is None and gc.get("app_cpu_ns"):
         out.append(_reason(
             "pinning_unchecked", "warn",
             "no allowed CPUs given: pinning and the CPUs' frequency stability are not "
             "judged — pass --cpus (e.g. --cpus big, or the CPUs the app was pinned to)",
             "--cpus", None, None, window))
-    del allowed_unknown
     if jank.get("source") == "none" or not jank.get("frames"):
         if captured.get("frames"):
             out.append(_reason(
@@ -168,8 +167,8 @@ _PINNING_ADVICE = {
     "never_pinned": "the app was never pinned (off the allowed CPUs from its first slices "
                     "to its last) — apply the mask to the app's PID after it starts "
                     "(taskset -p / sched_setaffinity on every thread), not to the launcher",
-    "pinned_late": "pinning took effect late: off-mask time until {at}, then none — apply "
-                   "the mask as soon as the app starts (about 1 s after start, or the "
+    "pinned_late": "pinning took effect late (at {at}: off the allowed CPUs until then) — "
+                   "apply the mask as soon as the app starts (about 1 s after start, or the "
                    "framework resets it) or start the window later (--pin-grace)",
     "mask_lost": "the mask was lost at {at}: the app ran only on the allowed CPUs until "
                  "then — something reset it (the app's own sched_setaffinity or a cgroup "
@@ -186,9 +185,8 @@ def pinning_advice(pin: dict[str, Any], w_start: int) -> str | None:
     text = _PINNING_ADVICE[diagnosis].format(
         at=at, evidence_config=_config_for("pinning_evidence"))
     if diagnosis == "pinned_late" and pin.get("relapse_ts") is not None:
-        text += (f"; off the allowed CPUs again from {_rel(pin['relapse_ts'], w_start)} "
-                 "(the mask was lost again: the app's own sched_setaffinity or a cgroup "
-                 "move)")
+        text += (f"; then off them again from {_rel(pin['relapse_ts'], w_start)}: the mask "
+                 "was lost (the app's own sched_setaffinity or a cgroup move)")
     return text
 
 
@@ -250,6 +248,18 @@ def _freq_range(e: dict[str, Any]) -> str:
     return format_frequency_range(e.get("min"), e.get("max"), e.get("unit"))
 
 
+def _instability(e: dict[str, Any]) -> str:
+    """Why a series is not stable: its changes, or how little of W is known."""
+    known = f"{(e.get('known_share') or 0) * 100:.0f}%"
+    if e["transitions"]:
+        return (f"changed {e['transitions']} times (known {known} of the window, "
+                f"{_freq_range(e)})")
+    zeros = e.get("zero_samples") or 0
+    gap = (f"{zeros} samples read 0, unknown" if zeros
+           else "unknown before its first sample")
+    return (f"is known for only {known} of the window ({_freq_range(e)}; {gap})")
+
+
 def _thermal_evidence(result: dict[str, Any], cooling: list[dict[str, Any]],
                       w_start: int) -> tuple[str, dict[str, Any]]:
     """What the trace shows of thermal throttling in the run: the hottest
@@ -292,8 +302,7 @@ def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int
         elif c["stable"] is False:
             out.append(_reason(
                 "cpufreq_unstable", "fail",
-                f"CPU {c['cpu']} frequency changed {c['transitions']} times "
-                f"(known {c['known_share'] * 100:.0f}% of the window, {_freq_range(c)}) — "
+                f"CPU {c['cpu']} frequency {_instability(c)} — "
                 "fix scaling_min_freq = scaling_max_freq below the thermal limit",
                 f"no transitions, known_share >= {th.stable_known_share}",
                 {"transitions": c["transitions"], "known_share": c["known_share"]},
@@ -327,9 +336,8 @@ def _memfreq_reasons(result: dict[str, Any], th: HealthThresholds,
         if m["stable"] is False:
             out.append(_reason(
                 "memfreq_unstable", "fail",
-                f"{name} changed frequency {m['transitions']} times (known "
-                f"{m['known_share'] * 100:.0f}% of the window, {_freq_range(m)}) — set its "
-                "devfreq governor to performance",
+                f"{name} frequency {_instability(m)} — set its devfreq governor to "
+                "performance",
                 f"no transitions, known_share >= {th.stable_known_share}",
                 {"transitions": m["transitions"], "known_share": m["known_share"]},
                 {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}, window))
@@ -400,8 +408,8 @@ def _loss_line(name: str, rows: list[dict[str, Any]]) -> tuple[str, str]:
     if name.startswith("ftrace_cpu_"):
         where = "CPU " + ", ".join(str(r["idx"]) for r in rows)
         per = ", ".join(f"{int(r['value'])} on CPU {r['idx']}" for r in rows)
-        return (f"{what}: {per if len(rows) > 1 else total} ({name}) — sched, frequency and "
-                f"atrace data of {where} has gaps", fix)
+        return (f"{what}: {per if len(rows) > 1 else total} on {where} ({name}); its "
+                "sched, frequency and atrace data has gaps", fix)
     if name.startswith("traced_buf_"):
         per = "; ".join(
             f"buffer {r['idx']}" + (f" ({int(r['buffer_size']) // 1024} KB)"

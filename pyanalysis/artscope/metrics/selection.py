@@ -17,17 +17,12 @@ import polars as pl
 from artscope.errors import SelectionError, UsageError
 from artscope.metrics.options import AnalysisOptions, parse_cpu_list, parse_window
 from artscope.metrics.runner import MetricRunner
+from artscope.metrics.topology import Topology
+from artscope.metrics.topology import derive as derive_topology
 
 APP_BENCHMARK_SLICE = "App Benchmark"
 #: ``--window launch``: each launch of the target is a run.
 LAUNCH_WINDOW = "launch"
-#: Where a CPU's max frequency may come from, in order of preference.
-TOPOLOGY_SOURCES = (
-    ("available_max_khz", "available_frequencies"),
-    ("limit_max_khz", "frequency_limits"),
-    ("capacity", "capacity"),
-    ("observed_max_khz", "observed_frequency"),
-)
 
 
 @dataclasses.dataclass
@@ -37,33 +32,6 @@ class Run:
     end_ts: int
     #: window | marker | app_benchmark | process | trace
     source: str
-
-
-@dataclasses.dataclass
-class Topology:
-    """CPU clusters by max frequency: cluster 0 = lowest max."""
-
-    cluster_of: dict[int, int]
-    #: which data gave the max frequencies (TOPOLOGY_SOURCES names)
-    source: str | None
-
-    def keyword(self, word: str) -> list[int]:
-        if not self.cluster_of:
-            raise SelectionError(
-                f"cannot derive CPU clusters for --cpus {word}: the trace has no CPU "
-                "frequency or capacity data; pass explicit CPUs, e.g. --cpus 6,7")
-        top = max(self.cluster_of.values())
-        if word == "big":
-            want = {top}
-        elif word == "little":
-            want = {0}
-        else:
-            want = set(range(1, top))
-        cpus = sorted(c for c, k in self.cluster_of.items() if k in want)
-        if not cpus:
-            raise SelectionError(f"the trace's CPUs have no '{word}' cluster "
-                                 f"({top + 1} cluster(s) found)")
-        return cpus
 
 
 @dataclasses.dataclass
@@ -82,6 +50,9 @@ class Selection:
     topology: Topology
     trace_start: int
     trace_end: int
+    #: "list" when the allowed CPUs were named, else the topology source that
+    #: resolved a cluster keyword (None: no --cpus)
+    cpus_source: str | None = None
 
 
 def _glob_any(name: str | None, globs: tuple[str, ...]) -> bool:
@@ -124,7 +95,8 @@ def select(runner: MetricRunner, opts: AnalysisOptions) -> Selection:
         process_name=names[0] if names else opts.app,
         pids=pids, upids=upids, matched_by=matched_by, threads=threads, runs=runs,
         allowed_cpus=allowed, gc_allowed_cpus=gc_allowed, topology=topo,
-        trace_start=t_start, trace_end=t_end)
+        trace_start=t_start, trace_end=t_end,
+        cpus_source=_cpus_source((opts.cpus, opts.gc_cpus), topo))
 
 
 def _match_process(eng, procs: pl.DataFrame, opts: AnalysisOptions
@@ -243,14 +215,14 @@ def _launch_runs(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame
 
 
 def _topology(runner: MetricRunner) -> Topology:
-    topo = runner.run("cpu_topology")
-    for col, source in TOPOLOGY_SOURCES:
-        have = topo.filter(pl.col(col).is_not_null())
-        if have.height:
-            values = sorted(set(have[col].to_list()))
-            return Topology({c: values.index(v) for c, v in have.select("cpu", col).iter_rows()},
-                            source)
-    return Topology({}, None)
+    return derive_topology(runner.run("cpu_topology"), runner.run("cpu_frequency_changes"))
+
+
+def _cpus_source(specs: tuple[str | None, ...], topo: Topology) -> str | None:
+    given = [parse_cpu_list(s) for s in specs if s is not None]
+    if not given:
+        return None
+    return topo.source if any(isinstance(g, str) for g in given) else "list"
 
 
 def _cpus(spec: str, topo: Topology) -> list[int]:
