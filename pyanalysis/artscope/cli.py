@@ -74,6 +74,9 @@ def selector_options(f):
         click.option("--frame-deadline", metavar="DUR", default=None,
                      help="Choreographer frame deadline (default 16.666667ms)."),
         click.option("--mem-device", metavar="REGEX", help="Which devfreq/clock devices are the memory controller."),
+        click.option("--all-clocks", is_flag=True,
+                     help="List (and chart) every clock, devfreq device and bus vote in memfreq, "
+                          "not only the memory controllers (GPU, UCLAMP votes, bus domains...)."),
         click.option("--engine", type=click.Choice(["auto", "trace_processor", "embedded"]),
                      default="auto", show_default=True, help="Trace importer."),
         click.option("--tp-bin", metavar="PATH", help="trace_processor_shell binary (or $ARTSCOPE_TP_BIN)."),
@@ -99,7 +102,7 @@ def build_options(kw: dict):
         pin_grace_ns=parse_duration(kw.get("pin_grace") or "0"),
         frame_deadline_ns=(parse_duration(kw["frame_deadline"]) if kw.get("frame_deadline")
                            else DEFAULT_FRAME_DEADLINE_NS),
-        mem_device=kw.get("mem_device"), **extra)
+        mem_device=kw.get("mem_device"), all_clocks=bool(kw.get("all_clocks")), **extra)
 
 
 def cluster_options(f):
@@ -435,18 +438,22 @@ _STUDY_OUTPUT_HELP = ("Write the table to this file (atomically); or DIR/: keep 
 @click.option("--at", "at_x", type=float, metavar="X", help="Table-5 view at heap multiple X.")
 @click.option("--include-unhealthy", is_flag=True, help="Keep runs whose health verdict is fail.")
 @click.option("--keep-flagged", is_flag=True, help="Keep chaotic/noisy benchmarks in the summary rows.")
+@click.option("--include-drifted", is_flag=True,
+              help="Keep runs held at another frequency level than the study's on their device.")
 @click.option("--noisy-ci", type=float, default=5.0, show_default=True, metavar="PCT",
               help="A benchmark is noisy when a 95% CI exceeds ±PCT% of its mean.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
               default="table", show_default=True)
 @click.option("-o", "--output", type=click.Path(), help=_STUDY_OUTPUT_HELP)
 @cluster_options
-def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, noisy_ci, fmt, output, **kw) -> None:
+def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, include_drifted, noisy_ci, fmt,
+            output, **kw) -> None:
     """GC lower-bound overhead per benchmark, config and heap multiple x
     (Cai et al., ISPASS'22) from INPUT... (traces, directories, globs,
     saved analyze output .json/.csv/.parquet, or results datasets DIR/),
     labelled by --meta or --name-pattern."""
     from artscope.output import write_output
+    from artscope.studies.checks import warning_lines
     from artscope.studies.lbo import StudyOptions, compute_lbo, excluded_lines
     from artscope.studies.render import lbo_bytes
 
@@ -454,13 +461,16 @@ def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, noisy_ci, fmt, 
     output = None if dataset else output
     runs = _study_runs(inputs, kw, dataset=dataset)
     result = compute_lbo(runs, StudyOptions(cost=cost, include_unhealthy=include_unhealthy,
-                                            keep_flagged=keep_flagged, noisy_ci_pct=noisy_ci))
+                                            keep_flagged=keep_flagged, noisy_ci_pct=noisy_ci,
+                                            include_drifted=include_drifted))
     write_output(lbo_bytes(result, fmt, at_x), output, fmt)
     if fmt != "table" or output:
         for r in result.flags.iter_rows(named=True):
             click.echo(f"artscope: flagged {r['benchmark']} ({r['flag']}): {r['detail']}", err=True)
         for line in excluded_lines(result.excluded):
             click.echo(f"artscope: excluded {line}", err=True)
+        for line in warning_lines(result.warnings):
+            click.echo(f"artscope: warning: {line}", err=True)
 
 
 @main.command("noise")
@@ -493,6 +503,10 @@ def noise_cmd(inputs, metric, group_by, fmt, output, **kw) -> None:
     if fmt != "table" or output:
         for sentence in result.sentences():
             click.echo(f"artscope: {sentence}", err=True)
+        from artscope.studies.checks import warning_lines
+
+        for line in warning_lines(result.warnings):
+            click.echo(f"artscope: warning: {line}", err=True)
 
 
 # --- artscope report TRACE... -o report.html -----------------------------------
@@ -504,13 +518,13 @@ def noise_cmd(inputs, metric, group_by, fmt, output, **kw) -> None:
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write (atomically).")
 @click.option("--title", metavar="TEXT", help="Page title (default: the trace names).")
-@click.option("--all-clocks", is_flag=True,
-              help="Also chart the clocks that are not memory controllers (GPU, UCLAMP votes, "
-                   "bus domains...); the tables always list them, folded away.")
 @label_options
 @click.option("--include-unhealthy", is_flag=True, help="Study page: keep runs whose verdict is fail.")
 @click.option("--keep-flagged", is_flag=True, help="Study page: keep flagged benchmarks in summaries.")
-def report_cmd(traces, output, title, all_clocks, include_unhealthy, keep_flagged, **kw) -> None:
+@click.option("--include-drifted", is_flag=True,
+              help="Study page: keep runs held at another frequency level than the study's.")
+def report_cmd(traces, output, title, include_unhealthy, keep_flagged, include_drifted,
+               **kw) -> None:
     """One self-contained HTML page (works offline): per run the verdict and
     each reason beside the chart that shows it, the metric tables, then the
     charts of the whole run, for every run of TRACE... (files, directories,
@@ -526,13 +540,15 @@ def report_cmd(traces, output, title, all_clocks, include_unhealthy, keep_flagge
         from artscope.studies import Study, StudyOptions
 
         study = Study(_study_runs(traces, kw),
-                      StudyOptions(include_unhealthy=include_unhealthy, keep_flagged=keep_flagged))
+                      StudyOptions(include_unhealthy=include_unhealthy, keep_flagged=keep_flagged,
+                                   include_drifted=include_drifted))
         write_study_report(study, output, title=title)
         click.echo(f"wrote {output} (study of {study.runs.height} runs)", err=True)
         return
 
     results = write_report(traces, output, build_options(kw), engine=kw["engine"],
-                           tp_bin=kw.get("tp_bin"), title=title, all_clocks=all_clocks)
+                           tp_bin=kw.get("tp_bin"), title=title,
+                           all_clocks=bool(kw.get("all_clocks")))
     for r in results:
         if r.get("partial") and r["run"] == 0:
             click.echo(f"artscope: warning: {r['trace']}: partial trace (data loss or "

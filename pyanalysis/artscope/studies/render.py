@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from artscope.studies.noise import NoiseResult
 
 from artscope.output import _term_width, frame_bytes
+from artscope.studies.checks import warning_lines
 from artscope.studies.lbo import X_TOLERANCE, LboResult, excluded_lines
 
 GREY = "bright_black"  # grey on light and dark terminals
@@ -58,10 +59,18 @@ def _notes(console: Any, result: LboResult) -> None:
                       + ("" if result.options.keep_flagged else " (--keep-flagged keeps them)"),
                       soft_wrap=True)
     if result.excluded.height:
-        hint = "" if result.options.include_unhealthy else " (--include-unhealthy keeps failing runs)"
+        hints = []
+        if not result.options.include_unhealthy:
+            hints.append("--include-unhealthy keeps failing runs")
+        if (not result.options.include_drifted
+                and (result.excluded["reason"] == "condition_drift").any()):
+            hints.append("--include-drifted keeps drifted runs")
+        hint = f" ({'; '.join(hints)})" if hints else ""
         console.print(f"excluded {result.excluded.height} run(s){hint}:", soft_wrap=True)
         for line in excluded_lines(result.excluded):
             console.print(f"  {line}", soft_wrap=True)
+    for line in warning_lines(result.warnings):
+        console.print(f"warning: {line}", soft_wrap=True)
 
 
 def lbo_text(result: LboResult, at: float | None = None) -> str:
@@ -123,7 +132,8 @@ def lbo_bytes(result: LboResult, fmt: str, at: float | None = None) -> bytes:
         table = table.filter((pl.col("x") - at).abs() < X_TOLERANCE)
     if fmt == "json":
         doc = {"cost": result.options.cost, "rows": _json_safe(table.to_dicts()),
-               "flags": result.flags.to_dicts(), "excluded": result.excluded.to_dicts()}
+               "flags": result.flags.to_dicts(), "excluded": result.excluded.to_dicts(),
+               "warnings": result.warnings.to_dicts()}
         if at is not None:
             doc["at"] = at
             doc["table5"] = _json_safe(result.at(at).to_dicts())
@@ -188,6 +198,8 @@ def noise_text(result: "NoiseResult", top: int = 3) -> str:
             console.print(f"left out {result.excluded.height} run(s): " + "; ".join(
                 f"{r['trace'].rsplit('/', 1)[-1]} run {r['run']}: {r['reason']}"
                 for r in result.excluded.iter_rows(named=True)), soft_wrap=True)
+        for line in warning_lines(result.warnings):
+            console.print(f"warning: {line}", soft_wrap=True)
 
     return _rich_text(build)
 
@@ -200,6 +212,7 @@ def noise_bytes(result: "NoiseResult", fmt: str) -> bytes:
                "groups": _json_safe(result.groups.to_dicts()),
                "factors": _json_safe(result.factors.to_dicts()),
                "runs": _json_safe(result.runs.to_dicts()),
-               "excluded": result.excluded.to_dicts()}
+               "excluded": result.excluded.to_dicts(),
+               "warnings": result.warnings.to_dicts()}
         return (json.dumps(doc, indent=2, allow_nan=False) + "\n").encode()
     return frame_bytes(result.groups, fmt)
