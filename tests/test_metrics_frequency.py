@@ -13,6 +13,8 @@ import metric_traces as MT
 from metric_traces import ClockRate, CpuFreq, CpuFreqLimits, SysStatsPoll, run, t
 
 MS = 1_000_000
+#: The frequency reasons' ids (the other checks have tests of their own).
+FREQ_REASONS = ("cpufreq_", "memfreq_")
 
 
 @pytest.fixture(scope="module")
@@ -103,15 +105,24 @@ def test_memfreq_series(freq):
     # 762 000: [500,900) 400 + [1400,1500) 100 = 500; 1 144 000: [900,1400) 500
     assert llcc["residency"] == {"762000": 500 * MS, "1144000": 500 * MS}
     assert (llcc["source"], llcc["transitions"], llcc["is_memory"]) == ("devfreq", 2, True)
-    gpu = _dev(freq, "soc:qcom,gpubw")  # "bw" but also "gpu": not memory
-    # 2288 @200, 5931 @1000: 500 ms each, one change inside W
-    assert gpu["residency"] == {"2288": 500 * MS, "5931": 500 * MS}
-    assert (gpu["transitions"], gpu["is_memory"]) == (1, False)
     ddr = _dev(freq, "soc:qcom,cpu-llcc-ddr-bw")  # sys_stats devfreq polls every 250 ms
     # polls: 1 555 000 at 0..500, 2 092 000 at 750 and 1000, 1 555 000 from 1250:
     # 1 555 000: [500,750) 250 + [1250,1500) 250 = 500; 2 092 000: [750,1250) 500
     assert ddr["residency"] == {"1555000": 500 * MS, "2092000": 500 * MS}
     assert (ddr["transitions"], ddr["is_memory"]) == (2, True)
+    # the other devices only with all_clocks
+    assert sorted(m["device"] for m in freq["memfreq"]) == [
+        "17000010.devfreq_mif", "soc:qcom,cpu-cpu-llcc-bw", "soc:qcom,cpu-llcc-ddr-bw"]
+
+
+def test_other_devices_with_all_clocks(fixtures_dir):
+    (freq,) = MT.analyze(fixtures_dir / "freq.pftrace", all_clocks=True)
+    gpu = _dev(freq, "soc:qcom,gpubw")  # "bw" but also "gpu": not memory
+    # 2288 @200, 5931 @1000: 500 ms each, one change inside W
+    assert gpu["residency"] == {"2288": 500 * MS, "5931": 500 * MS}
+    assert (gpu["transitions"], gpu["is_memory"]) == (1, False)
+    # 5931 is below 10^4: neither a kHz nor an Hz clock (a bandwidth vote)
+    assert gpu["unit"] is None
     bus = _dev(freq, "soc:qcom,kgsl-busmon")
     assert bus["residency"] == {"200000": 1000 * MS}
     assert (bus["transitions"], bus["is_memory"], bus["stable"]) == (0, False, True)
@@ -126,7 +137,7 @@ def test_mem_device_regex_replaces_rule(fixtures_dir):
 def test_health_without_cpus_judges_memory_only(freq):
     # no --cpus: no cpufreq verdict; three memory series changed frequency
     reasons = [(x["id"], x["severity"], tuple(x["evidence"].get("devices", [])))
-               for x in freq["health"]["reasons"]]
+               for x in freq["health"]["reasons"] if x["id"].startswith(FREQ_REASONS)]
     assert sorted(reasons) == [
         ("memfreq_unstable", "fail", ("17000010.devfreq_mif",)),
         ("memfreq_unstable", "fail", ("soc:qcom,cpu-cpu-llcc-bw",)),
@@ -201,7 +212,7 @@ def test_throttle_threshold_is_strictly_more_than_one_percent(thresholds):
 
 def test_threshold_health_reasons(thresholds):
     got = sorted((x["id"], x["severity"], tuple(x["evidence"].get("cpus", [])))
-                 for x in thresholds["health"]["reasons"])
+                 for x in thresholds["health"]["reasons"] if x["id"].startswith(FREQ_REASONS))
     assert got == [
         ("cpufreq_missing", "warn", (3,)),
         ("cpufreq_throttled", "fail", (6,)),
@@ -253,7 +264,8 @@ def test_memory_series_without_sample_by_window_end_warns(tmp_path):
     assert (m["device"], m["is_memory"], m["stable"], m["residency"]) == (
         MT.S.MIF, True, None, {})
     assert [(x["id"], x["severity"], x["evidence"].get("devices")) for x in
-            r["health"]["reasons"]] == [("memfreq_missing", "warn", [MT.S.MIF])]
+            r["health"]["reasons"] if x["id"].startswith(FREQ_REASONS)] == [
+        ("memfreq_missing", "warn", [MT.S.MIF])]
     assert r["health"]["verdict"] == "warn"
 
 

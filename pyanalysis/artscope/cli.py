@@ -62,7 +62,11 @@ def selector_options(f):
         click.option("--pid", type=int, metavar="PID", help="Target process by pid instead of --app."),
         click.option("--cpus", metavar="LIST", help="Allowed CPUs: 6,7 | 4-7 | big | mid | little."),
         click.option("--gc-cpus", metavar="LIST", help="Allowed CPUs of GC threads (default: --cpus)."),
-        click.option("--marker", metavar="NAME", help="Every slice with this name is one run."),
+        click.option("--marker", metavar="NAME", help="Every slice of the app with this name is one "
+                     "run (an instant marker starts a run that lasts to the next one)."),
+        click.option("--marker-process", metavar="NAME|'*'",
+                     help="Take --marker slices from this process, or from any process with '*' "
+                          "(default: the target app's)."),
         click.option("--window", metavar="S:E", help="Run window, ns or s/ms/us; '+' = from trace start; "
                      "'launch' = each launch of the app is a run."),
         click.option("--gc-thread", "gc_threads", multiple=True, metavar="GLOB",
@@ -98,7 +102,7 @@ def build_options(kw: dict):
         extra["gc_patterns"] = tuple(kw["gc_patterns"])
     return AnalysisOptions(
         app=kw.get("app"), pid=kw.get("pid"), cpus=kw.get("cpus"), gc_cpus=kw.get("gc_cpus"),
-        marker=kw.get("marker"), window=kw.get("window"),
+        marker=kw.get("marker"), marker_process=kw.get("marker_process"), window=kw.get("window"),
         pin_grace_ns=parse_duration(kw.get("pin_grace") or "0"),
         frame_deadline_ns=(parse_duration(kw["frame_deadline"]) if kw.get("frame_deadline")
                            else DEFAULT_FRAME_DEADLINE_NS),
