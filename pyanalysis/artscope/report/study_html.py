@@ -1,6 +1,8 @@
 """The study page of ``artscope report`` (labels given): one offline HTML
 file with the Table-5 view at every heap multiple, LBO curves, what was
-flagged or excluded and why, and the noise diagnosis.
+flagged or excluded and why, the conditions the runs held (frequency level
+per device and run, drifted runs marked; study warnings) and the noise
+diagnosis.
 
 It shares the run report's inline Vega bundle, chart loader and atomic
 write (artscope.report.html), so the browser test reads the same
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
 STUDY_CSS = """
 tr.flagged td{color:#999}tr.summary td{background:#fafafa;font-weight:600}
+tr.drifted td{background:#fff0f0}
 .formula{font-family:ui-monospace,monospace;font-size:13px;background:#f7f7f7;padding:8px 12px;
   white-space:pre;display:block;margin:6px 0}
 """
@@ -68,6 +71,47 @@ def _frame_table(df: pl.DataFrame, cls_col: str | None = None) -> str:
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
+def _level(v: float | None, unit: str | None) -> str:
+    if v is None:
+        return "—"
+    n = int(v) if float(v).is_integer() else v
+    return f"{n} {unit or ''}".strip()
+
+
+def _conditions(study: "Study") -> str:
+    """The conditions table: one row per device and run, one column per
+    level series (the run's dominant level; "below max" when its trace shows
+    a higher one, "unsteady" when it changed), the study's level in the
+    header; a drifted run's row is marked (class ``drifted``)."""
+    long = study.conditions()
+    if long.is_empty():
+        return ('<p class="meta">no frequency levels recorded (no allowed CPUs given, no '
+                "memory-controller series in the traces)</p>")
+    series = sorted(set(long["series"].to_list()))
+    study_level = {}
+    for r in long.iter_rows(named=True):
+        study_level.setdefault((r["device"], r["series"]), _level(r["study_level"], r["unit"]))
+    head = "".join(f"<th>{_e(c)}</th>" for c in ["device", "trace", "run", *series, "drifted"])
+    body = []
+    for (device, trace, run), g in long.group_by("device", "trace", "run", maintain_order=True):
+        cells = {}
+        drifted = []
+        for r in g.iter_rows(named=True):
+            note = ("" if r["stable"] is not False else " unsteady") + (
+                " below max" if r["at_max"] is False else "")
+            cells[r["series"]] = _level(r["level"], r["unit"]) + note
+            if r["drifted"]:
+                drifted.append(f"{r['series']} (study: {study_level[(device, r['series'])]})")
+        cls = ' class="drifted"' if drifted else ""
+        tds = "".join(f"<td>{_e(cells.get(sr, '—'))}</td>" for sr in series)
+        body.append(f"<tr{cls}><td>{_e(device)}</td><td>{_e(trace)}</td>"
+                    f'<td class="num">{run}</td>{tds}<td>{_e("; ".join(drifted))}</td></tr>')
+    levels = "; ".join(f"{d}, {sr}: {lv}" for (d, sr), lv in sorted(study_level.items()))
+    return (f'<p class="meta">the study\'s levels (mode of the stable levels per device): '
+            f"{_e(levels)}</p>"
+            f'<table class="conditions"><tr>{head}</tr>{"".join(body)}</table>')
+
+
 def _noise_sentences(noise: Any, quiet_ci_pct: float) -> str:
     """The sentence of every group that is noisy or has a factor tracking the
     metric; the quiet rest in one line."""
@@ -105,11 +149,24 @@ def render_study(study: "Study", title: str | None = None, noise_metric: str = "
         f"{'kept' if res.options.include_unhealthy else 'excluded'}; chaotic benchmarks (a larger "
         "heap costing significantly more, non-overlapping CIs) and noisy ones (CI above "
         f"±{res.options.noisy_ci_pct:g}%) are greyed and "
-        f"{'kept in' if res.options.keep_flagged else 'left out of'} the summary rows.</p>",
+        f"{'kept in' if res.options.keep_flagged else 'left out of'} the summary rows, and so "
+        "are benchmarks whose work (allocated KB, frames, distilled cost) trends with x. Runs "
+        "held at another frequency level than the study's on their device (the mode of the "
+        "stable levels) are "
+        f"{'kept' if res.options.include_drifted else 'excluded'}, and so are runs whose heap "
+        "peaked more than 5% above their heap label.</p>",
     ]
     for x in xs:
         body += [f'<h2 id="at-{x:g}">LBO at {x:g}× heap (mean ± 95% CI)</h2>', _table5(study, x)]
     body += ["<h2>LBO curves</h2>", charts_.add("LBO curves", lambda: study_charts.lbo_curves(res))]
+    body += ["<h2>Conditions</h2>",
+             "<p>Dominant frequency level of each allowed cluster and memory controller per "
+             "run, the study's level on that device, and whether the run held the highest "
+             "level its trace shows; drifted runs are marked.</p>",
+             _conditions(study),
+             "<h2>Study warnings</h2>",
+             _frame_table(res.warnings.with_columns(
+                 trace=pl.col("trace").str.split("/").list.last()))]
     body += ["<h2>Flagged benchmarks</h2>", _frame_table(res.flags),
              "<h2>Excluded runs</h2>",
              _frame_table(res.excluded.with_columns(
