@@ -200,3 +200,108 @@ def test_empty_first_packet_is_read_as_trace_processor_reads_it(tmp_path):
         n = plain.query("SELECT count(*) AS n FROM sched")["n"][0]
         assert n == 1532
         assert eng.query("SELECT count(*) AS n FROM sched")["n"][0] == n
+
+
+# -- query errors: one QueryError line on both engines ----------------------------
+
+from artscope.errors import QueryError  # noqa: E402
+
+
+@needs_tp
+@pytest.mark.tp
+@pytest.mark.parametrize("sql, message", [
+    ("SELECT * FROM nosuch", "no such table: nosuch (line 1, column 1)"),
+    ("SELECT nocol FROM sched", "no such column: nocol (line 1, column 8)"),
+    ("SELEC 1", "syntax error near 'SELEC' (line 1, column 1)"),
+    ("INCLUDE PERFETTO MODULE no.such_module; SELECT 1",
+     "INCLUDE: Package 'no.such_module' not found"),
+])
+def test_trace_processor_query_errors_are_one_line(sql, message):
+    with load_trace(FIX / "pinned_clean.pftrace", engine="trace_processor") as eng:
+        with pytest.raises(QueryError) as exc:
+            eng.query(sql)
+        assert str(exc.value) == f"query failed on the trace_processor engine: {message}"
+        # the shell still answers
+        assert eng.query("SELECT count(*) AS n FROM cpu")["n"][0] == 8
+
+
+@pytest.mark.parametrize("sql, message", [
+    # a typo: no engine has it; the closest trace_processor names are offered
+    ("SELECT * FROM slcie",
+     "no such table 'slcie': neither the embedded engine nor trace_processor has it (did you "
+     "mean 'slice' or 'slices' or 'sched'?); a table of Perfetto's standard library needs "
+     "INCLUDE PERFETTO MODULE on the trace_processor engine"),
+    ("SELECT * FROM main.thred",
+     "no such table 'main.thred': neither the embedded engine nor trace_processor has it (did "
+     "you mean 'thread' or 'sched'?); a table of Perfetto's standard library needs INCLUDE "
+     "PERFETTO MODULE on the trace_processor engine"),
+    # a trace_processor table the embedded engine does not serve
+    ("SELECT * FROM heap_graph_object",
+     "the embedded engine does not serve table 'heap_graph_object'; query it with "
+     "trace_processor: --engine trace_processor, or load_trace(path, "
+     "engine='trace_processor') with ARTSCOPE_TP_BIN set"),
+    # PerfettoSQL
+    ("INCLUDE PERFETTO MODULE android.startup.startups;\nSELECT * FROM android_startups",
+     "INCLUDE PERFETTO MODULE android.startup.startups: Perfetto's standard library needs the "
+     "trace_processor engine, not the embedded one; query it with trace_processor: --engine "
+     "trace_processor, or load_trace(path, engine='trace_processor') with ARTSCOPE_TP_BIN set"),
+    ("  include  perfetto module linux.cpu.frequency",
+     "INCLUDE PERFETTO MODULE linux.cpu.frequency: Perfetto's standard library needs the "
+     "trace_processor engine, not the embedded one; query it with trace_processor: --engine "
+     "trace_processor, or load_trace(path, engine='trace_processor') with ARTSCOPE_TP_BIN set"),
+    ("CREATE PERFETTO TABLE big AS SELECT 1",
+     "CREATE PERFETTO TABLE big: PerfettoSQL statements need the trace_processor engine, not "
+     "the embedded one; query it with trace_processor: --engine trace_processor, or "
+     "load_trace(path, engine='trace_processor') with ARTSCOPE_TP_BIN set"),
+])
+def test_embedded_query_errors_tell_unknown_from_unserved(sql, message):
+    with load_trace(FIX / "pinned_clean.pftrace", engine="embedded") as eng:
+        with pytest.raises(QueryError) as exc:
+            eng.query(sql)
+        assert str(exc.value) == message
+
+
+# -- --cpus naming CPUs the trace does not have ------------------------------------
+
+from artscope.metrics.selection import check_cpus_exist  # noqa: E402
+
+
+def test_check_cpus_exist():
+    assert check_cpus_exist([6, 7], range(8)) == [6, 7]
+    with pytest.raises(UsageError) as exc:
+        check_cpus_exist([7, 9, 10], range(8))
+    assert str(exc.value) == "CPUs 9-10 are not in the trace, whose CPUs are 0-7"
+    with pytest.raises(UsageError, match=r"^CPU 4 is not in the trace, whose CPUs are 0-3,6$"):
+        check_cpus_exist([4], [0, 1, 2, 3, 6])
+    # a trace naming no CPU cannot tell: the CPUs stand
+    assert check_cpus_exist([9], []) == [9]
+
+
+@pytest.mark.parametrize("engine", [
+    "embedded", pytest.param("trace_processor", marks=[needs_tp, pytest.mark.tp])])
+@pytest.mark.parametrize("flag", ["--cpus", "--gc-cpus"])
+def test_cpus_not_in_the_trace_is_a_usage_error(engine, flag):
+    import subprocess
+
+    # pinned_clean has CPUs 0-7 (CpuInfo and sched)
+    p = subprocess.run([sys.executable, "-m", "artscope.cli", "analyze",
+                        str(FIX / "pinned_clean.pftrace"), "--app", "com.example.bench",
+                        flag, "6,9,10", "--engine", engine],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 2
+    assert p.stderr == ("artscope: error: CPUs 9-10 are not in the trace, whose CPUs are 0-7\n")
+
+
+@pytest.mark.parametrize("engine", [
+    "embedded", pytest.param("trace_processor", marks=[needs_tp, pytest.mark.tp])])
+def test_cpus_not_in_a_real_trace(shared_traces, engine):
+    from artscope.metrics.options import AnalysisOptions
+    from artscope.metrics.runner import MetricRunner
+    from artscope.metrics.selection import select
+
+    # api32 comes from a Pixel 6a: 8 CPUs
+    with load_trace(shared_traces / "perfskills-api32_startup_warm.perfetto-trace",
+                    engine=engine) as eng:
+        with pytest.raises(UsageError, match=r"^CPUs 9-10 are not in the trace, whose CPUs "
+                                             r"are 0-7$"):
+            select(MetricRunner(eng), AnalysisOptions(pid=7663, cpus="9,10"))
