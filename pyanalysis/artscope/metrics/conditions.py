@@ -207,3 +207,47 @@ def hottest(result: dict[str, Any], key: str) -> float | None:
     zones = (result.get("conditions") or {}).get("thermal") or []
     vals = [z[key] for z in zones if z.get(key) is not None]
     return max(vals) if vals else None
+
+
+def _level_text(entry: dict[str, Any]) -> str:
+    unit = f" {entry['unit']}" if entry.get("unit") else ""
+    if entry.get("dominant") is None:
+        return "unknown"
+    notes = []
+    if entry.get("stable") is False:
+        notes.append("changing")
+    if entry.get("at_max") is False:
+        notes.append(f"below the highest, {entry['highest']}{unit}")
+    elif entry.get("at_max") is True:
+        notes.append("the highest")
+    return f"{entry['dominant']}{unit}" + (f" ({', '.join(notes)})" if notes else "")
+
+
+def conditions_line(result: dict[str, Any]) -> str:
+    """One line for the run report: device and build, UTC start, each level,
+    thermal and heap."""
+    cond = result.get("conditions") or {}
+    dev = cond.get("device") or {}
+    parts = [f"{dev.get('model') or 'unknown device'}"
+             + (f", build {dev['build_fingerprint']}" if dev.get("build_fingerprint") else "")
+             + (f", kernel {dev['kernel_release']}" if dev.get("kernel_release") else "")]
+    started = cond.get("started_at")
+    parts.append(f"started {started.replace('T', ' ')[:19]} UTC" if started
+                 else "start time unknown (no REALTIME clock snapshot)")
+    for c in cond.get("clusters") or []:
+        parts.append(f"CPUs {','.join(str(x) for x in c['cpus'])} at {_level_text(c)}")
+    for m in cond.get("memory") or []:
+        parts.append(f"{m['device']} at {_level_text(m)}")
+    thermal = cond.get("thermal")
+    if thermal:
+        hot = max(thermal, key=lambda z: z.get("max_c") or float("-inf"))
+        if hot.get("max_c") is not None:
+            parts.append(f"hottest zone {hot['zone']} {hot['max_c']:g} °C")
+    else:
+        parts.append("no thermal data")
+    heap = result.get("heap") or {}
+    if heap.get("peak_kb") is not None:
+        parts.append(f"heap peak {heap['peak_kb']:,} KB, ~{heap['allocated_kb']:,} KB allocated")
+    else:
+        parts.append("no heap counter")
+    return "; ".join(parts)

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
+from artscope.metrics.conditions import conditions_line
 from artscope.errors import ArtscopeError, UsageError
 
 if TYPE_CHECKING:
@@ -263,6 +264,15 @@ class _Charts:
 
 # -- one run -----------------------------------------------------------------------
 
+def _readable_freq(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Frequency rows with min / max / mean / dominant in MHz or GHz (each
+    series in its own unit; a value of unknown unit stays as recorded)."""
+    from artscope.units import format_frequency
+
+    return [{k: (format_frequency(v, r.get("unit")) if k in _FREQ_KEYS and v is not None
+                 else v) for k, v in r.items()} for r in rows]
+
+
 def _metric_tables(result: dict[str, Any], start: int) -> str:
     p = result["pinning"]
     jank = result["jank"]
@@ -270,7 +280,8 @@ def _metric_tables(result: dict[str, Any], start: int) -> str:
     other = [m for m in result["memfreq"] if not m["is_memory"]]
     freq_skip = ("residency", "is_memory")
     out = ['<div class="grid"><div><h4>GC</h4>',
-           _kv_table(result["gc"], start, skip=("by_type", "events")),
+           _kv_table(result["gc"], start, skip=("by_cause", "by_kind", "events", "mmu",
+                                                "main_thread_mmu")),
            "</div><div><h4>Pinning</h4>",
            _kv_table(p, start, skip=("threads", "top_interferers", "evidence")),
            "</div><div><h4>Jank</h4>",
@@ -278,22 +289,25 @@ def _metric_tables(result: dict[str, Any], start: int) -> str:
                       **{f"frame_dur_ms {k}": v for k, v in jank["frame_dur_ms"].items()}},
                      start),
            "</div></div>",
-           "<h4>GC by type</h4>",
-           _rows_table([{"gc_type": t, **v} for t, v in result["gc"]["by_type"].items()], start),
+           "<h4>GC by cause</h4>",
+           _rows_table([{"cause": k, **v} for k, v in result["gc"]["by_cause"].items()], start),
+           "<h4>GC by kind</h4>",
+           _rows_table([{"kind": k, **v} for k, v in result["gc"]["by_kind"].items()], start),
            "<h4>Threads (pinning)</h4>", _rows_table(p.get("threads") or [], start),
            "<h4>Top interferers on the allowed CPUs</h4>",
            _rows_table(p.get("top_interferers") or [], start)]
     if p.get("evidence"):
         out += ["<h4>Affinity evidence</h4>", _rows_table(p["evidence"], start)]
-    out += ["<h4>CPU frequency</h4>", _rows_table(result["cpufreq"], start, skip=("residency",)),
+    out += ["<h4>CPU frequency</h4>",
+            _rows_table(_readable_freq(result["cpufreq"]), start, skip=("residency",)),
             "<h4>Memory-controller frequency</h4>",
-            _rows_table(memory, start, skip=freq_skip)]
+            _rows_table(_readable_freq(memory), start, skip=freq_skip)]
     if other:
         # Every other clock the trace has (GPU, UCLAMP votes, bus domains...):
         # kept for completeness, folded away, charted only with --all-clocks.
         out += [f'<details class="other-clocks"><summary>Other clocks and devices '
                 f'({len(other)}) — not memory controllers, not part of the verdict</summary>',
-                _rows_table(other, start, skip=freq_skip), "</details>"]
+                _rows_table(_readable_freq(other), start, skip=freq_skip), "</details>"]
     return "\n".join(out)
 
 
@@ -310,6 +324,8 @@ def _run_section(rs: "RunSet", result: dict[str, Any], charts_: _Charts, mod: An
            f'<p class="meta">{length:.3f} s window from {_e(w["source"])}; times below are '
            f'seconds since its start; engine {_e(result["engine"])}'
            f'{"; <b>partial trace</b>" if result.get("partial") else ""}</p>',
+           f'<p class="meta" data-section="conditions">Conditions: '
+           f'{_e(conditions_line(result))}</p>',
            '<div data-section="verdict">']
     reasons = health["reasons"]
     if not reasons:
@@ -329,7 +345,7 @@ def _run_section(rs: "RunSet", result: dict[str, Any], charts_: _Charts, mod: An
     whole = (("timeline", mod.timeline),
              ("frequency", functools.partial(mod.frequency, all_clocks=all_clocks)),
              ("residency", functools.partial(mod.residency, all_clocks=all_clocks)),
-             ("frame durations", frames), ("MMU", mod.mmu))
+             ("frame durations", frames), ("GC pauses", mod.gc_pauses), ("MMU", mod.mmu))
     for title, fn in whole:
         out.append(charts_.add(f"run {run} {title}", lambda fn=fn: fn(rs, run)))
     out += ["</div>", "</section>"]
