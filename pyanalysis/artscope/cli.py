@@ -232,6 +232,7 @@ def check_cmd(traces, fail_on, output, jobs, cluster, resume, **kw) -> None:
 
     rows = _run_batch(traces, kw, jobs, cluster, output, resume)
     click.echo(verdict_table(rows), nl=False)
+    _echo_capture_checks(rows, kw)
     errors = [r for r in rows if "error" in r]
     for r in errors:
         click.echo(f"artscope: error: {r['trace']}: {r['error']}", err=True)
@@ -239,6 +240,29 @@ def check_cmd(traces, fail_on, output, jobs, cluster, resume, **kw) -> None:
         sys.exit(2)
     worst = max((SEVERITY_ORDER[r["health"]["verdict"]] for r in rows), default=0)
     sys.exit(1 if worst >= SEVERITY_ORDER[fail_on] else 0)
+
+
+def _echo_capture_checks(rows: list[dict], kw: dict) -> None:
+    """What each local trace says about its own capture (refused and empty
+    events, lost data, markers, GC slices), as `artscope capture` prints it."""
+    import os
+
+    from artscope.capture import inspect_trace
+
+    seen: set[str] = set()
+    for r in rows:
+        trace = r.get("trace")
+        if "error" in r or not trace or trace in seen or "://" in trace or not os.path.isfile(trace):
+            continue
+        seen.add(trace)
+        try:
+            _, check = inspect_trace(trace, None, kw.get("app"), kw.get("marker"), kw.get("pid"))
+        except ArtscopeError as e:
+            click.echo(f"capture of {trace}: not checked ({e})")
+            continue
+        click.echo(f"capture of {trace}:")
+        for line in check.lines:
+            click.echo(f"  {line}")
 
 
 @main.group("configs")
@@ -257,7 +281,16 @@ def configs_list() -> None:
         click.echo(f"{info.name:<{width}}  {info.summary}")
 
 
-@configs_group.command("show")
+@configs_group.command("show", epilog="""\b
+Example:
+  artscope configs show full --app com.example.app --duration 60s > full.pbtxt
+  adb push full.pbtxt /data/misc/perfetto-configs/
+  adb shell perfetto --txt -c /data/misc/perfetto-configs/full.pbtxt \\
+      -o /data/misc/perfetto-traces/run1.pftrace
+
+The app's own markers (the run window) are recorded only for a debuggable
+app or one with <profileable android:shell="true"/>. Which config records
+what, per SoC, and how to check a capture: docs/capturing.md.""")
 @click.argument("name")
 @click.option("--app", metavar="PKG", help="Package name for atrace_apps (default: all apps).")
 @click.option("--duration", metavar="DUR", help="Trace length, e.g. 30s, 500ms, 2m (default 30s).")
@@ -269,24 +302,44 @@ def configs_show(name: str, app: str | None, duration: str | None) -> None:
     click.echo(configs.render_config(name, app=app, duration=duration), nl=False)
 
 
-@main.command("capture")
+@main.command("capture", epilog="""\b
+Example:
+  artscope capture --config full --app com.example.app --duration 60s -o run1.pftrace
+
+After pulling the trace, capture checks it, one line each: events the
+kernel refused, events that recorded nothing, buffer overruns, and whether
+the app's markers and GC slices are there. It exits 2 when the trace
+cannot serve the metrics its config was taken for. The app's markers are
+recorded only for a debuggable app or one with
+<profileable android:shell="true"/>. The whole procedure (pinning, fixed
+CPU and memory frequencies) and a table of what each SoC records:
+docs/capturing.md.""")
 @click.option("--config", "config_name", required=True, metavar="NAME", help="Curated config (see `configs list`).")
 @click.option("--app", required=True, metavar="PKG", help="Package name of the benchmarked app.")
 @click.option("--duration", required=True, metavar="DUR", help="Trace length, e.g. 30s, 2m.")
 @click.option("-o", "--output", required=True, type=click.Path(dir_okay=False), help="Where to write the trace.")
 @click.option("--serial", metavar="S", help="Device serial, when several are connected.")
 @click.option("--adb", "adb_path", metavar="PATH", help="adb binary (default: $ARTSCOPE_ADB, then PATH).")
+@click.option("--marker", metavar="NAME",
+              help="Run marker the analysis will use; its absence fails the capture "
+                   "(default: look for 'App Benchmark', optional).")
 def capture_cmd(
-    config_name: str, app: str, duration: str, output: str, serial: str | None, adb_path: str | None
+    config_name: str, app: str, duration: str, output: str, serial: str | None, adb_path: str | None,
+    marker: str | None,
 ) -> None:
     """Record a trace on a device over adb and check what it holds."""
     from artscope.capture import capture
 
     result = capture(
         config_name, app, duration, output, serial=serial, adb=adb_path,
-        log=lambda msg: click.echo(msg, err=True),
+        log=lambda msg: click.echo(msg, err=True), marker=marker,
     )
     click.echo(result.describe())
+    if result.check and result.check.fatal:
+        click.echo(f"artscope: error: {result.path} cannot serve the metrics of {result.config}: "
+                   f"{'; '.join(line.partition(':')[0] for line in result.check.fatal)} "
+                   "(see above and docs/capturing.md)", err=True)
+        sys.exit(2)
 
 
 # --- artscope open TRACE: a run or a reason in the Perfetto UI -----------------

@@ -112,7 +112,7 @@ def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
             "check --app / --pid and the run window (artscope apps TRACE lists the "
             "processes by CPU)", "app CPU time > 0", 0,
             {"pids": result["process"].get("pids") or []}, window))
-    elif gc.get("gc_cpu_ns") is None or gc.get("gc_count") is None:
+    if gc.get("gc_count") is None:
         out.append(_reason(
             "gc_missing", "warn",
             "no GC slices in the trace (ART's atrace category dalvik was not recorded, "
@@ -482,7 +482,7 @@ def _setup_error_reasons(setup: list[dict[str, Any]],
             "trace (ftrace_setup_errors): record on a kernel that has them, or as root on "
             "a userdebug build", "every configured event enabled",
             {"ftrace_setup_errors": len(needed)},
-            {"events": [d["what"] for d in needed]}, window))
+            {"ftrace_events": [d["what"] for d in needed]}, window))
     for d in atrace:
         out.append(_reason(
             "data_loss", "warn",
@@ -497,7 +497,7 @@ def _setup_error_reasons(setup: list[dict[str, Any]],
             f"{len(rest)} configured ftrace events were not enabled (unknown to this "
             f"kernel or refused: {_names(what)}); no metric reads them (ftrace_setup_errors)",
             "every configured event enabled", {"ftrace_setup_errors": len(rest)},
-            {"events": what}, window))
+            {"ftrace_events": what}, window))
     return out
 
 

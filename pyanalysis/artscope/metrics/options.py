@@ -56,6 +56,9 @@ class AnalysisOptions:
     #: --window START:END; mutually exclusive with ``marker``.
     window: str | None = None
     marker: str | None = None
+    #: --marker-process: whose ``marker`` slices delimit runs: None = the
+    #: target app's, "*" = any process's, else the process of that name.
+    marker_process: str | None = None
     gc_threads: tuple[str, ...] = DEFAULT_GC_THREADS
     gc_patterns: tuple[str, ...] = DEFAULT_GC_PATTERNS
     pin_grace_ns: int = 0

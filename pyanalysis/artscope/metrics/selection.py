@@ -176,22 +176,9 @@ def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
                 f"--window {opts.window} does not overlap the trace "
                 f"[{t_start}, {t_end}) ns")
         return [run]
-    marker = opts.marker or APP_BENCHMARK_SLICE
-    runner.set_input("artscope_marker", [(marker,)])
-    slices = runner.run("marker_slices")
-    if slices.height:
-        # SPEC: every slice with that name is one run, whichever process emits
-        # it (benchmark harnesses often mark runs from their own process).
-        runs = []
-        for ts, dur in slices.select("ts", "dur").iter_rows():
-            end = t_end if dur == -1 else ts + dur
-            r = clip(ts, end, "marker" if opts.marker else "app_benchmark", len(runs))
-            if r.end_ts > r.start_ts:
-                runs.append(r)
-        if runs:
-            return runs
-    if opts.marker is not None:
-        raise SelectionError(f"marker slice {opts.marker!r} not found in the trace")
+    runs = _marker_runs(runner, opts, mine, t_start, t_end)
+    if runs:
+        return runs
     starts = [v for v in mine["start_ts"].to_list() if v is not None]
     ends = mine["end_ts"].to_list()
     if starts or any(v is not None for v in ends):
@@ -201,6 +188,66 @@ def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
         if run.end_ts > run.start_ts:
             return [run]
     return [Run(0, t_start, t_end, "trace")]
+
+
+def _marker_runs(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
+                 t_start: int, t_end: int) -> list[Run]:
+    """Runs from marker slices: ``--marker NAME`` (the target's slices unless
+    ``--marker-process`` widens it), else the harness's "App Benchmark"
+    slices (the target's if it has any, else any process's: harnesses often
+    mark runs from their own process).
+
+    A marker slice is a run from its start to its end (one still open at the
+    trace's end runs to it). An instant marker (dur 0: an atrace instant or
+    an empty slice) starts a run that lasts until the next marker of that
+    name, the last one until the trace's end."""
+    marker = opts.marker or APP_BENCHMARK_SLICE
+    runner.set_input("artscope_marker", [(marker,)])
+    slices = runner.run("marker_slices")
+    if opts.marker is None:
+        own = slices.filter(pl.col("upid").is_in(mine["upid"].to_list()))
+        slices = own if own.height else slices
+    elif opts.marker_process is None:
+        slices = _own_markers(runner, opts, slices, mine)
+    elif opts.marker_process != "*":
+        named = runner.engine.query("SELECT upid, name FROM process")
+        upids = named.filter(pl.col("name") == opts.marker_process)["upid"].to_list()
+        if not upids:
+            raise SelectionError(f"--marker-process {opts.marker_process!r}: no process of "
+                                 "that name in the trace")
+        slices = slices.filter(pl.col("upid").is_in(upids))
+    source = "marker" if opts.marker else "app_benchmark"
+    rows = slices.select("ts", "dur").sort("ts").rows()
+    runs: list[Run] = []
+    for i, (ts, dur) in enumerate(rows):
+        if dur == 0:
+            nxt = next((t for t, _ in rows[i + 1:] if t > ts), None)
+            end = t_end if nxt is None else nxt
+        else:
+            end = t_end if dur == -1 else ts + dur
+        s, e = max(ts, t_start), min(end, t_end)
+        if e > s:
+            runs.append(Run(len(runs), s, e, source))
+    if opts.marker is not None and not runs:
+        where = ("the trace" if opts.marker_process == "*" else
+                 f"process {opts.marker_process!r}" if opts.marker_process else "the app's slices")
+        raise SelectionError(f"marker slice {opts.marker!r} not found in {where}")
+    return runs
+
+
+def _own_markers(runner: MetricRunner, opts: AnalysisOptions, slices: pl.DataFrame,
+                 mine: pl.DataFrame) -> pl.DataFrame:
+    own = slices.filter(pl.col("upid").is_in(mine["upid"].to_list()))
+    if own.height or not slices.height:
+        return own
+    names = runner.engine.query("SELECT upid, name FROM process")
+    others = (slices.join(names, on="upid", how="left")
+              .group_by("name").len().sort(["len", "name"], descending=[True, False]))
+    listed = ", ".join(f"{n or '<no process>'} ({k})" for n, k in others.head(3).rows())
+    raise SelectionError(
+        f"marker slice {opts.marker!r} not found in the app's slices, but other processes "
+        f"have {slices.height}: {listed} — take them with --marker-process NAME (or '*' "
+        "for any process)")
 
 
 def _launch_runs(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame
