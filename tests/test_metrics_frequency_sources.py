@@ -297,7 +297,7 @@ def test_data_loss_reasons(tmp_path, engine, request):
     loss = [x for x in r["health"]["reasons"] if x["id"] == "data_loss"]
     got = sorted((x["severity"], x["actual"] and tuple(sorted(x["actual"].items())),
                   tuple(x["evidence"].get("cpus") or x["evidence"].get("buffers")
-                        or x["evidence"].get("events") or [x["evidence"].get("atrace")]))
+                        or x["evidence"].get("ftrace_events") or [x["evidence"].get("atrace")]))
                  for x in loss)
     assert got == sorted([
         ("warn", (("ftrace_cpu_overrun", 100),), (2,)),
@@ -327,5 +327,5 @@ def test_setup_errors_alone_are_not_partial(tmp_path, engine, request):
     p.ftrace_stats.unknown_ftrace_events.append("mdss/mdp_commit")
     r = _analyze(_write(sch, extra, tmp_path), engine, request)
     (x,) = [x for x in r["health"]["reasons"] if x["id"] == "data_loss"]
-    assert (x["severity"], x["evidence"]["events"]) == ("info", ["mdss/mdp_commit"])
+    assert (x["severity"], x["evidence"]["ftrace_events"]) == ("info", ["mdss/mdp_commit"])
     assert r["partial"] is False

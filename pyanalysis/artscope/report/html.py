@@ -304,7 +304,7 @@ def _metric_tables(result: dict[str, Any], start: int) -> str:
             _rows_table(_readable_freq(memory), start, skip=freq_skip)]
     if other:
         # Every other clock the trace has (GPU, UCLAMP votes, bus domains...):
-        # kept for completeness, folded away, charted only with --all-clocks.
+        # listed (folded away) and charted only with --all-clocks.
         out += [f'<details class="other-clocks"><summary>Other clocks and devices '
                 f'({len(other)}) — not memory controllers, not part of the verdict</summary>',
                 _rows_table(_readable_freq(other), start, skip=freq_skip), "</details>"]
