@@ -44,6 +44,7 @@ GC pauses (sorted by length): A2 1, B2 2, A1 5, B1 9, C1 50 ms.
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 import metric_traces as MT
@@ -94,10 +95,10 @@ def pause_trace(tmp_path_factory):
     return MT.write(pause_schedule(), tmp_path_factory.mktemp("pauses"))
 
 
-def results(path, engine: str, **options):
+def results(path, engine: str, tp_bin: str | None = None, **options):
     import artscope
 
-    rs = artscope.open(str(path), app=MT.APP, engine=engine, **options)
+    rs = artscope.open(str(path), app=MT.APP, engine=engine, tp_bin=tp_bin, **options)
     try:
         out = rs.results
     finally:
@@ -110,24 +111,22 @@ ENGINES = ["embedded", pytest.param("trace_processor", marks=pytest.mark.tp)]
 
 
 @pytest.fixture(scope="module", params=ENGINES)
-def engine(request, pause_trace):
+def engine(request):
+    """(engine name, trace_processor_shell path or None)."""
     if request.param == "trace_processor":
-        import os
-
-        if not os.environ.get("ARTSCOPE_TP_BIN"):
-            pytest.skip("ARTSCOPE_TP_BIN not set")
-    return request.param
+        return request.param, request.getfixturevalue("tp_bin")
+    return request.param, None
 
 
 @pytest.fixture(scope="module")
 def whole(pause_trace, engine):
-    (r,) = results(pause_trace, engine)
+    (r,) = results(pause_trace, *engine)
     return r
 
 
 @pytest.fixture(scope="module")
 def first_half(pause_trace, engine):
-    (r,) = results(pause_trace, engine, window="+0ms:+500ms")
+    (r,) = results(pause_trace, *engine, window="+0ms:+500ms")
     return r
 
 
@@ -217,7 +216,7 @@ def test_pause_rows_name_their_source(pause_trace, engine):
     import artscope
     from artscope.metrics.runner import MetricRunner  # noqa: F401
 
-    rs = artscope.open(str(pause_trace), app=MT.APP, engine=engine)
+    rs = artscope.open(str(pause_trace), app=MT.APP, engine=engine[0], tp_bin=engine[1])
     try:
         rows = rs.analysis.runner.run("gc_pause")
     finally:
@@ -279,7 +278,30 @@ def test_unfinished_gc_counted_as_perfettos_stdlib(tmp_path, tp_bin):
     stdlib = [tuple(int(x) for x in line.split(",")) for line in out.splitlines()[1:] if line]
     assert stdlib == [(t(20), ms(30)), (t(30), ms(20)), (t(100), ms(50) - 1)]
     for engine in ("embedded", "trace_processor"):
-        (r,) = results(path, engine)
+        (r,) = results(path, engine, tp_bin=tp_bin if engine == "trace_processor" else None)
         got = [(e["ts"], e["dur"], e["unfinished"]) for e in r["gc"]["events"]]
         assert got == [(t(20), ms(10), False), (t(30), ms(20), False),
                        (t(100), ms(50) - 1, True)]
+
+
+def test_report_charts_draw_pauses_and_mmu(pause_trace):
+    import artscope
+    from artscope.report import charts
+
+    with artscope.open(str(pause_trace), app=MT.APP, engine="embedded",
+                       window="+0ms:+500ms") as rs:
+        rows = charts.pause_rows(rs, 0)
+        # lanes in W = [0, 500): GCs A [100,140) and B [200,280); GC pauses A1, A2,
+        # B1, B2; the trim's suspend-all; main's wait [230,250); W1's wait [120,135)
+        got = sorted((r["lane"], round(r["t0"] * 1000), round(r["dur_ms"]))
+                     for r in rows.iter_rows(named=True))
+        assert got == sorted([
+            ("GC", 100, 40), ("GC", 200, 80),
+            ("GC pause", 110, 5), ("GC pause", 136, 1), ("GC pause", 220, 9),
+            ("GC pause", 240, 2), ("other suspend-all", 401, 5),
+            ("main thread waits", 230, 20), ("other mutator waits", 120, 15)])
+        mmu = charts.mmu_rows(rs, 0)
+        assert mmu.filter(pl.col("window_ns") == ms(10))["mmu"].to_list() == [
+            pytest.approx(0.1), 0.0]  # app curve, then the main thread's
+        for chart in (charts.gc_pauses(rs, 0), charts.mmu(rs, 0)):
+            chart.to_dict()  # validates against the Vega-Lite schema

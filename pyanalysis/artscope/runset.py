@@ -66,16 +66,43 @@ class RunSet:
 
     def gc(self) -> pl.DataFrame:
         """GC CPU share and counts per run."""
-        return self._section("gc", drop=("events", "by_type"))
+        return self._section("gc", drop=("events", "by_cause", "by_kind", "mmu",
+                                          "main_thread_mmu"))
 
-    def gc_by_type(self) -> pl.DataFrame:
+    def gc_by_cause(self) -> pl.DataFrame:
+        """GC count and CPU per run and cause (alloc, background, explicit ...)."""
+        return self._gc_breakdown("by_cause", "cause")
+
+    def gc_by_kind(self) -> pl.DataFrame:
+        """GC count and CPU per run and kind (young, partial, full)."""
+        return self._gc_breakdown("by_kind", "kind")
+
+    def _gc_breakdown(self, group: str, column: str) -> pl.DataFrame:
         return pl.DataFrame([
-            {"run": r["run"], "gc_type": t, **v}
-            for r in self.results for t, v in r["gc"]["by_type"].items()],
+            {"run": r["run"], column: k, **v}
+            for r in self.results for k, v in r["gc"][group].items()],
             infer_schema_length=None)
 
+    def gc_pauses(self) -> pl.DataFrame:
+        """One row per run and pause (sql-metrics/gc_pause.sql): gc_id (null:
+        a suspend-all outside any GC), ts, dur, dur_in_run, source, thread."""
+        return self.analysis.tables["gc_pause"]
+
+    def gc_mmu(self) -> pl.DataFrame:
+        """MMU per run and window: ``mmu`` over GC pauses, ``main_thread_mmu``
+        with the main thread's GC waits too (null: pauses unknown)."""
+        rows = []
+        for r in self.results:
+            main = {p["window_ns"]: p["mmu"] for p in r["gc"].get("main_thread_mmu") or []}
+            rows += [{"run": r["run"], "window_ms": p["window_ns"] / 1e6, "mmu": p["mmu"],
+                      "main_thread_mmu": main.get(p["window_ns"])}
+                     for p in r["gc"].get("mmu") or []]
+        return pl.DataFrame(rows, schema={"run": pl.Int64, "window_ms": pl.Float64,
+                                          "mmu": pl.Float64, "main_thread_mmu": pl.Float64})
+
     def gc_events(self) -> pl.DataFrame:
-        """One row per GC: ts, dur, type, thread, cpu_ns, runnable_ns."""
+        """One row per GC: ts, dur, name, cause, kind, unfinished, thread, cpu_ns,
+        runnable_ns."""
         return self.analysis.tables["gc_events"]
 
     def pinning(self) -> pl.DataFrame:
@@ -170,5 +197,11 @@ class RunSet:
     def plot_gc(self, **kw: Any) -> Any:
         return self._charts().gc_cpu(self, **kw)
 
-    def plot_mmu(self, run: int = 0, **kw: Any) -> Any:
-        return self._charts().mmu(self, run, **kw)
+    def plot_mmu(self, run: int = 0) -> Any:
+        """Minimum mutator utilisation over GC pauses (and with the main
+        thread's GC waits)."""
+        return self._charts().mmu(self, run)
+
+    def plot_gc_pauses(self, run: int = 0) -> Any:
+        """The run's GCs, their pauses, other suspend-alls and GC waits over W."""
+        return self._charts().gc_pauses(self, run)

@@ -21,7 +21,6 @@ import altair as alt
 import polars as pl
 
 from artscope.errors import UsageError
-from artscope.metrics.mmu import log_windows, mmu as mmu_curve
 from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS
 
 if TYPE_CHECKING:
@@ -591,7 +590,7 @@ def frame_durations(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
 # -- GC --------------------------------------------------------------------------
 
 def gc_cpu(runset: "Runs", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
-    """CPU of every GC (by start time, colored by type) and GC share per run."""
+    """CPU of every GC (by start time, colored by cause) and GC share per run."""
     ev = runset.gc_events()
     starts = {r["run"]: r["window"]["start_ts"] for r in runset.results}
     per_run = runset.gc()
@@ -620,14 +619,14 @@ def gc_cpu(runset: "Runs", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
     if ev.height > max_rows:
         ev = ev.sort("cpu_ns", descending=True).head(max_rows)
     left = (alt.Chart(_data(ev.select("run", "t", "cpu_ms", "dur_ms", "runnable_ms",
-                                      "gc_type", "name", "thread_name", "ts")),
+                                      "cause", "kind", "name", "thread_name", "ts")),
                       title="CPU per GC")
             .mark_point(size=70, opacity=0.85, filled=True)
             .encode(x=alt.X("t:Q", title="GC start, since its run's start (s)"),
                     y=alt.Y("cpu_ms:Q", title="GC CPU (ms)"),
-                    color=alt.Color("gc_type:N", title="GC type"),
+                    color=alt.Color("cause:N", title="GC cause"),
                     shape=alt.Shape("run:N"),
-                    tooltip=["run:O", "name:N", "thread_name:N", "gc_type:N",
+                    tooltip=["run:O", "name:N", "thread_name:N", "cause:N", "kind:N",
                              alt.Tooltip("t:Q", format=".4f", title="start (s since run start)"),
                              alt.Tooltip("cpu_ms:Q", format=".3f"),
                              alt.Tooltip("dur_ms:Q", format=".3f"),
@@ -637,33 +636,97 @@ def gc_cpu(runset: "Runs", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
     return left if per_run.height == 1 else alt.hconcat(left, right)
 
 
-def mmu_rows(runset: "Runs", run: int = 0,
-             windows: Iterable[float] | None = None) -> pl.DataFrame:
-    """(window_ns, window_ms, mmu) of the run (see artscope.metrics.mmu)."""
-    result = _result(runset, run)
-    start, end = _window(result)
-    pts = mmu_curve(gc_intervals(runset, run), start, end,
-                    log_windows(end - start) if windows is None else windows)
-    return pl.DataFrame(pts, schema=["window_ns", "mmu"], orient="row").with_columns(
+def mmu_rows(runset: "Runs", run: int = 0) -> pl.DataFrame:
+    """(curve, window_ns, window_ms, mmu) of the run's ``gc.mmu`` (the
+    mutator is unavailable during GC pauses) and ``gc.main_thread_mmu`` (GC
+    pauses plus the main thread's GC waits); empty when pauses are unknown."""
+    g = _result(runset, run)["gc"]
+    rows = [{"curve": label, "window_ns": p["window_ns"], "mmu": p["mmu"]}
+            for key, label in (("mmu", "app (GC pauses)"),
+                               ("main_thread_mmu", "main thread (pauses + GC waits)"))
+            for p in g.get(key) or []]
+    schema = {"curve": pl.String, "window_ns": pl.Int64, "mmu": pl.Float64}
+    return pl.DataFrame(rows, schema=schema).with_columns(
         window_ms=pl.col("window_ns") / 1e6)
 
 
-def mmu(runset: "Runs", run: int = 0,
-        windows: Iterable[float] | None = None) -> alt.TopLevelMixin:
-    """Minimum mutator utilization over log-spaced window sizes."""
-    title = f"Run {run}: minimum mutator utilization"
-    rows = mmu_rows(runset, run, windows)
+def mmu(runset: "Runs", run: int = 0) -> alt.TopLevelMixin:
+    """Minimum mutator utilisation over GC pauses at 1 ms .. 1 s windows."""
+    title = f"Run {run}: minimum mutator utilisation over GC pauses"
+    rows = mmu_rows(runset, run)
+    g = _result(runset, run)["gc"]
     if rows.is_empty():
-        return placeholder(title, "empty run window")
-    n = len(gc_intervals(runset, run))
+        why = ("pause times unknown (no GC phase slices in the trace)"
+               if g.get("pause_count") is None else "run window shorter than 1 ms")
+        return placeholder(title, why)
+    sub = (f"{g['pause_count']} GC pause(s) in the run, longest "
+           f"{(g['pause_max_ns'] or 0) / 1e6:.3f} ms: MMU(w) is the smallest share of "
+           "any w-long window in which mutators could run")
     return (alt.Chart(_data(rows))
             .mark_line(point=True)
-            .encode(x=alt.X("window_ms:Q", title="window (ms)", scale=alt.Scale(type="log")),
-                    y=alt.Y("mmu:Q", title="MMU", scale=alt.Scale(domain=[0, 1])),
-                    tooltip=[alt.Tooltip("window_ms:Q", format=".3f"),
+            .encode(x=alt.X("window_ms:Q", title="window w (ms)", scale=alt.Scale(type="log")),
+                    y=alt.Y("mmu:Q", title="MMU (share of the window free of pauses)",
+                            scale=alt.Scale(domain=[0, 1])),
+                    color=alt.Color("curve:N", title="unavailable during"),
+                    tooltip=["curve:N", alt.Tooltip("window_ms:Q", format=".0f"),
                              alt.Tooltip("mmu:Q", format=".4f")])
-            .properties(title=alt.Title(title, subtitle=f"from {n} GC slice(s) of the "
-                                        "target threads"), width=WIDTH, height=200))
+            .properties(title=alt.Title(title, subtitle=sub), width=WIDTH, height=200))
+
+
+PAUSE_COLOR = "#d62728"
+
+
+def pause_rows(runset: "Runs", run: int = 0) -> pl.DataFrame:
+    """Bars of the pause timeline: the run's GCs, GC pauses, other suspend-alls
+    and mutator GC waits, clipped to W (lane, start/end in s since W's start)."""
+    result = _result(runset, run)
+    start, end = _window(result)
+    rows = []
+
+    def add(lane: str, s: int, e: int, what: str) -> None:
+        s, e = max(s, start), min(e, end)
+        if e > s:
+            rows.append({"lane": lane, "t0": (s - start) / 1e9, "t1": (e - start) / 1e9,
+                         "dur_ms": (e - s) / 1e6, "what": what})
+
+    for e in result["gc"].get("events") or []:
+        add("GC", e["ts"], e["ts"] + e["dur"], e["name"])
+    tables = runset.analysis.tables
+    for r in _by_run(tables.get("gc_pause", pl.DataFrame()), run).iter_rows(named=True):
+        lane = "GC pause" if r["gc_id"] is not None else "other suspend-all"
+        add(lane, r["ts"], r["ts"] + r["dur"], f"{r['source']} on {r['thread_name']}")
+    for r in _by_run(tables.get("gc_wait", pl.DataFrame()), run).iter_rows(named=True):
+        lane = "main thread waits" if r["is_main_thread"] else "other mutator waits"
+        add(lane, r["ts"], r["ts"] + r["dur"], f"GC: Wait For Completion on {r['thread_name']}")
+    return pl.DataFrame(rows, schema={"lane": pl.String, "t0": pl.Float64, "t1": pl.Float64,
+                                      "dur_ms": pl.Float64, "what": pl.String})
+
+
+def gc_pauses(runset: "Runs", run: int = 0) -> alt.TopLevelMixin:
+    """GC slices, the pauses inside them and what the app waited for, over W."""
+    title = f"Run {run}: GC pauses"
+    g = _result(runset, run)["gc"]
+    rows = pause_rows(runset, run)
+    if rows.is_empty():
+        return placeholder(title, "no GC, pause or GC wait in the run window")
+    lanes = ["GC", "GC pause", "other suspend-all", "main thread waits", "other mutator waits"]
+    colors = alt.Scale(domain=lanes, range=[GC_COLOR, PAUSE_COLOR, "#9467bd", "#8c564b",
+                                            "#7f7f7f"])
+    sub = ("pauses unknown (no GC phase slices)" if g.get("pause_count") is None else
+           f"{g['pause_count']} pause(s), {(g['pause_total_ns'] or 0) / 1e6:.3f} ms in all, "
+           f"max {(g['pause_max_ns'] or 0) / 1e6:.3f} ms; main thread waited "
+           f"{(g.get('main_thread_wait_ns') or 0) / 1e6:.3f} ms")
+    return (alt.Chart(_data(rows))
+            # the stroke keeps sub-pixel pauses visible
+            .mark_bar(strokeWidth=1.5)
+            .encode(x=alt.X("t0:Q", title="time since run start (s)"), x2="t1:Q",
+                    y=alt.Y("lane:N", sort=lanes, title=None),
+                    color=alt.Color("lane:N", scale=colors, legend=None),
+                    stroke=alt.Stroke("lane:N", scale=colors, legend=None),
+                    tooltip=["lane:N", "what:N", alt.Tooltip("t0:Q", format=".4f"),
+                             alt.Tooltip("dur_ms:Q", format=".3f", title="ms")])
+            .properties(title=alt.Title(title, subtitle=sub), width=WIDTH,
+                        height=30 * rows["lane"].n_unique() + 20))
 
 
 # -- across runs -------------------------------------------------------------------
