@@ -81,34 +81,50 @@ def results_table(rows: list[dict[str, Any]]) -> str:
     def build(console: Any) -> None:
         t = Table(show_lines=False, pad_edge=False)
         for col in ("trace", "run", "window", "verdict", "GC share", "GC count",
-                    "off-mask", "migr.", "janky", "cpufreq stable", "memfreq stable"):
+                    "max pause", "off-mask", "migr.", "janky", "cpufreq stable",
+                    "memfreq stable"):
             t.add_column(col, overflow="fold")
         for r in rows:
             if "error" in r:
-                t.add_row(os.path.basename(r["trace"]), "—", "—", "error",
-                          r["error"], "", "", "", "", "", "")
+                # the message goes on a line of its own below the table
+                t.add_row(os.path.basename(r["trace"]), "—", "—", "error", *[""] * 8)
                 continue
             w = r["window"]
             mem = [m for m in r["memfreq"] if m["is_memory"]]
             jank = r["jank"]
+            pause = r["gc"].get("pause_max_ns")
             t.add_row(
                 os.path.basename(r["trace"]), str(r["run"]),
                 f"{(w['end_ts'] - w['start_ts']) / 1e9:.3f} s ({w['source']})",
                 r["health"]["verdict"], _pct(r["gc"]["gc_cpu_share"]),
-                _num(r["gc"]["gc_count"]), _pct(r["pinning"]["off_mask_share"]),
+                _num(r["gc"]["gc_count"]),
+                "—" if pause is None else f"{pause / 1e6:.2f} ms",
+                _pct(r["pinning"]["off_mask_share"]),
                 _num(r["pinning"]["migrations"]),
                 "—" if jank["janky_pct"] is None else f"{jank['janky_pct']:.1f}%",
                 _stable(r["cpufreq"]), _stable(mem))
         console.print(t)
-        for r in rows:
-            for reason in (r.get("health") or {}).get("reasons", []):
-                console.print(f"[{os.path.basename(r['trace'])} run {r['run']}] "
-                              f"{reason['severity'].upper()} {reason['id']}: "
-                              f"{reason['message']}", soft_wrap=True)
+        for line in reason_lines(rows):
+            console.print(line, soft_wrap=True, highlight=False, markup=False)
         for line in launch_lines(rows):
             console.print(line, soft_wrap=True, highlight=False, markup=False)
 
     return _rich_text(build)
+
+
+def reason_lines(rows: list[dict[str, Any]]) -> list[str]:
+    """One line per reason, and per trace that failed, each naming its trace
+    and run: "[trace.pftrace run 0] WARN id: message"."""
+    lines = []
+    for r in rows:
+        name = os.path.basename(r["trace"])
+        if "error" in r:
+            lines.append(f"[{name}] ERROR: {r['error']}")
+            continue
+        for reason in (r.get("health") or {}).get("reasons", []):
+            lines.append(f"[{name} run {r['run']}] {reason['severity'].upper()} "
+                         f"{reason['id']}: {reason['message']}")
+    return lines
 
 
 def verdict_table(rows: list[dict[str, Any]]) -> str:
@@ -121,12 +137,14 @@ def verdict_table(rows: list[dict[str, Any]]) -> str:
             t.add_column(col, overflow="fold")
         for r in rows:
             if "error" in r:
-                t.add_row(r["trace"], "—", "error", r["error"])
+                t.add_row(r["trace"], "—", "error", "see below")
                 continue
             reasons = "; ".join(f"{x['severity']}: {x['message']}"
                                 for x in r["health"]["reasons"]) or "—"
             t.add_row(r["trace"], str(r["run"]), r["health"]["verdict"], reasons)
         console.print(t)
+        for line in reason_lines([r for r in rows if "error" in r]):
+            console.print(line, soft_wrap=True, highlight=False, markup=False)
 
     return _rich_text(build)
 
