@@ -105,7 +105,7 @@ def test_app_not_found_shows_the_best_candidates(candidates_trace, engine):
         "TRACE): com.example.bench (pid 1000, 40.0 ms CPU, marker App Benchmark, 1 GC slice), "
         "com.example.drawer (pid 2000, 1.0 ms CPU, 1 frame), com.example.busy (pid 3000, "
         "50.0 ms CPU), /system/bin/surfaceflinger (pid 600, 80.0 ms CPU), /system/bin/init "
-        "(pid 1, 0.0 ms CPU)")
+        "(pid 1)")
 
 
 def test_cli_apps_formats(candidates_trace):

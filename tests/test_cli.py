@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -88,10 +89,17 @@ def test_bad_input_one_line(tmp_path, content, expect):
     assert list(tmp_path.iterdir()) == ([path] if content is not None else [])
 
 
-def test_app_not_in_trace_lists_biggest_processes():
+def test_app_not_in_trace_lists_the_best_candidates():
     line = one_line_error(run("analyze", str(FIX / "pinned_clean.pftrace"), "--app", "nope"))
-    assert line == ("artscope: error: app 'nope' is not in the trace; biggest processes by "
-                    "CPU: com.android.systemui (pid 1500), com.example.bench (pid 1000)")
+    assert line.startswith("artscope: error: app 'nope' is not in the trace; best candidates "
+                           "(all: artscope apps TRACE): com.example.bench (pid 1000, ")
+    # the benchmark (App Benchmark marker, frames, GCs) before systemui (an
+    # app with more CPU but neither); then system processes: surfaceflinger
+    # (display frames), init and zygote (never ran)
+    assert re.findall(r"([\w./]+) \(pid (\d+)", line) == [
+        ("com.example.bench", "1000"), ("com.android.systemui", "1500"),
+        ("/system/bin/surfaceflinger", "600"), ("/system/bin/init", "1"), ("zygote64", "700")]
+    assert "marker App Benchmark, 31 frames, 5 GC slices" in line
 
 
 def test_marker_not_found():

@@ -208,15 +208,16 @@ def hint(engine: Engine, gc_patterns: Sequence[str] = DEFAULT_GC_PATTERNS,
     top = candidates(engine, markers, gc_patterns).head(limit)
     shown = []
     for r in top.iter_rows(named=True):
-        evidence = [f"{(r['cpu_ns'] or 0) / 1e6:.1f} ms CPU"]
+        # (no CPU figure for a process the trace never saw running)
+        evidence = [] if r["cpu_ns"] is None else [f"{r['cpu_ns'] / 1e6:.1f} ms CPU"]
         if r["markers"]:
             evidence.append(f"marker {r['markers']}")
         if r["frames"]:
             evidence.append(f"{r['frames']} frame{'s' if r['frames'] != 1 else ''}")
         if r["gc_slices"]:
             evidence.append(f"{r['gc_slices']} GC slice{'s' if r['gc_slices'] != 1 else ''}")
-        shown.append(f"{label(r['name'], r['main_thread'], r['package'])} (pid {r['pid']}, "
-                     f"{', '.join(evidence)})")
+        shown.append(f"{label(r['name'], r['main_thread'], r['package'])} "
+                     f"({', '.join(['pid ' + str(r['pid']), *evidence])})")
     if not shown:
         return ""
     return ("; best candidates (all: artscope apps TRACE): " + ", ".join(shown))
