@@ -348,7 +348,11 @@ def _run_section(rs: "RunSet", result: dict[str, Any], charts_: _Charts, mod: An
              ("frame durations", frames), ("GC pauses", mod.gc_pauses), ("MMU", mod.mmu))
     for title, fn in whole:
         out.append(charts_.add(f"run {run} {title}", lambda fn=fn: fn(rs, run)))
-    out += ["</div>", "</section>"]
+    out.append("</div>")
+    from artscope.report import memory_charts
+
+    out.append(memory_charts.report_section(rs, result, charts_.add, start))
+    out.append("</section>")
     return "\n".join(out)
 
 
