@@ -31,7 +31,8 @@ MS = 1_000_000
 #: quantile tan(pi (p - 1/2)) and (2p - 1) / sqrt(2p(1 - p))), a t-table's
 #: values to 10 digits for the rest -- compare with rel=1e-9.
 T975 = {1: math.tan(math.pi * 0.475), 2: 0.95 / math.sqrt(2 * 0.975 * 0.025),
-        3: 3.182446305, 4: 2.776445105, 5: 2.570581836, 7: 2.364624252, 17: 2.109815578}
+        3: 3.182446305, 4: 2.776445105, 5: 2.570581836, 7: 2.364624252, 14: 2.144786688,
+        17: 2.109815578}
 
 _ROOT = Path(tempfile.mkdtemp(prefix="artscope-study-"))
 atexit.register(shutil.rmtree, _ROOT, True)
