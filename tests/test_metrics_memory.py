@@ -151,10 +151,10 @@ def test_memory_reasons(engine, memory_trace, request):
     reclaim, kswapd, kill = got
     # the reclaim reason spans the reclaim slices in W; the kill its instant
     assert (reclaim["start_ts"], reclaim["end_ts"]) == (t(100), t(380))
-    assert [x["tid"] for x in reclaim["evidence"]["threads"]] == [HTD, MAIN]
+    assert [x["tid"] for x in reclaim["evidence"]["reclaim_threads"]] == [HTD, MAIN]
     assert kswapd["evidence"]["cpus"] == [6, 7]
     assert kill["start_ts"] == t(850)
-    assert [p["pid"] for p in kill["evidence"]["processes"]] == [OTHER_PID, MT.PID]
+    assert [p["pid"] for p in kill["evidence"]["killed"]] == [OTHER_PID, MT.PID]
     assert r["health"]["verdict"] == "fail"
 
 

@@ -522,8 +522,9 @@ def _memory_pressure_reasons(result: dict[str, Any], th: HealthThresholds,
             f"and {_rel(last, w_start)} — free memory first (stop background apps, drop "
             "caches) or give the app a larger heap margin",
             f"direct_reclaim_share <= {th.direct_reclaim_share_warn}", share,
-            {"threads": [{"tid": t["tid"], "name": t["name"],
-                          "direct_reclaim_ns": t["direct_reclaim_ns"]} for t in threads],
+            {"reclaim_threads": [{"tid": t["tid"], "name": t["name"],
+                                  "direct_reclaim_ns": t["direct_reclaim_ns"]}
+                                 for t in threads],
              "time_ranges": [[first, last]]}, (first, last)))
     kshare = mem.get("kswapd_allowed_share")
     if kshare is not None and kshare > th.kswapd_allowed_share_warn:
@@ -536,8 +537,9 @@ def _memory_pressure_reasons(result: dict[str, Any], th: HealthThresholds,
             f"{_s(mem['kswapd_cpu_ns'])} on all CPUs) — the system was short of memory: "
             "free memory before the run",
             f"kswapd_allowed_share <= {th.kswapd_allowed_share_warn}", kshare,
-            {"threads": [{"name": "kswapd", "cpu_ns": mem["kswapd_allowed_cpu_ns"]}],
-             "cpus": allowed, "time_ranges": [[window[0], window[1]]]}, window))
+            {"kswapd_allowed_cpu_ns": mem["kswapd_allowed_cpu_ns"],
+             "kswapd_cpu_ns": mem["kswapd_cpu_ns"], "cpus": allowed,
+             "time_ranges": [[window[0], window[1]]]}, window))
     return out
 
 
@@ -567,8 +569,8 @@ def _lmk_kill_reasons(result: dict[str, Any],
     first, last = min(k["ts"] for k in shown), max(k["ts"] for k in shown)
     return [_reason(
         "lmk_kill", severity, msg, "no process killed in the window", len(shown),
-        {"processes": [{"pid": k["pid"], "name": k["process"], "ts": k["ts"],
-                        "source": k["source"], "is_target": k["is_target"]} for k in kills],
+        {"killed": [{"pid": k["pid"], "name": k["process"], "ts": k["ts"],
+                     "source": k["source"], "is_target": k["is_target"]} for k in kills],
          "time_ranges": [[k["ts"], k["ts"]] for k in shown]},
         (first, max(last, first + 1)))]
 
