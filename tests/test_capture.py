@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 from perfetto.trace_builder.proto_builder import TraceProtoBuilder
 
 from artscope import capture as capture_mod
@@ -17,7 +18,7 @@ from artscope.cli import main
 
 SERIAL = "emulator-5554"
 APP = "com.example.app"
-CFG = "/data/misc/perfetto-configs/artscope.pbtxt"
+CFG = "/data/misc/perfetto-configs/artscope.pb"
 TRACE = "/data/misc/perfetto-traces/artscope.pftrace"
 
 # A stand-in for adb: appends its argv to a log, keeps "device" files under a
@@ -75,6 +76,17 @@ sys.exit(1)
 '''
 
 
+LIGHT_EVENTS = [  # artscope-light's ftrace events, in file order
+    "sched/sched_switch", "sched/sched_process_exit", "sched/sched_process_free",
+    "task/task_newtask", "task/task_rename", "power/cpu_frequency", "power/cpu_frequency_limits",
+    "power/clock_set_rate", "devfreq/devfreq_frequency", "dcvs/qcom_dcvs_update",
+    "dcvs/memlat_dev_update", "dcvs/bw_hwmon_update",
+]
+# What a Pixel 6 kernel (5.10) does not have: perfetto reports them unknown.
+TENSOR_UNKNOWN = ["devfreq/devfreq_frequency", "dcvs/qcom_dcvs_update",
+                  "dcvs/memlat_dev_update", "dcvs/bw_hwmon_update"]
+
+
 def make_trace() -> bytes:
     """3 sched_switch on CPU 0 over 2.5 s, 2 cpu_frequency, 1 named process."""
     b = TraceProtoBuilder()
@@ -100,6 +112,98 @@ def make_trace() -> bytes:
         ev.timestamp, ev.pid = ts, 0
         ev.cpu_frequency.state, ev.cpu_frequency.cpu_id = khz, 0
     return b.serialize()
+
+
+def device_trace(
+    *,
+    config: str | None = "artscope-light",
+    unknown: list[str] | tuple[str, ...] = tuple(TENSOR_UNKNOWN),
+    failed: list[str] | tuple[str, ...] = (),
+    atrace_errors: str = "",
+    absent: tuple[str, ...] = (),
+    overrun: tuple[int, int] = (0, 0),
+    markers: int = 1,
+    gcs: int = 2,
+    debuggable: bool = False,
+    profileable: bool = True,
+    app_process: bool = True,
+    suspend_ns: int = 0,
+) -> bytes:
+    """A trace as a Pixel 6 sends it with ``config`` (recorded in the trace
+    as its TraceConfig): FtraceStats naming ``unknown`` / ``failed`` events
+    at the start, one event of each of artscope-light's kernel events except
+    the refused ones and ``absent``, CPU 2's overrun counter at the start and
+    end (``overrun``), ``markers`` "App Benchmark" and ``gcs`` GC slices on
+    the app's main thread, and the app's package flags."""
+    t = pb.Trace()
+    if config is not None:
+        t.packet.add(timestamp=1).trace_config.CopyFrom(
+            configs.parse_config(configs.render_config(config, app=APP, duration="2s")))
+    p = t.packet.add(timestamp=10, trusted_packet_sequence_id=2)
+    fs = p.ftrace_stats
+    fs.phase = pb.FtraceStats.START_OF_TRACE
+    fs.cpu_stats.add(cpu=2, overrun=overrun[0])
+    fs.unknown_ftrace_events.extend(unknown)
+    fs.failed_ftrace_events.extend(failed)
+    if atrace_errors:
+        fs.atrace_errors = atrace_errors
+    p = t.packet.add(timestamp=20)
+    if app_process:
+        proc = p.process_tree.processes.add(pid=1234, ppid=1)
+        proc.cmdline.append(APP)
+    pkg = t.packet.add(timestamp=20).packages_list.packages.add()
+    pkg.name, pkg.uid, pkg.debuggable, pkg.profileable_from_shell = APP, 10100, debuggable, profileable
+    bundle = t.packet.add().ftrace_events
+    bundle.cpu = 0
+    ms = 1_000_000
+    refused = set(unknown) | set(failed)
+
+    def add(event: str, ts_ms: float, pid: int = 1234):
+        if event in refused or event in absent:
+            return None
+        ev = bundle.event.add(timestamp=int(1000 * ms + ts_ms * ms), pid=pid)
+        return ev
+
+    if ev := add("sched/sched_switch", 0, 0):
+        ev.sched_switch.prev_pid, ev.sched_switch.prev_comm, ev.sched_switch.prev_state = 0, "swapper", 0
+        ev.sched_switch.next_pid, ev.sched_switch.next_comm = 1234, "example.app"
+    if ev := add("sched/sched_switch", 900):
+        ev.sched_switch.prev_pid, ev.sched_switch.prev_comm, ev.sched_switch.prev_state = 1234, "example.app", 1
+        ev.sched_switch.next_pid, ev.sched_switch.next_comm = 0, "swapper"
+    if ev := add("task/task_newtask", 1):
+        ev.task_newtask.pid, ev.task_newtask.comm, ev.task_newtask.clone_flags = 1240, "example.app", 0x10000
+    if ev := add("task/task_rename", 2, 1240):
+        ev.task_rename.pid, ev.task_rename.oldcomm, ev.task_rename.newcomm = 1240, "example.app", "HeapTaskDaemon"
+    if ev := add("power/cpu_frequency", 3, 0):
+        ev.cpu_frequency.state, ev.cpu_frequency.cpu_id = 1_800_000, 0
+    if ev := add("power/cpu_frequency_limits", 4, 0):
+        lim = ev.cpu_frequency_limits
+        lim.min_freq, lim.max_freq, lim.cpu_id = 300_000, 1_800_000, 0
+    if ev := add("power/clock_set_rate", 5, 0):
+        ev.clock_set_rate.name, ev.clock_set_rate.state, ev.clock_set_rate.cpu_id = "17000010.devfreq_mif", 3_172_000, 0
+    for i in range(markers):  # App Benchmark from 10 + 100i ms to 60 + 100i ms
+        if ev := add("ftrace/print", 10 + 100 * i):
+            ev.print.buf = "B|1234|App Benchmark\n"
+        if ev := add("ftrace/print", 60 + 100 * i):
+            ev.print.buf = "E|1234\n"
+    for i in range(gcs):  # each GC inside a marker
+        if ev := add("ftrace/print", 20 + 100 * i):
+            ev.print.buf = "B|1234|young concurrent mark compact GC\n"
+        if ev := add("ftrace/print", 30 + 100 * i):
+            ev.print.buf = "E|1234\n"
+    if ev := add("sched/sched_process_exit", 800, 1240):
+        ev.sched_process_exit.pid, ev.sched_process_exit.tgid, ev.sched_process_exit.comm = 1240, 1234, "HeapTaskDaemon"
+    if ev := add("sched/sched_process_free", 810, 0):
+        ev.sched_process_free.pid, ev.sched_process_free.comm = 1240, "HeapTaskDaemon"
+    if suspend_ns:
+        for start in (1, 0):
+            ev = bundle.event.add(timestamp=1000 * ms + 850 * ms + (0 if start else suspend_ns), pid=0)
+            ev.suspend_resume.action, ev.suspend_resume.val, ev.suspend_resume.start = "machine_suspend", 3, start
+    p = t.packet.add(timestamp=2000 * ms, trusted_packet_sequence_id=2)
+    fs = p.ftrace_stats
+    fs.phase = pb.FtraceStats.END_OF_TRACE
+    fs.cpu_stats.add(cpu=2, overrun=overrun[1])
+    return t.SerializeToString()
 
 
 class Fake:
@@ -153,7 +257,7 @@ def _full_flow(serial: str = SERIAL) -> list[list[str]]:
         s + ["shell", "command", "-v", "perfetto"],
         s + ["push", "<local>", CFG],
         s + ["shell", "rm", "-f", TRACE],
-        s + ["shell", "perfetto", "--txt", "-c", CFG, "-o", TRACE],
+        s + ["shell", "perfetto", "-c", CFG, "-o", TRACE],
         s + ["pull", TRACE, "<part>"],
     ]
 
@@ -163,7 +267,7 @@ def _normalised(calls: list[list[str]]) -> list[list[str]]:
     out = []
     for call in calls:
         if "push" in call:
-            call = [a if not a.endswith("artscope.pbtxt") or a == CFG else "<local>" for a in call]
+            call = [a if not a.endswith("artscope.pb") or a == CFG else "<local>" for a in call]
         if "pull" in call:
             call = call[:-1] + ["<part>"]
         out.append(call)
@@ -178,14 +282,21 @@ def _error(result) -> tuple[int, str, str]:
 RECORDING = f"recording 2 s with artscope-light on {SERIAL} ...\n"
 
 
+def _stub_inspect(summary: capture_mod.TraceSummary, seen: list | None = None):
+    """An inspect_trace that reports ``summary`` and a check with no findings."""
+
+    def inspect(path, config, app, marker=None):
+        if seen is not None:
+            seen.append((Path(path).read_bytes(), config, app, marker))
+        return summary, capture_mod.CaptureCheck([], [])
+
+    return inspect
+
+
 def test_capture_success_flow_with_summary_stubbed(fake, monkeypatch):
-    seen = []
-
-    def summary(path):
-        seen.append(Path(path).read_bytes())
-        return capture_mod.TraceSummary(2_500_000_000, {"sched slices": 3, "frames": 0})
-
-    monkeypatch.setattr(capture_mod, "summarize_trace", summary)
+    seen: list = []
+    summary = capture_mod.TraceSummary(2_500_000_000, {"sched slices": 3, "frames": 0})
+    monkeypatch.setattr(capture_mod, "inspect_trace", _stub_inspect(summary, seen))
     result = fake.run()
     size = len(fake.trace.read_bytes())
     assert _error(result) == (
@@ -194,22 +305,37 @@ def test_capture_success_flow_with_summary_stubbed(fake, monkeypatch):
         RECORDING,
     )
     assert _normalised(fake.calls()) == _full_flow()
-    assert fake.out.read_bytes() == fake.trace.read_bytes() == seen[0]
+    assert fake.out.read_bytes() == fake.trace.read_bytes() == seen[0][0]
     assert fake.leftovers() == ["run.pftrace"]  # the .part file was renamed, not copied
-    pushed = (fake.root / CFG.lstrip("/")).read_text()
-    assert pushed == configs.render_config("artscope-light", app=APP, duration="2s")
-    assert configs.parse_config(pushed).duration_ms == 2000
+    # The device gets the rendered config as a binary TraceConfig (perfetto
+    # reads it ignoring fields it does not know), and the check gets it too.
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
+
+    pushed = TraceConfig.FromString((fake.root / CFG.lstrip("/")).read_bytes())
+    assert pushed == configs.parse_config(configs.render_config("artscope-light", app=APP, duration="2s"))
+    assert pushed.duration_ms == 2000
+    assert seen[0][1:] == (pushed, APP, None)
 
 
 def test_capture_success_end_to_end_summary(fake):
-    """The real embedded engine reads the pulled trace and counts what arrived."""
+    """The real embedded engine reads the pulled trace, counts what arrived
+    and checks it against the config: make_trace has sched_switch and
+    cpu_frequency only, the app's process but no slice at all, no
+    FtraceStats (nothing refused, nothing lost) and no package list."""
     result = fake.run()
     size = len(fake.trace.read_bytes())
+    empty = [e for e in LIGHT_EVENTS if e not in ("sched/sched_switch", "power/cpu_frequency")]
     assert _error(result) == (
         0,
         f"wrote {fake.out} ({size} B, artscope-light on {SERIAL}): 2.50 s; "
         "sched slices 3, cpufreq samples 2, named processes 1; "
-        "missing: device freq samples, slices, GC slices, frames\n",
+        "missing: device freq samples, slices, GC slices, frames\n"
+        "refused by the kernel: none\n"
+        f"recorded nothing: {', '.join(empty)} (rare events such as kills, reclaim or suspend can be absent)\n"
+        "buffers: no overruns, no lost events\n"
+        'app markers: no "App Benchmark" slice (its debuggable/profileable state is not in the trace; '
+        f"markers need {capture_mod.MARKERS_NEED}; see docs/capturing.md)\n"
+        f'GC slices: none in {APP} (atrace "dalvik" was on: no GC ran, or the run was too short)\n',
         RECORDING,
     )
 
@@ -225,7 +351,7 @@ def test_summarize_trace_counts(fake):
 
 def test_serial_picks_one_of_several_devices(fake, monkeypatch):
     monkeypatch.setattr(
-        capture_mod, "summarize_trace", lambda p: capture_mod.TraceSummary(1, {"sched slices": 1})
+        capture_mod, "inspect_trace", _stub_inspect(capture_mod.TraceSummary(1, {"sched slices": 1}))
     )
     fake.scenario["devices"] = [[SERIAL, "device"], ["0A1B2C", "device"]]
     result = fake.run("--serial", "0A1B2C")
@@ -327,7 +453,7 @@ def test_adb_missing(fake, monkeypatch, tmp_path):
 
 def test_adb_from_option_and_env(fake, monkeypatch, tmp_path):
     monkeypatch.setattr(
-        capture_mod, "summarize_trace", lambda p: capture_mod.TraceSummary(1, {"sched slices": 1})
+        capture_mod, "inspect_trace", _stub_inspect(capture_mod.TraceSummary(1, {"sched slices": 1}))
     )
     monkeypatch.setenv("PATH", str(tmp_path / "nowhere"))
     assert fake.run("--adb", str(fake.bin / "adb")).exit_code == 0
@@ -378,3 +504,182 @@ def test_summary_leaves_out_probes_the_engine_cannot_answer(monkeypatch):
     summary = capture_mod.summarize_trace("ignored.pftrace")
     assert summary == capture_mod.TraceSummary(1_000_000_000, {"sched slices": 7})
     assert summary.describe() == "1.00 s; sched slices 7"
+
+
+# -- the capture check: what the pulled trace says about its own capture -------
+
+# The line every device_trace() gets for Tensor's missing memory-controller
+# events (the SQL lists them by name).
+NOT_HERE = (
+    "not on this device (expected; other SoCs or kernels have them): "
+    "dcvs/bw_hwmon_update, dcvs/memlat_dev_update, dcvs/qcom_dcvs_update "
+    "(Snapdragon 8 Gen 1 and later (bus_dcvs)); "
+    "devfreq/devfreq_frequency (devfreq devices on kernels 5.11+ (not Pixel 6/7))"
+)
+GC_LINE = f"GC slices: 2 in {APP}"  # device_trace's two GC slices on the main thread
+
+
+def _check_lines(result) -> list[str]:
+    """The capture check's lines: stdout after the "wrote ..." line."""
+    head, *lines = result.stdout.splitlines()
+    assert head.startswith(f"wrote {Path(head.split()[1])}")
+    return lines
+
+
+def _fatal(result, *headings: str) -> str:
+    return (RECORDING + f"artscope: error: {result.stdout.split()[1]} cannot serve the metrics of "
+            f"artscope-light: {'; '.join(headings)} (see above and docs/capturing.md)\n")
+
+
+def test_check_of_a_healthy_pixel_capture(fake):
+    """Every light event but Tensor's missing ones recorded, one marker, two
+    GCs, a profileable app: nothing fatal, exit 0."""
+    fake.trace.write_bytes(device_trace())
+    result = fake.run()
+    assert (result.exit_code, result.stderr) == (0, RECORDING)
+    assert _check_lines(result) == [
+        NOT_HERE,
+        "recorded nothing: none (every configured event has data)",
+        "buffers: no overruns, no lost events",
+        f'app markers: 1 "App Benchmark" slices ({APP} is profileable)',
+        GC_LINE,
+    ]
+
+
+def test_check_reports_refused_events_and_fails_on_a_metric_event(fake):
+    """cpu_frequency_limits (read by cpufreq) refused: fatal; fence_init (read
+    by nothing) is only named; Tensor's unknown events stay expected."""
+    fake.trace.write_bytes(device_trace(failed=["power/cpu_frequency_limits", "fence/fence_init"]))
+    result = fake.run()
+    assert result.exit_code == 2
+    assert _check_lines(result)[:2] == [
+        "refused by the kernel: power/cpu_frequency_limits (read by cpufreq), fence/fence_init",
+        NOT_HERE,
+    ]
+    assert result.stderr == _fatal(result, "refused by the kernel")
+    assert fake.out.exists()  # the trace is kept for a look in the UI
+
+
+def test_check_refused_events_the_metrics_do_not_read_are_not_fatal(fake):
+    fake.trace.write_bytes(device_trace(unknown=TENSOR_UNKNOWN + ["mdss/mdp_commit"]))
+    result = fake.run()
+    assert result.exit_code == 0, result.stderr
+    assert _check_lines(result)[0] == "refused by the kernel: mdss/mdp_commit"
+
+
+def test_check_reports_events_that_recorded_nothing(fake):
+    fake.trace.write_bytes(device_trace(absent=("task/task_rename", "sched/sched_process_free")))
+    result = fake.run()
+    assert result.exit_code == 0, result.stderr
+    # in the config's order: process_free comes before task_rename
+    assert _check_lines(result)[1] == (
+        "recorded nothing: sched/sched_process_free, task/task_rename "
+        "(rare events such as kills, reclaim or suspend can be absent)")
+
+
+def test_check_fails_when_sched_switch_recorded_nothing(fake):
+    fake.trace.write_bytes(device_trace(absent=("sched/sched_switch",)))
+    result = fake.run()
+    assert result.exit_code == 2
+    assert _check_lines(result)[1] == (
+        "recorded nothing: sched/sched_switch (rare events such as kills, reclaim or suspend can be absent)")
+    assert result.stderr == _fatal(result, "recorded nothing")
+
+
+def test_check_reports_overflowed_buffers(fake):
+    """CPU 2's overrun counter reads 5 at the start and 12 at the end: 7 lost."""
+    fake.trace.write_bytes(device_trace(overrun=(5, 12)))
+    result = fake.run()
+    assert result.exit_code == 2
+    assert _check_lines(result)[2] == (
+        "buffers overflowed: ftrace_cpu_overrun[CPU 2]=7 — the trace lost events; record with "
+        "bigger buffers (buffers size_kb, buffer_size_kb) or artscope-light")
+    assert result.stderr == _fatal(result, "buffers overflowed")
+
+
+def test_check_reports_missing_markers_with_what_the_app_needs(fake):
+    fake.trace.write_bytes(device_trace(markers=0, profileable=False))
+    result = fake.run()
+    assert result.exit_code == 0, result.stderr  # the analysis falls back to the process window
+    assert _check_lines(result)[3] == (
+        f'app markers: no "App Benchmark" slice ({APP} is neither debuggable nor profileable; '
+        'markers need a debuggable app, or <profileable android:shell="true"/> in its manifest '
+        "(Android 10+); see docs/capturing.md)")
+
+
+def test_check_fails_when_the_requested_marker_is_missing(fake):
+    fake.trace.write_bytes(device_trace(debuggable=True, profileable=False))
+    result = fake.run("--marker", "Iteration")
+    assert result.exit_code == 2
+    assert _check_lines(result)[3] == (
+        f'app markers: no "Iteration" slice ({APP} is debuggable, so its markers are recorded: '
+        "if it marks runs by another name, pass --marker NAME)")
+    assert result.stderr == _fatal(result, "app markers")
+
+
+def test_check_fails_without_the_app_or_atrace(fake):
+    fake.trace.write_bytes(device_trace(app_process=False, atrace_errors="Failed to enable dalvik"))
+    result = fake.run()
+    assert result.exit_code == 2
+    lines = _check_lines(result)
+    assert lines[1] == "atrace failed: Failed to enable dalvik (the GC slices and markers need atrace)"
+    assert lines[-1] == f"app {APP}: not in the trace (start it while the capture runs)"
+    assert result.stderr == _fatal(result, "atrace failed", f"app {APP}")
+
+
+def test_check_reports_a_suspend(fake):
+    fake.trace.write_bytes(device_trace(suspend_ns=250_000_000))
+    result = fake.run()
+    assert result.exit_code == 0, result.stderr
+    assert _check_lines(result)[-1] == (
+        "device suspended 1 time for 0.25 s during the trace — keep it awake (adb shell svc power stayon true)")
+
+
+PROBLEMS = dict(failed=["power/cpu_frequency_limits"], absent=("task/task_rename",), overrun=(5, 12),
+                markers=0, profileable=False, suspend_ns=250_000_000)
+PROBLEM_LINES = [
+    "refused by the kernel: power/cpu_frequency_limits (read by cpufreq)",
+    NOT_HERE,
+    "recorded nothing: task/task_rename (rare events such as kills, reclaim or suspend can be absent)",
+    "buffers overflowed: ftrace_cpu_overrun[CPU 2]=7 — the trace lost events; record with "
+    "bigger buffers (buffers size_kb, buffer_size_kb) or artscope-light",
+    f'app markers: no "App Benchmark" slice ({APP} is neither debuggable nor profileable; markers '
+    f"need {capture_mod.MARKERS_NEED}; see docs/capturing.md)",
+    GC_LINE,
+    "device suspended 1 time for 0.25 s during the trace — keep it awake (adb shell svc power stayon true)",
+]
+
+
+def test_check_reads_the_config_the_trace_recorded(tmp_path):
+    """A trace taken elsewhere: the check takes the TraceConfig from the trace."""
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(device_trace(**PROBLEMS))
+    _, check = capture_mod.inspect_trace(path, None, APP)
+    assert check.lines == PROBLEM_LINES
+    assert check.fatal == [PROBLEM_LINES[0], PROBLEM_LINES[3]]
+    path.write_bytes(device_trace(config=None))
+    _, check = capture_mod.inspect_trace(path, None, APP)
+    assert check.lines[1] == "recorded nothing: unknown (the trace does not record its TraceConfig)"
+
+
+@pytest.mark.tp
+def test_check_is_the_same_on_trace_processor(tmp_path, tp_bin):
+    from artscope.engines import load_trace
+
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(device_trace(**PROBLEMS))
+    with load_trace(path, engine="trace_processor", tp_bin=tp_bin) as engine:
+        config = capture_mod.recorded_config(engine)
+        check = capture_mod.check_capture(engine, config, APP)
+    assert check.lines == PROBLEM_LINES
+
+
+def test_artscope_check_adds_the_capture_lines(tmp_path):
+    """`artscope check` of a trace taken elsewhere: its verdict table as
+    before, then the same lines under "capture of TRACE:"."""
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(device_trace(**PROBLEMS))
+    result = CliRunner().invoke(main, ["check", str(path), "--app", APP, "--cpus", "0"])
+    assert result.exit_code in (0, 1), result.stderr
+    tail = result.stdout.split(f"capture of {path}:\n", 1)[1]
+    assert tail == "".join(f"  {line}\n" for line in PROBLEM_LINES)

@@ -18,14 +18,20 @@ import shutil
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from artscope import configs
 from artscope.errors import ArtscopeError, TraceError, UsageError
 
+if TYPE_CHECKING:  # the trace protos take ~0.1 s to import
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
+
 #: Where the config goes on the device. Since Android 12, perfetto only reads
 #: config files from this directory (SELinux), and the shell user may write it.
-DEVICE_CONFIG = "/data/misc/perfetto-configs/artscope.pbtxt"
+#: The config is sent as a binary TraceConfig: perfetto reads binary configs
+#: ignoring fields it does not know (``--txt`` rejects them), so one config
+#: serves Android 13 to the newest release.
+DEVICE_CONFIG = "/data/misc/perfetto-configs/artscope.pb"
 #: Where perfetto writes the trace; the only directory it may write to.
 DEVICE_TRACE = "/data/misc/perfetto-traces/artscope.pftrace"
 #: Environment variable naming the adb binary (after --adb, before PATH).
@@ -90,13 +96,16 @@ class CaptureResult:
     config: str
     size_bytes: int
     summary: TraceSummary
+    check: "CaptureCheck | None" = None
 
     def describe(self) -> str:
-        """One line for the user: file, size, device, config and summary."""
-        return (
+        """One line for the user: file, size, device, config and summary,
+        then the capture check's lines."""
+        head = (
             f"wrote {self.path} ({_human_size(self.size_bytes)}, {self.config} on {self.serial}): "
             f"{self.summary.describe()}"
         )
+        return "\n".join([head] + (self.check.lines if self.check else []))
 
 
 def capture(
@@ -107,13 +116,17 @@ def capture(
     serial: str | None = None,
     adb: str | None = None,
     log: Callable[[str], None] | None = None,
+    marker: str | None = None,
 ) -> CaptureResult:
     """Record ``duration`` of trace with curated ``config`` for ``app`` into ``out``.
 
     ``adb`` overrides the adb binary (else $ARTSCOPE_ADB, else PATH); ``serial``
     picks the device when several are connected. ``log`` receives progress
-    lines (the CLI prints them on stderr). Raises UsageError, DeviceError or
-    TraceError with one-line messages; ``out`` is only written on success.
+    lines (the CLI prints them on stderr). ``marker`` is the run marker the
+    analysis will use (default: ``App Benchmark``, looked for but optional).
+    Raises UsageError, DeviceError or TraceError with one-line messages;
+    ``out`` is only written when a readable trace arrived. The result's
+    ``check`` says whether the trace can serve the config's metrics.
     """
     say = log or (lambda _msg: None)
     text = configs.render_config(config, app=app, duration=duration)
@@ -130,16 +143,17 @@ def capture(
     device = _Adb(adb_path, serial)
     _check_perfetto(device)
 
+    trace_config = configs.parse_config(text)
     with tempfile.TemporaryDirectory(prefix="artscope-capture-") as tmp:
-        local_cfg = Path(tmp) / "artscope.pbtxt"
-        local_cfg.write_text(text, encoding="utf-8")
+        local_cfg = Path(tmp) / "artscope.pb"
+        local_cfg.write_bytes(trace_config.SerializeToString())
         pushed = device.run(["push", str(local_cfg), DEVICE_CONFIG])
         _ok(pushed, device, f"could not push the config to {DEVICE_CONFIG}")
     device.run(["shell", "rm", "-f", DEVICE_TRACE])  # never pull a stale trace
 
     say(f"recording {seconds} s with {name} on {serial} ...")
     run = device.run(
-        ["shell", "perfetto", "--txt", "-c", DEVICE_CONFIG, "-o", DEVICE_TRACE],
+        ["shell", "perfetto", "-c", DEVICE_CONFIG, "-o", DEVICE_TRACE],
         timeout=seconds + _PERFETTO_SLACK_S,
     )
     if run.returncode == 127:  # the shell's "command not found"
@@ -156,7 +170,7 @@ def capture(
                 f"the pulled trace is empty: perfetto recorded nothing "
                 f"(see adb -s {serial} logcat -s perfetto)"
             )
-        summary = summarize_trace(part)
+        summary, check = inspect_trace(part, trace_config, app, marker)
         if not any(summary.counts.values()):
             raise TraceError(
                 f"the pulled trace holds no events: check the config's data sources "
@@ -166,7 +180,7 @@ def capture(
     except BaseException:
         Path(part).unlink(missing_ok=True)
         raise
-    return CaptureResult(out_path, serial, name, size, summary)
+    return CaptureResult(out_path, serial, name, size, summary, check)
 
 
 def summarize_trace(path: str | os.PathLike[str]) -> TraceSummary:
@@ -183,16 +197,273 @@ def summarize_trace(path: str | os.PathLike[str]) -> TraceSummary:
     except ArtscopeError as e:
         raise TraceError(f"the pulled trace is unreadable: {e}") from None
     with engine:
-        bounds = engine.query("SELECT start_ts, end_ts FROM trace_bounds")
-        start, end = (int(v) for v in bounds.row(0)) if bounds.height else (0, 0)
-        counts: dict[str, int] = {}
-        for label, sql in _PROBES:
-            try:
-                frame = engine.query(sql)
-            except Exception:  # noqa: BLE001 - engines raise their own SQL errors
-                continue
-            counts[label] = int(frame.item(0, 0) or 0)
+        return _summarize(engine)
+
+
+def _summarize(engine) -> TraceSummary:
+    bounds = engine.query("SELECT start_ts, end_ts FROM trace_bounds")
+    start, end = (int(v) for v in bounds.row(0)) if bounds.height else (0, 0)
+    counts: dict[str, int] = {}
+    for label, sql in _PROBES:
+        try:
+            frame = engine.query(sql)
+        except Exception:  # noqa: BLE001 - engines raise their own SQL errors
+            continue
+        counts[label] = int(frame.item(0, 0) or 0)
     return TraceSummary(max(end - start, 0), counts)
+
+
+#: Where a user reads what each check below means and how to fix it.
+CAPTURING_DOC = "docs/capturing.md"
+#: The run marker the analysis uses when none is given (SPEC: the harness
+#: marker of android-benchmark-runner).
+DEFAULT_MARKER = "App Benchmark"
+#: What makes an app's own Trace.beginSection markers reach the trace.
+MARKERS_NEED = 'a debuggable app, or <profileable android:shell="true"/> in its manifest (Android 10+)'
+
+
+@dataclasses.dataclass(frozen=True)
+class CaptureCheck:
+    """What a trace says about its own capture, one line per finding.
+
+    ``fatal`` holds the findings that keep the trace from serving the metrics
+    its config was taken for (a refused required event, sched_switch empty,
+    lost data, the app or a requested marker absent): ``artscope capture``
+    exits 2 when it is not empty.
+    """
+
+    lines: list[str]
+    fatal: list[str]
+
+
+def inspect_trace(
+    path: str | os.PathLike[str],
+    config: "TraceConfig | None",
+    app: str | None,
+    marker: str | None = None,
+    pid: int | None = None,
+) -> tuple[TraceSummary, CaptureCheck]:
+    """Load ``path`` once with the embedded engine: its summary and capture check.
+
+    ``config`` is the TraceConfig the trace was taken with (None: read the
+    one the trace records, if any). Raises TraceError for an unreadable file.
+    """
+    from artscope.engines import load_trace
+
+    try:
+        engine = load_trace(path, engine="embedded")
+    except ArtscopeError as e:
+        raise TraceError(f"the pulled trace is unreadable: {e}") from None
+    with engine:
+        summary = _summarize(engine)
+        if config is None:
+            config = recorded_config(engine)
+        return summary, check_capture(engine, config, app, marker, pid)
+
+
+def recorded_config(engine) -> "TraceConfig | None":
+    """The TraceConfig a trace records about itself (trace_processor's
+    ``trace_config_pbtxt`` metadata), or None when it has none."""
+    from google.protobuf import text_format
+    from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TraceConfig
+
+    text = _scalar(engine, "SELECT str_value FROM metadata WHERE name = 'trace_config_pbtxt'")
+    if not text:
+        return None
+    cfg = TraceConfig()
+    try:  # a newer perfetto may know fields this one does not
+        text_format.Parse(text, cfg, allow_unknown_field=True)
+    except text_format.ParseError:
+        return None
+    return cfg
+
+
+def check_capture(
+    engine,
+    config: "TraceConfig | None",
+    app: str | None,
+    marker: str | None = None,
+    pid: int | None = None,
+) -> CaptureCheck:
+    """The capture check of a loaded trace (see :class:`CaptureCheck`)."""
+    lines: list[str] = []
+    fatal: list[str] = []
+
+    def say(line: str, is_fatal: bool = False) -> None:
+        lines.append(line)
+        if is_fatal:
+            fatal.append(line)
+
+    served = configs.serves(config) if config is not None else list(configs.REQUIREMENTS)
+    readers: dict[str, list[str]] = {}
+    for key in served:
+        for req in configs.REQUIREMENTS[key]:
+            if req.startswith("ftrace:"):
+                readers.setdefault(req[len("ftrace:"):], []).append(key)
+            elif req.startswith("syscall:"):  # recorded through raw_syscalls
+                for event in ("raw_syscalls/sys_enter", "raw_syscalls/sys_exit"):
+                    readers.setdefault(event, []).append(key)
+
+    # -- events the kernel refused (FtraceStats at the start of the trace) ----
+    refused, atrace_errors, unnamed = _setup_errors(engine)
+    elsewhere = [e for e in refused if e in configs.DEVICE_SPECIFIC]
+    refused_here = [e for e in refused if e not in configs.DEVICE_SPECIFIC]
+    if refused_here:
+        needed = [e for e in refused_here if e in readers]
+        others = [e for e in refused_here if e not in readers]
+        detail = [f"{e} (read by {'/'.join(readers[e])})" for e in needed] + _compact(others)
+        say(f"refused by the kernel: {', '.join(detail)}", bool(needed))
+    if elsewhere:
+        by_family: dict[str, list[str]] = {}
+        for e in elsewhere:
+            by_family.setdefault(configs.DEVICE_SPECIFIC[e], []).append(e)
+        say("not on this device (expected; other SoCs or kernels have them): "
+            + "; ".join(f"{', '.join(es)} ({family})" for family, es in by_family.items()))
+    if atrace_errors:
+        say(f"atrace failed: {atrace_errors} (the GC slices and markers need atrace)", True)
+    if unnamed:
+        say(f"{unnamed} ftrace setup errors (this trace does not name the events)")
+    if not (refused or atrace_errors or unnamed):
+        say("refused by the kernel: none")
+
+    # -- configured events that recorded nothing -------------------------------
+    if config is None:
+        say("recorded nothing: unknown (the trace does not record its TraceConfig)")
+    else:
+        counts = dict(engine.query("SELECT name, count(*) AS n FROM ftrace_event GROUP BY name").rows())
+        empty = [
+            e for e in configs.ftrace_events(config)
+            if e not in refused and not e.endswith("/*") and not counts.get(e.partition("/")[2])
+        ]
+        if empty:
+            say("recorded nothing: " + ", ".join(empty)
+                + " (rare events such as kills, reclaim or suspend can be absent)",
+                "sched/sched_switch" in empty)
+        else:
+            say("recorded nothing: none (every configured event has data)")
+
+    # -- buffer overruns and lost packets (sql-metrics/data_loss.sql) ----------
+    from artscope.metrics.runner import metric_sql
+
+    loss = [r for r in engine.query(metric_sql("data_loss")).to_dicts() if r["name"] != "ftrace_setup_errors"]
+    if loss:
+        what = ", ".join(f"{r['name']}[{_where(r['name'], r['idx'])}]={r['value']}" if r["idx"] is not None
+                         else f"{r['name']}={r['value']}" for r in loss)
+        say(f"buffers overflowed: {what} — the trace lost events; record with bigger buffers "
+            "(buffers size_kb, buffer_size_kb) or artscope-light", True)
+    else:
+        say("buffers: no overruns, no lost events")
+
+    # -- the app: present, its markers, its GC slices -------------------------
+    upids = _app_upids(engine, app, pid)
+    label = app or f"pid {pid}"
+    if app is None and pid is None:
+        pass
+    elif not upids:
+        say(f"app {label}: not in the trace (start it while the capture runs)", True)
+    else:
+        _check_markers(engine, say, app, upids, marker)
+        in_app = ",".join(str(u) for u in upids)
+        gcs = _scalar(engine, "SELECT count(*) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+                              f"JOIN thread t USING (utid) WHERE t.upid IN ({in_app}) AND s.name GLOB '* GC'")
+        dalvik = config is None or not configs.missing(config, "atrace:dalvik")
+        if gcs:
+            say(f"GC slices: {gcs} in {label}")
+        elif dalvik:
+            say(f"GC slices: none in {label} (atrace \"dalvik\" was on: no GC ran, or the run was too short)")
+        else:
+            say(f"GC slices: not captured (the config has no atrace \"dalvik\")", True)
+
+    # -- a suspend stops every clock (power/suspend_resume) --------------------
+    suspends, suspended_ns = engine.query(
+        "SELECT count(*), coalesce(sum(dur), 0) FROM slice WHERE name GLOB 'machine_suspend(*'").row(0)
+    if suspends:
+        say(f"device suspended {suspends} time{'s' if suspends > 1 else ''} for {suspended_ns / 1e9:.2f} s during the trace — "
+            "keep it awake (adb shell svc power stayon true)")
+    return CaptureCheck(lines, fatal)
+
+
+def _compact(events: list[str], limit: int = 6) -> list[str]:
+    """Event names for one line: all of them when few, else per group
+    (``mdss: 23 events``) for groups with more than one."""
+    if len(events) <= limit:
+        return events
+    groups: dict[str, list[str]] = {}
+    for e in events:
+        groups.setdefault(e.partition("/")[0], []).append(e)
+    return [es[0] if len(es) == 1 else f"{g}: {len(es)} events" for g, es in groups.items()]
+
+
+def _check_markers(engine, say, app: str | None, upids: list[int], marker: str | None) -> None:
+    """The run markers' line: found, or why not (debuggable / profileable)."""
+    name = marker or DEFAULT_MARKER
+    found = _scalar(engine, f"SELECT count(*) FROM slice WHERE name = {_quote(name)}")
+    flags = None
+    if app is not None:
+        try:
+            flags = engine.query(
+                "SELECT max(debuggable), max(profileable_from_shell) FROM package_list "
+                f"WHERE package_name = {_quote(app.split(':')[0])}").row(0)
+        except Exception:  # noqa: BLE001 - an engine without package_list
+            flags = None
+    if flags is None or flags[0] is None:
+        state = "its debuggable/profileable state is not in the trace"
+    elif flags[0]:
+        state = f"{app} is debuggable"
+    elif flags[1]:
+        state = f"{app} is profileable"
+    else:
+        state = f"{app} is neither debuggable nor profileable"
+    if found:
+        say(f"app markers: {found} \"{name}\" slices ({state})")
+        return
+    if flags is not None and flags[0] is not None and (flags[0] or flags[1]):
+        why = f"{state}, so its markers are recorded: if it marks runs by another name, pass --marker NAME"
+    else:
+        why = f"{state}; markers need {MARKERS_NEED}; see {CAPTURING_DOC}"
+    say(f"app markers: no \"{name}\" slice ({why})", marker is not None)
+
+
+def _setup_errors(engine) -> tuple[list[str], str, int]:
+    """(refused GROUP/EVENT names, atrace error text, count of errors without names).
+
+    The names come from sql-metrics/ftrace_setup_errors.sql (trace_processor's
+    import logs); a trace_processor without import logs gives only the
+    ``ftrace_setup_errors`` stat's count.
+    """
+    from artscope.metrics.runner import metric_sql
+
+    try:
+        rows = engine.query(metric_sql("ftrace_setup_errors")).rows()
+    except Exception:  # noqa: BLE001 - no import logs in this trace_processor
+        total = _scalar(engine, "SELECT coalesce(sum(value), 0) FROM stats WHERE name = 'ftrace_setup_errors'")
+        return [], "", int(total or 0)
+    refused = [what for kind, what, _ in rows if kind in ("failed", "unknown")]
+    other = [what for kind, what, _ in rows if kind not in ("failed", "unknown")]
+    return list(dict.fromkeys(refused)), "; ".join(other), 0
+
+
+def _app_upids(engine, app: str | None, pid: int | None) -> list[int]:
+    if app is not None:
+        where = f"name = {_quote(app)}"
+    elif pid is not None:
+        where = f"pid = {int(pid)}"
+    else:
+        return []
+    return [int(u) for (u,) in engine.query(f"SELECT upid FROM process WHERE {where} ORDER BY upid").rows()]
+
+
+def _where(stat: str, idx: int) -> str:
+    return f"CPU {idx}" if stat.startswith("ftrace_cpu_") else f"buffer {idx}"
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _scalar(engine, sql: str):
+    frame = engine.query(sql)
+    return frame.item(0, 0) if frame.height else None
 
 
 class _Adb:

@@ -490,8 +490,10 @@ _STUDY_OUTPUT_HELP = ("Write the table to this file (atomically); or DIR/: keep 
 @click.argument("inputs", nargs=-1, required=True)
 @label_options
 @selector_options
-@click.option("--cost", type=click.Choice(["task_clock"]), default="task_clock", show_default=True,
-              help="Cost measure: task_clock = app CPU in the run window.")
+@click.option("--cost", type=click.Choice(["task_clock", "wall"]), default="task_clock",
+              show_default=True,
+              help="Cost measure: task_clock = app CPU in the run window, GC CPU removed; "
+                   "wall = the run window's length, GC pause time removed.")
 @click.option("--at", "at_x", type=float, metavar="X", help="Table-5 view at heap multiple X.")
 @click.option("--include-unhealthy", is_flag=True, help="Keep runs whose health verdict is fail.")
 @click.option("--keep-flagged", is_flag=True, help="Keep chaotic/noisy benchmarks in the summary rows.")

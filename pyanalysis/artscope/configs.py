@@ -122,8 +122,6 @@ DEVICE_SPECIFIC: dict[str, str] = {
     "dcvs/bw_hwmon_update": "Snapdragon 8 Gen 1 and later (bus_dcvs)",
     "dcvsh/dcvsh_freq": "Snapdragon (LMh hardware throttling)",
     "lowmemorykiller/lowmemory_kill": "kernels with the in-kernel LMK (before GKI)",
-    "raw_syscalls/sys_enter": "userdebug builds",
-    "raw_syscalls/sys_exit": "userdebug builds",
 }
 
 # Which config to recommend first when several capture a requirement: the
