@@ -1,13 +1,19 @@
 """Lower-bound overhead (LBO) of garbage collection over a study's runs.
 
 The method of Cai et al., "Distilling the Real Cost of Production Garbage
-Collectors" (ISPASS'22), as the ISMM'24 study of ART's collectors applies it
-to the task clock:
+Collectors" (ISPASS'22), as the ISMM'24 study of ART's collectors applies it,
+with one of two cost measures (``--cost``):
 
-* cost(run)        = app CPU in the run window (``gc_app_cpu_ns``)
-* distilled(run)   = cost - GC CPU (``gc_app_cpu_ns - gc_gc_cpu_ns``): the
-  cost with every GC cycle removed -- an over-estimate of the cost of an
-  ideal zero-cost collector, hence a *lower bound* on the overhead
+* ``task_clock``: cost(run) = app CPU in the run window (``gc_app_cpu_ns``);
+  distilled(run) = cost - GC CPU (``gc_gc_cpu_ns``)
+* ``wall``: cost(run) = the length of the run window W; distilled(run) =
+  cost - the run's GC pause time in W (``gc_pause_total_ns``): only the time
+  the collector held the app's mutators suspended is removed, since a
+  concurrent collector's other work overlaps the app's
+
+In both, distilled(run) is the cost with GC removed -- an over-estimate of
+the cost of an ideal zero-cost collector, hence a *lower bound* on the
+overhead:
 * baseline(b)      = min over (config, x) of mean distilled cost of b
 * LBO(b, config, x) = mean cost / baseline(b)
 * ci95_pct         = 100 * t(0.975, n-1) * s / sqrt(n) / mean cost, the
@@ -38,9 +44,13 @@ import polars as pl
 
 from artscope.errors import UsageError
 
-#: --cost choices -> the analyze column holding that cost.
-COSTS = {"task_clock": "gc_app_cpu_ns"}
-GC_COLUMN = "gc_gc_cpu_ns"
+#: --cost choices -> the analyze column holding that cost (``window_ns``:
+#: W's length, derived from the window columns).
+COSTS = {"task_clock": "gc_app_cpu_ns", "wall": "window_ns"}
+#: --cost choices -> the analyze column holding the GC part of that cost.
+GC_COLUMNS = {"task_clock": "gc_gc_cpu_ns", "wall": "gc_pause_total_ns"}
+#: the task clock's GC column (the default cost)
+GC_COLUMN = GC_COLUMNS["task_clock"]
 SUMMARY_STATS = ("min", "max", "mean", "geomean")
 #: Heap multiples closer than this are the same x (they come from text).
 X_TOLERANCE = 1e-9
@@ -50,8 +60,8 @@ X_TOLERANCE = 1e-9
 class StudyOptions:
     """Which runs and benchmarks a study counts, and how it measures cost."""
 
-    #: the cost measure; only the task clock (app CPU) is available from a
-    #: trace -- wall-clock LBO needs GC pause times artscope does not measure.
+    #: the cost measure: ``task_clock`` (app CPU in W, GC CPU removed) or
+    #: ``wall`` (W's length, GC pause time removed).
     cost: str = "task_clock"
     #: keep runs whose health verdict is ``fail``.
     include_unhealthy: bool = False
@@ -92,16 +102,32 @@ def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, st
     return ids, "; ".join(r.get("message", "") for r in bad)
 
 
+NO_COST_DETAIL = {
+    "task_clock": "no app or GC CPU time (the trace has no scheduling data)",
+    "wall": "no GC pause times (the trace has GC slices without ART's phase slices)",
+}
+
+
+def with_cost_columns(runs: pl.DataFrame, cost: str) -> pl.DataFrame:
+    """``runs`` with the columns ``cost`` needs that are derived (W's length)."""
+    if cost == "wall" and "window_ns" not in runs.columns \
+            and {"window_start_ts", "window_end_ts"} <= set(runs.columns):
+        runs = runs.with_columns(
+            window_ns=pl.col("window_end_ts") - pl.col("window_start_ts"))
+    return runs
+
+
 def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(kept runs, excluded runs with ``reason`` and ``detail``)."""
-    cost_col = COSTS[opts.cost]
+    cost_col, gc_col = COSTS[opts.cost], GC_COLUMNS[opts.cost]
+    runs = with_cost_columns(runs, opts.cost)
     for col, dtype in (("error", pl.String), ("health_verdict", pl.String),
-                       ("health_reasons", pl.String), (cost_col, pl.Int64), (GC_COLUMN, pl.Int64)):
+                       ("health_reasons", pl.String), (cost_col, pl.Int64), (gc_col, pl.Int64)):
         if col not in runs.columns:
             runs = runs.with_columns(pl.lit(None, dtype).alias(col))
     failed = pl.col("error").is_not_null()
     unhealthy = (pl.col("health_verdict") == "fail").fill_null(False)
-    no_cost = pl.col(cost_col).is_null() | pl.col(GC_COLUMN).is_null()
+    no_cost = pl.col(cost_col).is_null() | pl.col(gc_col).is_null()
     why = (pl.when(failed).then(pl.lit("error"))
            .when(no_cost).then(pl.lit("no_cost"))
            .when(unhealthy & pl.lit(not opts.include_unhealthy)).then(pl.lit("unhealthy"))
@@ -128,7 +154,7 @@ def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl
         elif r["_why"] == "error":
             reason, detail = "error", r["error"]
         elif r["_why"] == "no_cost":
-            reason, detail = "no_cost", "no app or GC CPU time (the trace has no scheduling data)"
+            reason, detail = "no_cost", NO_COST_DETAIL[opts.cost]
         else:
             ids, detail = _reason_text(r["health_verdict"], r["health_reasons"])
             reason = f"unhealthy: {ids}"
@@ -141,11 +167,11 @@ def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl
     return kept, excluded
 
 
-def group_stats(kept: pl.DataFrame, cost_col: str) -> pl.DataFrame:
+def group_stats(kept: pl.DataFrame, cost_col: str, gc_col: str = GC_COLUMN) -> pl.DataFrame:
     """Per (benchmark, config, x): n, mean/sd of cost, mean GC and distilled
     cost, baseline, LBO and the 95% CI (``ci95_half_ns``, ``ci95_pct``)."""
     cost = pl.col(cost_col).cast(pl.Float64)
-    gc = pl.col(GC_COLUMN).cast(pl.Float64)
+    gc = pl.col(gc_col).cast(pl.Float64)
     g = (kept.group_by("benchmark", "config", "x")
          .agg(n=pl.len().cast(pl.Int64), cost_mean_ns=cost.mean(), cost_sd_ns=cost.std(),
               gc_mean_ns=gc.mean(), distilled_mean_ns=(cost - gc).mean()))
@@ -265,7 +291,7 @@ def compute_lbo(runs: pl.DataFrame, opts: StudyOptions = StudyOptions()) -> LboR
                          + ", ".join(sorted(set(excluded["reason"].to_list()))) + ")")
     from artscope.studies import checks
 
-    stats = group_stats(kept, COSTS[opts.cost])
+    stats = group_stats(kept, COSTS[opts.cost], GC_COLUMNS[opts.cost])
     flags = pl.concat([find_flags(stats, opts.noisy_ci_pct), checks.workload_varies(kept)])
     warnings = pl.concat([checks.mixed_devices(runs), checks.below_max(kept),
                           checks.not_interleaved(kept)])
