@@ -683,3 +683,11 @@ def test_artscope_check_adds_the_capture_lines(tmp_path):
     assert result.exit_code in (0, 1), result.stderr
     tail = result.stdout.split(f"capture of {path}:\n", 1)[1]
     assert tail == "".join(f"  {line}\n" for line in PROBLEM_LINES)
+
+
+def test_capture_help_has_an_example_and_the_guide():
+    result = CliRunner().invoke(main, ["capture", "--help"])
+    assert result.exit_code == 0
+    assert "artscope capture --config full --app com.example.app --duration 60s -o run1.pftrace" in result.stdout
+    assert "docs/capturing.md" in result.stdout
+    assert '<profileable android:shell="true"/>' in " ".join(result.stdout.split())

@@ -472,3 +472,11 @@ def test_ftrace_events_adds_what_the_syscall_filter_enables():
         'data_sources { config { name: "linux.ftrace" ftrace_config {'
         ' ftrace_events: "sched/sched_switch" syscall_events: "sys_read" } } }')
     assert configs.ftrace_events(cfg) == ["sched/sched_switch", "raw_syscalls/sys_enter", "raw_syscalls/sys_exit"]
+
+
+def test_cli_configs_show_help_has_an_example_and_the_guide():
+    result = CliRunner().invoke(main, ["configs", "show", "--help"])
+    assert result.exit_code == 0
+    assert "artscope configs show full --app com.example.app --duration 60s > full.pbtxt" in result.stdout
+    assert "docs/capturing.md" in result.stdout
+    assert '<profileable android:shell="true"/>' in result.stdout
