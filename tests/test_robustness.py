@@ -238,3 +238,31 @@ def test_app_not_found_in_a_cut_trace_says_it_is_truncated(tmp_path, shared_trac
     assert "\n" not in msg
     assert msg.startswith(f"app 'com.example.absent' is not in the trace, which is only partly "
                           f"imported ({expected}): it may be in the lost part; best candidates")
+
+
+def _trappy_text(shared_traces: Path) -> bytes:
+    """The ftrace text of trappy's systrace HTML (its text trace-data block
+    that holds a '# tracer' header), as a plain text trace."""
+    html = (shared_traces / "trappy-surfaceflinger.html").read_bytes()
+    tag = b'<script class="trace-data" type="application/text">\n'
+    blocks = [b.split(b"</script>")[0] for b in html.split(tag)[1:]]
+    (text,) = [b for b in blocks if b.startswith(b"# tracer")]
+    return text
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("where", [None, 0.3, 0.75])
+def test_real_ftrace_text_cut_mid_line_is_partial(tmp_path, shared_traces, engine, where):
+    text = _trappy_text(shared_traces)
+    # the page indents its closing tag: the text ends in blanks after its
+    # last newline, which are not a cut line
+    assert text.endswith(b"\n  ")
+    cut = text if where is None else text[:int(len(text) * where)]
+    path = tmp_path / "trappy.txt"
+    path.write_bytes(cut)
+    partial, warnings = _loaded(path, engine)
+    # a cut that lands right after a newline would not be seen: these do not
+    assert cut.rstrip(b" ").endswith(b"\n") is (where is None)
+    assert partial is (where is not None)
+    if where is not None:
+        assert warnings[0] == TEXT_CUT_LINE

@@ -16,8 +16,9 @@ part; this says so, in one line, and marks the load ``partial``:
   trace-data blocks. A file cut after its last block (only ``</body>`` or
   ``</html>`` missing) has lost no trace data and is not partial.
 * ftrace / atrace text: the last line has no final newline (the kernel and
-  atrace end every line with one). A cut that falls exactly at a line end
-  cannot be told from a complete file.
+  atrace end every line with one; blanks after the last newline do not
+  count as a line). A cut that falls exactly at a line end cannot be told
+  from a complete file.
 """
 
 from __future__ import annotations
@@ -81,7 +82,10 @@ def truncation(data: bytes | mmap.mmap) -> str | None:
             return HTML_NO_END_MARKER
         return None
     if _is_text(head):
-        return None if data[len(data) - 1:] == b"\n" else TEXT_CUT_LINE
+        # (blanks after the last newline are not a line: systrace pages
+        # indent their closing tag, and text copied out of them keeps it)
+        tail = bytes(data[max(0, len(data) - 4096):]).rstrip(b" \t\r")
+        return None if not tail or tail.endswith(b"\n") else TEXT_CUT_LINE
     return None
 
 
