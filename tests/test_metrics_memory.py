@@ -216,3 +216,23 @@ def test_flat_row_has_the_memory_columns(memory_trace):
     assert row["mem_kills"] == 2 and row["mem_target_killed"] is True
     assert row["mem_rss_peak_kb"] == 267264
     assert row["mem_major_faults"] == 300 and row["startup_count"] == 0
+
+
+def test_report_draws_rss_with_reclaim_and_kills(memory_trace, tmp_path):
+    """The total RSS step line from the schedule above, in MB: 151 (= 154624
+    kB) from W's start, 251 at +0.2 s (anon 200 MB), 261 at +0.5 s (file 60
+    MB), 211 at +0.6 s (anon 150 MB), held to W's end (+0.8 s)."""
+    import artscope
+    from artscope.report import memory_charts
+    from artscope.report.html import render
+
+    rs = artscope.open(str(memory_trace), app=MT.APP, cpus="6,7", engine="embedded")
+    total = memory_charts.rss_rows(rs, 0).filter(series="total")
+    assert list(zip(total["ts"].to_list(), total["mb"].to_list())) == [
+        (t(100), 151.0), (t(300), 251.0), (t(600), 261.0), (t(700), 211.0), (t(900), 211.0)]
+    spec = memory_charts.memory(rs, 0).to_dict()
+    marks = [layer["mark"]["type"] for layer in spec["layer"]]
+    assert marks == ["line", "rect", "rule"]
+    page = render([rs])
+    assert 'data-section="memory"' in page and "Processes killed for memory" in page
+    assert 'data-section="startups"' not in page  # no launch in this trace
