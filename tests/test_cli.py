@@ -105,7 +105,7 @@ def test_app_not_in_trace_lists_the_best_candidates():
 def test_marker_not_found():
     line = one_line_error(run("analyze", str(FIX / "pinned_clean.pftrace"), *APP,
                               "--marker", "No Such Marker"))
-    assert line.endswith("marker slice 'No Such Marker' not found in the trace")
+    assert line.endswith("marker slice 'No Such Marker' not found in the app's slices")
 
 
 def test_truncated_trace_imports_what_is_intact():

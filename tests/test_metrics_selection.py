@@ -33,18 +33,21 @@ def test_every_process_with_the_name_is_the_app(tmp_path):
     assert r["pinning"]["threads_violating"] == 1
 
 
-def test_every_marker_slice_is_a_run(tmp_path):
+def test_every_marker_slice_of_any_process_is_a_run_with_marker_process_any(tmp_path):
     # "Iter" on the app's main thread [100,200) and on another process's thread
-    # [300,400): two slices with that name -> two runs.
+    # [300,400): two slices with that name -> two runs with --marker-process '*';
+    # the app's own slice only by default.
     atrace = slice_(MAIN, "Iter", 100, 200) + [
         MT.Atrace(t(300), 2000, "B", 2000, "Iter"), MT.Atrace(t(400), 2000, "E", 2000)]
     sch = MT.tiny("marker_other", 500, runs=[run(6, 150, 350, MAIN), run(7, 290, 410, 2000)],
                   atrace=atrace,
                   extra_processes=[Process(2000, "com.harness", uid=10300, ppid=700)],
                   extra_threads=[Thread(2000, 2000, "harness")])
-    runs = MT.build_and_analyze(sch, tmp_path, marker="Iter")
+    runs = MT.build_and_analyze(sch, tmp_path, marker="Iter", marker_process="*")
     assert [(r["window"]["start_ts"], r["window"]["end_ts"]) for r in runs] == [
         (t(100), t(200)), (t(300), t(400))]
+    own = MT.analyze(tmp_path / "marker_other.pftrace", marker="Iter")
+    assert [(r["window"]["start_ts"], r["window"]["end_ts"]) for r in own] == [(t(100), t(200))]
     # main [150,200) 50 in run 0; [300,350) 50 in run 1
     assert [r["gc"]["app_cpu_ns"] for r in runs] == [50 * MS, 50 * MS]
 
