@@ -305,3 +305,27 @@ def test_report_charts_draw_pauses_and_mmu(pause_trace):
             pytest.approx(0.1), 0.0]  # app curve, then the main thread's
         for chart in (charts.gc_pauses(rs, 0), charts.mmu(rs, 0)):
             chart.to_dict()  # validates against the Vega-Lite schema
+
+
+@pytest.mark.parametrize("engine_name", ["embedded", pytest.param("trace_processor",
+                                                                    marks=pytest.mark.tp)])
+def test_real_trace_heap_trim_suspend_all(shared_traces, engine_name, request):
+    # perfskills-api32: Play Store's HeapTaskDaemon trims its heap (no GC slice in the
+    # trace): "Suspending mutator threads" at 157479697024567 and "Resuming mutator
+    # threads" ending at 157479697364614 + 9969 -> one suspend-all of 350,016 ns, outside
+    # any GC. No "* GC" slice: no GC pause, pauses known to be none.
+    tp = request.getfixturevalue("tp_bin") if engine_name == "trace_processor" else None
+    (r,) = _real(shared_traces, engine_name, tp)
+    g = r["gc"]
+    assert (g["other_pause_count"], g["other_pause_total_ns"]) == (1, 350_016)
+    assert (g["pause_count"], g["pause_max_ns"], g["mutator_wait_ns"]) == (0, 0, 0)
+    assert all(p["mmu"] == 1.0 for p in g["mmu"])
+
+
+def _real(shared_traces, engine_name, tp):
+    import artscope
+
+    path = shared_traces / "perfskills-api32_startup_warm.perfetto-trace"
+    with artscope.open(str(path), app="com.android.vending", engine=engine_name,
+                       tp_bin=tp) as rs:
+        return rs.results
