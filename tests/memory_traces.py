@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import make_fixtures as M
 from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
-import metric_traces as MT
+import metric_traces as MT  # puts fixtures/ on sys.path
+import make_fixtures as M  # noqa: E402
 
 #: ftrace events the memory metrics read, as the recorded config names them.
 MEMORY_FTRACE_EVENTS = (
