@@ -691,3 +691,20 @@ def test_capture_help_has_an_example_and_the_guide():
     assert "artscope capture --config full --app com.example.app --duration 60s -o run1.pftrace" in result.stdout
     assert "docs/capturing.md" in result.stdout
     assert '<profileable android:shell="true"/>' in " ".join(result.stdout.split())
+
+
+def test_verdict_ignores_other_socs_events_but_not_a_missing_metric_event(tmp_path):
+    """The Tensor trace's unknown devfreq/bus_dcvs events are expected and
+    make no data_loss reason; an unknown clock_set_rate (Tensor's memory
+    controller, read by memfreq) does."""
+    import artscope
+
+    def data_loss(trace: bytes) -> list[str]:
+        path = tmp_path / "t.pftrace"
+        path.write_bytes(trace)
+        rs = artscope.open(str(path), app=APP, cpus="0", engine="embedded")
+        return [r["message"] for r in rs.results[0]["health"]["reasons"] if r["id"] == "data_loss"]
+
+    assert data_loss(device_trace()) == []
+    (message,) = data_loss(device_trace(unknown=TENSOR_UNKNOWN + ["power/clock_set_rate"]))
+    assert message.startswith("this kernel has no power/clock_set_rate — ")

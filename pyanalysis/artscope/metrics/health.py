@@ -448,10 +448,19 @@ def _names(items: list[str], n: int = 6) -> str:
     return ", ".join(items[:n]) + (f" and {more} more" if more > 0 else "")
 
 
+def _not_device_specific(setup: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drops events a curated config lists for other SoC families (e.g. the
+    bus_dcvs events on a Pixel): this kernel not having them is expected."""
+    from artscope.configs import DEVICE_SPECIFIC
+
+    return [d for d in setup if not (d.get("kind") == "unknown" and d.get("what") in DEVICE_SPECIFIC)]
+
+
 def _setup_error_reasons(setup: list[dict[str, Any]],
                          window: tuple[int, int]) -> list[dict[str, Any]]:
     """Events and atrace categories the capture asked for and did not get:
     warn for what a metric reads, one info line for the rest."""
+    setup = _not_device_specific(setup)
     if not setup:
         return []
     unnamed = [d for d in setup if d.get("what") is None]
