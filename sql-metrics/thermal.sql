@@ -11,12 +11,12 @@
 --
 -- Output columns (one row per run and zone of the trace):
 --   run, track_id
---   kind        the counter_track type above (its unit follows from it)
---   zone        the thermal_zone dimension, else the track's name
---   start_value the sample holding at W's start (NULL: none yet)
---   max_value   the highest of start_value and the samples inside W (NULL:
---               no sample at or before W's end)
---   samples     samples after W's start and before its end
+--   kind         the counter_track type above (its unit follows from it)
+--   zone         the thermal_zone dimension, else the track's name
+--   start_value  the sample holding at W's start (NULL: none yet)
+--   max_value    the highest of start_value and the samples inside W (NULL:
+--                no sample at or before W's end)
+--   samples      samples after W's start and before its end
 WITH
 zone AS MATERIALIZED (
   SELECT t.id AS track_id, t.type AS kind,

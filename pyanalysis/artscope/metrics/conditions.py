@@ -81,8 +81,18 @@ def _at_max(dominant: Any, highest: Any) -> bool | None:
     return float(dominant) >= float(highest)
 
 
-def cluster_levels(sel: Selection, cpufreq: list[dict[str, Any]],
-                   peaks: pl.DataFrame) -> list[dict[str, Any]]:
+def _series_max(freq: pl.DataFrame, run: int, source: str) -> pl.DataFrame:
+    """(cpu, device, series_max) of frequency.sql's series of ``source`` in
+    ``run``: each series' largest value over the whole trace."""
+    if not freq.height or "series_max" not in freq.columns:
+        return pl.DataFrame(schema={"cpu": pl.Int64, "device": pl.String,
+                                    "series_max": pl.Float64})
+    return (freq.filter((pl.col("run") == run) & (pl.col("source") == source))
+            .group_by("cpu", "device").agg(pl.col("series_max").max()))
+
+
+def cluster_levels(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
+                   freq: pl.DataFrame, available: pl.DataFrame) -> list[dict[str, Any]]:
     """One entry per cluster holding allowed CPUs (both roles): its CPUs,
     dominant level and unit, stability, the highest frequency its CPUs list
     as available or reached in the trace, and whether it ran at that."""
@@ -92,15 +102,15 @@ def cluster_levels(sel: Selection, cpufreq: list[dict[str, Any]],
     clusters: dict[int | None, list[int]] = {}
     for cpu in allowed:
         clusters.setdefault(sel.topology.cluster_of.get(cpu), []).append(cpu)
-    cpu_peaks = peaks.filter(pl.col("source") == "cpufreq") if peaks.height else peaks
+    reached = _series_max(freq, run, "cpufreq")
     by_cpu = {e["cpu"]: e for e in cpufreq}
     out = []
     for cluster, cpus in sorted(clusters.items(), key=lambda kv: kv[1][0]):
         entries = [by_cpu[c] for c in cpus if c in by_cpu]
         dominant, stable, unit = _level(entries)
-        mine = cpu_peaks.filter(pl.col("cpu").is_in(cpus)) if cpu_peaks.height else cpu_peaks
-        candidates = ([v for v in mine["reached_max"].to_list() + mine["available_max"].to_list()
-                       if v is not None] if mine.height else [])
+        candidates = [v for v in reached.filter(pl.col("cpu").is_in(cpus))["series_max"].to_list()
+                      + available.filter(pl.col("cpu").is_in(cpus))["available_max_khz"].to_list()
+                      if v is not None]
         highest = _num(max(candidates)) if candidates else None
         out.append({"cluster": cluster, "cpus": cpus, "unit": unit or "kHz",
                     "dominant": dominant, "stable": stable, "highest": highest,
@@ -108,7 +118,8 @@ def cluster_levels(sel: Selection, cpufreq: list[dict[str, Any]],
     return out
 
 
-def memory_levels(memfreq: list[dict[str, Any]], peaks: pl.DataFrame) -> list[dict[str, Any]]:
+def memory_levels(run: int, memfreq: list[dict[str, Any]],
+                  freq: pl.DataFrame) -> list[dict[str, Any]]:
     """One entry per memory-controller series (``is_memory``) of ``memfreq``:
     dominant level and unit, stability, the highest level the series reaches
     anywhere in the trace, and whether the run held that."""
@@ -116,9 +127,8 @@ def memory_levels(memfreq: list[dict[str, Any]], peaks: pl.DataFrame) -> list[di
     for e in memfreq:
         if not e.get("is_memory"):
             continue
-        hit = (peaks.filter((pl.col("source") == e["source"]) & (pl.col("device") == e["device"]))
-               if peaks.height else peaks)
-        reached = [v for v in hit["reached_max"].to_list() if v is not None] if hit.height else []
+        hit = _series_max(freq, run, e["source"]).filter(pl.col("device") == e["device"])
+        reached = [v for v in hit["series_max"].to_list() if v is not None]
         highest = _num(max(reached)) if reached else None
         out.append({"device": e["device"], "source": e["source"], "unit": e.get("unit"),
                     "dominant": e.get("dominant"), "stable": e.get("stable"),
@@ -143,8 +153,10 @@ def thermal_readings(run: int, thermal: pl.DataFrame) -> list[dict[str, Any]] | 
 
 def conditions_metrics(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
                        memfreq: list[dict[str, Any]], cond: pl.DataFrame,
-                       thermal: pl.DataFrame, peaks: pl.DataFrame) -> dict[str, Any]:
-    """The ``conditions`` object of one run (see the module doc)."""
+                       thermal: pl.DataFrame, freq: pl.DataFrame,
+                       available: pl.DataFrame) -> dict[str, Any]:
+    """The ``conditions`` object of one run (see the module doc): ``freq``
+    is frequency.sql's rows, ``available`` cpu_available_max.sql's."""
     row = cond.filter(pl.col("run") == run).to_dicts() if cond.height else []
     info = row[0] if row else {}
     unix_ns = info.get("started_at_unix_ns")
@@ -161,8 +173,8 @@ def conditions_metrics(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
             "kernel_release": info.get("kernel_release"),
             "machine": info.get("machine"),
         },
-        "clusters": cluster_levels(sel, cpufreq, peaks),
-        "memory": memory_levels(memfreq, peaks),
+        "clusters": cluster_levels(run, sel, cpufreq, freq, available),
+        "memory": memory_levels(run, memfreq, freq),
         "thermal": thermal_readings(run, thermal),
     }
 
