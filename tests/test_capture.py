@@ -708,3 +708,24 @@ def test_verdict_ignores_other_socs_events_but_not_a_missing_metric_event(tmp_pa
     assert data_loss(device_trace()) == []
     (message,) = data_loss(device_trace(unknown=TENSOR_UNKNOWN + ["power/clock_set_rate"]))
     assert message.startswith("this kernel has no power/clock_set_rate — ")
+
+
+def test_check_of_affinity_debug_on_a_user_build(tmp_path):
+    """A user build refuses raw_syscalls (they exist, but are not allowed):
+    that loses what affinity-debug is taken for, pinning_evidence."""
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(device_trace(config="artscope-affinity-debug",
+                                  failed=["raw_syscalls/sys_enter", "raw_syscalls/sys_exit"]))
+    _, check = capture_mod.inspect_trace(path, None, APP)
+    assert check.lines[0] == (
+        "refused by the kernel: raw_syscalls/sys_enter (read by pinning_evidence), "
+        "raw_syscalls/sys_exit (read by pinning_evidence)")
+    assert check.fatal[0] == check.lines[0]
+
+
+def test_check_a_device_specific_event_the_kernel_has_but_refused_is_an_error(tmp_path):
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(device_trace(unknown=TENSOR_UNKNOWN[1:], failed=["devfreq/devfreq_frequency"]))
+    _, check = capture_mod.inspect_trace(path, None, APP)
+    assert check.lines[0] == "refused by the kernel: devfreq/devfreq_frequency (read by memfreq)"
+    assert check.fatal == [check.lines[0]]

@@ -305,9 +305,11 @@ def check_capture(
                     readers.setdefault(event, []).append(key)
 
     # -- events the kernel refused (FtraceStats at the start of the trace) ----
-    refused, atrace_errors, unnamed = _setup_errors(engine)
-    elsewhere = [e for e in refused if e in configs.DEVICE_SPECIFIC]
-    refused_here = [e for e in refused if e not in configs.DEVICE_SPECIFIC]
+    refused, unknown, atrace_errors, unnamed = _setup_errors(engine)
+    # An event listed for another SoC family that this kernel does not have
+    # is expected; one it has but refused to enable is not.
+    elsewhere = [e for e in unknown if e in configs.DEVICE_SPECIFIC]
+    refused_here = [e for e in refused if e not in elsewhere]
     if refused_here:
         needed = [e for e in refused_here if e in readers]
         others = [e for e in refused_here if e not in readers]
@@ -424,8 +426,9 @@ def _check_markers(engine, say, app: str | None, upids: list[int], marker: str |
     say(f"app markers: no \"{name}\" slice ({why})", marker is not None)
 
 
-def _setup_errors(engine) -> tuple[list[str], str, int]:
-    """(refused GROUP/EVENT names, atrace error text, count of errors without names).
+def _setup_errors(engine) -> tuple[list[str], list[str], str, int]:
+    """(refused GROUP/EVENT names, the unknown ones among them, atrace error
+    text, count of errors without names).
 
     The names come from sql-metrics/ftrace_setup_errors.sql (trace_processor's
     import logs); a trace_processor without import logs gives only the
@@ -437,10 +440,11 @@ def _setup_errors(engine) -> tuple[list[str], str, int]:
         rows = engine.query(metric_sql("ftrace_setup_errors")).rows()
     except Exception:  # noqa: BLE001 - no import logs in this trace_processor
         total = _scalar(engine, "SELECT coalesce(sum(value), 0) FROM stats WHERE name = 'ftrace_setup_errors'")
-        return [], "", int(total or 0)
+        return [], [], "", int(total or 0)
     refused = [what for kind, what, _ in rows if kind in ("failed", "unknown")]
+    unknown = [what for kind, what, _ in rows if kind == "unknown"]
     other = [what for kind, what, _ in rows if kind not in ("failed", "unknown")]
-    return list(dict.fromkeys(refused)), "; ".join(other), 0
+    return list(dict.fromkeys(refused)), unknown, "; ".join(other), 0
 
 
 def _app_upids(engine, app: str | None, pid: int | None) -> list[int]:
