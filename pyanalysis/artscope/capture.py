@@ -7,6 +7,12 @@ at any step leaves no half-written output). The pulled trace is loaded with
 the embedded engine to prove it is readable and to say which data arrived,
 because a trace that silently lacks, say, frequency data is exactly what
 artscope exists to catch — better now than after the benchmark campaign.
+
+:func:`check_capture` then reads what the trace says about its own capture
+(events the kernel refused, configured events that recorded nothing, lost
+data, the app's markers and GC slices, suspends), one line each, and which
+of those findings keep the trace from serving its config's metrics; `artscope
+check` prints the same lines for a trace taken elsewhere.
 """
 
 from __future__ import annotations
