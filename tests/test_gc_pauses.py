@@ -44,6 +44,8 @@ GC pauses (sorted by length): A2 1, B2 2, A1 5, B1 9, C1 50 ms.
 
 from __future__ import annotations
 
+import sys
+
 import polars as pl
 import pytest
 
@@ -329,3 +331,47 @@ def _real(shared_traces, engine_name, tp):
     with artscope.open(str(path), app="com.android.vending", engine=engine_name,
                        tp_bin=tp) as rs:
         return rs.results
+
+
+@pytest.mark.tp
+def test_sql_package_table_of_pauses_in_the_shell(pause_trace, tmp_path, tp_bin):
+    # artscope_gc_pause / artscope_gc_wait inside trace_processor_shell give the rows
+    # of the whole-trace run: the six pauses and three mutator waits of the schedule.
+    import subprocess
+
+    from artscope.sqlpackage import build_module
+
+    pkg = tmp_path / "artscope"
+    pkg.mkdir()
+    for m in ("gc_pause", "gc_wait"):
+        (pkg / f"{m}.sql").write_text(build_module(m).text)
+    q = tmp_path / "q.sql"
+    q.write_text(
+        "INCLUDE PERFETTO MODULE artscope.gc_pause;\n"
+        "INCLUDE PERFETTO MODULE artscope.gc_wait;\n"
+        "SELECT 'pause', ts, dur, source FROM artscope_gc_pause("
+        "'com.example.bench', trace_start(), trace_end())\n"
+        "UNION ALL SELECT 'wait', ts, dur, is_main_thread FROM artscope_gc_wait("
+        "'com.example.bench', trace_start(), trace_end())\n"
+        "ORDER BY 1, 2;\n")
+    out = subprocess.run([tp_bin, "--add-sql-package", str(pkg), "-q", str(q),
+                          str(pause_trace)], capture_output=True, text=True, timeout=120,
+                         check=True).stdout
+    rows = [line.replace('"', "").split(",") for line in out.splitlines()[1:] if line]
+    got = [(k, int(ts), int(d), v) for k, ts, d, v in rows]
+    assert got == [
+        ("pause", t(110), ms(5), "thread_list_flip"), ("pause", t(136), ms(1), "paused_phase"),
+        ("pause", t(220), ms(9), "suspend_all"), ("pause", t(240), ms(2), "thread_list_flip"),
+        ("pause", t(401), ms(5), "suspend_all"), ("pause", t(950), ms(50), "thread_list_flip"),
+        ("wait", t(120), ms(15), "0"), ("wait", t(230), ms(20), "1"),
+        ("wait", t(905), ms(95), "0"),
+    ]
+
+
+def test_cli_table_shows_the_longest_pause(pause_trace):
+    import subprocess
+
+    p = subprocess.run([sys.executable, "-m", "artscope.cli", "analyze", str(pause_trace),
+                        "--app", MT.APP, "--engine", "embedded"],
+                       capture_output=True, text=True, timeout=300)
+    assert "max pause" in p.stdout and "50.00 ms" in p.stdout  # C1, the longest
