@@ -71,20 +71,19 @@ track_series AS (
       iif(ct.name GLOB '* Frequency', substr(ct.name, 1, length(ct.name) - 10), ct.name))
   FROM counter_track ct WHERE ct.type IN ('linux_device_frequency', 'clock_frequency')
 ),
--- one pass over ftrace_event for every event a series is read from
-freq_event AS MATERIALIZED (
-  SELECT e.id, e.ts, e.name, e.arg_set_id
-  FROM ftrace_event e
-  WHERE e.name IN ('clock_set_rate', 'clk_set_rate', 'qcom_dcvs_update',
-                   'memlat_dev_update', 'bw_hwmon_update')
-),
 clock_event AS MATERIALIZED (
   SELECT DISTINCT e.ts, n.string_value AS clock, v.int_value AS rate
-  FROM freq_event e
+  FROM ftrace_event e
   JOIN args n ON n.arg_set_id = e.arg_set_id AND n.key = 'name'
   JOIN args v ON v.arg_set_id = e.arg_set_id
     AND v.key = iif(e.name = 'clock_set_rate', 'state', 'rate')
   WHERE e.name IN ('clock_set_rate', 'clk_set_rate')
+),
+-- the dcvs events, in one pass over ftrace_event (read twice below)
+dcvs_event AS MATERIALIZED (
+  SELECT e.id, e.ts, e.name, e.arg_set_id
+  FROM ftrace_event e
+  WHERE e.name IN ('qcom_dcvs_update', 'memlat_dev_update', 'bw_hwmon_update')
 ),
 dcvs_sample AS (
   SELECT e.id, e.ts, 'bus_dcvs' AS source,
@@ -94,7 +93,7 @@ dcvs_sample AS (
     || '/' || CASE path.int_value WHEN 0 THEN 'slow' WHEN 1 THEN 'fast'
       WHEN 2 THEN 'percpu' ELSE 'path' || path.int_value END AS device,
     v.int_value AS value
-  FROM freq_event e
+  FROM dcvs_event e
   JOIN args hw ON hw.arg_set_id = e.arg_set_id AND hw.key = 'hw'
   JOIN args path ON path.arg_set_id = e.arg_set_id AND path.key = 'path'
   JOIN args v ON v.arg_set_id = e.arg_set_id AND v.key = 'path_ib'
@@ -102,7 +101,7 @@ dcvs_sample AS (
   UNION ALL
   SELECT e.id, e.ts, iif(e.name = 'memlat_dev_update', 'memlat', 'bw_hwmon'),
     n.string_value, v.int_value
-  FROM freq_event e
+  FROM dcvs_event e
   JOIN args n ON n.arg_set_id = e.arg_set_id AND n.key = 'name'
   JOIN args v ON v.arg_set_id = e.arg_set_id
     AND v.key = iif(e.name = 'memlat_dev_update', 'vote', 'freq')
@@ -112,7 +111,7 @@ event_series AS (
   SELECT source, device, -row_number() OVER (ORDER BY source, device) AS track_id
   FROM (SELECT DISTINCT source, device FROM dcvs_sample)
 ),
-series_sample AS (
+counter_sample AS (
   SELECT c.id, c.track_id, s.cpu, s.device, c.ts, c.value,
     CASE
       WHEN s.source != 'clock_frequency' THEN s.source
@@ -122,19 +121,23 @@ series_sample AS (
       ELSE 'sys_stats'
     END AS source
   FROM counter c JOIN track_series s USING (track_id)
-  UNION ALL
-  SELECT d.id, es.track_id, NULL, d.device, d.ts, d.value, d.source
-  FROM dcvs_sample d JOIN event_series es USING (source, device)
 ),
+-- counter and event samples get their neighbours apart (one sort of the
+-- counters, as without events, plus a small one of the events)
 sample AS (
   SELECT track_id, source, cpu, device, ts, value,
     iif(value = 0 AND source IN ('cpufreq', 'cpu_max_limit', 'devfreq', 'sys_stats'),
         0, 1) AS known,
     lead(ts) OVER w AS next_ts,
-    lag(value) OVER w AS prev_value,
-    max(value) OVER (PARTITION BY track_id, source) AS series_max
-  FROM series_sample
+    lag(value) OVER w AS prev_value
+  FROM counter_sample
   WINDOW w AS (PARTITION BY track_id, source ORDER BY ts, id)
+  UNION ALL
+  SELECT es.track_id, d.source, NULL, d.device, d.ts, d.value, 1,
+    lead(d.ts) OVER e AS next_ts,
+    lag(d.value) OVER e AS prev_value
+  FROM dcvs_sample d JOIN event_series es USING (source, device)
+  WINDOW e AS (PARTITION BY es.track_id ORDER BY d.ts, d.id)
 ),
 sample_in_run AS (
   SELECT r.run, c.*, r.start_ts AS w_start, r.end_ts AS w_end
@@ -143,7 +146,8 @@ sample_in_run AS (
 ),
 series_in_run AS (
   SELECT r.run, s.track_id, s.source, s.cpu, s.device, s.series_max
-  FROM (SELECT DISTINCT track_id, source, cpu, device, series_max FROM sample) s
+  FROM (SELECT track_id, source, cpu, device, max(value) AS series_max
+        FROM sample GROUP BY track_id, source) s
   CROSS JOIN artscope_run r
 )
 SELECT sr.run, sr.track_id, sr.source, sr.cpu, sr.device, c.ts, c.value, c.known,
