@@ -37,24 +37,25 @@ kswapd_in_run AS (
   FROM kswapd_slice k
   JOIN artscope_run r ON k.ts < r.end_ts AND k.end_ts > r.start_ts
 ),
--- io_wait = 1 is rare: one pass over thread_state filtered on it, then the
--- target's threads
+-- io_wait = 1 is rare: one pass over thread_state filtered on it alone (an
+-- equality both engines answer fast), then the state and the target's threads
 io_wait_state AS MATERIALIZED (
-  SELECT ts.utid, ts.ts, iif(ts.dur = -1, trace_end(), ts.ts + ts.dur) AS end_ts
+  SELECT ts.utid, ts.ts, iif(ts.dur = -1, trace_end(), ts.ts + ts.dur) AS end_ts, ts.state
   FROM thread_state ts
-  WHERE ts.io_wait = 1 AND ts.state GLOB 'D*'
+  WHERE ts.io_wait = 1
 ),
 io_wait_in_run AS (
   SELECT r.run, min(w.end_ts, r.end_ts) - max(w.ts, r.start_ts) AS ns
   FROM io_wait_state w
   JOIN artscope_target_thread t USING (utid)
   JOIN artscope_run r ON w.ts < r.end_ts AND w.end_ts > r.start_ts
+  WHERE w.state GLOB 'D*'
 )
 SELECT r.run,
   coalesce((SELECT sum(ns) FROM kswapd_in_run k WHERE k.run = r.run), 0) AS kswapd_cpu_ns,
   coalesce((SELECT sum(ns) FROM kswapd_in_run k WHERE k.run = r.run AND k.on_allowed), 0)
     AS kswapd_allowed_cpu_ns,
   coalesce((SELECT sum(ns) FROM io_wait_in_run w WHERE w.run = r.run), 0) AS io_wait_ns,
-  EXISTS (SELECT 1 FROM thread_state WHERE io_wait IS NOT NULL) AS io_wait_known
+  EXISTS (SELECT 1 FROM thread_state WHERE io_wait = 0 OR io_wait = 1) AS io_wait_known
 FROM artscope_run r
 ORDER BY r.run
