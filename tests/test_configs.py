@@ -111,7 +111,7 @@ def test_full_config_has_exactly_the_specified_kernel_events_and_categories():
     ftrace = _ftrace(cfg)
     assert sorted(ftrace.ftrace_events) == sorted([
         "sched/sched_switch", "sched/sched_waking", "sched/sched_wakeup_new",
-        "sched/sched_process_exit", "sched/sched_process_free",
+        "sched/sched_blocked_reason", "sched/sched_process_exit", "sched/sched_process_free",
         "task/task_newtask", "task/task_rename",
         "power/cpu_frequency", "power/cpu_frequency_limits",
         "thermal/thermal_temperature", "thermal/cdev_update", "dcvsh/dcvsh_freq",
@@ -136,7 +136,7 @@ def test_full_config_has_exactly_the_specified_kernel_events_and_categories():
     assert (ss.cpufreq_period_ms, ss.devfreq_period_ms, ss.thermal_period_ms, ss.vmstat_period_ms) == (
         250, 250, 1000, 1000)
     assert list(ss.vmstat_counters) == []  # all counters: every perfetto version knows the field
-    assert [b.size_kb for b in cfg.buffers] == [16384, 1024, 2048]
+    assert [b.size_kb for b in cfg.buffers] == [17408, 1024, 2048]
     assert (ftrace.buffer_size_kb, cfg.data_source_stop_timeout_ms, cfg.flush_period_ms) == (2048, 10000, 0)
 
 
@@ -383,6 +383,7 @@ def test_cli_configs_show_errors(args, message):
 # lowmemory_kill: drivers/staging/android/trace/lowmemorykiller.h).
 KERNEL_GROUP = {
     "sched_switch": "sched", "sched_waking": "sched", "sched_wakeup_new": "sched",
+    "sched_blocked_reason": "sched",
     "sched_process_exit": "sched", "sched_process_free": "sched",
     "task_newtask": "task", "task_rename": "task",
     "cpu_frequency": "power", "cpu_frequency_limits": "power", "clock_set_rate": "power",

@@ -99,6 +99,7 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "memory": (
         "ftrace:vmscan/mm_vmscan_direct_reclaim_begin",  # direct_reclaim_ns
         "ftrace:vmscan/mm_vmscan_direct_reclaim_end",
+        "ftrace:sched/sched_blocked_reason",  # io_wait_ns (thread_state.io_wait)
         "ftrace:vmscan/mm_vmscan_kswapd_wake",  # memory_pressure evidence
         "ftrace:vmscan/mm_vmscan_kswapd_sleep",
         "ftrace:lowmemorykiller/lowmemory_kill",  # kills: in-kernel LMK
