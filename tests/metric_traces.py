@@ -106,7 +106,7 @@ _VALIDATOR: Any = None
 
 
 def validate(results: list[dict[str, Any]]) -> None:
-    """Every output must match the JSON Schema shipped in the package (SPEC)."""
+    """Every output must match the JSON Schema shipped in the package."""
     global _VALIDATOR
     import json
 
@@ -124,7 +124,7 @@ def validate(results: list[dict[str, Any]]) -> None:
 
 
 def analyze(path: str | Path, app: str | None = APP, **options: Any) -> list[dict[str, Any]]:
-    """artscope's per-run results (SPEC JSON shape) on the embedded engine, schema-checked."""
+    """artscope's per-run results (the JSON output's shape) on the embedded engine, schema-checked."""
     import artscope
 
     rs = artscope.open(str(path), app=app, engine="embedded", **options)

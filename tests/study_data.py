@@ -47,7 +47,7 @@ def study_dir(name: str) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def analyzed(name: str) -> tuple[dict[str, Any], ...]:
-    """Per-run analyze results (SPEC JSON shape) of study set ``name``."""
+    """Per-run analyze results (the JSON output's shape) of study set ``name``."""
     from artscope.batch import analyze_many, expand_paths
     from artscope.metrics.options import AnalysisOptions
 

@@ -202,7 +202,7 @@ def test_runs_strip(fixtures_dir):
     assert charts.runs_strip(pl.DataFrame()).to_dict()["mark"]["type"] == "text"
 
 
-# -- the charts beside the health reasons (issue 15) ------------------------------
+# -- the charts beside the health reasons ------------------------------
 
 def _reason(rs, rid):
     return next(r for r in rs.results[0]["health"]["reasons"] if r["id"] == rid)

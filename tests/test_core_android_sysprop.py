@@ -1,4 +1,4 @@
-"""AndroidSystemProperty packets (issue 18), as trace_processor's
+"""AndroidSystemProperty packets, as trace_processor's
 AndroidProbesParser reads them: the device state as an instant on the
 global DeviceStateChanged track, integer properties as counters (screen
 state, battery_stats.*, mcc / mnc, battery_status / plug_type), the

@@ -1,5 +1,5 @@
 """App wakelocks (AppWakelockBundle, the `android.app_wakelocks` data source)
-as trace_processor v58.2's AppWakelockModule imports them (issue 18): each
+as trace_processor v58.2's AppWakelockModule imports them: each
 (interned wakelock, encoded time) pair of a bundle is an acquire (the time's
 low bit) or a release at the packet's time + (time >> 1); an acquire begins
 a slice named by the wakelock's tag on an `app_wakelock_events` lane (args:

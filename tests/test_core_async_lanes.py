@@ -1,4 +1,4 @@
-"""Async slices spread over lanes as trace_processor v58 does (issue 18): its
+"""Async slices spread over lanes as trace_processor v58 does: its
 TrackCompressor gives overlapping atrace async (S/F) slices and overlapping
 frame timeline frames of one process parallel same-named tracks, each with a
 `track_compressor_idx` dimension, every slice at depth 0; an end without its

@@ -1,4 +1,4 @@
-"""Binder transactions and dma_fence (issue 18 item 1) in the compiled core,
+"""Binder transactions and dma_fence in the compiled core,
 on a hand-made schedule: the slices and args trace_processor's
 binder_tracker.cc / drm_tracker.cc make, derived by hand below, and the same
 tables as the real trace_processor where it is available."""

@@ -1,6 +1,6 @@
 """The `clock_snapshot` table and trace_processor's time functions
 (TO_REALTIME, TO_MONOTONIC, ABS_TIME_STR, TO_TIMECODE) on the embedded
-engine (issue 18).
+engine.
 
 The schedule, a BOOTTIME trace with two ClockSnapshots:
     snapshot 0: BOOTTIME 1000, REALTIME R0, MONOTONIC 500

@@ -1,4 +1,4 @@
-"""compact_sched events before the ftrace data's soft start (issue 18), as
+"""compact_sched events before the ftrace data's soft start, as
 trace_processor v58's FtraceSchedEventTracker imports them.
 
 Every CPU's first bundle says up to when its buffer had been read already

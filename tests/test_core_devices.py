@@ -1,5 +1,5 @@
 """UFS commands and clock gating, CPU hotplug, dma-buf heap and throttled
-CPU / Adreno GPU frequencies (issue 18) in the compiled core: on a hand-made
+CPU / Adreno GPU frequencies in the compiled core: on a hand-made
 schedule (events out of order across CPUs, overlapping buffers, a buffer
 still allocated at the end), the counters, tracks and slices
 trace_processor's FtraceParser makes (ParseUfshcdCommand /

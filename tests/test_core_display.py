@@ -1,4 +1,4 @@
-"""Pixel display driver faults in the compiled core (issue 18), as
+"""Pixel display driver faults in the compiled core, as
 trace_processor's PixelDisplayTracker / FtraceParser make them: underruns,
 frame start / done timeouts and misses and DDIC GRAM collisions as instants
 on one track per kind and display (or panel) with the event's counters as

@@ -1,4 +1,4 @@
-"""DRM vblanks and GPU scheduler jobs in the compiled core (issue 18), as
+"""DRM vblanks and GPU scheduler jobs in the compiled core, as
 trace_processor's DrmTracker makes them: vblank `signal` / `deliver`
 instants per CRTC, and per scheduler ring one `job` slice at a time for the
 jobs it runs (each ended by the ring's next completion, the next one

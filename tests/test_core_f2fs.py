@@ -1,4 +1,4 @@
-"""F2FS events in the compiled core (issue 18), as trace_processor's
+"""F2FS events in the compiled core, as trace_processor's
 IostatTracker and FtraceParser make them: every I/O counter of f2fs_iostat
 and f2fs_iostat_latency on its own per-device track, and checkpoints as
 slices on the writing process's track with their reasons. Expected rows are

@@ -1,4 +1,4 @@
-"""The `flow` table (issue 18): the flows trace_processor infers, derived by
+"""The `flow` table: the flows trace_processor infers, derived by
 hand from the trace built here — from each actual surface frame of an app to
 the actual display frame it was composited into (FrameTimelineEventParser;
 the surface frames come first, a display frame seen before its surfaces

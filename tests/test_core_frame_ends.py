@@ -1,5 +1,5 @@
 """Frame timeline ends as trace_processor v58.2's FrameTimelineEventParser
-pairs them (issue 18).
+pairs them.
 
 pid 10's app, expected surface frames of token 7 (display frame 100):
     300  cookie 1: the token's first expected frame: a slice

@@ -1,4 +1,4 @@
-"""ftrace_event.common_flags (issue 18), as trace_processor stores them:
+"""ftrace_event.common_flags, as trace_processor stores them:
 compact_sched wakings carry theirs (CompactSched.waking_common_flags);
 every other row has 0 - trace_processor v58 does not read
 FtraceEvent.common_flags. The compiled core keeps only the non-zero flags

@@ -1,7 +1,7 @@
 """GPU counters (GpuCounterEvent, the `gpu.counters` data source) and GPU
 logs as
-trace_processor v58.2's GraphicsEventModule and GpuEventParser import them
-(issue 18): a descriptor, interned per sequence or inline (legacy: counter
+trace_processor v58.2's GraphicsEventModule and GpuEventParser import them:
+a descriptor, interned per sequence or inline (legacy: counter
 ids global), makes a `gpu_counter` track per (gpu, counter name) with its
 unit and description when the packet is tokenized; each sample goes on its
 counter's track, a backwards-looking one as a 0 at its time with the value

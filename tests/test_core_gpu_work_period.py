@@ -1,4 +1,4 @@
-"""GPU work periods in the compiled core (issue 18), as trace_processor's
+"""GPU work periods in the compiled core, as trace_processor's
 FtraceTokenizer and GpuWorkPeriodTracker make them: each period is a slice
 at its start (a CLOCK_MONOTONIC_RAW time, converted to trace time through
 the clock snapshots) lasting the period, on the (ugpu, gpu, uid) track, named by the

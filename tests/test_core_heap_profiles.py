@@ -1,6 +1,6 @@
 """heapprofd's allocation dumps (ProfilePacket) as trace_processor v58.2's
-ProfileModule::ParseProfilePacket and ProfilePacketSequenceState import them
-(issue 18): `heap_profile` (one row per process, dump time and heap) and
+ProfileModule::ParseProfilePacket and ProfilePacketSequenceState import them:
+`heap_profile` (one row per process, dump time and heap) and
 `heap_profile_allocation` (per process and callsite, the change since the
 previous dump), the callstacks as `stack_profile_*` rows, heapprofd_* stats,
 and ModuleSymbols naming the frames of a module's mappings;

@@ -1,4 +1,4 @@
-"""I2C transfers in the compiled core (issue 18), as trace_processor's
+"""I2C transfers in the compiled core, as trace_processor's
 I2cTracker makes them: a thread's transfer is an `i2c-<adapter>` slice from
 its first message to the i2c_result reporting that adapter and its message
 count; a result that does not match is ignored, as are adapters past 255.

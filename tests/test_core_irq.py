@@ -1,4 +1,4 @@
-"""irq, softirq and local timer slices on per-CPU tracks (issue 18) in the
+"""irq, softirq and local timer slices on per-CPU tracks in the
 compiled core, on a hand-made schedule: the slices, tracks and args
 trace_processor's FtraceParser makes (ParseIrqHandlerEntry / Exit,
 ParseSoftIrqEntry / Exit, ParseLocalTimerEntry / Exit), derived by hand

@@ -1,8 +1,8 @@
-"""Kernel atrace (issue 18 item 1): drivers write atrace points through the
+"""Kernel atrace: drivers write atrace points through the
 `zero` and `dpu_tracing_mark_write` ftrace events (Pixel / Exynos kernels:
 DM_CALL, acpm_ipc_send_data, exynos_cpufreq_target, ...). The compiled core
 turns them into thread slices and process counters as trace_processor's
-SystraceParser does (the Python importer it was ported from did not)."""
+SystraceParser does."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """GPU memory, clock state, thermal and cooling device counters and signal
-instants (issue 18) in the compiled core: on a hand-made schedule, the
+instants in the compiled core: on a hand-made schedule, the
 counters, tracks and slices trace_processor's FtraceParser makes from
 gpu_mem_total, clock_enable / clock_disable, thermal_temperature,
 cdev_update and signal_generate / signal_deliver (protobuf), and its

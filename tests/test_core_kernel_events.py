@@ -1,4 +1,4 @@
-"""The embedded engine's kernel ftrace importers (issue 18) on a trace built
+"""The embedded engine's kernel ftrace importers on a trace built
 here with perfetto's protos: rss_stat process memory counters (mm_id
 ownership, direct reclaim, unknown mm, negative sizes, threads of no
 process), a binder transaction ended by BR_FAILED_REPLY, syscall slices

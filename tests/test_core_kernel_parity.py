@@ -1,5 +1,5 @@
 """Kernel ftrace importers found to differ from trace_processor by filling
-random ftrace events of random kinds (issue 18), each on a hand-derived
+random ftrace events of random kinds, each on a hand-derived
 schedule whose tables are also compared with the real trace_processor's:
 
 * pKVM hypervisor events: a `hyp` slice (category `pkvm_hyp`) per stay in
@@ -80,7 +80,7 @@ MISC = [(0, 100, 10, "cpu_frequency_limits", {"cpu_id": 3, "max_freq": 4}),   # 
         (0, 170, 12, "param_set_value_cpm", {"body": "cpm", "value": 1, "timestamp": -1}),
         (0, 180, 12, "task_newtask", {"pid": -3, "comm": "t", "clone_flags": 0})]
 
-# (the tenth session's finds, `packet_fuzz.py --ftrace-events ... --extreme`)
+# (found by `packet_fuzz.py --ftrace-events ... --extreme`)
 PIDS_AND_KEYS = [
     (0, 100, 10, "task_rename", {"pid": -1, "newcomm": "renamed", "oldcomm": "x"}),
     (0, 110, 10, "mark_victim", {"pid": -4}),

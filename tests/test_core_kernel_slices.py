@@ -1,4 +1,4 @@
-"""Workqueue, direct reclaim, shrink slab and hrtimer slices (issue 18) in
+"""Workqueue, direct reclaim, shrink slab and hrtimer slices in
 the compiled core, and kernel symbols: on a hand-made schedule, the slices,
 tracks and args trace_processor's FtraceParser makes
 (ParseWorkqueueExecuteStart / End, ParseDirectReclaimBegin / End,

@@ -1,6 +1,6 @@
 """Kernel wakelocks (KernelWakelockData, the `android.kernel_wakelocks` data
-source) as trace_processor v58.2's AndroidKernelWakelocksModule imports them
-(issue 18): per sequence, each wakelock name's time held summed from the
+source) as trace_processor v58.2's AndroidKernelWakelocksModule imports them:
+per sequence, each wakelock name's time held summed from the
 packets' deltas, pushed after every packet as an `android_kernel_wakelock`
 counter (ms in ns: value x 1e6) through SparseCounterTracker, which writes a
 value when it changes (and the previous value at its last time, if that was

@@ -1,5 +1,5 @@
 """Android logcat in a trace (TracePacket.android_log) in `android_logs`, as
-trace_processor v58's AndroidProbesParser imports it (issue 18).
+trace_processor v58's AndroidProbesParser imports it.
 
 Log events carry REALTIME timestamps; one clock snapshot says boot time
 1,000,000 ns is realtime 5,000,000,000 ns, so an event at realtime

@@ -1,6 +1,6 @@
 """The `machine` table and packets' machine_id (TracePacket field 98), as
 trace_processor v58.2 routes them (ProtoTraceReader::ParsePacket), and the
-machine_id / trace_id of `metadata` and `stats` rows (issue 18).
+machine_id / trace_id of `metadata` and `stats` rows.
 
 Two schedules:
 

@@ -1,4 +1,4 @@
-"""Mali GPU driver events in the compiled core (issue 18), as
+"""Mali GPU driver events in the compiled core, as
 trace_processor's MaliGpuEventTracker makes them: the MCU power state
 machine as one slice per state on the `mali_mcu_state` track (each state
 ended by the next), and CSF interrupts as `mali_CSF_INTERRUPT` slices on

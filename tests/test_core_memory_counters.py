@@ -1,5 +1,5 @@
-"""The embedded engine's memory and gpu counters as trace_processor keeps them
-(issue 18): process_stats memory on `process_memory` tracks keyed by
+"""The embedded engine's memory and gpu counters as trace_processor keeps them:
+process_stats memory on `process_memory` tracks keyed by
 process_memory_key with their description, oom_score_adj per process, the
 kernel's rss_stat / oom_score_adj_update events resolved to the process of
 their thread at the end of the trace (a `*_thread_fallback` track for a

@@ -1,4 +1,4 @@
-"""Memory and power ftrace events in the compiled core (issue 18):
+"""Memory and power ftrace events in the compiled core:
 dmabuf_rss_stat and mm_event_record counters (EventTracker's process
 counters for a thread: the process's track, else the thread's fallback),
 Pixel kswapd efficiency slices, CMA allocation slices (by kernel version:

@@ -1,5 +1,5 @@
-"""Small packet kinds the embedded engine imports as trace_processor does
-(issue 18): tracing sessions' state tracks, the import log (aflags errors,
+"""Small packet kinds the embedded engine imports as trace_processor does:
+tracing sessions' state tracks, the import log (aflags errors,
 session events of an unknown state), game intervention lists, Chrome
 metadata / triggers and service-event times in a non-BOOTTIME trace clock.
 Expected values are derived by hand from the traces built here; the

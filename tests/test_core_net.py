@@ -1,4 +1,4 @@
-"""Network ftrace events in the compiled core (issue 18), as
+"""Network ftrace events in the compiled core, as
 trace_processor's FtraceParser makes them: per-interface running totals
 in KB of received / transmitted bytes, TCP socket states as slices per
 stream, TCP retransmits as instants, NAPI GRO receives as per-CPU slices

@@ -1,4 +1,4 @@
-"""Per-sequence packet loss (issue 18): the traced_buf_* loss stats
+"""Per-sequence packet loss: the traced_buf_* loss stats
 trace_processor derives from each sequence's packets and TraceStats'
 writer_stats, counted by hand on the trace built here."""
 

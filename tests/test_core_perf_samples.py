@@ -1,6 +1,6 @@
 """Perf samples (traced_perf, the `linux.perf` data source) as trace_processor
-v58.2's ProfileModule::ParsePerfSample and PerfSampleTracker import them
-(issue 18): `perf_sample`, `perf_session`, the sampling streams' counter
+v58.2's ProfileModule::ParsePerfSample and PerfSampleTracker import them:
+`perf_sample`, `perf_session`, the sampling streams' counter
 tracks (`perf_counter_track`) and their stats; each schedule's rows derived
 by hand, and its tables compared with the real trace_processor's.
 """

@@ -1,5 +1,5 @@
 """Pixel firmware counters and slices and the ChromeOS EC sensor hub in the
-compiled core (issue 18), as trace_processor makes them. param_set_value_cpm,
+compiled core, as trace_processor makes them. param_set_value_cpm,
 fwtp_perfetto_counter and fwtp_perfetto_slice carry their own `timestamp`
 (FtraceTokenizer): their ftrace_event row stays at the event's time, their
 counter / slice is at that timestamp, and one without it is dropped whole

@@ -1,6 +1,6 @@
 """Tracing sessions' states (TracePacket.concurrent_session_event) in the
 `state` table, as trace_processor v58's ConcurrentSessionsModule imports
-them (issue 18).
+them.
 
 The schedule, two sessions of the device's traced:
     session 7 "bench": CONFIGURED 100, STARTED 200, STARTED again 250

@@ -1,5 +1,5 @@
 """trace_processor's SPAN_JOIN operators on the embedded engine
-(engine-core/src/span_join.rs; issue 18).
+(engine-core/src/span_join.rs).
 
 Hand-made span tables (ts, dur), each span [ts, ts + dur):
 

@@ -1,4 +1,4 @@
-"""Callstacks in the compiled core (issue 18): track events' callstacks
+"""Callstacks in the compiled core: track events' callstacks
 (`__intrinsic_track_event_callstacks`) and streaming profile samples
 (`cpu_profile_stack_sample`) with the `stack_profile_*` tables they make, as
 trace_processor v58.2's StackProfileSequenceState, MappingTracker and

@@ -1,5 +1,5 @@
 """The embedded engine's `stats`, `metadata` and `trace_bounds` as
-trace_processor fills them (issue 18): every stat trace_processor knows is
+trace_processor fills them: every stat trace_processor knows is
 listed, zeros included; the counters traced / the ftrace ring buffer recorded
 are there under trace_processor's names; the metadata keys come from the same
 packets. Expected values are derived by hand from the traces built here."""

@@ -1,5 +1,5 @@
-"""SysStats counters as trace_processor's SystemProbesParser makes them
-(issue 18): vmstat, per-cpu times (/proc/stat), hard and soft irq counts and
+"""SysStats counters as trace_processor's SystemProbesParser makes them:
+vmstat, per-cpu times (/proc/stat), hard and soft irq counts and
 their totals, forks, buddy allocator blocks, pressure stall information and
 slab caches, besides meminfo, devfreq, cpufreq, disk, thermal, cpuidle and
 gpufreq; in the reference's order within a packet. Expected values are

@@ -1,5 +1,5 @@
 """Process stats, process trees, CpuInfo and power rails as trace_processor's
-system probes parsers read them (issue 18), each schedule's expectations
+system probes parsers read them, each schedule's expectations
 derived by hand and its tables compared with the real trace_processor's:
 
 * ProcessStats: smaps (`mem.smaps.<key>`, bytes), `mem.dmabuf_rss`, Chrome's

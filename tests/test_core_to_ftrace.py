@@ -1,4 +1,4 @@
-"""TO_FTRACE(id) in the compiled core (issue 18): each ftrace_event row as
+"""TO_FTRACE(id) in the compiled core: each ftrace_event row as
 the line text ftrace prints, as trace_processor's SystraceSerializer makes
 it (plugins/to_ftrace/to_ftrace.cc). The lines below are derived by hand
 from a hand-made schedule: the `<task>-<tid> (<tgid>) [<cpu>] .... <s>.<us>:`

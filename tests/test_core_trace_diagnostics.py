@@ -1,4 +1,4 @@
-"""The embedded engine's `__intrinsic_trace_diagnostics` (issue 18): the
+"""The embedded engine's `__intrinsic_trace_diagnostics`: the
 trace config settings trace_processor flags as making a recording
 untrustworthy, with its keys, texts and confidences. Expected rows are
 derived by hand from the configs built here and trace_processor's rules

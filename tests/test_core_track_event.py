@@ -1,4 +1,4 @@
-"""Track events in the compiled core (issue 18): TrackDescriptor /
+"""Track events in the compiled core: TrackDescriptor /
 ThreadDescriptor / TrackEvent packets imported as trace_processor's
 TrackEventTokenizer, TrackEventTracker and TrackEventEventImporter do.
 

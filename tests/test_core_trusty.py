@@ -1,4 +1,4 @@
-"""Trusty TEE calls and IPC in the compiled core (issue 18): the `tipc`
+"""Trusty TEE calls and IPC in the compiled core: the `tipc`
 slices and instants trace_processor's FtraceParser::ParseTrusty* make on
 the calling thread's track. Expected rows are derived by hand from the
 schedule below (each call opens a slice its done / end event closes, then

@@ -1,4 +1,4 @@
-"""Video4Linux2 buffer events in the compiled core (issue 18), as
+"""Video4Linux2 buffer events in the compiled core, as
 trace_processor's V4l2Tracker makes them: each an instant of category
 `Video 4 Linux 2` on the thread's track, named by the event and its
 buffer, the buffer's fields as args with the kernel's names for its type,

@@ -1,4 +1,4 @@
-"""virtio GPU command queues and virtio video in the compiled core (issue 18), as
+"""virtio GPU command queues and virtio video in the compiled core, as
 trace_processor's VirtioGpuTracker makes them (an emulator's or a VM guest's
 GPU commands): each command a slice named by its type on its queue's lanes
 (one per command in flight, keyed by seqno) until its response, the free

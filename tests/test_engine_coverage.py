@@ -1,4 +1,4 @@
-"""What the embedded engine does not import, it says (issue 18 item 3): a
+"""What the embedded engine does not import, it says: a
 query naming what it does not serve fails with one line pointing at
 trace_processor, and data it skipped is counted in `stats` and named once,
 at the user's first query."""

@@ -1,6 +1,6 @@
 """Engine parity: every metric file gives the same rows on both engines.
 
-SPEC "Two engines, one SQL": on the same trace both engines give identical
+Two engines, one SQL: on the same trace both engines give identical
 metric values — integers equal, floats within 1e-9 relative.
 
 ``assert_parity(sql_or_metric, trace, **options)`` loads ``trace`` on each

@@ -5,7 +5,8 @@
   HeapTaskDaemon, frequencies, frame timeline), analysed through the CLI on
   both engines: the JSON must be identical but for the ``engine`` field. At
   this size the metric SQL's old range joins took minutes on trace_processor.
-* Every trace in ../shared/traces: every per-run result identical.
+* Every real trace beside the checkout (``shared_traces``): every per-run
+  result identical.
 
 Both need a real trace_processor (ARTSCOPE_TP_BIN, or trace_processor_shell on
 PATH); they skip, saying so, without one.

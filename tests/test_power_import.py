@@ -1,4 +1,4 @@
-"""The embedded engine imports power data as trace_processor does (issue 18):
+"""The embedded engine imports power data as trace_processor does:
 battery counters (with charge and power derived), power rails, energy
 estimation breakdown, entity state residency, cpu time per uid, disk stats,
 wakelock and suspend/resume slices. Every expected value below is derived by

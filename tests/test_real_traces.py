@@ -1,7 +1,8 @@
-"""Real traces from real phones (../shared/traces): import and analyse them.
+"""Real traces from real phones (the ``shared_traces`` fixture: the traces
+beside the checkout): import and analyse them.
 
-The expected numbers are facts from independent decoding listed in
-../shared/traces/README.md; the test skips where that folder is absent.
+The expected numbers are facts from independent decoding listed in the
+README beside those traces; the test skips where that folder is absent.
 """
 
 from __future__ import annotations

@@ -323,7 +323,7 @@ def test_cli_lbo_bad_input_is_one_line(tmp_path):
 def test_real_trace_study_end_to_end(shared_traces, tmp_path):
     """A real Pixel 6a trace as a one-run study: its health check fails (it was
     not captured pinned), so by default nothing is left; kept, its window has
-    no GC slice (shared/traces/README.md), so distilled = cost and LBO = 1."""
+    no GC slice (the README beside the real traces), so distilled = cost and LBO = 1."""
     api32 = shared_traces / "perfskills-api32_startup_warm.perfetto-trace"
     meta = tmp_path / "meta.csv"
     meta.write_text(f"trace,benchmark,config,x\n{api32.name},startup,cmc,2\n")

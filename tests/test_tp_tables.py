@@ -1,14 +1,14 @@
 """The embedded engine's tables against the real trace_processor's.
 
 For every table and view the embedded engine serves, on every fixture, every
-trace in ../shared/traces and every distinct input of the ported diff tests
+real trace beside the checkout (``shared_traces``) and every distinct input of the ported diff tests
 (tests/conformance; those of cases the embedded engine is known to fail
 are left out, see test_conformance_input_tables_match_trace_processor),
 tools/compare_tp.py compares row counts and every
 column both engines serve (ids by what they point to; see its docstring)
 with trace_processor_shell's.
 
-What still differs is the reviewed list KNOWN_GAPS below: each Gap names a
+What still differs is the list KNOWN_GAPS below: each Gap names a
 table, the aspects that differ (``rows`` when the row counts differ, else the
 columns whose values differ, or a column only the embedded engine serves) and
 the traces it applies to (ALL: a schema difference, on every trace), with the
@@ -17,7 +17,8 @@ gaps' aspects exactly: a new difference fails, and so does a listed gap that
 disappeared (remove it from the list - the list only shrinks honestly).
 
 The compiled core is the embedded engine here. Skipped, saying why, without a
-trace_processor_shell (ARTSCOPE_TP_BIN, PATH or ../shared/bin).
+trace_processor_shell (the ``tp_bin`` fixture: ARTSCOPE_TP_BIN, PATH or the
+binary beside the checkout).
 """
 
 from __future__ import annotations

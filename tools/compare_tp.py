@@ -37,7 +37,7 @@ column's values agree but not the rows), plus any column only the embedded
 engine serves (``<column> (embedded only)``). Columns trace_processor serves and the embedded engine does not
 are listed apart ("not served"): a query naming one fails with a one-line
 error saying so. tests/test_tp_tables.py runs this over every fixture,
-shared trace and conformance input against a reviewed list of known gaps.
+real trace and conformance input against a list of known gaps, each with its reason.
 
 Prints one line per (trace, table) that differs plus a coverage summary per
 table; ``--markdown`` prints the summary as the README's coverage table.
@@ -410,7 +410,8 @@ def coverage(results: list[tuple[TraceInput, list[TableDiff]]]) -> list[str]:
 
 def find_tp_bin(explicit: str | None = None) -> str | None:
     """The trace_processor to compare with: the engine's own resolution
-    (--tp-bin, ARTSCOPE_TP_BIN, PATH, cached prebuilt), else ../shared/bin."""
+    (--tp-bin, ARTSCOPE_TP_BIN, PATH, cached prebuilt), else the binary beside
+    the checkout (SHARED_TP_BIN)."""
     from artscope.engines.trace_processor import find_local_binary
 
     found = find_local_binary(explicit)

@@ -515,7 +515,7 @@ pub fn schema() -> Vec<(&'static str, Vec<Col>)> {
 }
 
 /// trace_processor's public views over the internal track table (and sched_slice),
-/// with the columns trace_processor v58 gives them (in the Python importer's order).
+/// with the columns trace_processor v58 gives them.
 pub const VIEWS: [(&str, &str); 23] = [
     ("sched_slice", "SELECT id, ts, dur, cpu, ucpu, utid, end_state, priority FROM sched"),
     ("track", "SELECT id, name, type, parent_id, dimension_arg_set_id, source_arg_set_id, machine_id FROM __track"),

@@ -221,8 +221,8 @@ def _summarize(engine) -> TraceSummary:
 
 #: Where a user reads what each check below means and how to fix it.
 CAPTURING_DOC = "docs/capturing.md"
-#: The run marker the analysis uses when none is given (SPEC: the harness
-#: marker of android-benchmark-runner).
+#: The run marker the analysis uses when none is given (the harness marker of
+#: android-benchmark-runner).
 DEFAULT_MARKER = "App Benchmark"
 #: What makes an app's own Trace.beginSection markers reach the trace.
 MARKERS_NEED = 'a debuggable app, or <profileable android:shell="true"/> in its manifest (Android 10+)'

@@ -3,7 +3,7 @@
 Metric methods return polars DataFrames (one row per run, or per thread /
 per frequency value for breakdowns); ``plot_*`` methods return altair charts
 (see artscope.report.charts). ``results`` holds the per-run dicts in the JSON
-shape of SPEC "Command line".
+shape of ``artscope analyze --format json``.
 """
 
 from __future__ import annotations

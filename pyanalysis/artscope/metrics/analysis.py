@@ -1,4 +1,4 @@
-"""One loaded trace -> every metric of every run, in SPEC's JSON shape.
+"""One loaded trace -> every metric of every run, in the JSON output's shape.
 
 Data flows one way: engine tables -> selection -> sql-metrics DataFrames ->
 per-run numbers (compute.py) -> verdict (health.py).

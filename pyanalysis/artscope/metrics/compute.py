@@ -1,8 +1,8 @@
-"""Metric DataFrames -> the per-run numbers of SPEC "Metrics".
+"""Metric DataFrames -> the per-run numbers defined in docs/metrics.md.
 
 Each function takes the DataFrames the sql-metrics files return and the
-selection, and produces per-run dicts in the JSON shape of SPEC "Command
-line" (``gc``, ``pinning``, ``jank``, ``cpufreq``, ``memfreq``). Null means
+selection, and produces per-run dicts in the JSON shape of ``artscope analyze
+--format json`` (``gc``, ``pinning``, ``jank``, ``cpufreq``, ``memfreq``). Null means
 "not captured", zero means "captured, nothing happened" (see ``Capture``).
 """
 

@@ -1,6 +1,6 @@
 """Numbers -> a verdict (pass | warn | fail) and the reasons behind it.
 
-Implements SPEC "Health". Each reason is {id, severity, message, expected,
+Implements docs/metrics.md "Health". Each reason is {id, severity, message, expected,
 actual, evidence, start_ts, end_ts}; evidence names threads, CPUs, devices and
 absolute time ranges (trace ns), and messages give times relative to the
 window start for reading. ``start_ts``/``end_ts`` (absolute trace ns) are the
@@ -589,7 +589,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
              import_warnings: list[str] | None = None,
              cooling: list[dict[str, Any]] | None = None,
              captured: dict[str, bool] | None = None) -> dict[str, Any]:
-    """Verdict and reasons for one run's result dict (SPEC JSON shape).
+    """Verdict and reasons for one run's result dict (the JSON output's shape).
 
     ``data_loss``: data_loss.sql rows and the trace's ftrace setup errors
     (rows named ``ftrace_setup_errors`` with ``kind`` and ``what``);

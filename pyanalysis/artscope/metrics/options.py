@@ -16,14 +16,14 @@ DEFAULT_GC_THREADS = ("HeapTaskDaemon", "Heap thread pool worker*")
 DEFAULT_GC_PATTERNS = ("* GC",)
 DEFAULT_FRAME_DEADLINE_NS = 16_666_667
 #: Device names that are the memory controller's frequency (and not per-CPU
-#: votes or bandwidth monitors), per SPEC "Frequency stability".
+#: votes or bandwidth monitors), per docs/metrics.md "Frequency stability".
 DEFAULT_MEM_DEVICE_INCLUDE = r"(?i)(mif|ddr|llcc|dmc|memfreq|-l3-|bw)"
 DEFAULT_MEM_DEVICE_EXCLUDE = r"(?i)(memlat|BTS_|throughput|gpu)"
 
 
 @dataclasses.dataclass(frozen=True)
 class HealthThresholds:
-    """Verdict thresholds (SPEC "Health"); each is overridable."""
+    """Verdict thresholds (docs/metrics.md "Health"); each is overridable."""
 
     #: fail when off_mask_share exceeds this fraction.
     off_mask_share_fail: float = 0.01

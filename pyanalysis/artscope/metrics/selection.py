@@ -1,6 +1,6 @@
 """What to measure in a loaded trace: the app, its threads, run windows, CPUs.
 
-Implements SPEC "Selecting what to measure". Small lookups (processes,
+Implements docs/metrics.md "Selecting what to measure". Small lookups (processes,
 threads, CPU topology) are fetched whole and filtered with polars; the marker
 lookup goes through the ``artscope_marker`` input table.
 """

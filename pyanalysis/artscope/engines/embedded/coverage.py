@@ -1,6 +1,6 @@
 """What the embedded engine does not serve, said instead of answered silently.
 
-Two cases (issue 18):
+Two cases:
 
 * a query naming a table, column or function the embedded engine does not
   serve fails with one line naming it and pointing at trace_processor
@@ -71,7 +71,7 @@ WOULD_FILL: dict[str, str] = {
                                "and stats, system info, system stats, power rails and clock "
                                "syncs are imported)"),
     # (deflate `compressed_packets` are read; zstd ones are not: trace_processor
-    # reads them only when built with zstd, which ../shared/bin's is not)
+    # reads them only when built with zstd, which the reference build is not)
     "zstd_compressed_packets": "every table (the zstd-compressed packets inside are not read)",
 }
 

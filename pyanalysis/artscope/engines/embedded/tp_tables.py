@@ -1,7 +1,7 @@
 """The names of trace_processor's tables and views, to tell a table the
 embedded engine does not serve from a name no engine has (a typo).
 
-Listed from trace_processor_shell v58.2 (the version ../shared/bin pins) with
+Listed from trace_processor_shell v58.2 (the reference build, perfetto ec5d16b) with
 ``SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT
 LIKE 'sqlite_%'`` on a loaded trace. Tables of Perfetto's standard library
 (``INCLUDE PERFETTO MODULE ...``) are not among them: they exist only once
