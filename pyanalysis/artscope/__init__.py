@@ -99,7 +99,7 @@ def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
           marker: str | None = None, engine: str = "auto", tp_bin: str | None = None,
           jobs: int | None = None, include_unhealthy: bool = False,
           keep_flagged: bool = False, noisy_ci_pct: float = 5.0,
-          **options: Any) -> "Study":
+          include_drifted: bool = False, **options: Any) -> "Study":
     """A study over many runs: traces (analysed in parallel with the same
     options as :func:`analyze`) and/or saved analyze output (.json/.csv/.parquet).
 
@@ -107,7 +107,9 @@ def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
     (e.g. ``"{benchmark}.{x}.{heap}.{config}.{invocation}"`` or the preset
     ``"android-benchmark-runner"``) or an explicit :class:`Labels`. Returns a
     :class:`Study` whose methods return polars frames (``lbo()``, ``at(x)``,
-    ``flags()``, ``excluded()``, ``noise(metric)``) and altair charts.
+    ``flags()``, ``excluded()``, ``warnings()``, ``conditions()``,
+    ``noise(metric)``) and altair charts. ``include_drifted`` keeps runs held
+    at another frequency level than the study's on their device.
     """
     from artscope.studies import Labels, Study, StudyOptions, apply_labels, load_runs
 
@@ -120,7 +122,7 @@ def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
     runs = load_runs(inputs, opts, engine=engine, tp_bin=tp_bin, jobs=jobs)
     return Study(apply_labels(runs, labels),
                  StudyOptions(include_unhealthy=include_unhealthy, keep_flagged=keep_flagged,
-                              noisy_ci_pct=noisy_ci_pct))
+                              noisy_ci_pct=noisy_ci_pct, include_drifted=include_drifted))
 
 
 __all__ = ["open", "analyze", "apps", "load_results", "study", "RunSet", "AnalysisOptions",
