@@ -204,3 +204,12 @@ def test_allocation_growing_with_x_is_flagged():
     assert set(summary["n"]) == {1} and summary["lbo"].to_list() == pytest.approx([1.1] * 8)
     kept = Study(st.runs, StudyOptions(keep_flagged=True)).lbo().filter(pl.col("kind") == "summary")
     assert set(kept["n"]) == {2}
+
+
+def test_python_api_include_drifted():
+    import artscope
+
+    saved = str(SD.saved_output("drifted", "json"))
+    assert artscope.study(saved, name_pattern=PRESET).excluded().height == 3
+    st = artscope.study(saved, name_pattern=PRESET, include_drifted=True)
+    assert st.excluded().is_empty() and st.warnings().height == 3

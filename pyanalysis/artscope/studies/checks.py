@@ -6,9 +6,11 @@ ART's collectors had to correct in its errata:
 * ``condition_drift`` -- runs that each held their memory controller (or an
   allowed cluster) steady, but at different levels from one another. Per
   device, the study-wide mode of each series' stable dominant level is the
-  study's level (ties go to the higher level); a run whose dominant level
-  differs is excluded from the LBO with a reason naming the device, its level
-  and the study's (``include_drifted`` keeps it).
+  study's level (ties go to the higher level); a run that held a stable
+  level other than it is excluded from the LBO with a reason naming the
+  device, its level and the study's (``include_drifted`` keeps it). A run
+  whose level changed inside it is judged by its health check instead
+  (``memfreq_unstable`` / ``cpufreq_unstable``).
 * ``below_max`` -- runs held steadily below the highest level their trace
   shows for that series (available or reached): listed as a warning.
 * ``mixed_devices`` / ``mixed_builds`` -- runs from more than one device, or
@@ -134,13 +136,13 @@ def run_levels(runs: pl.DataFrame) -> pl.DataFrame:
             .group_by("device", "series", maintain_order=True).first()
             .select("device", "series", study_level="dominant"))
     lv = lv.join(mode, on=["device", "series"], how="left")
-    drifted = (pl.col("dominant").is_not_null() & pl.col("study_level").is_not_null()
+    drifted = (pl.col("stable").fill_null(False) & pl.col("study_level").is_not_null()
                & (pl.col("dominant") != pl.col("study_level")))
     return lv.with_columns(drifted=drifted).sort("device", "series", "trace", "run")
 
 
 def condition_drift(runs: pl.DataFrame) -> pl.DataFrame:
-    """Runs whose dominant level differs from the study's level on their
+    """Runs that held a stable level other than the study's on their
     device: trace, run, reason 'condition_drift', detail."""
     lv = run_levels(runs).filter(pl.col("drifted"))
     if lv.is_empty():
