@@ -729,3 +729,18 @@ def test_check_a_device_specific_event_the_kernel_has_but_refused_is_an_error(tm
     _, check = capture_mod.inspect_trace(path, None, APP)
     assert check.lines[0] == "refused by the kernel: devfreq/devfreq_frequency (read by memfreq)"
     assert check.fatal == [check.lines[0]]
+
+
+def test_check_markers_of_an_app_the_config_did_not_name(tmp_path):
+    """A trace recorded for another app: atrace_apps names com.other.app only."""
+    trace = pb.Trace()
+    trace.ParseFromString(device_trace(markers=0))
+    ftrace = [ds.config.ftrace_config for ds in trace.packet[0].trace_config.data_sources
+              if ds.config.name == "linux.ftrace"][0]
+    ftrace.atrace_apps[:] = ["com.other.app"]
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(trace.SerializeToString())
+    _, check = capture_mod.inspect_trace(path, None, APP)
+    assert check.lines[3] == (
+        f'app markers: no "App Benchmark" slice (the config\'s atrace_apps does not name {APP}: '
+        f"record with --app {APP})")

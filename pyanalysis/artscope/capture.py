@@ -370,7 +370,7 @@ def check_capture(
     elif not upids:
         say(f"app {label}: not in the trace (start it while the capture runs)", True)
     else:
-        _check_markers(engine, say, app, upids, marker)
+        _check_markers(engine, say, app, upids, marker, config)
         in_app = ",".join(str(u) for u in upids)
         gcs = _scalar(engine, "SELECT count(*) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
                               f"JOIN thread t USING (utid) WHERE t.upid IN ({in_app}) AND s.name GLOB '* GC'")
@@ -402,8 +402,10 @@ def _compact(events: list[str], limit: int = 6) -> list[str]:
     return [es[0] if len(es) == 1 else f"{g}: {len(es)} events" for g, es in groups.items()]
 
 
-def _check_markers(engine, say, app: str | None, upids: list[int], marker: str | None) -> None:
-    """The run markers' line: found, or why not (debuggable / profileable)."""
+def _check_markers(engine, say, app: str | None, upids: list[int], marker: str | None,
+                   config: "TraceConfig | None") -> None:
+    """The run markers' line: found, or why not (not in atrace_apps, not
+    debuggable / profileable)."""
     name = marker or DEFAULT_MARKER
     found = _scalar(engine, f"SELECT count(*) FROM slice WHERE name = {_quote(name)}")
     flags = None
@@ -425,7 +427,9 @@ def _check_markers(engine, say, app: str | None, upids: list[int], marker: str |
     if found:
         say(f"app markers: {found} \"{name}\" slices ({state})")
         return
-    if flags is not None and flags[0] is not None and (flags[0] or flags[1]):
+    if app is not None and config is not None and configs.missing(config, f"atrace_app:{app}"):
+        why = f"the config's atrace_apps does not name {app}: record with --app {app}"
+    elif flags is not None and flags[0] is not None and (flags[0] or flags[1]):
         why = f"{state}, so its markers are recorded: if it marks runs by another name, pass --marker NAME"
     else:
         why = f"{state}; markers need {MARKERS_NEED}; see {CAPTURING_DOC}"
