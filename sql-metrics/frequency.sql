@@ -5,6 +5,8 @@
 --   source 'cpufreq'        cpu_counter_track 'cpufreq' per CPU (ftrace
 --                           cpu_frequency and sys_stats cpufreq polling)
 --   source 'cpu_max_limit'  'Cpu N Max Freq Limit' per CPU
+--   source 'cpu_throttle'   'cpufreq_throttle' per CPU: Qualcomm LMh's cap
+--                           (dcvsh/dcvsh_freq events) while it throttles
 --   source 'devfreq'        devfreq_frequency events per device
 --                           (linux_device_frequency tracks)
 --   source 'clock'          clock_set_rate / clk_set_rate events per clock
@@ -63,6 +65,9 @@ track_series AS (
   UNION ALL
   SELECT t.id, 'cpu_max_limit', t.cpu, NULL
   FROM cpu_counter_track t WHERE t.name GLOB 'Cpu * Max Freq Limit'
+  UNION ALL
+  SELECT t.id, 'cpu_throttle', t.cpu, NULL
+  FROM cpu_counter_track t WHERE t.name = 'cpufreq_throttle'
   UNION ALL
   SELECT ct.id, iif(ct.type = 'linux_device_frequency', 'devfreq', 'clock_frequency'), NULL,
     coalesce(

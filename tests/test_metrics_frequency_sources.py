@@ -111,6 +111,11 @@ def sources_trace(directory: Path) -> Path:
                         setattr(fe.cdev_update, "target", 0))),
         (330, lambda fe: (setattr(fe.cdev_update, "type", "thermal-cpufreq-2"),
                           setattr(fe.cdev_update, "target", 3))),
+        # Qualcomm LMh caps CPU 6 at 2.0 GHz from 330 and lifts it at 500
+        (330, lambda fe: (setattr(fe.dcvsh_freq, "cpu", 6),
+                          setattr(fe.dcvsh_freq, "freq", 2_000_000))),
+        (500, lambda fe: (setattr(fe.dcvsh_freq, "cpu", 6),
+                          setattr(fe.dcvsh_freq, "freq", 2_800_000))),
     ]
     for ms, fill in sorted(events, key=lambda e: e[0]):
         fe = b.event.add()
@@ -220,6 +225,9 @@ def test_throttled_names_thermal_evidence(sources_path, engine, request):
     assert th["evidence"]["cooling_devices"] == [
         {"device": "thermal-cpufreq-2", "max_state": 3, "from_ts": t(330)}]
     assert th["evidence"]["thermal_zones"] == [{"zone": "BIG", "max_c": 85.0}]
+    # the LMh cap 2.0 GHz held [330, 500): 170 ms below the dominant 2.8 GHz
+    assert c6["capped_by"] == [{"source": "cpu_throttle", "min": 2_000_000, "ns": 170 * MS}]
+    assert "Qualcomm LMh (dcvsh_freq) capped it at 2 GHz for 0.17 s" in th["message"]
     assert "(known 100% of the window, 2 GHz–2.8 GHz)" in by_id["cpufreq_unstable"]["message"]
 
 

@@ -495,23 +495,44 @@ def cpufreq_metrics(run: int, w_len: int, freq: pl.DataFrame, cpus: list[int],
     share = opts.thresholds.stable_known_share
     for cpu in cpus:
         rows = f.filter((pl.col("source") == "cpufreq") & (pl.col("cpu") == cpu)) if f.height else f
-        lim = f.filter((pl.col("source") == "cpu_max_limit") & (pl.col("cpu") == cpu)) if f.height else f
+        caps = (f.filter(pl.col("source").is_in(["cpu_max_limit", "cpu_throttle"])
+                         & (pl.col("cpu") == cpu)) if f.height else f)
         entry: dict[str, Any] = {"cpu": cpu, "source": "cpufreq", "unit": UNIT_BY_SOURCE["cpufreq"]}
         entry.update(series_stats(rows, w_len, share) if rows.height else _no_data_stats())
-        entry["throttled"] = _throttled(entry, rows, lim, w_len, opts)
+        entry["capped_by"] = _caps_below(entry.get("dominant"), caps)
+        entry["throttled"] = _throttled(entry, rows, w_len, opts)
         out.append(entry)
     return out
 
 
-def _throttled(entry: dict[str, Any], rows: pl.DataFrame, lim: pl.DataFrame,
-               w_len: int, opts: AnalysisOptions) -> bool | None:
+def _caps_below(dominant: float | None, caps: pl.DataFrame) -> list[dict[str, Any]]:
+    """The CPU's frequency caps that were below its dominant frequency in W:
+    the kernel's max-frequency limit (cpu_max_limit, thermal or power
+    policy) and Qualcomm LMh (cpu_throttle), each with its lowest value and
+    the time it held the CPU below the dominant."""
+    if dominant is None or not caps.height:
+        return []
+    out = []
+    for source in ("cpu_max_limit", "cpu_throttle"):
+        below = _residency(caps.filter(pl.col("source") == source)).filter(
+            pl.col("value") < dominant)
+        if below.height:
+            low = below["value"].min()
+            out.append({"source": source, "min": int(low) if float(low).is_integer() else low,
+                        "ns": _sum(below["ns"])})
+    return out
+
+
+def _throttled(entry: dict[str, Any], rows: pl.DataFrame, w_len: int,
+               opts: AnalysisOptions) -> bool | None:
+    """Below the dominant frequency, or capped below it (max-frequency limit
+    or LMh), for more than throttle_share of W."""
     dom = entry.get("dominant")
     if dom is None or w_len <= 0:
         return None
     limit = opts.thresholds.throttle_share * w_len
     below_freq = _sum(_residency(rows).filter(pl.col("value") < dom)["ns"])
-    below_limit = _sum(_residency(lim).filter(pl.col("value") < dom)["ns"])
-    return below_freq > limit or below_limit > limit
+    return below_freq > limit or any(c["ns"] > limit for c in entry["capped_by"])
 
 
 def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,

@@ -282,6 +282,11 @@ def _thermal_evidence(result: dict[str, Any], cooling: list[dict[str, Any]],
     return "thermal evidence: " + ", ".join(parts), ev
 
 
+#: What each frequency cap of compute._caps_below is, for reading.
+_CAP_NAMES = {"cpu_max_limit": "the kernel's max-frequency limit",
+              "cpu_throttle": "Qualcomm LMh (dcvsh_freq)"}
+
+
 def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int],
                      window: tuple[int, int],
                      cooling: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
@@ -309,12 +314,18 @@ def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int
                 {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}, window))
         if c.get("throttled"):
             text, ev = _thermal_evidence(result, cooling or [], w_start)
+            caps = "".join(
+                f"; {_CAP_NAMES[k['source']]} capped it at "
+                f"{format_frequency(k['min'], c.get('unit'))} for {_s(k['ns'])}"
+                for k in c.get("capped_by") or [])
+            if c.get("capped_by"):
+                ev["capped_by"] = c["capped_by"]
             out.append(_reason(
                 "cpufreq_throttled", "fail",
                 f"CPU {c['cpu']} ran below its dominant "
                 f"{format_frequency(c['dominant'], c.get('unit'))} for more than "
-                f"{th.throttle_share * 100:.0f}% of the window (thermal or power limit); "
-                f"{text} — lower the fixed frequency or cool the device",
+                f"{th.throttle_share * 100:.0f}% of the window (thermal or power limit)"
+                f"{caps}; {text} — lower the fixed frequency or cool the device",
                 "not throttled", True, {"cpus": [c["cpu"]], **ev}, window))
     return out
 
