@@ -293,6 +293,8 @@ def data_loss_trace(directory: Path) -> Path:
     ts = p.trace_stats
     b0 = ts.buffer_stats.add()
     b0.buffer_size, b0.chunks_overwritten, b0.patches_failed = 65536 * 1024, 12, 2
+    b0.trace_writer_packet_loss = 1
+    ts.flushes_failed = 1
     b1 = ts.buffer_stats.add()
     b1.buffer_size, b1.chunks_discarded = 4096 * 1024, 40
     ts.chunks_discarded = 23  # service-wide since traced started: not this trace's
@@ -313,6 +315,8 @@ def test_data_loss_reasons(tmp_path, engine, request):
         ("warn", (("traced_buf_chunks_overwritten", 12),), (0,)),
         ("warn", (("traced_buf_patches_failed", 2),), (0,)),
         ("warn", (("traced_buf_chunks_discarded", 40),), (1,)),
+        ("warn", (("traced_buf_trace_writer_packet_loss", 1),), (0,)),
+        ("warn", (("traced_flushes_failed", 1),), (None,)),
         ("warn", (("ftrace_setup_errors", 1),), ("power/cpu_frequency",)),
         ("warn", (("ftrace_setup_errors", 1),), ("dalvik",)),
         ("info", (("ftrace_setup_errors", 2),), ("mdss/mdp_commit", "sde/sde_evtlog")),
@@ -385,3 +389,14 @@ def test_api32_memory_controller_in_khz(shared_traces, engine, request):
         assert uclamp and all(m["unit"] is None and not m["is_memory"] for m in uclamp)
     finally:
         wide.close()
+
+
+def test_setup_errors_without_names_warn_with_the_count():
+    # a trace_processor without import logs gives only the stat (3 errors)
+    from artscope.metrics import health
+
+    (x,) = health._data_loss_reasons(
+        [{"name": "ftrace_setup_errors", "idx": None, "value": 3, "kind": None, "what": None}],
+        (0, 1))
+    assert (x["id"], x["severity"], x["actual"]) == ("data_loss", "warn",
+                                                     {"ftrace_setup_errors": 3})
