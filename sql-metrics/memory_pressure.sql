@@ -23,13 +23,14 @@ kswapd AS MATERIALIZED (
   SELECT utid FROM thread WHERE name GLOB 'kswapd*'
 ),
 -- kswapd runs seldom: its few slices, found with one utid = lookup per
--- kswapd thread, are joined to the runs by time range
+-- kswapd thread, are joined to the runs by time range. CROSS JOIN keeps
+-- kswapd the outer loop (SQLite may otherwise scan sched and probe kswapd)
 kswapd_slice AS MATERIALIZED (
   SELECT s.cpu, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
       (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
     ELSE s.ts + s.dur END AS end_ts
-  FROM kswapd k JOIN sched s ON s.utid = k.utid
+  FROM kswapd k CROSS JOIN sched s ON s.utid = k.utid
 ),
 kswapd_in_run AS (
   SELECT r.run, min(k.end_ts, r.end_ts) - max(k.ts, r.start_ts) AS ns,
