@@ -284,6 +284,10 @@ def recorded_config(engine) -> "TraceConfig | None":
     return cfg
 
 
+#: One finding of the check: its line, and whether it is fatal.
+Finding = tuple[str, bool]
+
+
 def check_capture(
     engine,
     config: "TraceConfig | None",
@@ -291,15 +295,23 @@ def check_capture(
     marker: str | None = None,
     pid: int | None = None,
 ) -> CaptureCheck:
-    """The capture check of a loaded trace (see :class:`CaptureCheck`)."""
-    lines: list[str] = []
-    fatal: list[str] = []
+    """The capture check of a loaded trace (see :class:`CaptureCheck`).
 
-    def say(line: str, is_fatal: bool = False) -> None:
-        lines.append(line)
-        if is_fatal:
-            fatal.append(line)
+    ``config`` None means the trace's TraceConfig is unknown: every metric's
+    events count as needed and "recorded nothing" cannot be judged.
+    """
+    findings = (
+        _refused_findings(engine, config)
+        + _empty_findings(engine, config)
+        + _loss_findings(engine)
+        + _app_findings(engine, config, app, marker, pid)
+        + _suspend_findings(engine)
+    )
+    return CaptureCheck([line for line, _ in findings], [line for line, fatal in findings if fatal])
 
+
+def _readers(config: "TraceConfig | None") -> dict[str, list[str]]:
+    """GROUP/EVENT -> the REQUIREMENTS keys ``config`` serves that read it."""
     served = configs.serves(config) if config is not None else list(configs.REQUIREMENTS)
     readers: dict[str, list[str]] = {}
     for key in served:
@@ -309,86 +321,103 @@ def check_capture(
             elif req.startswith("syscall:"):  # recorded through raw_syscalls
                 for event in ("raw_syscalls/sys_enter", "raw_syscalls/sys_exit"):
                     readers.setdefault(event, []).append(key)
+    return readers
 
-    # -- events the kernel refused (FtraceStats at the start of the trace) ----
+
+def _refused_findings(engine, config: "TraceConfig | None") -> list[Finding]:
+    """Events and atrace the capture asked for and did not get (FtraceStats at
+    the start of the trace): fatal when a metric of the config reads them."""
     refused, unknown, atrace_errors, unnamed = _setup_errors(engine)
+    readers = _readers(config)
     # An event listed for another SoC family that this kernel does not have
     # is expected; one it has but refused to enable is not.
     elsewhere = [e for e in unknown if e in configs.DEVICE_SPECIFIC]
     refused_here = [e for e in refused if e not in elsewhere]
+    out: list[Finding] = []
     if refused_here:
         needed = [e for e in refused_here if e in readers]
         others = [e for e in refused_here if e not in readers]
         detail = [f"{e} (read by {'/'.join(readers[e])})" for e in needed] + _compact(others)
-        say(f"refused by the kernel: {', '.join(detail)}", bool(needed))
+        out.append((f"refused by the kernel: {', '.join(detail)}", bool(needed)))
     if elsewhere:
         by_family: dict[str, list[str]] = {}
         for e in elsewhere:
             by_family.setdefault(configs.DEVICE_SPECIFIC[e], []).append(e)
-        say("not on this device (expected; other SoCs or kernels have them): "
-            + "; ".join(f"{', '.join(es)} ({family})" for family, es in by_family.items()))
+        out.append(("not on this device (expected; other SoCs or kernels have them): "
+                    + "; ".join(f"{', '.join(es)} ({family})" for family, es in by_family.items()),
+                    False))
     if atrace_errors:
-        say(f"atrace failed: {atrace_errors} (the GC slices and markers need atrace)", True)
+        out.append((f"atrace failed: {atrace_errors} (the GC slices and markers need atrace)", True))
     if unnamed:
-        say(f"{unnamed} ftrace setup errors (this trace does not name the events)")
+        out.append((f"{unnamed} ftrace setup errors (this trace does not name the events)", False))
     if not (refused or atrace_errors or unnamed):
-        say("refused by the kernel: none")
+        out.append(("refused by the kernel: none", False))
+    return out
 
-    # -- configured events that recorded nothing -------------------------------
+
+def _empty_findings(engine, config: "TraceConfig | None") -> list[Finding]:
+    """Configured events (not refused) without a single event in the trace:
+    fatal for sched_switch, which every metric needs."""
     if config is None:
-        say("recorded nothing: unknown (the trace does not record its TraceConfig)")
-    else:
-        counts = dict(engine.query("SELECT name, count(*) AS n FROM ftrace_event GROUP BY name").rows())
-        empty = [
-            e for e in configs.ftrace_events(config)
-            if e not in refused and not e.endswith("/*") and not counts.get(e.partition("/")[2])
-        ]
-        if empty:
-            say("recorded nothing: " + ", ".join(empty)
-                + " (rare events such as kills, reclaim or suspend can be absent)",
-                "sched/sched_switch" in empty)
-        else:
-            say("recorded nothing: none (every configured event has data)")
+        return [("recorded nothing: unknown (the trace does not record its TraceConfig)", False)]
+    refused = set(_setup_errors(engine)[0])
+    counts = dict(engine.query("SELECT name, count(*) AS n FROM ftrace_event GROUP BY name").rows())
+    empty = [
+        e for e in configs.ftrace_events(config)
+        if e not in refused and not e.endswith("/*") and not counts.get(e.partition("/")[2])
+    ]
+    if not empty:
+        return [("recorded nothing: none (every configured event has data)", False)]
+    return [("recorded nothing: " + ", ".join(empty)
+             + " (rare events such as kills, reclaim or suspend can be absent)",
+             "sched/sched_switch" in empty)]
 
-    # -- buffer overruns and lost packets (sql-metrics/data_loss.sql) ----------
+
+def _loss_findings(engine) -> list[Finding]:
+    """Buffer overruns and lost packets (sql-metrics/data_loss.sql): fatal."""
     from artscope.metrics.runner import metric_sql
 
     loss = [r for r in engine.query(metric_sql("data_loss")).to_dicts() if r["name"] != "ftrace_setup_errors"]
-    if loss:
-        what = ", ".join(f"{r['name']}[{_where(r['name'], r['idx'])}]={r['value']}" if r["idx"] is not None
-                         else f"{r['name']}={r['value']}" for r in loss)
-        say(f"buffers overflowed: {what} — the trace lost events; record with bigger buffers "
-            "(buffers size_kb, buffer_size_kb) or artscope-light", True)
-    else:
-        say("buffers: no overruns, no lost events")
+    if not loss:
+        return [("buffers: no overruns, no lost events", False)]
+    what = ", ".join(f"{r['name']}[{_where(r['name'], r['idx'])}]={r['value']}" if r["idx"] is not None
+                     else f"{r['name']}={r['value']}" for r in loss)
+    return [(f"buffers overflowed: {what} — the trace lost events; record with bigger buffers "
+             "(buffers size_kb, buffer_size_kb) or artscope-light", True)]
 
-    # -- the app: present, its markers, its GC slices -------------------------
+
+def _app_findings(engine, config: "TraceConfig | None", app: str | None, marker: str | None,
+                  pid: int | None) -> list[Finding]:
+    """The app: present (fatal when not), its run markers, its GC slices."""
+    if app is None and pid is None:
+        return []
     upids = _app_upids(engine, app, pid)
     label = app or f"pid {pid}"
-    if app is None and pid is None:
-        pass
-    elif not upids:
-        say(f"app {label}: not in the trace (start it while the capture runs)", True)
+    if not upids:
+        return [(f"app {label}: not in the trace (start it while the capture runs)", True)]
+    out = [_marker_finding(engine, app, marker, config)]
+    in_app = ",".join(str(u) for u in upids)
+    gcs = _scalar(engine, "SELECT count(*) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+                          f"JOIN thread t USING (utid) WHERE t.upid IN ({in_app}) AND s.name GLOB '* GC'")
+    if gcs:
+        out.append((f"GC slices: {gcs} in {label}", False))
+    elif config is None or not configs.missing(config, "atrace:dalvik"):
+        out.append((f'GC slices: none in {label} (atrace "dalvik" was on: no GC ran, or the run was too short)',
+                    False))
     else:
-        _check_markers(engine, say, app, upids, marker, config)
-        in_app = ",".join(str(u) for u in upids)
-        gcs = _scalar(engine, "SELECT count(*) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
-                              f"JOIN thread t USING (utid) WHERE t.upid IN ({in_app}) AND s.name GLOB '* GC'")
-        dalvik = config is None or not configs.missing(config, "atrace:dalvik")
-        if gcs:
-            say(f"GC slices: {gcs} in {label}")
-        elif dalvik:
-            say(f"GC slices: none in {label} (atrace \"dalvik\" was on: no GC ran, or the run was too short)")
-        else:
-            say(f"GC slices: not captured (the config has no atrace \"dalvik\")", True)
+        out.append(('GC slices: not captured (the config has no atrace "dalvik")', True))
+    return out
 
-    # -- a suspend stops every clock (power/suspend_resume) --------------------
+
+def _suspend_findings(engine) -> list[Finding]:
+    """A suspend inside the trace stops every clock (power/suspend_resume)."""
     suspends, suspended_ns = engine.query(
         "SELECT count(*), coalesce(sum(dur), 0) FROM slice WHERE name GLOB 'machine_suspend(*'").row(0)
-    if suspends:
-        say(f"device suspended {suspends} time{'s' if suspends > 1 else ''} for {suspended_ns / 1e9:.2f} s during the trace — "
-            "keep it awake (adb shell svc power stayon true)")
-    return CaptureCheck(lines, fatal)
+    if not suspends:
+        return []
+    return [(f"device suspended {suspends} time{'s' if suspends > 1 else ''} for "
+             f"{suspended_ns / 1e9:.2f} s during the trace — keep it awake (adb shell svc power stayon true)",
+             False)]
 
 
 def _compact(events: list[str], limit: int = 6) -> list[str]:
@@ -402,10 +431,10 @@ def _compact(events: list[str], limit: int = 6) -> list[str]:
     return [es[0] if len(es) == 1 else f"{g}: {len(es)} events" for g, es in groups.items()]
 
 
-def _check_markers(engine, say, app: str | None, upids: list[int], marker: str | None,
-                   config: "TraceConfig | None") -> None:
+def _marker_finding(engine, app: str | None, marker: str | None,
+                    config: "TraceConfig | None") -> Finding:
     """The run markers' line: found, or why not (not in atrace_apps, not
-    debuggable / profileable)."""
+    debuggable / profileable); fatal when ``marker`` was asked for."""
     name = marker or DEFAULT_MARKER
     found = _scalar(engine, f"SELECT count(*) FROM slice WHERE name = {_quote(name)}")
     flags = None
@@ -425,15 +454,14 @@ def _check_markers(engine, say, app: str | None, upids: list[int], marker: str |
     else:
         state = f"{app} is neither debuggable nor profileable"
     if found:
-        say(f"app markers: {found} \"{name}\" slices ({state})")
-        return
+        return (f"app markers: {found} \"{name}\" slices ({state})", False)
     if app is not None and config is not None and configs.missing(config, f"atrace_app:{app}"):
         why = f"the config's atrace_apps does not name {app}: record with --app {app}"
     elif flags is not None and flags[0] is not None and (flags[0] or flags[1]):
         why = f"{state}, so its markers are recorded: if it marks runs by another name, pass --marker NAME"
     else:
         why = f"{state}; markers need {MARKERS_NEED}; see {CAPTURING_DOC}"
-    say(f"app markers: no \"{name}\" slice ({why})", marker is not None)
+    return (f"app markers: no \"{name}\" slice ({why})", marker is not None)
 
 
 def _setup_errors(engine) -> tuple[list[str], list[str], str, int]:
