@@ -744,3 +744,17 @@ def test_check_markers_of_an_app_the_config_did_not_name(tmp_path):
     assert check.lines[3] == (
         f'app markers: no "App Benchmark" slice (the config\'s atrace_apps does not name {APP}: '
         f"record with --app {APP})")
+
+
+def test_check_counts_throttled_rss_stat_as_rss_stat(tmp_path):
+    """artscope-full asks for kmem/rss_stat with throttle_rss_stat: a kernel
+    with the synthetic rss_stat_throttled event records that instead."""
+    trace = pb.Trace()
+    trace.ParseFromString(device_trace(config="artscope-full"))
+    ev = trace.packet.add().ftrace_events.event.add(timestamp=1_000_500_000_000, pid=1234)
+    ev.rss_stat_throttled.curr, ev.rss_stat_throttled.member, ev.rss_stat_throttled.size = 1, 1, 4096 * 1000
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(trace.SerializeToString())
+    _, check = capture_mod.inspect_trace(path, None, APP)
+    (empty,) = [line for line in check.lines if line.startswith("recorded nothing: ")]
+    assert "rss_stat" not in empty and "sched/sched_waking" in empty

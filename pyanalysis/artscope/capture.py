@@ -362,6 +362,9 @@ def _empty_findings(engine, config: "TraceConfig | None") -> list[Finding]:
         return [("recorded nothing: unknown (the trace does not record its TraceConfig)", False)]
     refused = set(_setup_errors(engine)[0])
     counts = dict(engine.query("SELECT name, count(*) AS n FROM ftrace_event GROUP BY name").rows())
+    # throttle_rss_stat makes perfetto record rss_stat as the kernel's
+    # synthetic rss_stat_throttled where the kernel offers it
+    counts["rss_stat"] = counts.get("rss_stat", 0) + counts.get("rss_stat_throttled", 0)
     empty = [
         e for e in configs.ftrace_events(config)
         if e not in refused and not e.endswith("/*") and not counts.get(e.partition("/")[2])
