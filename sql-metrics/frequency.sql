@@ -27,7 +27,9 @@
 -- same name on one clock_frequency track; a sample is a clock event when a
 -- clock_set_rate / clk_set_rate ftrace event of that clock with the same
 -- timestamp and rate exists (raw ftrace ingestion is on for both engines;
--- its `name` and `state`/`rate` args), else it came from sys_stats polling.
+-- its `name` and `state`/`rate` args), else it came from sys_stats polling
+-- (never in a systrace / ftrace text trace: there every sample is a clock
+-- event).
 -- Units are not decided here (see artscope/units.py: frequency_unit).
 --
 -- A sample holds until the next sample of the same series; the last one
@@ -116,10 +118,18 @@ event_series AS (
   SELECT source, device, -row_number() OVER (ORDER BY source, device) AS track_id
   FROM (SELECT DISTINCT source, device FROM dcvs_sample)
 ),
+-- systrace / ftrace text has no sys_stats polling (nor raw ftrace rows for
+-- its clock events): all its clock_frequency samples are clock events
+text_trace AS MATERIALIZED (
+  SELECT EXISTS (SELECT 1 FROM metadata
+                 WHERE name = 'trace_type' AND str_value IN ('systrace', 'ctrace'))
+    AS is_text
+),
 counter_sample AS (
   SELECT c.id, c.track_id, s.cpu, s.device, c.ts, c.value,
     CASE
       WHEN s.source != 'clock_frequency' THEN s.source
+      WHEN (SELECT is_text FROM text_trace) THEN 'clock'
       WHEN EXISTS (SELECT 1 FROM clock_event ce
                    WHERE ce.ts = c.ts AND ce.clock = s.device
                      AND ce.rate = c.value) THEN 'clock'

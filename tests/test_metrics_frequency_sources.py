@@ -400,3 +400,22 @@ def test_setup_errors_without_names_warn_with_the_count():
         (0, 1))
     assert (x["id"], x["severity"], x["actual"]) == ("data_loss", "warn",
                                                      {"ftrace_setup_errors": 3})
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_systrace_clocks_are_clock_events_in_hz(shared_traces, engine, request):
+    # trappy-surfaceflinger.html (Snapdragon 835, systrace): its 88
+    # `clock_set_rate: perfcl_clk state=300000000` lines are Hz (>= 10^7), and
+    # a text trace has no sys_stats polling, so every series is a clock event
+    import artscope
+
+    tp_bin = request.getfixturevalue("tp_bin") if engine == "trace_processor" else None
+    rs = artscope.open(str(shared_traces / "trappy-surfaceflinger.html"), app="surfaceflinger",
+                       engine=engine, tp_bin=tp_bin, all_clocks=True)
+    try:
+        series = {m["device"]: m for m in rs.results[0]["memfreq"]}
+        assert {m["source"] for m in series.values()} == {"clock"}
+        assert (series["perfcl_clk"]["unit"], series["pwrcl_clk"]["unit"]) == ("Hz", "Hz")
+        assert not any(m["is_memory"] for m in series.values())  # no memory clock traced
+    finally:
+        rs.close()
