@@ -339,8 +339,9 @@ def _memfreq_reasons(result: dict[str, Any], th: HealthThresholds,
         return [_reason(
             "memfreq_missing", "warn",
             "no memory-controller frequency data — capture with "
-            f"{_config_for('memfreq')}", "a memory devfreq or clock series", None, None,
-            window)]
+            f"{_config_for('memfreq')} (if the trace names its memory clock otherwise, "
+            "--all-clocks lists every clock and --mem-device REGEX picks it)",
+            "a memory devfreq or clock series", None, None, window)]
     out = []
     for m in mem:
         name = f"memory controller ({m['device']}, {m['source']})"
