@@ -271,10 +271,16 @@ def test_coinciding_cpus():
 
 
 def test_memory_controllers_only_unless_all_clocks(fixtures_dir):
+    memory = {"17000010.devfreq_mif (clock)", "soc:qcom,cpu-cpu-llcc-bw (devfreq)",
+              "soc:qcom,cpu-llcc-ddr-bw (sys_stats)"}
+    # a run set opened without all_clocks holds the memory controllers only
     with artscope.open(fixtures_dir / "freq.pftrace", app=APP, cpus="6,7",
                        engine="embedded") as rs:
-        memory = {"17000010.devfreq_mif (clock)", "soc:qcom,cpu-cpu-llcc-bw (devfreq)",
-                  "soc:qcom,cpu-llcc-ddr-bw (sys_stats)"}
+        for every in (False, True):
+            assert {s for s in _series(charts.frequency(rs, 0, all_clocks=every))
+                    if not s.startswith("cpu")} == memory
+    with artscope.open(fixtures_dir / "freq.pftrace", app=APP, cpus="6,7",
+                       engine="embedded", all_clocks=True) as rs:
         others = {"soc:qcom,gpubw (devfreq)", "soc:qcom,kgsl-busmon (sys_stats)"}
         devices = {s for s in _series(charts.frequency(rs, 0)) if not s.startswith("cpu")}
         assert devices == memory

@@ -298,8 +298,8 @@ def frequency_rows(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
     CPUs: ``cpus``, by default those the run's cpufreq results cover (the
     allowed CPUs, else all), each with its max-frequency limit (line "max
     limit"). Devices: ``devices`` by name, by default the memory controllers
-    (memfreq ``is_memory``) — every clock of the trace only with
-    ``all_clocks``. The value at W's start is the last sample before it;
+    (memfreq ``is_memory``) — with ``all_clocks`` every other clock the run
+    set holds too (opened with ``all_clocks=True``). The value at W's start is the last sample before it;
     consecutive repeats are dropped; a closing point at W's end holds the last
     value. Over ``max_rows``, each series is binned in time keeping each bin's
     min and max.
