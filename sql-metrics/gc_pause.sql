@@ -36,16 +36,20 @@ target_track AS MATERIALIZED (
   FROM thread_track tt JOIN thread th USING (utid)
   WHERE tt.utid IN (SELECT utid FROM artscope_target_thread)
 ),
--- The slices pauses are made of, on target threads (a few per GC).
-pause_slice AS MATERIALIZED (
-  SELECT s.id, s.ts, s.dur, s.name, s.track_id, tk.utid, tk.upid
+-- The slices pauses are made of, on target threads (a few per GC): found
+-- by the slice table alone (track IN, names), then given their thread (a
+-- join in the same step would make the embedded engine walk every slice).
+pause_slice_row AS MATERIALIZED (
+  SELECT s.id, s.ts, s.dur, s.name, s.track_id
   FROM slice s
-  JOIN target_track tk USING (track_id)
-  -- the IN (beside the join) lets the slice table filter by track itself
   WHERE s.track_id IN (SELECT track_id FROM target_track)
     AND (s.name IN ('ThreadListFlip', 'Suspending mutator threads',
                     'Resuming mutator threads')
          OR s.name GLOB '(Paused)*')
+),
+pause_slice AS MATERIALIZED (
+  SELECT p.*, tk.utid, tk.upid
+  FROM pause_slice_row p JOIN target_track tk USING (track_id)
 ),
 -- A suspend-all: its Suspending slice and the end of the next Resuming
 -- slice on the same track (NULL: none, or still open).
@@ -96,8 +100,14 @@ pause AS MATERIALIZED (
   GROUP BY upid, island
 ),
 -- GCs of the target (as gc_events.sql), with the end that owns pauses.
+gc_slice AS MATERIALIZED (
+  SELECT s.id, s.ts, s.dur, s.track_id
+  FROM slice s
+  WHERE s.depth = 0 AND s.track_id IN (SELECT track_id FROM target_track)
+    AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
+),
 gc AS MATERIALIZED (
-  SELECT s.id AS gc_id, s.ts, th.upid,
+  SELECT s.id AS gc_id, s.ts, tk.upid,
     iif(s.dur = -1, trace_end(),
       s.ts + s.dur + coalesce((
         SELECT iif(n.name = 'CompactionPhase', iif(n.dur = -1, trace_end() - n.ts, n.dur), 0)
@@ -106,11 +116,8 @@ gc AS MATERIALIZED (
           AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
         ORDER BY n.ts, n.id
         LIMIT 1), 0)) AS end_ts
-  FROM slice s
+  FROM gc_slice s
   JOIN target_track tk USING (track_id)
-  JOIN thread th ON th.utid = tk.utid
-  WHERE s.depth = 0 AND s.track_id IN (SELECT track_id FROM target_track)
-    AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
 ),
 pause_gc AS MATERIALIZED (
   SELECT p.*,

@@ -23,14 +23,17 @@ mutator_track AS MATERIALIZED (
   FROM thread_track tt
   WHERE tt.utid IN (SELECT utid FROM artscope_target_thread WHERE role = 'mutator')
 ),
-gc_wait AS MATERIALIZED (
+-- Found by the slice table alone (track IN, name), then given their thread.
+gc_wait_row AS MATERIALIZED (
   SELECT s.id AS slice_id, s.ts, iif(s.dur = -1, trace_end(), s.ts + s.dur) AS end_ts,
-    tk.utid
+    s.track_id
   FROM slice s
-  JOIN mutator_track tk USING (track_id)
-  -- the IN (beside the join) lets the slice table filter by track itself
   WHERE s.track_id IN (SELECT track_id FROM mutator_track)
     AND s.name GLOB 'GC: Wait For Completion*'
+),
+gc_wait AS MATERIALIZED (
+  SELECT w.slice_id, w.ts, w.end_ts, tk.utid
+  FROM gc_wait_row w JOIN mutator_track tk USING (track_id)
 )
 SELECT r.run, w.slice_id, w.ts, w.end_ts - w.ts AS dur,
   max(w.ts, r.start_ts) AS clipped_ts, min(w.end_ts, r.end_ts) AS clipped_end_ts,
