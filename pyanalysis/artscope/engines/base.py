@@ -1,8 +1,8 @@
 """The Engine interface: a trace loaded into trace_processor-shaped tables.
 
-Both engines expose the same public tables, trace_processor's (which the
-embedded engine serves: engine-core/docs/coverage.md), so that one metric SQL
-file runs unchanged on either. Inputs reach metric SQL only through small temp tables
+Both engines expose the same public tables, trace_processor's (the tables and
+columns the metric SQL reads: docs/trace-processor-contract.md), so that one
+metric SQL file runs unchanged on either. Inputs reach metric SQL only through small temp tables
 created with :meth:`Engine.create_table`.
 """
 
