@@ -419,3 +419,17 @@ def test_systrace_clocks_are_clock_events_in_hz(shared_traces, engine, request):
         assert not any(m["is_memory"] for m in series.values())  # no memory clock traced
     finally:
         rs.close()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_offline_cpu_polled_as_zero_is_unknown(tmp_path, engine, request):
+    # sys_stats cpufreq polling at 0, 250, 500, 750 ms reads CPU 5 as 0 each
+    # time (an offline CPU): 4 unknown samples, nothing known, not stable
+    polls = [SysStatsPoll(t(ms), (0, 0, 0, 0, 0, 0, 2_800_000, 0)) for ms in (0, 250, 500, 750)]
+    sch = MT.tiny("offline_cpu", 1000, runs=[run(6, 200, 300, MT.MAIN)], sys_stats=polls)
+    r = _analyze(_write(sch, pb.Trace(), tmp_path), engine, request, cpus="5")
+    (c5,) = r["cpufreq"]
+    assert (c5["zero_samples"], c5["residency"], c5["stable"], c5["throttled"]) == (
+        4, {}, None, None)
+    (x,) = [x for x in r["health"]["reasons"] if x["id"].startswith("cpufreq")]
+    assert x["id"] == "cpufreq_missing" and "read 0 in all 4 samples" in x["message"]
