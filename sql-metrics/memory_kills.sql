@@ -59,7 +59,7 @@ kill_process AS (
   FROM kill k
 )
 SELECT k.ts, k.pid, k.upid, p.name AS process_name, k.source,
-  (k.upid IN (SELECT upid FROM artscope_target_process)) AS is_target
+  coalesce(k.upid IN (SELECT upid FROM artscope_target_process), 0) AS is_target
 FROM kill_process k
 LEFT JOIN process p USING (upid)
 ORDER BY k.ts, k.pid

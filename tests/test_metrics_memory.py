@@ -236,3 +236,37 @@ def test_report_draws_rss_with_reclaim_and_kills(memory_trace, tmp_path):
     page = render([rs])
     assert 'data-section="memory"' in page and "Processes killed for memory" in page
     assert 'data-section="startups"' not in page  # no launch in this trace
+
+
+def _lmkd_prints() -> bytes:
+    """lmkd's newer records as raw atrace prints of lmkd (pid 400): an
+    instant on its "lowmemorykiller" track for pid 1500 at 520 ms, and a
+    legacy "lmk,<pid>,<reason>,<oom_score_adj>" slice for pid 1510 at 530 ms."""
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+    trace = pb.Trace()
+    packet = trace.packet.add()
+    packet.trusted_packet_sequence_id = 41
+    bundle = packet.ftrace_events
+    bundle.cpu = 2
+    for ms_, buf in ((520, "N|400|lowmemorykiller|lmk,1500,3,900\n"),
+                     (530, "B|400|lmk,1510,2,800\n"), (531, "E|400\n")):
+        e = bundle.event.add()
+        e.timestamp = t(ms_)
+        e.pid = LMKD
+        e.print.ip = 1
+        e.print.buf = buf
+    return trace.SerializeToString()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_lmkd_slices_are_kills(engine, tmp_path, request):
+    """Four kills in W: the two of the schedule above plus lmkd's two newer
+    records (pids 1500 and 1510: no process of the trace, so no name)."""
+    path = tmp_path / "lmkd.pftrace"
+    path.write_bytes(MEM.build(memory_schedule(), MEMORY_EVENTS, VMSTAT) + _lmkd_prints())
+    (r,) = analyze_on(engine, path, request, cpus="6,7")
+    assert [(k["ts"], k["pid"], k["process"], k["source"], k["is_target"])
+            for k in r["memory"]["kills"]] == [
+        (t(500), OTHER_PID, OTHER, "lmkd", False), (t(520), 1500, None, "lmkd", False),
+        (t(530), 1510, None, "lmkd", False), (t(850), MT.PID, MT.APP, "oom_kill", True)]
