@@ -27,10 +27,10 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 #: pinned_late's reasons, in the verdict's order, each with its chart
 LATE_REASONS = ["off_mask_cpu", "cpufreq_unstable", "cpufreq_throttled", "memfreq_unstable"]
 #: one chart per reason + 6 of the whole run (timeline, frequency, residency,
-#: frame durations, GC pauses, MMU) + the trace's GC chart
-CHARTS_ONE_RUN = len(LATE_REASONS) + 6 + 1
+#: frame durations, GC pauses, MMU) + the memory section's + the trace's GC chart
+CHARTS_ONE_RUN = len(LATE_REASONS) + 6 + 1 + 1
 #: the same for pinned_clean (passes: no reasons)
-CHARTS_CLEAN = 6 + 1
+CHARTS_CLEAN = 6 + 1 + 1
 
 
 @pytest.fixture(scope="module")
@@ -331,7 +331,10 @@ def assert_reads_top_down(geometry: dict, dom: str, stderr: str, n_charts: int) 
     assert geometry["runs"]
     for run in geometry["runs"]:
         names = [name for name, _ in run["parts"]]
-        assert names == ["verdict", "tables", "charts"], run["id"]
+        # then the memory section (and start-up, when the trace has launches)
+        assert [n for n in names if n not in ("memory", "startups")] == [
+            "verdict", "tables", "charts"], run["id"]
+        assert names.index("memory") > names.index("charts"), run["id"]
         tops = [top for _, top in run["parts"]]
         assert tops == sorted(tops), run
         # each reason's chart (if any) is beside its text, not below it
@@ -379,9 +382,9 @@ def test_real_trace_report_in_headless_chromium(shared_traces, tmp_path):
     report_html.write_report([shared_traces / API32], out, app=API32_APP, cpus="big",
                              engine="embedded")
     text = out.read_text()
-    # 4 reasons with a chart each + 5 whole-run charts + the GC chart
+    # 4 reasons with a chart each + 5 whole-run charts + memory and start-up + the GC chart
     geometry, dom, stderr = render_in_browser(out, tmp_path, "report_api32")
-    assert_reads_top_down(geometry, dom, stderr, 4 + 5 + 1)
+    assert_reads_top_down(geometry, dom, stderr, 4 + 5 + 2 + 1)
     (run,) = geometry["runs"]
     assert [r["id"] for r in run["reasons"]] == [
         "off_mask_cpu", "cpufreq_unstable", "cpufreq_unstable", "memfreq_unstable"]
