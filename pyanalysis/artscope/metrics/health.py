@@ -270,7 +270,7 @@ def _thermal_evidence(result: dict[str, Any], cooling: list[dict[str, Any]],
     active = [d for d in cooling if (d.get("max_state") or 0) > 0]
     if not hot and not active:
         return ("no thermal data in the trace (record thermal/thermal_temperature and "
-                f"thermal/cdev_update: {_config_for('thermal')})"), {}
+                f"thermal/cdev_update: {_config_for('cpufreq_evidence')})"), {}
     parts = [f"zone {z['zone']} up to {z['max_c']:.1f} °C" for z in hot]
     parts += [f"cooling device {d['device']} at state {d['max_state']:g} from "
               f"{_rel(max(d['max_from_ts'], w_start), w_start)}" for d in active]
