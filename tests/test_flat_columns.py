@@ -23,7 +23,7 @@ def _leaf_paths(value, prefix=""):
 
 
 #: JSON objects whose flat columns carry a shorter prefix.
-_PREFIX = {"conditions": "cond"}
+_PREFIX = {"conditions": "cond", "memory": "mem"}
 
 
 def _covered(path: str, names: set[str]) -> bool:
