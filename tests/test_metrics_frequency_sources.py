@@ -433,3 +433,13 @@ def test_offline_cpu_polled_as_zero_is_unknown(tmp_path, engine, request):
         4, {}, None, None)
     (x,) = [x for x in r["health"]["reasons"] if x["id"].startswith("cpufreq")]
     assert x["id"] == "cpufreq_missing" and "read 0 in all 4 samples" in x["message"]
+
+
+def test_setup_errors_from_an_older_trace_processor_metadata_text():
+    # trace_processor before its import logs kept the messages as one
+    # metadata text, a message a line
+    from artscope.metrics.analysis import _setup_error_row
+
+    lines = "Ftrace event failed: power/cpu_frequency\nAtrace failures: dalvik\n".splitlines()
+    assert [(r["kind"], r["what"]) for r in map(_setup_error_row, lines)] == [
+        ("failed", "power/cpu_frequency"), ("atrace", "dalvik")]

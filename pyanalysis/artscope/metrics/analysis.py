@@ -122,14 +122,40 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
 
 def _ftrace_setup_errors(runner: MetricRunner, engine: Engine) -> list[dict[str, Any]]:
     """The events and atrace categories the capture failed to enable, as
-    data-loss rows (name ftrace_setup_errors, kind, what). A trace_processor
-    without import logs gives only the count (what None)."""
+    data-loss rows (name ftrace_setup_errors, kind, what): from the import
+    logs (ftrace_setup_errors.sql); a trace_processor older than its import
+    logs kept them as one metadata text, a message a line; else only the
+    stat's count (what None)."""
     try:
         rows = runner.run("ftrace_setup_errors").to_dicts()
     except Exception:
-        n = engine.query("SELECT coalesce(sum(value), 0) AS n FROM stats "
-                         "WHERE name = 'ftrace_setup_errors'").item(0, 0)
-        return ([{"name": "ftrace_setup_errors", "idx": None, "value": int(n),
-                  "kind": None, "what": None}] if n else [])
-    return [{"name": "ftrace_setup_errors", "idx": None, "value": 1, **r} for r in rows]
+        rows = []
+    if rows:
+        return [{"name": "ftrace_setup_errors", "idx": None, "value": 1, **r} for r in rows]
+    n = engine.query("SELECT coalesce(sum(value), 0) AS n FROM stats "
+                     "WHERE name = 'ftrace_setup_errors'").item(0, 0)
+    if not n:
+        return []
+    try:
+        text = engine.query("SELECT str_value FROM metadata "
+                            "WHERE name = 'ftrace_setup_errors'")["str_value"].to_list()
+    except Exception:
+        text = []
+    parsed = [_setup_error_row(line) for t in text if t for line in t.splitlines()
+              if line.strip()]
+    return parsed or [{"name": "ftrace_setup_errors", "idx": None, "value": int(n),
+                       "kind": None, "what": None}]
 
+
+#: ftrace_setup_errors message prefixes -> kind (as ftrace_setup_errors.sql).
+_SETUP_KINDS = (("Ftrace event failed: ", "failed"), ("Ftrace event unknown: ", "unknown"),
+                ("Atrace failures: ", "atrace"), ("Ftrace exclusive feature error: ", "exclusive"))
+
+
+def _setup_error_row(message: str) -> dict[str, Any]:
+    for prefix, kind in _SETUP_KINDS:
+        if message.startswith(prefix):
+            return {"name": "ftrace_setup_errors", "idx": None, "value": 1, "kind": kind,
+                    "what": message[len(prefix):].strip(), "message": message}
+    return {"name": "ftrace_setup_errors", "idx": None, "value": 1, "kind": "other",
+            "what": message.strip(), "message": message}
