@@ -156,3 +156,29 @@ def test_real_trace(shared_traces, engine, request):
     # the memory controller is the clock 17000010.devfreq_mif; its highest
     # rate in the trace is 3,172,000
     assert [(m["device"], m["highest"]) for m in cond["memory"]] == [(MIF, 3_172_000)]
+
+
+def test_run_report_conditions_line(traces, request, tmp_path):
+    from artscope.metrics.conditions import conditions_line
+    from artscope.metrics.options import AnalysisOptions
+    from artscope.report.html import write_report
+
+    r = _result(traces["full"], "embedded", request)
+    line = conditions_line(r)
+    # 2.8 GHz = 2,800,000 kHz, the big cluster's highest; the memory
+    # controller's unit comes from its memfreq entry (format_frequency)
+    from artscope.units import format_frequency
+
+    unit = r["conditions"]["memory"][0]["unit"]
+    assert line == (f"bluejay, build {SS.DEVICE_A}, kernel "
+                    "5.10.157-android13-4-00001-g5e8a0b2d1c3f-ab10000000; "
+                    "started 2024-01-01 00:00:01 UTC; CPUs 6,7 at 2.8 GHz (the highest); "
+                    f"{MIF} at {format_frequency(SS.MIF_LOW, unit)} (below the highest, "
+                    f"{format_frequency(SS.MIF_HIGH, unit)}); hottest zone cpu-big 47.25 °C; "
+                    "heap peak 120,000 KB, ~130,000 KB allocated")
+    out = tmp_path / "run.html"
+    write_report([str(traces["full"])], out, AnalysisOptions(app=APP, cpus="6,7"),
+                 engine="embedded")
+    page = out.read_text()
+    assert '<p class="meta" data-section="conditions">Conditions: ' in page
+    assert "started 2024-01-01 00:00:01 UTC" in page

@@ -222,17 +222,19 @@ def hottest(result: dict[str, Any], key: str) -> float | None:
 
 
 def _level_text(entry: dict[str, Any]) -> str:
-    unit = f" {entry['unit']}" if entry.get("unit") else ""
+    from artscope.units import format_frequency
+
     if entry.get("dominant") is None:
         return "unknown"
     notes = []
     if entry.get("stable") is False:
         notes.append("changing")
     if entry.get("at_max") is False:
-        notes.append(f"below the highest, {entry['highest']}{unit}")
+        notes.append(f"below the highest, {format_frequency(entry['highest'], entry.get('unit'))}")
     elif entry.get("at_max") is True:
         notes.append("the highest")
-    return f"{entry['dominant']}{unit}" + (f" ({', '.join(notes)})" if notes else "")
+    return (format_frequency(entry["dominant"], entry.get("unit"))
+            + (f" ({', '.join(notes)})" if notes else ""))
 
 
 def conditions_line(result: dict[str, Any]) -> str:
