@@ -67,7 +67,7 @@ def saved_output(name: str, fmt: str) -> Path:
 
 
 def flat(name: str):
-    from artscope.runset import flat_frame, flatten
+    from artscope.flatschema import flat_frame, flatten
 
     return flat_frame([flatten(r) for r in analyzed(name)])
 

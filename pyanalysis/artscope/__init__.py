@@ -31,7 +31,7 @@ from artscope.apps import apps  # noqa: E402
 if TYPE_CHECKING:
     from artscope.studies import Labels, Study
 
-__version__ = "0.1.0"
+from artscope._version import __version__  # noqa: E402,F401
 
 
 def open(path: str | Path, app: str | None = None, *, pid: int | None = None,  # noqa: A001
@@ -69,7 +69,7 @@ def analyze(paths: str | Path | Iterable[str | Path], app: str | None = None, *,
     ``load_results``), reusing finished traces unless ``resume=False``.
     """
     from artscope.batch import analyze_many, expand_paths
-    from artscope.runset import flat_frame, flatten
+    from artscope.flatschema import flat_frame, flatten
 
     if isinstance(paths, (str, Path)):
         paths = [paths]
@@ -125,6 +125,16 @@ def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
                               noisy_ci_pct=noisy_ci_pct, include_drifted=include_drifted))
 
 
-__all__ = ["open", "analyze", "apps", "load_results", "study", "RunSet", "AnalysisOptions",
-           "HealthThresholds", "ArtscopeError", "TraceError", "SelectionError", "UsageError",
-           "EngineUnavailable"]
+def __getattr__(name: str) -> Any:
+    # What study() takes and returns, exported without importing the study
+    # stack (scipy) until it is used.
+    if name in ("Study", "Labels", "StudyOptions"):
+        from artscope import studies
+
+        return getattr(studies, name)
+    raise AttributeError(f"module 'artscope' has no attribute {name!r}")
+
+
+__all__ = ["open", "analyze", "apps", "load_results", "study", "RunSet", "Study", "Labels",
+           "StudyOptions", "AnalysisOptions", "HealthThresholds", "ArtscopeError",
+           "TraceError", "SelectionError", "UsageError", "EngineUnavailable"]

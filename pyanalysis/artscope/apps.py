@@ -31,8 +31,7 @@ from typing import Iterable, Sequence
 import polars as pl
 
 from artscope.engines.base import Engine
-from artscope.metrics.options import DEFAULT_GC_PATTERNS
-from artscope.metrics.selection import APP_BENCHMARK_SLICE
+from artscope.metrics.options import APP_BENCHMARK_SLICE, DEFAULT_GC_PATTERNS
 
 #: Marker slices a benchmark harness emits around a run, looked for by default.
 HARNESS_MARKERS: tuple[str, ...] = (APP_BENCHMARK_SLICE,)
@@ -221,56 +220,3 @@ def hint(engine: Engine, gc_patterns: Sequence[str] = DEFAULT_GC_PATTERNS,
     if not shown:
         return ""
     return ("; best candidates (all: artscope apps TRACE): " + ", ".join(shown))
-
-
-def apps_output(paths: Sequence[str], fmt: str = "table", limit: int = 20,
-                markers: Iterable[str] = (),
-                gc_patterns: Sequence[str] = DEFAULT_GC_PATTERNS,
-                engine: str = "auto", tp_bin: str | None = None) -> str:
-    """``artscope apps``: the candidates of each trace (at most ``limit``
-    each; 0 = all) as a table for people, or JSON / CSV with a ``trace``
-    column. A bad trace raises its one-line error."""
-    import json
-
-    from artscope import sources
-
-    frames = []
-    for path in paths:
-        with sources.fetched(path) as (local, _):
-            found = apps(local, engine=engine, tp_bin=tp_bin, markers=markers,
-                         gc_patterns=gc_patterns)
-        found = found.head(limit) if limit else found
-        frames.append(found.select(pl.lit(path).alias("trace"), pl.all()))
-    table = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
-    if fmt == "json":
-        return json.dumps(table.to_dicts(), indent=1) + "\n"
-    if fmt == "csv":
-        return table.write_csv()
-    return _table_text(table)
-
-
-def _table_text(table: pl.DataFrame) -> str:
-    """The candidates as a rich table per trace, CPU in ms."""
-    from rich.table import Table
-
-    from artscope.output import _rich_text
-
-    def build(console: object) -> None:
-        for trace in table["trace"].unique(maintain_order=True).to_list():
-            t = Table(title=trace, title_justify="left", pad_edge=False)
-            for col, justify in (("#", "right"), ("pid", "right"), ("process", "left"),
-                                 ("package", "left"), ("kind", "left"),
-                                 ("CPU ms", "right"), ("GC slices", "right"),
-                                 ("frames", "right"), ("markers", "left")):
-                t.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
-            for r in table.filter(pl.col("trace") == trace).iter_rows(named=True):
-                frames = (f"{r['frames']} ({r['frame_source']})" if r["frames"] else "0")
-                t.add_row(str(r["rank"]), str(r["pid"]),
-                          label(r["name"], r["main_thread"], r["package"]),
-                          r["package"] or "—", r["kind"],
-                          "—" if r["cpu_ns"] is None else f"{r['cpu_ns'] / 1e6:.1f}",
-                          str(r["gc_slices"]), frames,
-                          (f"{r['markers']} ×{r['marker_slices']}" if r["markers"] else "—"))
-            console.print(t)  # type: ignore[attr-defined]
-
-    return _rich_text(build)

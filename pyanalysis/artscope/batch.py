@@ -1,15 +1,14 @@
 """Many traces, in parallel: expand paths, analyse each in a worker, collect.
 
-One per-trace function, ``analyze_trace``, runs on every backend: inline
-(``jobs=1``), a local process pool (``jobs=N``) or a Dask cluster
-(``cluster=ADDRESS``, artscope.cluster). One bad trace becomes a row with
-``error`` set; it never stops the batch.
+One per-trace function, ``artscope.worker.analyze_trace``, runs on every
+backend: inline (``jobs=1``), a local process pool (``jobs=N``) or a Dask
+cluster (``cluster=ADDRESS``, artscope.cluster). One bad trace becomes a row
+with ``error`` set; it never stops the batch.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
-import dataclasses
 import glob
 import multiprocessing
 import os
@@ -17,8 +16,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from artscope import sources
-from artscope.errors import ArtscopeError, TraceError
+from artscope.errors import TraceError
 from artscope.metrics.options import AnalysisOptions
+from artscope.worker import (TraceResult, analyze_one, analyze_trace,  # noqa: F401 - batch API
+                             internal_error)
 
 #: File endings picked up when a directory is given.
 TRACE_SUFFIXES = (".pftrace", ".perfetto-trace", ".perfetto", ".trace", ".pb",
@@ -47,65 +48,6 @@ def expand_paths(paths: Iterable[str]) -> list[str]:
         else:
             out.append(p)
     return out
-
-
-@dataclasses.dataclass(frozen=True)
-class TraceResult:
-    """What analysing one trace gives back to the batch."""
-
-    trace: str
-    #: every run's result dict, or one error row
-    rows: list[dict[str, Any]]
-    #: sha256 of the trace's bytes; None when they could not be read
-    content_hash: str | None
-
-
-def analyze_trace(trace: str, opts: AnalysisOptions, engine: str = "auto",
-                  tp_bin: str | None = None) -> TraceResult:
-    """The per-trace function of every backend: fetch (paths and fsspec URLs),
-    hash, analyse. Never raises for a bad trace: that is an error row."""
-    try:
-        with sources.fetched(trace) as (local, digest):
-            rows = analyze_one(local, opts, engine, tp_bin, label=trace)
-    except ArtscopeError as e:
-        return TraceResult(trace, [{"trace": trace, "error": str(e)}], None)
-    return TraceResult(trace, rows, digest)
-
-
-def analyze_one(path: str, opts: AnalysisOptions, engine: str = "auto",
-                tp_bin: str | None = None, label: str | None = None) -> list[dict[str, Any]]:
-    """Results of every run of one local trace file, or one error row.
-
-    ``label`` is the name rows carry in ``trace`` (default: ``path``).
-    """
-    from artscope.engines import load_trace
-    from artscope.metrics.analysis import analyze_engine
-
-    label = path if label is None else label
-    try:
-        eng = load_trace(path, engine=engine, tp_bin=tp_bin)
-    except ArtscopeError as e:
-        return [{"trace": label, "error": str(e)}]
-    except Exception as e:  # noqa: BLE001 - one odd trace must not stop a batch
-        if os.environ.get("ARTSCOPE_DEBUG"):
-            raise
-        return [{"trace": label, "error": _internal(e)}]
-    try:
-        return analyze_engine(eng, opts, label).results
-    except ArtscopeError as e:
-        return [{"trace": label, "engine": eng.name, "error": str(e)}]
-    except Exception as e:  # noqa: BLE001
-        if os.environ.get("ARTSCOPE_DEBUG"):
-            raise
-        return [{"trace": label, "engine": eng.name, "error": _internal(e)}]
-    finally:
-        eng.close()
-
-
-def _internal(e: Exception) -> str:
-    first = str(e).splitlines()[0] if str(e) else ""
-    return (f"internal error ({type(e).__name__}: {first}); "
-            "rerun with ARTSCOPE_DEBUG=1 for the traceback and report it")
 
 
 def iter_results(traces: list[str], opts: AnalysisOptions, engine: str = "auto",
@@ -138,7 +80,7 @@ def iter_results(traces: list[str], opts: AnalysisOptions, engine: str = "auto",
                 try:
                     res = fut.result()
                 except Exception as e:  # a worker crash must not stop the batch
-                    res = TraceResult(traces[i], [{"trace": traces[i], "error": _internal(e)}],
+                    res = TraceResult(traces[i], [{"trace": traces[i], "error": internal_error(e)}],
                                       None)
                 yield i, res
         finally:

@@ -396,7 +396,7 @@ def apps_cmd(traces, markers, gc_patterns, limit, fmt, engine, tp_bin) -> None:
     """The processes of TRACE... that could be the benchmark target, best
     first: apps with harness markers, then apps drawing frames or running
     GCs, then by CPU time; system processes last. Pass one to --app or --pid."""
-    from artscope.apps import apps_output
+    from artscope.output import apps_output
     from artscope.batch import expand_paths
     from artscope.metrics.options import DEFAULT_GC_PATTERNS
 

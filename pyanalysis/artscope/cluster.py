@@ -22,7 +22,7 @@ from artscope.errors import ArtscopeError, UsageError
 from artscope.metrics.options import AnalysisOptions
 
 if TYPE_CHECKING:
-    from artscope.batch import TraceResult
+    from artscope.worker import TraceResult
 
 _LOCAL = re.compile(r"^local:(\d+)$")
 #: How long to wait for a remote scheduler before giving up.
@@ -92,14 +92,14 @@ def connect(address: str) -> Iterator[Any]:
 
 
 def _worker_version() -> str:
-    import artscope
+    from artscope._version import __version__
 
-    return artscope.__version__
+    return __version__
 
 
 def _check_workers(client: Any, address: str) -> None:
     """Workers must run the same artscope (results are keyed by its version)."""
-    import artscope
+    from artscope._version import __version__
 
     try:
         versions = client.run(_worker_version)
@@ -108,17 +108,17 @@ def _check_workers(client: Any, address: str) -> None:
         raise ArtscopeError(f"workers of {address} cannot run artscope: {first}") from None
     if not versions:
         raise ArtscopeError(f"the Dask cluster at {address} has no workers")
-    other = {v for v in versions.values() if v != artscope.__version__}
+    other = {v for v in versions.values() if v != __version__}
     if other:
         raise ArtscopeError(f"workers of {address} run artscope {', '.join(sorted(other))}, "
-                            f"this client {artscope.__version__}: install the same version")
+                            f"this client {__version__}: install the same version")
 
 
 def iter_cluster_results(address: str, traces: list[str], opts: AnalysisOptions,
                          engine: str, tp_bin: str | None
                          ) -> Iterator[tuple[int, "TraceResult"]]:
     """``(position, result)`` of every trace as the cluster finishes it."""
-    from artscope.batch import TraceResult, analyze_trace
+    from artscope.worker import TraceResult, analyze_trace
 
     distributed = _distributed()
     with connect(address) as client:
@@ -143,9 +143,9 @@ def iter_cluster_results(address: str, traces: list[str], opts: AnalysisOptions,
                             f"the Dask cluster at {address} cancelled the batch (scheduler "
                             "lost?); finished traces are kept with -o DIR/, rerun to resume"
                         ) from None
-                    from artscope.batch import _internal
+                    from artscope.worker import internal_error
 
-                    res = TraceResult(traces[i], [{"trace": traces[i], "error": _internal(e)}],
+                    res = TraceResult(traces[i], [{"trace": traces[i], "error": internal_error(e)}],
                                       None)
                 fut.release()
                 yield i, res

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 import tempfile
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from artscope.errors import UsageError
 
@@ -155,7 +155,7 @@ def render(rows: list[dict[str, Any]], fmt: str) -> bytes:
         return (json.dumps(rows, indent=2, allow_nan=False) + "\n").encode()
     if fmt == "table":
         return results_table(rows).encode()
-    from artscope.runset import flat_frame, flatten
+    from artscope.flatschema import flat_frame, flatten
 
     return frame_bytes(flat_frame([flatten(r) for r in rows]), fmt)
 
@@ -219,3 +219,62 @@ def progress_printer(total: int) -> Iterator[Callable[[int, int], None] | None]:
             bar.update(task, completed=done)
 
         yield update
+
+
+# -- artscope apps ------------------------------------------------------------------
+
+def apps_output(paths: Sequence[str], fmt: str = "table", limit: int = 20,
+                markers: Iterable[str] = (),
+                gc_patterns: Sequence[str] | None = None,
+                engine: str = "auto", tp_bin: str | None = None) -> str:
+    """``artscope apps``: the candidates of each trace (at most ``limit``
+    each; 0 = all) as a table for people, or JSON / CSV with a ``trace``
+    column. A bad trace raises its one-line error."""
+    import json
+
+    import polars as pl
+
+    from artscope import sources
+    from artscope.apps import DEFAULT_GC_PATTERNS, apps
+
+    frames = []
+    for path in paths:
+        with sources.fetched(path) as (local, _):
+            found = apps(local, engine=engine, tp_bin=tp_bin, markers=markers,
+                         gc_patterns=DEFAULT_GC_PATTERNS if gc_patterns is None else gc_patterns)
+        found = found.head(limit) if limit else found
+        frames.append(found.select(pl.lit(path).alias("trace"), pl.all()))
+    table = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
+    if fmt == "json":
+        return json.dumps(table.to_dicts(), indent=1) + "\n"
+    if fmt == "csv":
+        return table.write_csv()
+    return _apps_table_text(table)
+
+
+def _apps_table_text(table: pl.DataFrame) -> str:
+    """The candidates as a rich table per trace, CPU in ms."""
+    import polars as pl
+    from rich.table import Table
+
+    from artscope.apps import label
+
+    def build(console: object) -> None:
+        for trace in table["trace"].unique(maintain_order=True).to_list():
+            t = Table(title=trace, title_justify="left", pad_edge=False)
+            for col, justify in (("#", "right"), ("pid", "right"), ("process", "left"),
+                                 ("package", "left"), ("kind", "left"),
+                                 ("CPU ms", "right"), ("GC slices", "right"),
+                                 ("frames", "right"), ("markers", "left")):
+                t.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
+            for r in table.filter(pl.col("trace") == trace).iter_rows(named=True):
+                frames = (f"{r['frames']} ({r['frame_source']})" if r["frames"] else "0")
+                t.add_row(str(r["rank"]), str(r["pid"]),
+                          label(r["name"], r["main_thread"], r["package"]),
+                          r["package"] or "—", r["kind"],
+                          "—" if r["cpu_ns"] is None else f"{r['cpu_ns'] / 1e6:.1f}",
+                          str(r["gc_slices"]), frames,
+                          (f"{r['markers']} ×{r['marker_slices']}" if r["markers"] else "—"))
+            console.print(t)  # type: ignore[attr-defined]
+
+    return _rich_text(build)

@@ -51,7 +51,7 @@ from artscope.batch import TraceResult, iter_results
 from artscope.errors import UsageError
 from artscope.metrics.options import AnalysisOptions
 from artscope.output import write_atomic
-from artscope.runset import flat_frame, flatten
+from artscope.flatschema import flat_frame, flatten
 
 FORMAT = 1
 MANIFEST = "_artscope.json"
@@ -75,9 +75,9 @@ def is_results_dir(path: str) -> bool:
 def options_hash(opts: AnalysisOptions, engine: str, tp_bin: str | None) -> str:
     """Everything besides a trace's bytes that decides its rows: artscope's
     version, every analysis option (thresholds included) and the engine."""
-    import artscope
+    from artscope._version import __version__
 
-    doc = {"artscope": artscope.__version__, "options": dataclasses.asdict(opts),
+    doc = {"artscope": __version__, "options": dataclasses.asdict(opts),
            "engine": engine, "tp_bin": tp_bin}
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()
 
@@ -166,12 +166,12 @@ class ResultStore:
     def plan(self, traces: list[str], options: dict[str, Any]) -> tuple[list[int], list]:
         """Record the run's traces (manifest) and return the positions that
         need analysing (first occurrence of each) and every trace's stamp."""
-        import artscope
+        from artscope._version import __version__
 
         self._traces = list(traces)
         self._keys = [sources.index_key(t) for t in traces]
         write_atomic(self._path(MANIFEST), (json.dumps({
-            "format": FORMAT, "artscope": artscope.__version__,
+            "format": FORMAT, "artscope": __version__,
             "options_hash": self.options_key, "options": options,
             "traces": self._traces, "keys": self._keys}, indent=1, default=str) + "\n").encode())
         stamps = [sources.stamp(t) for t in traces]

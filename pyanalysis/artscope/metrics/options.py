@@ -21,6 +21,10 @@ DEFAULT_MEM_DEVICE_INCLUDE = r"(?i)(mif|ddr|llcc|dmc|memfreq|-l3-|bw)"
 DEFAULT_MEM_DEVICE_EXCLUDE = r"(?i)(memlat|BTS_|throughput|gpu)"
 
 
+#: The android-benchmark-runner harness's run marker: the default runs.
+APP_BENCHMARK_SLICE = "App Benchmark"
+
+
 @dataclasses.dataclass(frozen=True)
 class HealthThresholds:
     """Verdict thresholds (docs/metrics.md "Health"); each is overridable."""

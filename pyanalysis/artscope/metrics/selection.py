@@ -15,12 +15,11 @@ from typing import Iterable
 import polars as pl
 
 from artscope.errors import SelectionError, UsageError
-from artscope.metrics.options import AnalysisOptions, parse_cpu_list, parse_window
+from artscope.metrics.options import APP_BENCHMARK_SLICE, AnalysisOptions, parse_cpu_list, parse_window
 from artscope.metrics.runner import MetricRunner
 from artscope.metrics.topology import Topology
 from artscope.metrics.topology import derive as derive_topology
 
-APP_BENCHMARK_SLICE = "App Benchmark"
 #: ``--window launch``: each launch of the target is a run.
 LAUNCH_WINDOW = "launch"
 

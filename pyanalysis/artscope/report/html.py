@@ -389,7 +389,7 @@ def render(runsets: Sequence["RunSet"], title: str | None = None,
     """
     from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS
     from artscope.report import charts as mod
-    from artscope.runset import flatten, flat_frame
+    from artscope.flatschema import flat_frame, flatten
 
     charts_ = _Charts()
     body: list[str] = []

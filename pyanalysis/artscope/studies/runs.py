@@ -33,7 +33,7 @@ def is_analyze_output(path: str) -> bool:
 
 def read_analyze_output(path: str) -> pl.DataFrame:
     """One saved analyze output file -> flat per-run rows."""
-    from artscope.runset import flat_frame, flatten
+    from artscope.flatschema import flat_frame, flatten
 
     try:
         if os.path.isdir(path):
@@ -75,7 +75,7 @@ def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None,
     row with ``error`` set (the study reports it as excluded).
     """
     from artscope.batch import analyze_many, expand_paths
-    from artscope.runset import flat_frame, flatten
+    from artscope.flatschema import flat_frame, flatten
 
     inputs = [str(p) for p in inputs]
     if not inputs:
