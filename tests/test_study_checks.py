@@ -213,3 +213,17 @@ def test_python_api_include_drifted():
     assert artscope.study(saved, name_pattern=PRESET).excluded().height == 3
     st = artscope.study(saved, name_pattern=PRESET, include_drifted=True)
     assert st.excluded().is_empty() and st.warnings().height == 3
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_saved_output_gives_the_same_checks(fmt):
+    from artscope.studies import load_runs
+
+    def checks(name: str, runs) -> tuple:
+        st = Study(apply_labels(runs, Labels(name_pattern=PRESET)))
+        return (st.excluded()["reason"].to_list(), st.warnings()["check"].to_list(),
+                st.flags()["flag"].to_list(), st.noise().group_by)
+
+    for name in ("two_devices", "heap_work"):
+        assert checks(name, load_runs([str(SD.saved_output(name, fmt))])) == \
+            checks(name, SD.flat(name))
