@@ -14,6 +14,7 @@ import json
 
 import pytest
 
+import metric_traces as MT
 import study_sets as SS
 from schedules import BIG_FREQS, MIF
 
@@ -53,6 +54,7 @@ def _result(path, engine: str, request, **kw) -> dict:
     tp_bin = request.getfixturevalue("tp_bin") if engine == "trace_processor" else None
     with artscope.open(str(path), app=APP, cpus="6,7", engine=engine, tp_bin=tp_bin, **kw) as rs:
         assert len(rs.results) == 1
+        MT.validate(rs.results)  # the shipped JSON Schema
         return rs.results[0]
 
 
