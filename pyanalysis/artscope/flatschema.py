@@ -232,7 +232,7 @@ def _columns() -> list[Column]:
         value("error", S, "why the trace could not be analysed (its only other column is trace)"),
         value("window.start_ts", I, "run window W start, absolute trace ns"),
         value("window.end_ts", I, "run window W end (exclusive), absolute trace ns"),
-        value("window.source", S, "how W was chosen: window | marker | app_benchmark | process | trace"),
+        value("window.source", S, "how W was chosen: window | marker | app_benchmark | launch | process | trace"),
         value("process.name", S, "target process name"),
         value("process.pids", S, "target pids, comma-separated"),
         value("process.matched_by", S, "how the target was found (process_name, pid, package_list ...)"),
