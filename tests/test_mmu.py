@@ -79,3 +79,20 @@ def test_matches_brute_force():
         for w in (1, 3, 7, 16, 33, 64, 100):
             [(_, got)] = mmu(gcs, 0, 100, [w])
             assert got == pytest.approx(_brute(gcs, 0, 100, w), abs=1e-12), (gcs, w)
+
+
+def test_nearest_rank_percentiles():
+    from artscope.metrics.compute import nearest_rank
+
+    ten = list(range(1, 11))
+    # rank ceil(p/100 * n): p50 -> 5th, p90 -> 9th, p99 -> ceil(9.9) = 10th
+    assert [nearest_rank(ten, p) for p in (50, 90, 99)] == [5, 9, 10]
+    assert [nearest_rank([7], p) for p in (50, 90, 99)] == [7, 7, 7]
+    # n = 3: p50 -> ceil(1.5) = 2nd; p90 -> ceil(2.7) = 3rd
+    assert (nearest_rank([1, 2, 50], 50), nearest_rank([1, 2, 50], 90)) == (2, 50)
+
+
+def test_touching_pauses_count_as_one_stretch():
+    # [10,20) and [20,25) touch: a 15-long window [10,25] is all unavailable
+    [(_, u)] = mmu([(10, 20), (20, 25)], 0, 100, [15])
+    assert u == 0.0
