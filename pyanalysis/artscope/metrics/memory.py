@@ -53,10 +53,12 @@ class MemoryCapture:
         reclaim = bool(seen) or _records(pbtxt, "vmscan/mm_vmscan_direct_reclaim_begin")
         io_known = bool(pressure.height and pressure["io_wait_known"].max())
         io_wait = sched and (io_known or _records(pbtxt, "sched/sched_blocked_reason"))
-        # lmkd writes its kills as atrace when its app tag is traced
+        # lmkd writes its kills as atrace when its app tag is traced. The
+        # kernel's own lowmemorykiller (lowmemory_kill, kernels < 4.12) is
+        # not read: only trace_processor imports it, so it does not count
+        # as captured here.
         lmkd = bool(pbtxt) and ('atrace_apps: "lmkd"' in pbtxt or 'atrace_apps: "*"' in pbtxt)
-        kill = (kills.height > 0 or lmkd
-                or _records(pbtxt, "oom/mark_victim", "lowmemorykiller/lowmemory_kill"))
+        kill = kills.height > 0 or lmkd or _records(pbtxt, "oom/mark_victim")
         return cls(sched=sched, direct_reclaim=reclaim, io_wait=io_wait, kills=kill)
 
 
@@ -173,8 +175,7 @@ def memory_metrics(run: int, w: tuple[int, int], sel: Selection, app_cpu_ns: int
     else:
         out["kills"] = None
         out["target_killed"] = None
-        why["kills"] = ("kills were not recorded (atrace app lmkd, ftrace oom/mark_victim "
-                        "or lowmemorykiller/lowmemory_kill)")
+        why["kills"] = "kills were not recorded (atrace app lmkd, ftrace oom/mark_victim)"
 
     out.update(rss_metrics(_by_run(rss, run)))
     if out["rss_source"] is None:
