@@ -127,8 +127,8 @@ def test_missing_data_is_null_and_named(tmp_path):
     assert r["gc"]["app_cpu_ns"] is None
     assert r["pinning"]["off_mask_cpu_ns"] is None
     assert r["health"]["verdict"] == "warn"
-    unchecked = [x for x in r["health"]["reasons"] if x["id"] == "pinning_unchecked"]
-    assert "perfetto-configs/artscope-full.pbtxt" in unchecked[0]["message"]
+    (missing,) = [x for x in r["health"]["reasons"] if x["id"] == "sched_missing"]
+    assert "perfetto-configs/artscope-" in missing["message"]
 
 
 def test_batch_bad_trace_is_a_row(tmp_path):
