@@ -209,7 +209,7 @@ def _memory_columns() -> list[Column]:
         value("memory.target_killed", B, "the target was killed in W", name="mem_target_killed"),
         as_json("memory.kills", "the kills in W (JSON list)", name="mem_kill_list"),
         *rss,
-        value("memory.rss_source", pl.String, "where the RSS came from: rss_stat | process_stats",
+        value("memory.rss_source", pl.String, "how the RSS total was found: sum_of_parts | polled_total",
               name="mem_rss_source"),
         value("memory.major_faults", I, "system major page faults over W (vmstat pgmajfault)",
               name="mem_major_faults"),
