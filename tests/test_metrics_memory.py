@@ -135,7 +135,7 @@ def test_memory_block_from_the_hand_schedule(engine, memory_trace, request):
         51200, 61440, 61440)
     assert (m["rss_shmem_start_kb"], m["rss_shmem_peak_kb"], m["rss_shmem_end_kb"]) == (
         1024, 1024, 1024)
-    assert m["rss_source"] == "rss_stat"
+    assert m["rss_source"] == "sum_of_parts"
     assert (m["major_faults"], m["refaults"]) == (300, 210)
     assert m["unavailable"] == {}
 

@@ -95,18 +95,28 @@ def _start_peak_end(series: pl.DataFrame) -> tuple[int | None, int | None, int |
 def rss_metrics(rows: pl.DataFrame) -> dict[str, Any]:
     """The target's RSS in one run (memory_rss.sql rows of that run)."""
     out: dict[str, Any] = {}
-    polled = rows.filter(pl.col("series") == "rss") if rows.height else rows
-    parts = rows.filter(pl.col("series") != "rss") if rows.height else rows
-    # the polled total when there is one; else the sum of the parts rss_stat pushes
-    total = _step_total(polled if polled.height else parts) if rows.height else rows
+    polled, parts, use_parts = _rss_sources(rows)
+    # the sum of the parts (rss_stat pushes each change) when anon and file
+    # are both known; else the total process_stats polls
+    total = _step_total(parts if use_parts else polled) if rows.height else rows
     out["rss_start_kb"], out["rss_peak_kb"], out["rss_end_kb"] = _start_peak_end(total)
     for series, key in RSS_PARTS.items():
         one = parts.filter(pl.col("series") == series) if parts.height else parts
         s = _step_total(one) if one.height else one
         out[f"{key}_start_kb"], out[f"{key}_peak_kb"], out[f"{key}_end_kb"] = _start_peak_end(s)
-    out["rss_source"] = ("process_stats" if polled.height
-                         else "rss_stat" if parts.height else None)
+    out["rss_source"] = ("sum_of_parts" if use_parts
+                         else "polled_total" if polled.height else None)
     return out
+
+
+def _rss_sources(rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame, bool]:
+    """(polled total rows, part rows, whether the total is the sum of the parts)."""
+    if not rows.height:
+        return rows, rows, False
+    polled = rows.filter(pl.col("series") == "rss")
+    parts = rows.filter(pl.col("series") != "rss")
+    have = set(parts["series"].unique().to_list())
+    return polled, parts, {"rss.anon", "rss.file"} <= have or not polled.height and bool(have)
 
 
 def _increase(vm: pl.DataFrame, keys: tuple[str, ...]) -> int | None:

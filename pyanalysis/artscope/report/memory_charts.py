@@ -15,7 +15,7 @@ from typing import Any
 import altair as alt
 import polars as pl
 
-from artscope.metrics.memory import RSS_PARTS, _step_total
+from artscope.metrics.memory import RSS_PARTS, _rss_sources, _step_total
 from artscope.report.charts import WIDTH, Runs, _by_run, _data, _result, _window, placeholder
 
 KILL_COLORS = {True: "#d62728", False: "#7f7f7f"}
@@ -26,17 +26,16 @@ PHASE_NAMES = {"process_start_ns": "process start", "bind_application_ns": "bind
 
 
 def rss_rows(runset: Runs, run: int = 0) -> pl.DataFrame:
-    """(series, ts, t_s, mb) of the run's RSS: 'total' (the polled total, or
-    the sum of the rss_stat parts) and each part, from W's start (or the
+    """(series, ts, t_s, mb) of the run's RSS: 'total' (the sum of the
+    parts, else the polled total; as memory.rss_metrics) and each part, from W's start (or the
     first sample) to its end; each step holds until the next sample."""
     rows = _by_run(runset.analysis.tables.get("memory_rss", pl.DataFrame()), run)
     schema = {"series": pl.String, "ts": pl.Int64, "t_s": pl.Float64, "mb": pl.Float64}
     if rows.is_empty():
         return pl.DataFrame(schema=schema)
     start, end = _window(_result(runset, run))
-    polled = rows.filter(pl.col("series") == "rss")
-    parts = rows.filter(pl.col("series") != "rss")
-    frames = [_step_total(polled if polled.height else parts).with_columns(
+    polled, parts, use_parts = _rss_sources(rows)
+    frames = [_step_total(parts if use_parts else polled).with_columns(
         series=pl.lit("total"))]
     for series, key in RSS_PARTS.items():
         one = parts.filter(pl.col("series") == series)
