@@ -1,7 +1,7 @@
 -- gc_pause: the intervals in which the target app's mutators were suspended.
 --
 -- ART traces its pauses as slices on the thread that holds the mutators
--- suspended (see "GC pauses" in README.md for where they come from):
+-- suspended (docs/gc-pauses.md shows where in ART they come from):
 --   * `ThreadListFlip`: a thread flip (CC's flip, CMC's compaction pause);
 --     the slice spans the suspension, the flip callback and the resumption;
 --   * a suspend-all: from the start of `Suspending mutator threads` to the
