@@ -184,3 +184,28 @@ def test_run_report_conditions_line(traces, request, tmp_path):
     page = out.read_text()
     assert '<p class="meta" data-section="conditions">Conditions: ' in page
     assert "started 2024-01-01 00:00:01 UTC" in page
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_thermal_from_sys_stats_polling(tmp_path, engine, request):
+    """BARE plus two sys_stats thermal-zone polls of type skin-therm (degrees
+    C, not millidegrees): 40 at 5 ms (holds at W's start, 10 ms) and 45 at
+    50 ms (inside W)."""
+    import make_fixtures as M
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+    from schedules import t
+
+    extra = pb.Trace()
+    for ms, temp in ((5, 40), (50, 45)):
+        p = extra.packet.add()
+        p.timestamp = t(ms)
+        p.trusted_packet_sequence_id = 30
+        z = p.sys_stats.thermal_zone.add()
+        z.name, z.type, z.temp = "thermal_zone0", "skin-therm", temp
+    path = tmp_path / "sys_thermal.pftrace"
+    path.write_bytes(M.build(SS.schedule(BARE)) + extra.SerializeToString())
+    r = _result(path, engine, request)
+    assert r["conditions"]["thermal"] == [{"zone": "skin-therm",
+                                           "source": "thermal_temperature_sys",
+                                           "start_c": 40.0, "max_c": 45.0}]
