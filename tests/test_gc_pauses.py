@@ -246,7 +246,8 @@ def test_no_phase_slices_means_unknown_pauses(tmp_path):
     assert g["pause_count"] is None and g["pause_max_ns"] is None and g["mmu"] is None
     assert g["events"][0]["pauses"] is None
     assert (g["mutator_wait_ns"], g["main_thread_wait_ns"]) == (ms(10), ms(10))
-    assert MT.reason_ids(r).get("gc_pauses_unknown") == "warn"
+    # pauses are not a headline metric: a note, the verdict stands
+    assert MT.reason_ids(r).get("gc_pauses_unknown") == "info"
 
 
 @pytest.mark.tp

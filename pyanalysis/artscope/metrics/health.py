@@ -80,10 +80,11 @@ def _gc_pause_reasons(result: dict[str, Any],
     if g.get("pause_count") is not None or not g.get("events"):
         return []
     return [_reason(
-        "gc_pauses_unknown", "warn",
+        "gc_pauses_unknown", "info",
         "the app's GC slices hold no phase slices (ThreadListFlip, Suspending mutator "
-        "threads, (Paused)…): pause times and MMU are unknown — capture the dalvik "
-        f"atrace category, where ART traces its GC phases ({_config_for('gc')})",
+        "threads, (Paused)…): pause times and MMU are unknown — ART before Android 8 "
+        "does not trace its GC phases; newer ART does with the dalvik atrace category "
+        f"({_config_for('gc')})",
         "GC phase slices inside GC slices", None, None, window)]
 
 
