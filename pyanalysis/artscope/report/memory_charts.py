@@ -143,7 +143,7 @@ def startups(result: dict[str, Any]) -> alt.TopLevelMixin | None:
 def report_section(runset: Runs, result: dict[str, Any], add_chart, start: int) -> str:
     """The run's "Memory" and "Start-up" report sections (HTML); ``add_chart``
     turns a chart builder into its HTML (the report's chart collector)."""
-    from artscope.report.html import _kv_table, _rows_table
+    from artscope.report.html_tables import _kv_table, _rows_table
 
     run = result["run"]
     mem = result.get("memory") or {}
