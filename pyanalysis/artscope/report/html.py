@@ -40,7 +40,7 @@ th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top;
 th{background:#f5f5f5;font-weight:600}td.num{text-align:right;font-variant-numeric:tabular-nums;
   white-space:nowrap}
 .verdict{display:inline-block;padding:1px 10px;border-radius:10px;color:#fff;font-weight:600}
-.pass{background:#2ca02c}.warn{background:#ff7f0e}.fail{background:#d62728}
+.pass{background:#2ca02c}.info{background:#1f77b4}.warn{background:#ff7f0e}.fail{background:#d62728}
 .sev{display:inline-block;padding:0 7px;border-radius:8px;color:#fff;font-size:12px;
   font-weight:600;margin-right:6px}
 .meta{color:#555}.chart{margin:8px 0 16px;max-width:100%}
