@@ -2,7 +2,7 @@
 //! tables (`vtab.rs`) serve to SQLite, as trace_processor serves its own
 //! column storage, instead of copying every row into SQLite's B-trees.
 //!
-//! `Builder` is a `tables::RowSink`: `tables::fill` sends it the same rows
+//! `Builder` is a [`RowSink`]: `tables::fill` sends it the same rows
 //! it sends the SQLite inserter, and the column types follow the declared
 //! type's affinity the way SQLite's would on insert (so every value reads
 //! back exactly as from the serialized database). Lookups by value are served
@@ -13,7 +13,37 @@ use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Ordering;
 use std::sync::{Arc, Mutex};
 
-use crate::tables::{Col, RowSink, V};
+use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
+
+/// Table definitions: (name, [(column, type, generated expression)]).
+pub type Col = (&'static str, &'static str, Option<&'static str>);
+
+/// A value to bind (borrowed strings, no per-row allocation).
+#[derive(Clone, Copy)]
+pub enum V<'a> {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(&'a str),
+}
+
+impl ToSql for V<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match *self {
+            V::Null => ToSqlOutput::Borrowed(ValueRef::Null),
+            V::Int(i) => ToSqlOutput::Borrowed(ValueRef::Integer(i)),
+            V::Real(r) => ToSqlOutput::Borrowed(ValueRef::Real(r)),
+            V::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
+        })
+    }
+}
+
+/// Where `fill` sends a table's rows: SQLite inserts (`Inserter`, the
+/// serialized database) or in-memory columns (`columns::Builder`, served as
+/// virtual tables).
+pub trait RowSink<'v> {
+    fn row(&mut self, vals: &[V<'v>]) -> rusqlite::Result<()>;
+}
 
 /// Text dictionary id of a NULL in a text column.
 pub const NULL_TEXT: u32 = u32::MAX;

@@ -588,6 +588,26 @@ impl Stats {
     }
 }
 
+/// The scope of a stat trace_processor knows (its machine_id / trace_id).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Global,
+    Trace,
+    Machine,
+    MachineAndTrace,
+}
+
+/// One stat trace_processor knows (`tp_stats::STATS` lists them).
+pub struct StatDef {
+    pub name: &'static str,
+    /// indexed by cpu / buffer (a row per index set) instead of one value
+    pub indexed: bool,
+    pub severity: &'static str,
+    pub source: &'static str,
+    pub scope: Scope,
+    pub description: &'static str,
+}
+
 /// Everything a decoder found in a trace.
 #[derive(Default)]
 pub struct Sink {

@@ -11,11 +11,9 @@ use rusqlite::functions::FunctionFlags;
 use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Batch, Connection};
 
-use crate::columns::{Builder, Table};
+use crate::columns::{Builder, Table, V};
 use crate::replay::Imported;
-use crate::tables::{
-    fill, moved_columns, schema, take_moved, trace_bounds, MOVED_TABLES, V, VIEWS,
-};
+use crate::tables::{fill, moved_columns, schema, take_moved, trace_bounds, MOVED_TABLES, VIEWS};
 use crate::vtab::{Catalog, ColumnTab};
 
 /// One result column's values as they came from SQLite.

@@ -9,27 +9,8 @@
 //! then the embedded engine's own stats (names trace_processor does not know,
 //! `artscope_*`: skipped packet kinds, corrupt packets), key NULL.
 
-use crate::events::Stats;
+use crate::events::{Scope, StatDef, Stats};
 use crate::tp_stats::STATS;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scope {
-    Global,
-    Trace,
-    Machine,
-    MachineAndTrace,
-}
-
-/// One stat trace_processor knows.
-pub struct StatDef {
-    pub name: &'static str,
-    /// indexed by cpu / buffer (a row per index set) instead of one value
-    pub indexed: bool,
-    pub severity: &'static str,
-    pub source: &'static str,
-    pub scope: Scope,
-    pub description: &'static str,
-}
 
 /// A stats row: (name, key, idx, severity, source, value, description).
 pub struct StatRow<'a> {

@@ -2,10 +2,9 @@
 //! creates (base tables, trace_processor's public views over the track
 //! table, indexes), filled by bulk inserts from the columns.
 
-use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
 use rusqlite::{Connection, Statement};
 
-use crate::columns::{Stored, Table, NULL_TEXT};
+use crate::columns::{Col, RowSink, Stored, Table, NULL_TEXT, V};
 use crate::machines::HOST_MACHINE_ID;
 use crate::replay::Imported;
 use crate::trackers::raw::FlagsColumn;
@@ -14,9 +13,6 @@ use crate::trackers::sched::{SchedTable, ThreadStateTable, NO_STATE};
 use crate::trackers::stack_profile::SampleSource;
 use crate::trackers::tracks::Args;
 use crate::trackers::CpuSet;
-
-/// Table definitions: (name, [(column, type, generated expression)]).
-pub type Col = (&'static str, &'static str, Option<&'static str>);
 
 const fn c(name: &'static str, ty: &'static str) -> Col {
     (name, ty, None)
@@ -560,26 +556,6 @@ const INDEXES: [&str; 6] = [
     "CREATE INDEX thread_state_utid ON thread_state(utid, ts)",
 ];
 
-/// A value to bind (borrowed strings, no per-row allocation).
-#[derive(Clone, Copy)]
-pub enum V<'a> {
-    Null,
-    Int(i64),
-    Real(f64),
-    Text(&'a str),
-}
-
-impl ToSql for V<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(match *self {
-            V::Null => ToSqlOutput::Borrowed(ValueRef::Null),
-            V::Int(i) => ToSqlOutput::Borrowed(ValueRef::Integer(i)),
-            V::Real(r) => ToSqlOutput::Borrowed(ValueRef::Real(r)),
-            V::Text(s) => ToSqlOutput::Borrowed(ValueRef::Text(s.as_bytes())),
-        })
-    }
-}
-
 /// A row's machine_id / trace_id: `id` if the row belongs to that scope,
 /// else NULL.
 fn scope_id(belongs: bool, id: i64) -> V<'static> {
@@ -603,13 +579,6 @@ fn ot(v: Option<&str>) -> V<'_> {
 /// Rows per multi-row INSERT: one statement step inserts this many rows
 /// (the per-statement VDBE overhead is most of a single-row insert's cost).
 const BATCH: usize = 64;
-
-/// Where `fill` sends a table's rows: SQLite inserts (`Inserter`, the
-/// serialized database) or in-memory columns (`columns::Builder`, served as
-/// virtual tables).
-pub trait RowSink<'v> {
-    fn row(&mut self, vals: &[V<'v>]) -> rusqlite::Result<()>;
-}
 
 /// Bulk inserter: rows are buffered and inserted BATCH at a time by one
 /// multi-row INSERT; the rest by single-row ones on `finish`.

@@ -22,8 +22,7 @@ use std::sync::{Arc, OnceLock};
 
 use rustc_hash::FxHashMap;
 
-use crate::columns::Table;
-use crate::tables::V;
+use crate::columns::{Table, V};
 use crate::trackers::irq::SOFTIRQ_ACTIONS;
 use crate::trackers::sched::task_state_str;
 

@@ -27,8 +27,7 @@ use rusqlite::vtab::{
     VTabCursor, VTabKind, Values,
 };
 
-use crate::columns::{value_cmp, Index, Table};
-use crate::tables::V;
+use crate::columns::{value_cmp, Index, Table, V};
 
 /// The tables a connection serves, by name (the module's client data).
 pub type Catalog = Arc<std::collections::HashMap<String, Arc<Table>>>;
