@@ -41,7 +41,7 @@ def main() -> None:
         "//! FtraceEvent field numbers -> event names, and the field layouts of the",
         "//! events whose fields are kept as args (every event but the ones decoded apart).",
         "",
-        "use super::proto::FieldKind::{self, *};",
+        "use super::wire::FieldKind::{self, *};",
         "",
         "/// The ftrace event name of FtraceEvent field `number` (its `event` oneof).",
         "pub fn event_name(number: u32) -> Option<&'static str> {",

@@ -3,7 +3,7 @@
 //! embedded engine's metric SQL runs on.
 //!
 //! Layout (as trace_processor's importer): `decoder` (wire format, packets,
-//! atrace text) -> `events::Sink` -> `replay` driving one module per tracker
+//! atrace text) -> `decoder::sink::Sink` -> `replay` driving one module per tracker
 //! (`trackers::{process, sched, slices, atrace, counters, tracks,
 //! frame_timeline, raw}`) -> `tables` (SQLite). No panic reaches Python: every
 //! entry point runs under `catch_unwind` and a panic becomes a `CoreError`.
@@ -447,7 +447,7 @@ impl Session {
 /// first bytes as read, containers included), the config's
 /// unique_session_name, the trace's type and the size of the trace inside
 /// its containers.
-fn file_metadata(sink: &mut events::Sink, file: &[u8], kind: &str, payload_size: usize) {
+fn file_metadata(sink: &mut decoder::sink::Sink, file: &[u8], kind: &str, payload_size: usize) {
     let configs = sink
         .trace_configs
         .iter()
@@ -528,7 +528,7 @@ fn import_proto(
     ingest_ftrace_in_raw: bool,
 ) -> PyResult<ImportedTrace> {
     run_import(py, "importing", || {
-        let mut sink = events::Sink::default();
+        let mut sink = decoder::sink::Sink::default();
         let packets = decoder::proto::decode_proto(data, &mut sink);
         if packets == 0 {
             return Err("not a Perfetto or systrace trace".into());
@@ -583,7 +583,7 @@ fn import_file(py: Python<'_>, path: &str, ingest_ftrace_in_raw: bool) -> PyResu
 fn run_import(
     py: Python<'_>,
     what: &str,
-    decode: impl FnOnce() -> Result<(events::Sink, i64, bool), String> + Send,
+    decode: impl FnOnce() -> Result<(decoder::sink::Sink, i64, bool), String> + Send,
 ) -> PyResult<ImportedTrace> {
     let (imp, packets) = py.allow_threads(|| {
         guarded(what, || {
@@ -606,7 +606,7 @@ fn decode_any(
     data: &[u8],
     name: &str,
     ingest_ftrace_in_raw: bool,
-) -> Result<(events::Sink, i64, bool), String> {
+) -> Result<(decoder::sink::Sink, i64, bool), String> {
     use decoder::container::{self, Kind};
     let started = std::time::Instant::now();
     let u = container::unwrap(data, name)?;
@@ -622,7 +622,7 @@ fn decode_any(
         sink.raw_sched_switch_only = ingest_ftrace_in_raw;
         (sink, lines as i64, false)
     } else {
-        let mut sink = events::Sink::default();
+        let mut sink = decoder::sink::Sink::default();
         let packets = decoder::proto::decode_proto(&u.data, &mut sink);
         if packets == 0 {
             return Err(format!("not a Perfetto or systrace trace: {name}"));

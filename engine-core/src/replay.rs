@@ -8,6 +8,7 @@ use std::sync::Arc as Rc;
 use crate::decoder::proto::{
     parser_looks_up_symbol, symbol_address_field, symbol_lookup_failed, SYMBOL_FIELD,
 };
+use crate::decoder::sink::Sink;
 use crate::events::*;
 use crate::sorter::{self, TsOrder};
 use crate::trackers::atrace::{self, AsyncSlots};

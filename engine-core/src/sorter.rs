@@ -33,8 +33,9 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::mpsc::SyncSender;
 
-use crate::decoder::track_event::TrackEventPacket;
-use crate::events::{EvRef, PacketData, Sink};
+use crate::decoder::sink::Sink;
+use crate::events::track_event::TrackEventPacket;
+use crate::events::{EvRef, PacketData};
 
 /// The per-CPU stream families of trace_processor's sorter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1169,7 +1169,7 @@ pub fn fill<'v>(
             }
         }
         "profiler_smaps" => {
-            use crate::decoder::profile_packet::smaps_value::*;
+            use crate::events::profiles::smaps_value::*;
             for (i, (upid, ts, r)) in ctx.heap_profiles.smaps.iter().enumerate() {
                 let v = |at: usize| V::Int(r.values[at]);
                 ins.row(&[

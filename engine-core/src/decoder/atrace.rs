@@ -2,7 +2,7 @@
 //! ParseSystraceTracePoint (importers/systrace/systrace_parser.h): the phase
 //! is the first character, fields are split on '|', the second is the tgid.
 
-use super::systrace::{c_i64, c_u32};
+use super::c_numbers::{c_i64, c_u32};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TracePoint {

@@ -4,7 +4,7 @@
 //! (2) and battery (3) game modes supports (a mode the package does not
 //! list: not supported, its columns NULL).
 
-use crate::decoder::wire::{text, Fields, Value, WireError};
+use super::wire::{text, Fields, Value, WireError};
 
 /// A game mode's interventions: (resolution downscale, use ANGLE, fps).
 pub type ModeInfo = (f64, bool, f64);

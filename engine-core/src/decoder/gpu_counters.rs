@@ -9,43 +9,11 @@
 
 use rustc_hash::FxHashMap;
 
+use super::sink::Sink;
 use super::wire::{push_varints, text, Fields, Value, WireError};
-use crate::events::{Sink, TokenizedTrack};
-use crate::trackers::tracks::ArgVal;
+use crate::events::{ArgVal, CounterMap, CounterMaps, GpuCounterTrack, TokenizedTrack};
 
 type R<T> = Result<T, WireError>;
-
-/// A `gpu_counter` track: dimensions (ugpu, gpu, name), its description
-/// (a source arg) and unit, as the first spec that made it gave them.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct GpuCounterTrack {
-    pub gpu_id: i32,
-    pub name: String,
-    /// None: the spec has no description (a NULL arg)
-    pub description: Option<String>,
-    /// None: no units (NULL)
-    pub unit: Option<String>,
-}
-
-/// counter id -> (its track in `Sink::tokenized_tracks`, forwards looking)
-pub type CounterMap = FxHashMap<u32, (u32, bool)>;
-
-/// The descriptors the packets gave: per (sequence's incremental state
-/// interval, descriptor iid), and the legacy inline ones.
-#[derive(Debug, Clone, Default)]
-pub struct CounterMaps {
-    pub interned: FxHashMap<(u32, u64), CounterMap>,
-    pub legacy: CounterMap,
-}
-
-/// A GpuCounterEvent's samples: (counter id, value) of each counter with
-/// an id and a value.
-#[derive(Debug, Clone)]
-pub struct GpuCounterEv {
-    /// (state, iid) of its interned descriptor; None: the legacy ones
-    pub descriptor: Option<(u32, u64)>,
-    pub counters: Vec<(u32, f64)>,
-}
 
 /// A GpuCounterEvent, as given.
 #[derive(Default)]

@@ -19,15 +19,13 @@ use std::collections::hash_map::Entry;
 
 use rustc_hash::FxHashMap;
 
+use super::sink::Sink;
 use super::wire::{push_varints, text, Fields, Value, WireError};
-use crate::events::{PacketData, Sink, TokenizedTrack};
+use crate::events::{PacketData, TokenizedTrack, WakelockTrack};
 
 const ZERO_VALUE: u64 = 1;
 const NON_MONOTONIC_VALUE: u64 = 2;
 const IMPLAUSIBLY_LARGE_VALUE: u64 = 4;
-
-/// A wakelock track: (wakelock_name, wakelock_type).
-pub type WakelockTrack = (String, &'static str);
 
 #[derive(Default)]
 pub struct KernelWakelocks {

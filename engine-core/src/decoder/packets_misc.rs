@@ -2,12 +2,10 @@
 //! them: Chrome's metadata and triggers (metadata keys, a trigger slice),
 //! Android aflags errors and game intervention lists. Where each goes is said per function.
 
-use super::proto::i32v;
-use super::wire::{text, Fields, Value, WireError};
-use crate::events::{PacketData, Sink};
+use super::sink::Sink;
+use super::wire::{i32v, text, Fields, Value, WireError};
+use crate::events::{ArgText, GpuLog, LogEvent, PacketData, Trigger};
 use crate::metadata::MetaVal;
-use crate::trackers::logs::{ArgText, LogEvent};
-use crate::trackers::triggers::Trigger;
 
 type R<T> = Result<T, WireError>;
 
@@ -142,7 +140,7 @@ pub fn aflags(sink: &mut Sink, ts: i64, buf: &[u8]) -> R<bool> {
 /// AndroidGameInterventionList: android_game_intervention_list rows and
 /// the list's error flags as stats (set, 0 or 1, by every list).
 pub fn game_interventions(sink: &mut Sink, buf: &[u8]) -> R<()> {
-    let (pkgs, parse_error, read_error) = crate::trackers::game_interventions::decode(buf)?;
+    let (pkgs, parse_error, read_error) = super::game_interventions::decode(buf)?;
     sink.stats
         .set("game_intervention_has_read_errors", read_error as i64, None);
     sink.stats.set(
@@ -195,4 +193,19 @@ fn log_arg(buf: &[u8]) -> R<(String, ArgText)> {
         (None, None, None) => ArgText::None,
     };
     Ok((name, v))
+}
+
+impl GpuLog {
+    pub fn parse(b: &[u8]) -> R<GpuLog> {
+        let mut log = GpuLog::default();
+        for f in Fields::new(b) {
+            match f? {
+                (1, Value::Varint(x)) => log.severity = x,
+                (2, Value::Bytes(s)) => log.tag = Some(text(s)),
+                (3, Value::Bytes(s)) => log.message = Some(text(s)),
+                _ => {}
+            }
+        }
+        Ok(log)
+    }
 }

@@ -3,36 +3,8 @@
 //! importers/proto/profile_module.cc), made into rows in the replay by
 //! `trackers::perf_sample`.
 
-use std::sync::Arc;
-
-use super::stack_profile::CallstackRef;
 use super::wire::{push_varints, Fields, Value, WireError};
-
-/// One PerfSample packet, at its packet's time.
-#[derive(Debug, Clone, Default)]
-pub struct PerfSampleEv {
-    pub seq_id: u32,
-    /// None: no `cpu` field (the sampling stream is cpu 0's, the sample has
-    /// no cpu)
-    pub cpu: Option<u32>,
-    pub pid: u32,
-    pub tid: u32,
-    /// Profiling.CpuMode (0 = unknown)
-    pub cpu_mode: i32,
-    pub timebase_count: Option<u64>,
-    pub follower_counts: Vec<u64>,
-    /// the callstack_iid in the sequence's interned data
-    pub callstack: Option<CallstackRef>,
-    /// Profiling.StackUnwindError, when given
-    pub unwind_error: Option<i32>,
-    pub kernel_records_lost: u64,
-    /// PerfSample.SampleSkipReason, when given
-    pub skipped_reason: Option<i32>,
-    /// a ProducerEvent: its source_stop_reason (0 when absent)
-    pub producer_stop_reason: Option<i32>,
-    /// the sequence's PerfSampleDefaults when the sample was read
-    pub defaults: Option<Arc<[u8]>>,
-}
+use crate::events::profiles::{CallstackRef, PerfSampleEv};
 
 /// The fields of a PerfSample; `callstack` resolves a callstack_iid.
 pub fn perf_sample(

@@ -6,12 +6,14 @@
 //! `parts` are the packet's occurrences of the field (merged: repeated
 //! fields concatenate, the last scalar wins).
 
+use super::cpu_per_uid::Tokenizer;
+use super::sink::Sink;
 use super::wire::{push_varints, text, Fields, Value, WireError};
-use crate::events::{PacketData, Sink};
-use crate::trackers::cpu_per_uid::Tokenizer;
-use crate::trackers::power::{
-    Battery, EnergyBreakdown, EnergyConsumer, EntityState, PowerEvent, RailDescriptor, Residency,
+use crate::events::power::{
+    AppWakelock, Battery, EnergyBreakdown, EnergyConsumer, EntityState, PowerEvent, RailDescriptor,
+    Residency,
 };
+use crate::events::PacketData;
 
 type R<T> = Result<T, WireError>;
 
@@ -275,4 +277,26 @@ pub fn cpu_per_uid(
         push(sink, at, PowerEvent::CpuPerUid(track, value));
     }
     Ok(())
+}
+
+impl AppWakelock {
+    /// An AppWakelockInfo message (iid 1, tag 2, flags 3, owner_pid 4,
+    /// owner_uid 5, work_uid 6; int32s).
+    pub fn parse(b: &[u8], acquired: bool) -> R<AppWakelock> {
+        let mut w = AppWakelock {
+            acquired,
+            ..Default::default()
+        };
+        for f in Fields::new(b) {
+            match f? {
+                (2, Value::Bytes(s)) => w.tag = text(s),
+                (3, Value::Varint(x)) => w.flags = x as i32,
+                (4, Value::Varint(x)) => w.owner_pid = Some(x as i32),
+                (5, Value::Varint(x)) => w.owner_uid = Some(x as i32),
+                (6, Value::Varint(x)) => w.work_uid = Some(x as i32),
+                _ => {}
+            }
+        }
+        Ok(w)
+    }
 }

@@ -6,71 +6,15 @@
 //! (`ProtoDecoder::decode`'s last step), as trace_processor converts them
 //! when the sorted packet is parsed.
 
-use super::stack_profile::RawMapping;
 use super::wire::{push_varints, text, Fields, Value, WireError};
+use crate::events::profiles::{
+    HeapSample, ProcessDump, ProfilePacketEv, RawMapping, SmapsEv, SmapsRow,
+};
 
 type R<T> = Result<T, WireError>;
 
 /// CLOCK_MONOTONIC_COARSE: the clock of a dump's timestamps.
 pub const MONOTONIC_COARSE: u32 = 4;
-
-/// One ProfilePacket.
-#[derive(Debug, Clone, Default)]
-pub struct ProfilePacketEv {
-    /// the sequence's stack profile state (one per incremental state
-    /// interval: the scope of ProfilePacketSequenceState)
-    pub stack_state: u32,
-    /// the sequence's incremental state (its interned callstacks are the
-    /// fallback of a sample's callstack)
-    pub incremental_state: u32,
-    pub index: u64,
-    pub continued: bool,
-    /// InternedString (iid, str)
-    pub strings: Vec<(u64, String)>,
-    pub mappings: Vec<(u64, RawMapping)>,
-    /// (iid, function_name_id, mapping_id, rel_pc)
-    pub frames: Vec<(u64, u64, u64, u64)>,
-    /// (iid, frame ids, root first)
-    pub callstacks: Vec<(u64, Vec<u64>)>,
-    pub dumps: Vec<ProcessDump>,
-}
-
-/// ProcessHeapSamples.
-#[derive(Debug, Clone, Default)]
-pub struct ProcessDump {
-    pub pid: u64,
-    /// MONOTONIC_COARSE times; after the conversion, trace times (None:
-    /// the dump's time does not convert, and the dump is skipped)
-    pub timestamp: Option<i64>,
-    pub start_timestamp: Option<i64>,
-    /// the heap's name when not empty
-    pub heap_name: Option<String>,
-    pub disconnected: bool,
-    pub buffer_corrupted: bool,
-    pub buffer_overran: bool,
-    pub client_error: i32,
-    pub rejected_concurrent: bool,
-    pub hit_guardrail: bool,
-    pub sampling_interval_bytes: u64,
-    pub orig_sampling_interval_bytes: u64,
-    /// ProcessStats: total_unwinding_time_us, heap_samples,
-    /// client_spinlock_blocked_us
-    pub unwind_time_us: u64,
-    pub heap_samples: u64,
-    pub spinlock_blocked_us: u64,
-    pub samples: Vec<HeapSample>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct HeapSample {
-    pub callstack_id: u64,
-    pub self_allocated: u64,
-    pub self_freed: u64,
-    pub self_max: Option<u64>,
-    pub self_max_count: u64,
-    pub alloc_count: u64,
-    pub free_count: u64,
-}
 
 fn flag(v: Value) -> bool {
     matches!(v, Value::Varint(x) if x != 0)
@@ -172,54 +116,6 @@ fn heap_sample(b: &[u8]) -> R<HeapSample> {
     Ok(s)
 }
 
-/// A `profiler_smaps` row (SmapsEntry, or a PackedSmaps entry), its
-/// strings None when the field is absent (NULL; a present empty string is
-/// "", as trace_processor interns a string view without data as NULL).
-#[derive(Debug, Clone, Default)]
-pub struct SmapsRow {
-    pub path: Option<String>,
-    /// the path without a " (deleted)" suffix
-    pub path_trimmed: Option<String>,
-    pub aggregate_count: u32,
-    pub is_deleted: bool,
-    pub file_name: Option<String>,
-    pub module_debugid: Option<String>,
-    pub module_debug_path: Option<String>,
-    pub protection_flags: i32,
-    /// size, private dirty, swap, start address, module timestamp, private
-    /// clean, shared dirty, shared clean, locked, pss, rss, anonymous, pss
-    /// dirty, swap pss (kB; 0 when not given)
-    pub values: [i64; 14],
-}
-
-/// SmapsRow::values' positions.
-pub mod smaps_value {
-    pub const SIZE: usize = 0;
-    pub const PRIVATE_DIRTY: usize = 1;
-    pub const SWAP: usize = 2;
-    pub const START_ADDRESS: usize = 3;
-    pub const MODULE_TIMESTAMP: usize = 4;
-    pub const PRIVATE_CLEAN: usize = 5;
-    pub const SHARED_DIRTY: usize = 6;
-    pub const SHARED_CLEAN: usize = 7;
-    pub const LOCKED: usize = 8;
-    pub const PSS: usize = 9;
-    pub const RSS: usize = 10;
-    pub const ANONYMOUS: usize = 11;
-    pub const PSS_DIRTY: usize = 12;
-    pub const SWAP_PSS: usize = 13;
-}
-
-/// A SmapsPacket: its process and rows (ProfileModule::ParseSmapsPacket /
-/// ParsePackedSmaps); `parser_error`: a packed table whose fields do not
-/// line up (smaps_parser_errors).
-#[derive(Debug, Clone, Default)]
-pub struct SmapsEv {
-    pub pid: u32,
-    pub rows: Vec<SmapsRow>,
-    pub parser_error: bool,
-}
-
 /// InternSmapsPath: the path, and without a " (deleted)" suffix (None: no
 /// path field).
 fn smaps_path(row: &mut SmapsRow, path: Option<&[u8]>) {
@@ -232,7 +128,7 @@ fn smaps_path(row: &mut SmapsRow, path: Option<&[u8]>) {
 }
 
 pub fn smaps_packet(b: &[u8]) -> R<SmapsEv> {
-    use smaps_value::*;
+    use crate::events::profiles::smaps_value::*;
     let mut ev = SmapsEv::default();
     let (mut entries, mut packed) = (Vec::new(), None);
     for f in Fields::new(b) {
@@ -291,7 +187,7 @@ pub fn smaps_packet(b: &[u8]) -> R<SmapsEv> {
 /// runs out; columns of different lengths (or a name past the table) are a
 /// parser error.
 fn packed_smaps(b: &[u8], ev: &mut SmapsEv) {
-    use smaps_value::*;
+    use crate::events::profiles::smaps_value::*;
     // packed fields 4..=15 -> SmapsRow::values
     const COLUMNS: [(u32, usize); 12] = [
         (4, SIZE),

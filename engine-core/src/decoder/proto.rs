@@ -15,33 +15,16 @@
 use super::ftrace_schema::{
     event_name, generic_fields, is_packet_data_field, packet_data_field_name,
 };
-use super::track_event::TrackEventPacket;
-use super::wire::{push_varints, text, text_ref, Fields, Value, WireError};
+use super::sink::Sink;
+use super::wire::{i32v, push_varints, text, text_ref, FieldKind, Fields, Value, WireError};
+use crate::events::track_event::TrackEventPacket;
 use crate::events::*;
 use crate::metadata::MetaVal;
 use rustc_hash::FxHashMap as HashMap;
 
-/// How a generic ftrace field is typed (protobuf scalar types).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FieldKind {
-    I32,
-    U32,
-    I64,
-    U64,
-    S32,
-    S64,
-    Bool,
-    Str,
-}
-
 pub const FRAME_TIMELINE_FIELD: u32 = 76;
 
 type R<T> = Result<T, WireError>;
-
-#[inline]
-pub(super) fn i32v(v: u64) -> i64 {
-    v as u32 as i32 as i64
-}
 
 /// The varint fields 1..=N of a small message (absent: 0), as its
 /// decoder reads them (the last occurrence wins).
@@ -209,7 +192,7 @@ pub struct ProtoDecoder<'s> {
     /// Sequences whose ftrace setup errors were counted (once each).
     setup_error_seqs: std::collections::BTreeSet<u32>,
     /// CpuPerUidData's counters are derived at tokenization, in file order.
-    cpu_per_uid: crate::trackers::cpu_per_uid::Tokenizer,
+    cpu_per_uid: super::cpu_per_uid::Tokenizer,
     /// ClockSnapshots, to convert packets stamped in another clock.
     clocks: super::clocks::ClockSync,
     /// Per sequence: its interned kernel symbols (InternedData.kernel_symbols,
@@ -217,7 +200,7 @@ pub struct ProtoDecoder<'s> {
     kernel_symbols: HashMap<u32, HashMap<u64, Box<str>>>,
     /// Adreno retired command batches are paired with their sync points in
     /// file order.
-    adreno: crate::trackers::adreno::Tokenizer,
+    adreno: super::adreno::Tokenizer,
     /// Per trusted_packet_sequence_id seen so far: its packet losses, for
     /// TraceStats' per-buffer loss stats.
     seq_loss: HashMap<u32, SeqLoss>,
@@ -514,7 +497,7 @@ impl<'s> ProtoDecoder<'s> {
             self.sink.tokenizer_log(name, self.offset, Vec::new());
             return Ok(());
         }
-        let ev = super::gpu_counters::GpuCounterEv {
+        let ev = GpuCounterEv {
             descriptor: e.descriptor_iid.map(|iid| (state, iid)),
             counters: e.counters,
         };
@@ -548,7 +531,7 @@ impl<'s> ProtoDecoder<'s> {
                 self.sink.stats.add("app_wakelock_unknown_id", 1, None);
                 continue;
             };
-            let event = crate::trackers::power::AppWakelock::parse(&info, encoded & 1 != 0)?;
+            let event = crate::events::power::AppWakelock::parse(&info, encoded & 1 != 0)?;
             let at = ts.wrapping_add((encoded >> 1) as i64);
             self.sink
                 .push_packet(at, PacketData::AppWakelock(Box::new(event)));
@@ -811,7 +794,7 @@ impl<'s> ProtoDecoder<'s> {
                     .stats
                     .add("interned_data_missing_sequence_id", 1, None);
             } else if !self.state_valid() {
-                let seq = crate::trackers::tracks::ArgVal::Uint(self.seq_id as u64);
+                let seq = crate::events::ArgVal::Uint(self.seq_id as u64);
                 let args = vec![("packet_sequence_id", seq)];
                 let stat = "interned_data_skipped_incremental_state_invalid";
                 self.sink.tokenizer_log(stat, self.offset, args);
@@ -955,7 +938,7 @@ impl<'s> ProtoDecoder<'s> {
             }
             Some(52) => self.gpu_counter_event(packet_ts.is_some(), ts, &parts.concat()),
             Some(63) => {
-                let log = crate::trackers::counters::GpuLog::parse(&parts.concat())?;
+                let log = crate::events::GpuLog::parse(&parts.concat())?;
                 self.sink.push_packet(ts, PacketData::GpuLog(Box::new(log)));
                 Ok(())
             }
@@ -974,7 +957,7 @@ impl<'s> ProtoDecoder<'s> {
                 Ok(())
             }
             Some(61) => {
-                let m = super::stack_profile::ModuleSymbols::parse(&parts.concat())?;
+                let m = crate::events::profiles::ModuleSymbols::parse(&parts.concat())?;
                 self.sink
                     .push_packet(ts, PacketData::ModuleSymbols(Box::new(m)));
                 Ok(())
@@ -1008,7 +991,7 @@ impl<'s> ProtoDecoder<'s> {
             Some(n @ (46 | 113)) => {
                 // Trigger / clone_snapshot_trigger: a slice on the "Trace
                 // Triggers" track and the trace_trigger metadata
-                let mut t = crate::trackers::triggers::Trigger::default();
+                let mut t = crate::events::Trigger::default();
                 for p in &parts {
                     for f in Fields::new(p) {
                         match f? {
@@ -1026,7 +1009,7 @@ impl<'s> ProtoDecoder<'s> {
             Some(39) => self.android_log(&parts),
             Some(134) => {
                 // ConcurrentSessionEvent: a tracing session's state
-                let mut e = crate::trackers::sessions::SessionEvent::default();
+                let mut e = crate::events::SessionEvent::default();
                 for p in &parts {
                     for f in Fields::new(p) {
                         match f? {
@@ -2195,7 +2178,7 @@ impl<'s> ProtoDecoder<'s> {
                         }
                     }
                     (13, Value::Bytes(b)) => {
-                        let mut s = crate::trackers::counters::DiskStat::default();
+                        let mut s = crate::events::DiskStat::default();
                         for f in Fields::new(b) {
                             match f? {
                                 (1, Value::Bytes(n)) => s.device_name = Some(text(n)),
@@ -2265,7 +2248,7 @@ impl<'s> ProtoDecoder<'s> {
             return Ok(());
         }
         for c in &cpus {
-            if c.features >> crate::trackers::cpu::CPU_FEATURES.len() != 0 {
+            if c.features >> crate::events::CPU_FEATURES.len() != 0 {
                 self.sink
                     .stats
                     .add("cpu_info_unknown_cpu_features", 1, None);
@@ -3089,21 +3072,15 @@ impl<'s> ProtoDecoder<'s> {
             // a sequence-scoped clock
             args.push((
                 "source_sequence_id",
-                crate::trackers::tracks::ArgVal::Uint(self.seq_id as u64),
+                crate::events::ArgVal::Uint(self.seq_id as u64),
             ));
         }
         args.extend([
-            (
-                "source_clock_id",
-                crate::trackers::tracks::ArgVal::Int(clock as i128),
-            ),
-            (
-                "source_timestamp",
-                crate::trackers::tracks::ArgVal::Int(ts as i128),
-            ),
+            ("source_clock_id", crate::events::ArgVal::Int(clock as i128)),
+            ("source_timestamp", crate::events::ArgVal::Int(ts as i128)),
             (
                 "target_clock_id",
-                crate::trackers::tracks::ArgVal::Int(target as i128),
+                crate::events::ArgVal::Int(target as i128),
             ),
         ]);
         for (name, args) in [

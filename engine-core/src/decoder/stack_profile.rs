@@ -13,6 +13,7 @@
 //! not cached, as trace_processor's caches hold only successes).
 
 use super::wire::{push_varints, text, Fields, Value, WireError};
+use crate::events::profiles::{CallstackRef, ModuleSymbols, RawMapping};
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
@@ -23,18 +24,6 @@ pub type StatList = Vec<&'static str>;
 
 const TOKENIZER_ERRORS: &str = "interned_data_tokenizer_errors";
 const INVALID_STRING: &str = "stackprofile_invalid_string_id";
-
-/// A Mapping message as given (its strings are ids).
-#[derive(Debug, Clone, Default)]
-pub struct RawMapping {
-    pub build_id: u64,
-    pub exact_offset: u64,
-    pub start_offset: u64,
-    pub start: u64,
-    pub end: u64,
-    pub load_bias: u64,
-    pub path_string_ids: Vec<u64>,
-}
 
 /// ProfilePacketUtils::MakeMappingName: the path components joined, each
 /// after a '/' (one of a single full path's two leading slashes dropped).
@@ -173,17 +162,6 @@ pub struct InternedCallstack {
 
 /// A frame of an inline callstack: (function name, source file, line).
 pub type InlineFrame = (Option<Arc<str>>, Option<Arc<str>>, Option<u32>);
-
-/// An interned callstack an event refers to: resolved in the replay
-/// (`ProfileInterned::callstack`) against its IncrementalState's data.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct CallstackRef {
-    pub incremental_state: u32,
-    /// the sequence's stack profile state (a new one at each clear): the
-    /// scope of trace_processor's per-sequence caches
-    pub stack_state: u32,
-    pub iid: u64,
-}
 
 /// A track event's callstack.
 #[derive(Debug, Clone, PartialEq)]
@@ -427,22 +405,6 @@ pub fn inline_callstack(b: &[u8]) -> R<Vec<InlineFrame>> {
     Ok(frames)
 }
 
-/// A build id as stack_profile_mapping shows it (BuildId::ToHex): a
-/// 33-byte one is Chrome's hex module id, kept as it is; others in
-/// lowercase hex.
-/// ModuleSymbols: symbols for the frames of a module's mappings.
-#[derive(Debug, Clone, Default)]
-pub struct ModuleSymbols {
-    pub path: String,
-    /// raw; empty: none
-    pub build_id: Vec<u8>,
-    pub addresses: Vec<(u64, Vec<SymbolLine>)>,
-}
-
-/// A line of an address's symbols: function name, source file, line
-/// number when given.
-pub type SymbolLine = (String, String, Option<u32>);
-
 impl ModuleSymbols {
     pub fn parse(b: &[u8]) -> R<ModuleSymbols> {
         let mut m = ModuleSymbols::default();
@@ -479,6 +441,9 @@ impl ModuleSymbols {
     }
 }
 
+/// A build id as stack_profile_mapping shows it (BuildId::ToHex): a
+/// 33-byte one is Chrome's hex module id, kept as it is; others in
+/// lowercase hex.
 pub fn build_id_hex(raw: &[u8]) -> String {
     if raw.len() == 33 {
         return String::from_utf8_lossy(raw).into_owned();

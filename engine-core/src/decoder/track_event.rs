@@ -37,11 +37,11 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
-use super::stack_profile::{
-    inline_callstack, interned_string, CallstackDesc, CallstackRef, ProfileInterned,
-};
+use super::stack_profile::{inline_callstack, interned_string, CallstackDesc, ProfileInterned};
 use super::wire::{push_varints, text, Fields, Value, WireError};
-use crate::trackers::tracks::ArgVal;
+use crate::events::profiles::CallstackRef;
+use crate::events::track_event::*;
+use crate::events::ArgVal;
 
 type R<T> = Result<T, WireError>;
 
@@ -177,47 +177,6 @@ impl Reservations {
         }
         old.min_timestamp = old.min_timestamp.min(r.min_timestamp);
     }
-}
-
-/// A TrackDescriptor's parts the replay parses at its timestamp
-/// (TrackEventParser::ParseTrackDescriptor).
-#[derive(Debug, Clone)]
-pub struct DescriptorData {
-    pub uuid: u64,
-    pub thread: Option<ThreadDesc>,
-    pub process: Option<ProcessDesc>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct ThreadDesc {
-    pub pid: i64,
-    pub tid: i64,
-    pub name: Option<String>,
-    /// its (legacy) chrome_thread_type: names a thread without a name
-    pub chrome_type: Option<i64>,
-    /// a TrackDescriptor's ChromeThreadDescriptor.thread_type
-    pub chrome_thread_type: Option<i64>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct ProcessDesc {
-    pub pid: i64,
-    pub name: Option<String>,
-    pub start_ts: Option<i64>,
-    /// its (legacy) chrome_process_type
-    pub chrome_type: Option<i64>,
-    /// its process_labels
-    pub labels: Vec<String>,
-    /// a TrackDescriptor's ChromeProcessDescriptor
-    pub chrome: Option<ChromeProcess>,
-}
-
-/// ChromeProcessDescriptor: the process type, host app and crash id.
-#[derive(Debug, Clone, Default)]
-pub struct ChromeProcess {
-    pub process_type: i64,
-    pub host_app: Option<String>,
-    pub crash_trace_id: Option<u64>,
 }
 
 /// Chrome's process type names (ChromeStringLookup::GetProcessName): its
@@ -517,51 +476,6 @@ impl TrackEventData {
     pub fn callstack_weight(&self) -> Option<f64> {
         self.extra().and_then(|x| x.callstack_weight)
     }
-}
-
-/// One TrackEvent as TrackEventTokenizer leaves it for the sorter: what
-/// depends on its sequence's running state (delta times, incremental
-/// counters, defaults) resolved, the rest kept as its bytes.
-#[derive(Debug, Clone)]
-pub struct TokenizedEvent {
-    seq_id: u32,
-    incremental_state: u32,
-    stack_state: u32,
-    /// the sequence's TrackEventDefaults.track_uuid
-    default_track_uuid: Option<u64>,
-    /// absolute (incremental counters summed, the unit multiplier applied)
-    counter_value: f64,
-    /// thread time / instruction count and extra counters, when present
-    times: Option<Box<TokenizedTimes>>,
-    /// the TrackEvent's bytes: `EventParser::bytes[start..start + len]`
-    start: usize,
-    len: u32,
-}
-
-#[derive(Debug, Clone, Default, PartialEq)]
-struct TokenizedTimes {
-    thread_ts: Option<i64>,
-    thread_instruction_count: Option<i64>,
-    extra_counters: Vec<(u64, f64)>,
-}
-
-/// One sample of a StreamingProfilePacket (Chrome's CPU profiler), at its
-/// own time: what ProfileModule::ParseStreamingProfileSample reads.
-#[derive(Debug, Clone)]
-pub struct ProfileSample {
-    /// (its incremental state's thread descriptor is the sample's thread)
-    pub callstack: CallstackRef,
-    pub process_priority: i64,
-}
-
-/// A packet of the track event family, for the replay.
-#[derive(Debug, Clone)]
-pub enum TrackEventPacket {
-    Descriptor(Box<DescriptorData>),
-    ThreadDescriptor(ThreadDesc),
-    ProcessDescriptor(Box<ProcessDesc>),
-    Event(Box<TokenizedEvent>),
-    ProfileSample(Box<ProfileSample>),
 }
 
 #[derive(Debug, Clone, Default)]
@@ -1640,9 +1554,8 @@ impl EventParser {
             // (a counter's or state's type decides, not its legacy phase)
             let typed = matches!(ev.type_, Some(4) | Some(5));
             if !typed
-                && l.phase.is_some_and(|p| {
-                    !crate::trackers::track_event::SUPPORTED_LEGACY_PHASES.contains(&p)
-                })
+                && l.phase
+                    .is_some_and(|p| !SUPPORTED_LEGACY_PHASES.contains(&p))
             {
                 skipped = true;
             }

@@ -182,3 +182,22 @@ pub fn text(b: &[u8]) -> String {
         }
     }
 }
+
+/// How a generic ftrace field is typed (protobuf scalar types).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    I32,
+    U32,
+    I64,
+    U64,
+    S32,
+    S64,
+    Bool,
+    Str,
+}
+
+/// An int32 field read as a varint (sign-extended from its low 32 bits).
+#[inline]
+pub(super) fn i32v(v: u64) -> i64 {
+    v as u32 as i32 as i64
+}

@@ -3,7 +3,10 @@
 
 use super::tracks::{ArgVal, Dim, Owner};
 use super::{memory, Ctx};
-use crate::events::{CpuTimes, FtraceEv, StatsField, StatsProcess, SysStatsData};
+use crate::events::{
+    CounterMaps, CpuTimes, DiskStat, FtraceEv, GpuCounterEv, GpuCounterTrack, GpuLog, StatsField,
+    StatsProcess, SysStatsData,
+};
 
 pub struct CounterRow {
     pub ts: i64,
@@ -20,22 +23,6 @@ pub struct Counters {
     /// gpu ids in order of first sight: a gpu's index is its `ugpu`
     /// (trace_processor's gpu table id)
     gpus: Vec<i64>,
-}
-
-/// SysStats.DiskStat (/proc/diskstats: 512-byte sectors, ms).
-#[derive(Debug, Clone, Default)]
-pub struct DiskStat {
-    /// None where the field is absent (a NULL dimension; a device of its
-    /// own for the previous sample, as the reference's null string id)
-    pub device_name: Option<String>,
-    pub read_sectors: i64,
-    pub read_time_ms: i64,
-    pub write_sectors: i64,
-    pub write_time_ms: i64,
-    pub discard_sectors: i64,
-    pub discard_time_ms: i64,
-    pub flush_count: i64,
-    pub flush_time_ms: i64,
 }
 
 impl Counters {
@@ -949,7 +936,7 @@ fn kernel_wakelock_track(c: &mut Ctx, name: &str, kind: &str) -> u32 {
 /// GpuEventParser::InternGpuCounterTrack: a `gpu_counter` track per (ugpu,
 /// gpu, name), its unit and `description` source arg from the spec that
 /// made it.
-fn gpu_counter_track(c: &mut Ctx, g: &crate::decoder::gpu_counters::GpuCounterTrack) -> u32 {
+fn gpu_counter_track(c: &mut Ctx, g: &GpuCounterTrack) -> u32 {
     let ugpu = ugpu(c, g.gpu_id as i64);
     let before = c.tracks.rows.len();
     let id = c.tracks.intern(
@@ -994,8 +981,8 @@ impl GpuCounterValues {
         &mut self,
         c: &mut Ctx,
         ts: i64,
-        ev: &crate::decoder::gpu_counters::GpuCounterEv,
-        maps: &crate::decoder::gpu_counters::CounterMaps,
+        ev: &GpuCounterEv,
+        maps: &CounterMaps,
         tracks: &[u32],
     ) {
         let map = match ev.descriptor {
@@ -1025,30 +1012,6 @@ impl GpuCounterValues {
             }
             self.last.insert(track, row);
         }
-    }
-}
-
-/// A GpuLog message (severity, tag, message when given).
-#[derive(Debug, Clone, Default)]
-pub struct GpuLog {
-    pub severity: u64,
-    pub tag: Option<String>,
-    pub message: Option<String>,
-}
-
-impl GpuLog {
-    pub fn parse(b: &[u8]) -> Result<GpuLog, crate::decoder::wire::WireError> {
-        use crate::decoder::wire::{text, Fields, Value};
-        let mut log = GpuLog::default();
-        for f in Fields::new(b) {
-            match f? {
-                (1, Value::Varint(x)) => log.severity = x,
-                (2, Value::Bytes(s)) => log.tag = Some(text(s)),
-                (3, Value::Bytes(s)) => log.message = Some(text(s)),
-                _ => {}
-            }
-        }
-        Ok(log)
     }
 }
 

@@ -5,11 +5,7 @@
 //! feature bit, and the whole bitmap as `cpu_features.raw_bitmap`.
 
 use super::tracks::{ArgVal, Args};
-use crate::events::CpuInfo;
-
-/// perfetto's CpuInfo feature allowlist (base/cpu_info_features_allowlist.h):
-/// bit i of `CpuInfo.Cpu.features` is feature i. Append-only upstream.
-pub const CPU_FEATURES: [&str; 2] = ["mte", "mte3"];
+use crate::events::{CpuInfo, CPU_FEATURES};
 
 const ARM_KEYS: [&str; 5] = [
     "arm_cpu_implementer",

@@ -21,8 +21,8 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::Ctx;
-use crate::decoder::profile_packet::{ProcessDump, ProfilePacketEv, SmapsEv, SmapsRow};
-use crate::decoder::stack_profile::{mapping_name, CallstackRef, ProfileInterned};
+use crate::decoder::stack_profile::{mapping_name, ProfileInterned};
+use crate::events::profiles::{CallstackRef, ProcessDump, ProfilePacketEv, SmapsEv, SmapsRow};
 
 /// The Java heap profiler's heap: it reports allocations only.
 const ART_HEAP: &str = "com.android.art";

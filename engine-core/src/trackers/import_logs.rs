@@ -11,6 +11,7 @@
 
 use super::tracks::ArgVal;
 use super::Ctx;
+use crate::events::TokenizerLog;
 
 #[derive(Debug, Clone)]
 pub struct ImportLog {
@@ -85,15 +86,6 @@ pub fn skipped_packets(c: &mut Ctx, logs: &[(i64, u32)]) {
             arg_set_id: Some(args),
         });
     }
-}
-
-/// A tokenization error's import log: its stat, the packet's byte offset
-/// and its args.
-#[derive(Debug, Clone)]
-pub struct TokenizerLog {
-    pub name: &'static str,
-    pub offset: i64,
-    pub args: Vec<(&'static str, ArgVal)>,
 }
 
 /// The tokenizer's errors with their args (RecordTokenizationLog: no ts,

@@ -6,10 +6,11 @@
 //! `kernel_slices`), and which events each imports: the replay hands them
 //! every ftrace event its own match does not take.
 
-use super::adreno::{AdrenoTracker, GPU_SLICE_EVENT};
+use super::adreno::AdrenoTracker;
 use super::memory::IonTracker;
 use super::syscalls::SyscallTracker;
 use super::Ctx;
+use crate::decoder::adreno::GPU_SLICE_EVENT;
 use crate::events::FtraceEv;
 
 #[derive(Default)]

@@ -17,53 +17,7 @@
 //! (NULL without one), its body as message.
 
 use super::process::ProcessTracker;
-
-/// One decoded LogEvent (timestamp already in trace time).
-#[derive(Debug, Clone, Default)]
-pub struct LogEvent {
-    pub pid: i64,
-    pub tid: i64,
-    pub prio: i64,
-    pub tag: String,
-    /// the message with its args appended
-    pub msg: String,
-}
-
-/// Android's log priority INFO, what an unset priority reads as.
-const PRIO_INFO: i64 = 4;
-
-impl LogEvent {
-    /// The message as trace_processor stores it: `message` then the args'
-    /// ` name=value` text.
-    pub fn message(message: &str, args: &[(String, ArgText)]) -> String {
-        let mut text = message.to_owned();
-        for (name, v) in args {
-            text.push(' ');
-            text.push_str(name);
-            text.push('=');
-            match v {
-                ArgText::Str(s) => {
-                    text.push('"');
-                    text.push_str(s);
-                    text.push('"');
-                }
-                ArgText::Int(i) => text.push_str(&i.to_string()),
-                ArgText::Float(f) => text.push_str(&format!("{:.6}", *f as f64)),
-                ArgText::None => {}
-            }
-        }
-        text
-    }
-}
-
-/// A LogEvent.Arg's value (the first present of int, float, string).
-#[derive(Debug, Clone)]
-pub enum ArgText {
-    Str(String),
-    Int(i64),
-    Float(f32),
-    None,
-}
+use crate::events::LogEvent;
 
 /// The `__intrinsic_logs` rows, in trace-time order.
 #[derive(Default)]
@@ -103,3 +57,6 @@ impl LogRows {
         self.ts.is_empty()
     }
 }
+
+/// Android's log priority INFO, what an unset priority reads as.
+const PRIO_INFO: i64 = 4;

@@ -16,7 +16,6 @@ pub mod drm;
 pub mod f2fs;
 pub mod frame_timeline;
 pub mod funcgraph;
-pub mod game_interventions;
 pub mod heap_profile;
 pub mod i2c;
 pub mod import_logs;

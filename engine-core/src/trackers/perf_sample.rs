@@ -24,9 +24,9 @@ use rustc_hash::FxHashMap;
 use super::stack_profile::{SampleRow, SampleSource};
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
-use crate::decoder::perf_sample::PerfSampleEv;
 use crate::decoder::stack_profile::ProfileInterned;
 use crate::decoder::wire::{push_varints, text, Fields, Value};
+use crate::events::profiles::PerfSampleEv;
 
 /// PerfSample.SampleSkipReason values that count a stat.
 const SKIP_READ_STAGE: i32 = 1;

@@ -3,7 +3,8 @@
 
 use super::tracks::{ArgVal, Args};
 use crate::decoder::ftrace_schema::generic_fields;
-use crate::decoder::proto::{symbol_address_field, FieldKind, SYMBOL_FIELD};
+use crate::decoder::proto::{symbol_address_field, SYMBOL_FIELD};
+use crate::decoder::wire::FieldKind;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;

@@ -10,18 +10,8 @@
 
 use super::tracks::{ArgVal, Dim, Owner};
 use super::Ctx;
+use crate::events::SessionEvent;
 use rustc_hash::FxHashMap as HashMap;
-
-/// One ConcurrentSessionEvent.
-#[derive(Debug, Clone, Default)]
-pub struct SessionEvent {
-    /// ConcurrentSessionEvent.State
-    pub state: i64,
-    pub name: String,
-    pub session_id: u64,
-    pub consumer_uid: i64,
-    pub num_data_sources: u64,
-}
 
 /// The `state` table's rows (trace_processor's StateTracker: a state track
 /// holds one active state; a new value closes it, the same value keeps it,

@@ -12,9 +12,9 @@
 //! Not modelled: JIT caches (no importer here records JIT code ranges).
 
 use crate::decoder::stack_profile::{
-    build_id_hex, CallstackRef, FrameDesc, FrameMapping, InlineFrame, MappingDesc, ModuleSymbols,
-    ProfileInterned,
+    build_id_hex, FrameDesc, FrameMapping, InlineFrame, MappingDesc, ProfileInterned,
 };
+use crate::events::profiles::{CallstackRef, ModuleSymbols};
 use crate::events::Stats;
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;

@@ -38,21 +38,17 @@ use super::tracks::{ArgVal, Dim, Dims, Owner};
 use super::Ctx;
 use crate::decoder::stack_profile::{CallstackDesc, ProfileInterned};
 use crate::decoder::track_event::{
-    chrome_process_name, chrome_thread_name, is_synthetic_tid, synthetic_tid, ChromeProcess,
-    DescriptorData, EventParser, MergeBehavior, ProcessDesc, ProfileSample, Reservation,
-    Reservations, ThreadDesc, TrackEventData, TrackEventPacket, DEFAULT_TRACK_UUID,
+    chrome_process_name, chrome_thread_name, is_synthetic_tid, synthetic_tid, EventParser,
+    MergeBehavior, Reservation, Reservations, TrackEventData, DEFAULT_TRACK_UUID,
     SOURCE_LOCATION_IID,
+};
+use crate::events::track_event::{
+    ChromeProcess, DescriptorData, ProcessDesc, ProfileSample, ThreadDesc, TrackEventPacket,
+    SUPPORTED_LEGACY_PHASES,
 };
 
 /// ThreadNamePriority::kTrackDescriptorThreadType (an `M` thread_name event).
 const PRIO_TRACK_DESCRIPTOR_THREAD_TYPE: u8 = 3;
-/// The legacy phases imported: thread slices (B, E, X), instants (I, i,
-/// R), metadata (M), async slices (b, e, n, S, T, p, F) and flow v1 (s, t,
-/// f). Others (Chrome's raw table) are counted as not imported.
-pub const SUPPORTED_LEGACY_PHASES: [u8; 17] = [
-    b'B', b'E', b'X', b'I', b'i', b'R', b'M', b'b', b'e', b'n', b'S', b'T', b'p', b'F', b's', b't',
-    b'f',
-];
 /// Legacy async phases: slices on tracks by event id.
 const ASYNC_PHASES: [u8; 7] = [b'b', b'e', b'n', b'S', b'T', b'p', b'F'];
 /// A track's ancestors are at most this many (IsTrackHierarchyValid).

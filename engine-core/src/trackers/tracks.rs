@@ -2,22 +2,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-/// An arg's value, typed as trace_processor's Variadic.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ArgVal {
-    Int(i128),
-    /// an unsigned value (value_type 'uint', as trace_processor's
-    /// Variadic::UnsignedInteger)
-    Uint(u64),
-    Real(f64),
-    Str(String),
-    Bool(bool),
-    /// a string arg without a value (trace_processor's null StringId: an
-    /// absent proto string field): value_type 'string', every value NULL
-    NullStr,
-    /// an address (Variadic::Pointer): value_type 'pointer', shown in hex
-    Pointer(u64),
-}
+pub use crate::events::ArgVal;
 
 /// One args row, compact (hundreds of thousands on a real trace, all held
 /// at the import's peak): the key as an id into `Args::keys`, the value

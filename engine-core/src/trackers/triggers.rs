@@ -6,17 +6,7 @@
 
 use super::tracks::{ArgVal, Owner};
 use super::Ctx;
-
-#[derive(Debug, Clone, Default)]
-pub struct Trigger {
-    pub name: String,
-    /// empty: not recorded (no arg)
-    pub producer: String,
-    pub producer_uid: Option<i64>,
-    /// a ChromeTrigger: (trigger_name_hash, trigger_name if recorded),
-    /// its args instead of the producer's
-    pub chrome: Option<(u32, Option<String>)>,
-}
+use crate::events::Trigger;
 
 pub fn slice(c: &mut Ctx, ts: i64, t: &Trigger) {
     let track = c.tracks.intern(
