@@ -10,6 +10,9 @@
 --   kind        'sched_setaffinity' | 'cgroup_attach_task'
 --   utid, tid   the target thread concerned
 --   detail      cgroup destination path (cgroup moves) or NULL
+--
+-- Column types: run LONG, ts TIMESTAMP, kind STRING, utid LONG, tid LONG,
+--   detail STRING
 WITH
 setaffinity AS (
   SELECT s.ts, 'sched_setaffinity' AS kind, tt.utid, NULL AS detail

@@ -19,6 +19,11 @@
 --                         `Choreographer#doFrame *` slices on its main thread
 --   marker_slices         marker slices on its threads or process tracks
 --   markers               their distinct names, comma-separated (NULL: none)
+--
+-- Column types: upid LONG, pid LONG, name STRING, uid LONG, android_appid
+--   LONG, main_thread_name STRING, cpu_ns DURATION, gc_slices LONG,
+--   timeline_frames LONG, choreographer_frames LONG, marker_slices LONG,
+--   markers STRING
 WITH
 thread_cpu AS MATERIALIZED (
   SELECT utid, sum(dur) AS cpu_ns FROM sched

@@ -18,6 +18,10 @@
 --   sdk_version          metadata android_sdk_version
 --   kernel_release       metadata system_release (uname -r)
 --   machine              metadata system_machine (uname -m)
+--
+-- Column types: run LONG, started_at_unix_ns LONG, build_fingerprint STRING,
+--   device_manufacturer STRING, soc_model STRING, sdk_version LONG,
+--   kernel_release STRING, machine STRING
 WITH
 realtime_snapshot AS MATERIALIZED (
   SELECT ts, clock_value FROM clock_snapshot WHERE clock_id = 1

@@ -21,6 +21,9 @@
 --   max_from_ts  when max_state was first in force in W (W's start when it
 --                was carried in), absolute trace ns
 --   samples      samples after W's start and before its end
+--
+-- Column types: run LONG, track_id LONG, kind STRING, device STRING,
+--   start_state DOUBLE, max_state DOUBLE, max_from_ts TIMESTAMP, samples LONG
 WITH
 device AS MATERIALIZED (
   SELECT t.id AS track_id, t.type AS kind,

@@ -6,6 +6,8 @@
 -- Output columns (one row per CPU listing available frequencies):
 --   cpu
 --   available_max_khz  the highest of its available frequencies (kHz)
+--
+-- Column types: cpu LONG, available_max_khz LONG
 SELECT cpu, max(freq) AS available_max_khz
 FROM cpu_available_frequencies
 GROUP BY cpu

@@ -12,6 +12,9 @@
 --   clock   the clock's name ('clock' rows), else NULL
 --   ts      when the value took effect (absolute trace ns)
 --   value   the new value
+--
+-- Column types: kind STRING, cpu LONG, clock STRING, ts TIMESTAMP, value
+--   DOUBLE
 WITH
 cpufreq_sample AS (
   SELECT t.cpu, v.ts, v.value,

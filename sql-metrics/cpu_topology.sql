@@ -11,6 +11,9 @@
 --   limit_max_khz      max of its cpu_frequency_limits max values (the
 --                      kernel may name only a domain's first CPU)
 --   observed_max_khz   the highest cpufreq value over the whole trace
+--
+-- Column types: cpu LONG, capacity LONG, available_max_khz LONG, available_khz
+--   STRING, limit_max_khz DOUBLE, observed_max_khz DOUBLE
 WITH
 cpus AS (
   SELECT cpu FROM cpu

@@ -31,6 +31,8 @@
 --   idx          its CPU (ftrace_cpu_*) or buffer (traced_buf_*), else NULL
 --   value        how many (events, chunks, packets, flushes)
 --   buffer_size  for a buffer kind: the buffer's size in bytes, else NULL
+--
+-- Column types: name STRING, idx LONG, value LONG, buffer_size LONG
 WITH
 ftrace_cpu AS (
   SELECT s.name, s.idx, s.value

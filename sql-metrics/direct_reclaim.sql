@@ -14,6 +14,9 @@
 --   ts                start of the slice's part in W
 --   end_ts            end of the slice's part in W
 --   dur               end_ts - ts: time in direct reclaim within W
+--
+-- Column types: run LONG, utid LONG, tid LONG, thread_name STRING, role
+--   STRING, ts TIMESTAMP, end_ts TIMESTAMP, dur DURATION
 WITH
 target_track AS MATERIALIZED (
   SELECT tt.id AS track_id, t.utid, t.role

@@ -6,6 +6,8 @@
 --
 -- Output columns:
 --   source   'frame_timeline' | 'choreographer'
+--
+-- Column types: source STRING
 WITH
 target_upid AS (
   SELECT DISTINCT th.upid FROM artscope_target_thread t JOIN thread th USING (utid)

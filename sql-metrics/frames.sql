@@ -19,6 +19,10 @@
 --                   Prediction Error, Display HAL; or Dropped Frame)
 --   is_app_jank     1 when jank_type is an app jank type
 --   layer_name      frame timeline layer (NULL for choreographer)
+--
+-- Column types: run LONG, source STRING, frame_id LONG, ts TIMESTAMP, dur
+--   DURATION, unfinished BOOL, jank_type STRING, is_missed BOOL, is_app_jank
+--   BOOL, layer_name STRING
 WITH
 target_upid AS (
   SELECT DISTINCT th.upid FROM artscope_target_thread t JOIN thread th USING (utid)

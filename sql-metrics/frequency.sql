@@ -60,6 +60,10 @@
 --                   < ts < W end and it differs from the previous sample,
 --                   itself known (a change exactly at W's start is the value
 --                   W starts with)
+--
+-- Column types: run LONG, track_id LONG, source STRING, cpu LONG, device
+--   STRING, ts TIMESTAMP, value DOUBLE, known BOOL, series_max DOUBLE,
+--   start_ts TIMESTAMP, end_ts TIMESTAMP, is_transition BOOL
 WITH
 track_series AS (
   SELECT t.id AS track_id, 'cpufreq' AS source, t.cpu, NULL AS device

@@ -15,6 +15,8 @@
 --   kind     'failed' | 'unknown' | 'atrace' | 'exclusive' | 'other'
 --   what     the event ('<group>/<event>') or the atrace / feature text
 --   message  the message as recorded
+--
+-- Column types: kind STRING, what STRING, message STRING
 WITH
 setup_error AS (
   SELECT a.string_value AS message

@@ -23,6 +23,10 @@
 --   gc_count          GC slices starting in W
 --   gc_wall_ns        length of the union of all GC intervals ∩ W
 --   gc_daemon_cpu_ns  all CPU time of HeapTaskDaemon in W
+--
+-- Column types: run LONG, app_cpu_ns DURATION, gc_cpu_ns DURATION,
+--   gc_worker_cpu_ns DURATION, gc_count LONG, gc_wall_ns DURATION,
+--   gc_daemon_cpu_ns DURATION
 WITH
 target AS MATERIALIZED (
   SELECT t.utid,

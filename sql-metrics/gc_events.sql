@@ -30,6 +30,10 @@
 --   cpu_ns        CPU time of that thread inside [ts, ts + dur) ∩ W
 --   runnable_ns   time it was runnable (thread_state R / R+) inside
 --                 [ts, ts + dur) ∩ W
+--
+-- Column types: run LONG, gc_id LONG, ts TIMESTAMP, dur DURATION, name STRING,
+--   cause STRING, kind STRING, unfinished BOOL, has_phases BOOL, utid LONG,
+--   tid LONG, thread_name STRING, cpu_ns DURATION, runnable_ns DURATION
 WITH
 -- GC slices: depth-0 slices of target threads whose name GLOBs a pattern,
 -- each extended by a directly following depth-0 CompactionPhase on the same

@@ -30,6 +30,10 @@
 --   unfinished    a piece was still open at the trace end
 --   utid, tid     the thread that held the mutators suspended (its first piece)
 --   thread_name   its name
+--
+-- Column types: run LONG, gc_id LONG, ts TIMESTAMP, dur DURATION, dur_in_run
+--   DURATION, source STRING, unfinished BOOL, utid LONG, tid LONG, thread_name
+--   STRING
 WITH
 target_track AS MATERIALIZED (
   SELECT tt.id AS track_id, tt.utid, th.upid

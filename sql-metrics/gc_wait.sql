@@ -17,6 +17,10 @@
 --   utid, tid       the waiting thread
 --   thread_name     its name
 --   is_main_thread  it is its process's main thread (tid = pid)
+--
+-- Column types: run LONG, slice_id LONG, ts TIMESTAMP, dur DURATION,
+--   clipped_ts TIMESTAMP, clipped_end_ts TIMESTAMP, utid LONG, tid LONG,
+--   thread_name STRING, is_main_thread BOOL
 WITH
 mutator_track AS MATERIALIZED (
   SELECT tt.id AS track_id, tt.utid

@@ -17,6 +17,9 @@
 --   allocated_kb  sum of rises between consecutive read samples
 --   freed_kb      sum of falls between consecutive read samples
 --   samples       samples inside W (after W's start, before its end)
+--
+-- Column types: run LONG, upid LONG, pid LONG, start_kb DOUBLE, end_kb DOUBLE,
+--   peak_kb DOUBLE, allocated_kb DOUBLE, freed_kb DOUBLE, samples LONG
 WITH
 heap_track AS MATERIALIZED (
   SELECT t.id AS track_id, t.upid

@@ -8,6 +8,9 @@
 --   run, utid, tid, thread_name
 --   upid, pid, process_name   the thread's process (NULL when unknown)
 --   cpu_ns                    its CPU time on A within W
+--
+-- Column types: run LONG, utid LONG, tid LONG, thread_name STRING, upid LONG,
+--   pid LONG, process_name STRING, cpu_ns DURATION
 WITH
 allowed AS (SELECT DISTINCT cpu FROM artscope_allowed_cpu),
 other_sched AS (

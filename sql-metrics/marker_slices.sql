@@ -5,6 +5,8 @@
 --   id, ts, dur   the slice (dur -1 when still open at trace end)
 --   utid          its thread when on a thread track, else NULL
 --   upid          its process (thread's process or process track's)
+--
+-- Column types: id LONG, ts TIMESTAMP, dur DURATION, utid LONG, upid LONG
 SELECT s.id, s.ts, s.dur, tt.utid,
   coalesce(th.upid, pt.upid) AS upid
 FROM slice s

@@ -21,6 +21,9 @@
 --   process_name  its name
 --   source        'lmkd' | 'oom_kill'
 --   is_target     1 when it is a target process
+--
+-- Column types: ts TIMESTAMP, pid LONG, upid LONG, process_name STRING, source
+--   STRING, is_target BOOL
 WITH
 lmkd_counter AS (
   SELECT c.ts, CAST(c.value AS INT) AS pid, 'lmkd' AS source

@@ -17,6 +17,9 @@
 --   kswapd_allowed_cpu_ns   the part of it on the allowed CPUs (every role)
 --   io_wait_ns              target threads' time in W blocked on I/O
 --   io_wait_known           1 when any thread_state row has io_wait set
+--
+-- Column types: run LONG, kswapd_cpu_ns DURATION, kswapd_allowed_cpu_ns
+--   DURATION, io_wait_ns DURATION, io_wait_known BOOL
 WITH
 allowed AS MATERIALIZED (SELECT DISTINCT cpu FROM artscope_allowed_cpu),
 kswapd AS MATERIALIZED (

@@ -13,6 +13,9 @@
 --   series        'rss' | 'rss.anon' | 'rss.file' | 'rss.shmem'
 --   ts            sample time (may be before the run's start)
 --   value_kb      the value in kB
+--
+-- Column types: run LONG, upid LONG, series STRING, ts TIMESTAMP, value_kb
+--   DOUBLE
 WITH
 rss_track AS MATERIALIZED (
   SELECT t.id AS track_id, t.upid, substr(t.name, 5) AS series

@@ -15,6 +15,9 @@
 --   start_value   its value
 --   end_ts        the poll bounding W from above
 --   end_value     its value
+--
+-- Column types: run LONG, vmstat_key STRING, start_ts TIMESTAMP, start_value
+--   DOUBLE, end_ts TIMESTAMP, end_value DOUBLE
 WITH
 vmstat_track AS MATERIALIZED (
   SELECT t.id AS track_id, t.name AS vmstat_key

@@ -20,6 +20,9 @@
 --   run, from_cpu, to_cpu
 --   migrations   number of consecutive slice pairs moving from_cpu -> to_cpu
 --   threads      distinct threads that made that move
+--
+-- Column types: run LONG, from_cpu LONG, to_cpu LONG, migrations LONG, threads
+--   LONG
 WITH
 -- Per run and CPU, the last sched slice starting before W. A CPU's slices
 -- follow one another (each ends where the next on its CPU starts), so it is

@@ -33,6 +33,11 @@
 --   violation_slices    violating slices with time after grace_end_ts
 --   first_violation_ts  clipped start of the first such slice (NULL if none)
 --   last_violation_end_ts  clipped end of the last such slice (NULL if none)
+--
+-- Column types: run LONG, utid LONG, tid LONG, thread_name STRING, role
+--   STRING, upid LONG, pid LONG, cpu LONG, allowed BOOL, cpu_ns DURATION,
+--   grace_off_mask_ns DURATION, off_mask_ns DURATION, violation_slices LONG,
+--   first_violation_ts TIMESTAMP, last_violation_end_ts TIMESTAMP
 WITH
 target AS MATERIALIZED (
   SELECT t.utid, t.role, th.tid, th.name AS thread_name, th.upid, p.pid

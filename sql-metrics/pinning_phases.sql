@@ -23,6 +23,9 @@
 --   off_mask_ns        CPU time of slices on other CPUs starting there
 --   first_off_ts       start of the first off-mask slice there (NULL if none)
 --   last_off_end_ts    end of the last off-mask slice there (NULL if none)
+--
+-- Column types: run LONG, bin LONG, allowed_ns DURATION, off_mask_ns DURATION,
+--   first_off_ts TIMESTAMP, last_off_end_ts TIMESTAMP
 WITH
 target AS MATERIALIZED (
   SELECT t.utid, t.role FROM artscope_target_thread t

@@ -5,6 +5,9 @@
 --   upid, pid, name   the process
 --   main_thread_name  its main thread's name (a hint when name is NULL)
 --   cpu_ns            total sched time of its threads (closed slices)
+--
+-- Column types: upid LONG, pid LONG, name STRING, main_thread_name STRING,
+--   cpu_ns DURATION
 SELECT p.upid, p.pid, p.name,
   (SELECT m.name FROM thread m WHERE m.upid = p.upid AND m.tid = p.pid) AS main_thread_name,
   sum(s.dur) AS cpu_ns

@@ -42,6 +42,11 @@
 --   activity_start_ns    activityStart duration
 --   activity_resume_ns   activityResume duration
 --   first_frame_ns       duration of the first frame after activityResume
+--
+-- Column types: startup_id LONG, ts TIMESTAMP, ts_end TIMESTAMP, dur DURATION,
+--   package STRING, startup_type STRING, upid LONG, pid LONG, process_start_ns
+--   DURATION, bind_application_ns DURATION, activity_start_ns DURATION,
+--   activity_resume_ns DURATION, first_frame_ns DURATION
 WITH
 version AS MATERIALIZED (
   SELECT CASE

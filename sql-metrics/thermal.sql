@@ -17,6 +17,9 @@
 --   max_value    the highest of start_value and the samples inside W (NULL:
 --                no sample at or before W's end)
 --   samples      samples after W's start and before its end
+--
+-- Column types: run LONG, track_id LONG, kind STRING, zone STRING, start_value
+--   DOUBLE, max_value DOUBLE, samples LONG
 WITH
 zone AS MATERIALIZED (
   SELECT t.id AS track_id, t.type AS kind,

@@ -23,6 +23,10 @@
 --   dur            end_ts - ts (ns, > 0)
 --   allowed        1 if cpu is in the allowed set of the thread's role,
 --                  0 if not (an off-mask slice), NULL if the role has none
+--
+-- Column types: run LONG, utid LONG, tid LONG, thread_name STRING, role
+--   STRING, cpu LONG, ts TIMESTAMP, end_ts TIMESTAMP, dur DURATION, allowed
+--   BOOL
 WITH
 -- the target threads first, each sched slice then found by its utid (and
 -- these few rows are not re-joined for every slice)

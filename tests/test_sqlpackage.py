@@ -234,11 +234,13 @@ def test_bodies_are_the_sql_metrics_files_plus_input_ctes(package):
         for ln in header:
             if "Output columns" in ln:
                 break
-            assert ln.rstrip() in text.splitlines()[:40] or ln.strip() == "--"
+            doc = text[:text.index("CREATE PERFETTO")].splitlines()
+            assert ln.rstrip() in doc or ln.strip() == "--"
         # every documented output column is declared, in order
         cols = PerfettoSqlLite.parse_create(text[text.index("CREATE PERFETTO"):])[2]
         out_doc = "\n".join(header[next(i for i, ln in enumerate(header)
                                         if "Output columns" in ln):])
+        out_doc = out_doc.split("-- Column types:")[0]
         listed = [n for ln in re.findall(
                   r"^--   ([a-z][a-z_0-9]*(?:, [a-z][a-z_0-9]*)*)(?:\s{2,}|$)", out_doc, re.M)
                   for n in ln.split(", ")]
@@ -250,8 +252,15 @@ def test_module_name_and_missing_types_fail_loudly():
         build_module("my-metric", "-- x\n-- Output columns:\n--   a  b\nSELECT 1 AS a")
     with pytest.raises(SqlPackageError, match="no type for output column"):
         build_module("new_metric", "-- x\n--\n-- Output columns:\n--   weird  what\nSELECT 1 AS weird")
+    with pytest.raises(SqlPackageError, match="unknown types"):
+        build_module("new_metric", "-- x\n--\n-- Output columns:\n--   weird  what\n--\n"
+                                   "-- Column types: weird INTEGER\nSELECT 1 AS weird")
+    with pytest.raises(SqlPackageError, match="differ from its Column types"):
+        build_module("new_metric", "-- x\n--\n-- Output columns:\n--   a  what\n--\n"
+                                   "-- Column types: b LONG\nSELECT 1 AS a")
     m = build_module("new_metric", "-- x\n--\n-- Output columns:\n--   run  run id\n"
-                                   "--   cpu_ns  CPU\nSELECT run, 1 AS cpu_ns FROM artscope_run")
+                                   "--   cpu_ns  CPU\n--\n-- Column types: run LONG,\n"
+                                   "--   cpu_ns DURATION\nSELECT run, 1 AS cpu_ns FROM artscope_run")
     assert m.columns == [("run", "LONG", "Run id"), ("cpu_ns", "DURATION", "CPU")]
     assert [a.name for a in m.arguments] == ["start_ts", "end_ts"]
 

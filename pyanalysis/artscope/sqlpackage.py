@@ -10,8 +10,8 @@ The sql-metrics files stay the one source of truth; the transformation is
 mechanical:
 
 * the file's header comment becomes the function's doc comment, and its
-  "Output columns" list the documented ``RETURNS TABLE`` columns (types from
-  :data:`COLUMN_TYPES`, the only thing this module adds);
+  "Output columns" and "Column types" lists the documented ``RETURNS TABLE``
+  columns;
 * the input temp tables the body reads (``artscope_run``,
   ``artscope_target_thread``, ...) become CTEs computed from the function's
   arguments (:data:`ARGUMENTS`), inserted right after the body's own ``WITH``
@@ -39,6 +39,8 @@ from pathlib import Path
 from artscope.errors import ArtscopeError
 from artscope.metrics.options import DEFAULT_GC_PATTERNS, DEFAULT_GC_THREADS
 from artscope.metrics.runner import INPUT_TABLES, metric_names, metric_sql
+from artscope.sqlheader import (COLUMN_TYPE_NAMES, _comment_text, header_column_types,  # noqa: F401
+                                header_columns, split_header)
 
 #: The package name: modules are INCLUDEd as ``artscope.<metric>``.
 PACKAGE = "artscope"
@@ -157,114 +159,6 @@ artscope_marker(name) AS (
 _GRACE = "min(w.end_ts, w.start_ts + coalesce($pin_grace_ns, 0))"
 _NO_GRACE = "w.start_ts"
 
-#: Output column types per metric, in SELECT order. Names and descriptions
-#: come from each file's "Output columns" header; this adds the types only.
-COLUMN_TYPES: dict[str, dict[str, str]] = {
-    "app_candidates": {"upid": "LONG", "pid": "LONG", "name": "STRING", "uid": "LONG",
-                       "android_appid": "LONG", "main_thread_name": "STRING",
-                       "cpu_ns": "DURATION", "gc_slices": "LONG", "timeline_frames": "LONG",
-                       "choreographer_frames": "LONG", "marker_slices": "LONG",
-                       "markers": "STRING"},
-    "affinity_evidence": {"run": "LONG", "ts": "TIMESTAMP", "kind": "STRING",
-                          "utid": "LONG", "tid": "LONG", "detail": "STRING"},
-    "cpu_topology": {"cpu": "LONG", "capacity": "LONG", "available_max_khz": "LONG",
-                     "available_khz": "STRING", "limit_max_khz": "DOUBLE",
-                     "observed_max_khz": "DOUBLE"},
-    "cpu_frequency_changes": {"kind": "STRING", "cpu": "LONG", "clock": "STRING",
-                              "ts": "TIMESTAMP", "value": "DOUBLE"},
-    "cooling_devices": {"run": "LONG", "track_id": "LONG", "kind": "STRING",
-                        "device": "STRING", "start_state": "DOUBLE", "max_state": "DOUBLE",
-                        "max_from_ts": "TIMESTAMP", "samples": "LONG"},
-    "data_loss": {"name": "STRING", "idx": "LONG", "value": "LONG", "buffer_size": "LONG"},
-    "ftrace_setup_errors": {"kind": "STRING", "what": "STRING", "message": "STRING"},
-    "frame_source": {"source": "STRING"},
-    "frames": {"run": "LONG", "source": "STRING", "frame_id": "LONG", "ts": "TIMESTAMP",
-               "dur": "DURATION", "unfinished": "BOOL", "jank_type": "STRING",
-               "is_missed": "BOOL", "is_app_jank": "BOOL", "layer_name": "STRING"},
-    "frequency": {"run": "LONG", "track_id": "LONG", "source": "STRING", "cpu": "LONG",
-                  "device": "STRING", "ts": "TIMESTAMP", "value": "DOUBLE", "known": "BOOL",
-                  "series_max": "DOUBLE", "start_ts": "TIMESTAMP", "end_ts": "TIMESTAMP",
-                  "is_transition": "BOOL"},
-    "conditions": {"run": "LONG", "started_at_unix_ns": "LONG", "build_fingerprint": "STRING",
-                   "device_manufacturer": "STRING", "soc_model": "STRING",
-                   "sdk_version": "LONG", "kernel_release": "STRING", "machine": "STRING"},
-    "thermal": {"run": "LONG", "track_id": "LONG", "kind": "STRING", "zone": "STRING",
-                "start_value": "DOUBLE", "max_value": "DOUBLE", "samples": "LONG"},
-    "heap": {"run": "LONG", "upid": "LONG", "pid": "LONG", "start_kb": "DOUBLE",
-             "end_kb": "DOUBLE", "peak_kb": "DOUBLE", "allocated_kb": "DOUBLE",
-             "freed_kb": "DOUBLE", "samples": "LONG"},
-    "gc": {"run": "LONG", "app_cpu_ns": "DURATION", "gc_cpu_ns": "DURATION",
-           "gc_worker_cpu_ns": "DURATION", "gc_count": "LONG", "gc_wall_ns": "DURATION",
-           "gc_daemon_cpu_ns": "DURATION"},
-    "gc_events": {"run": "LONG", "gc_id": "LONG", "ts": "TIMESTAMP", "dur": "DURATION",
-                  "name": "STRING", "cause": "STRING", "kind": "STRING", "unfinished": "BOOL",
-                  "has_phases": "BOOL", "utid": "LONG", "tid": "LONG",
-                  "thread_name": "STRING", "cpu_ns": "DURATION",
-                  "runnable_ns": "DURATION"},
-    "gc_pause": {"run": "LONG", "gc_id": "LONG", "ts": "TIMESTAMP", "dur": "DURATION",
-                 "dur_in_run": "DURATION", "source": "STRING", "unfinished": "BOOL",
-                 "utid": "LONG", "tid": "LONG", "thread_name": "STRING"},
-    "gc_wait": {"run": "LONG", "slice_id": "LONG", "ts": "TIMESTAMP", "dur": "DURATION",
-                "clipped_ts": "TIMESTAMP", "clipped_end_ts": "TIMESTAMP", "utid": "LONG",
-                "tid": "LONG", "thread_name": "STRING", "is_main_thread": "BOOL"},
-    "interference": {"run": "LONG", "utid": "LONG", "tid": "LONG",
-                     "thread_name": "STRING", "upid": "LONG", "pid": "LONG",
-                     "process_name": "STRING", "cpu_ns": "DURATION"},
-    "direct_reclaim": {"run": "LONG", "utid": "LONG", "tid": "LONG", "thread_name": "STRING",
-                       "role": "STRING", "ts": "TIMESTAMP", "end_ts": "TIMESTAMP",
-                       "dur": "DURATION"},
-    "memory_kills": {"ts": "TIMESTAMP", "pid": "LONG", "upid": "LONG",
-                     "process_name": "STRING", "source": "STRING", "is_target": "BOOL"},
-    "memory_pressure": {"run": "LONG", "kswapd_cpu_ns": "DURATION",
-                        "kswapd_allowed_cpu_ns": "DURATION", "io_wait_ns": "DURATION",
-                        "io_wait_known": "BOOL"},
-    "memory_rss": {"run": "LONG", "upid": "LONG", "series": "STRING", "ts": "TIMESTAMP",
-                   "value_kb": "DOUBLE"},
-    "memory_vmstat": {"run": "LONG", "vmstat_key": "STRING", "start_ts": "TIMESTAMP",
-                      "start_value": "DOUBLE", "end_ts": "TIMESTAMP", "end_value": "DOUBLE"},
-    "startups": {"startup_id": "LONG", "ts": "TIMESTAMP", "ts_end": "TIMESTAMP",
-                 "dur": "DURATION", "package": "STRING", "startup_type": "STRING",
-                 "upid": "LONG", "pid": "LONG", "process_start_ns": "DURATION",
-                 "bind_application_ns": "DURATION", "activity_start_ns": "DURATION",
-                 "activity_resume_ns": "DURATION", "first_frame_ns": "DURATION"},
-    "marker_slices": {"id": "LONG", "ts": "TIMESTAMP", "dur": "DURATION",
-                      "utid": "LONG", "upid": "LONG"},
-    "migrations": {"run": "LONG", "from_cpu": "LONG", "to_cpu": "LONG",
-                   "migrations": "LONG", "threads": "LONG"},
-    "pinning": {"run": "LONG", "utid": "LONG", "tid": "LONG", "thread_name": "STRING",
-                "role": "STRING", "upid": "LONG", "pid": "LONG", "cpu": "LONG",
-                "allowed": "BOOL", "cpu_ns": "DURATION", "grace_off_mask_ns": "DURATION",
-                "off_mask_ns": "DURATION", "violation_slices": "LONG",
-                "first_violation_ts": "TIMESTAMP", "last_violation_end_ts": "TIMESTAMP"},
-    "pinning_phases": {"run": "LONG", "bin": "LONG", "allowed_ns": "DURATION",
-                       "off_mask_ns": "DURATION", "first_off_ts": "TIMESTAMP",
-                       "last_off_end_ts": "TIMESTAMP"},
-    "process_cpu": {"upid": "LONG", "pid": "LONG", "name": "STRING",
-                    "main_thread_name": "STRING", "cpu_ns": "DURATION"},
-    "thread_timeline": {"run": "LONG", "utid": "LONG", "tid": "LONG",
-                        "thread_name": "STRING", "role": "STRING", "cpu": "LONG",
-                        "ts": "TIMESTAMP", "end_ts": "TIMESTAMP", "dur": "DURATION",
-                        "allowed": "BOOL"},
-}
-
-
-def infer_column_type(name: str) -> str | None:
-    """A column's type from artscope's naming conventions, for a metric file
-    not (yet) in COLUMN_TYPES; None when the name does not tell."""
-    if name == "dur" or name.endswith("_ns"):
-        return "DURATION"
-    if name == "ts" or name.endswith("_ts"):
-        return "TIMESTAMP"
-    if name in ("run", "utid", "tid", "upid", "pid", "cpu", "id", "idx", "track_id") \
-            or name.endswith(("_id", "_cpu", "_count", "_khz")):
-        return "LONG"
-    if name in ("name", "role", "source", "kind", "detail", "device") \
-            or name.endswith(("_name", "_type")):
-        return "STRING"
-    if name.startswith(("is_", "has_")) or name in ("allowed", "unfinished"):
-        return "BOOL"
-    return None
-
 #: Descriptions for columns a header lists without one (e.g. "run, utid, tid").
 _STANDARD_COLUMN_DOCS = {
     "run": "Run id: always 0 (one window per call).",
@@ -305,51 +199,6 @@ class Module:
     @property
     def include_key(self) -> str:
         return f"{PACKAGE}.{self.metric}"
-
-
-def split_header(sql: str) -> tuple[list[str], str]:
-    """A sql-metrics file -> (its leading ``--`` comment lines, the rest verbatim)."""
-    lines = sql.splitlines(keepends=True)
-    n = 0
-    while n < len(lines) and lines[n].lstrip().startswith("--"):
-        n += 1
-    return [ln.rstrip("\n") for ln in lines[:n]], "".join(lines[n:])
-
-
-def _comment_text(line: str) -> str:
-    return line.lstrip()[2:]
-
-
-def header_columns(header: list[str]) -> list[tuple[list[str], str]]:
-    """The "Output columns" list of a header: [(names, description)], in order.
-
-    Lines of the list are ``--   name[, name...]   description`` (three spaces
-    after ``--``); more-indented lines continue the previous description.
-    """
-    start = None
-    for i, line in enumerate(header):
-        if _comment_text(line).strip().startswith("Output columns"):
-            start = i
-            break
-    if start is None:
-        return []
-    i = start
-    while not _comment_text(header[i]).rstrip().endswith(":"):
-        i += 1
-        if i == len(header):
-            return []
-    out: list[tuple[list[str], str]] = []
-    for line in header[i + 1:]:
-        text = _comment_text(line)
-        m = re.match(r"   ([a-z_][a-z0-9_]*(?:, [a-z_][a-z0-9_]*)*)(?:\s{2,}(\S.*))?$", text)
-        if m and not text.startswith("    "):
-            out.append((m.group(1).split(", "), (m.group(2) or "").strip()))
-        elif out and text.strip():
-            names, desc = out[-1]
-            out[-1] = (names, (desc + " " + text.strip()).strip())
-        elif text.strip():
-            break
-    return out
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -470,14 +319,16 @@ def build_module(metric: str, sql: str | None = None) -> Module:
     documented = header_columns(header)
     if not documented:
         raise SqlPackageError(f"sql-metrics/{metric}.sql: its header lists no Output columns")
-    types = COLUMN_TYPES.get(metric)
-    if types is None:
-        types = {n: infer_column_type(n) for names, _ in documented for n in names}
-        unknown = [n for n, t in types.items() if t is None]
-        if unknown:
-            raise SqlPackageError(
-                f"sql-metrics/{metric}.sql: no type for output column(s) "
-                f"{', '.join(unknown)}; add them to artscope.sqlpackage.COLUMN_TYPES")
+    types = header_column_types(header)
+    if not types:
+        raise SqlPackageError(
+            f"sql-metrics/{metric}.sql: no type for output column(s): its header has no "
+            "'Column types: name TYPE, ...' list after its Output columns")
+    bad = [f"{n} {t}".strip() for n, t in types.items() if t not in COLUMN_TYPE_NAMES]
+    if bad:
+        raise SqlPackageError(
+            f"sql-metrics/{metric}.sql: its Column types name unknown types ({', '.join(bad)}; "
+            f"use {', '.join(COLUMN_TYPE_NAMES)})")
     docs: dict[str, str] = {}
     for names, desc in documented:
         docs.update(_column_docs(names, desc))
@@ -485,7 +336,7 @@ def build_module(metric: str, sql: str | None = None) -> Module:
     if listed != list(types):
         raise SqlPackageError(
             f"sql-metrics/{metric}.sql: its Output columns ({', '.join(listed)}) differ "
-            f"from artscope.sqlpackage.COLUMN_TYPES ({', '.join(types)})")
+            f"from its Column types ({', '.join(types)})")
     missing = [n for n in types if not docs.get(n)]
     if missing:
         raise SqlPackageError(

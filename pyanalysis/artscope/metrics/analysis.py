@@ -51,13 +51,11 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     except Exception:
         # Engines without an ftrace_event table (e.g. trace_processor with raw
         # ingestion off) simply have no cgroup evidence.
-        tables["affinity_evidence"] = pl.DataFrame(
-            schema={"run": pl.Int64, "ts": pl.Int64, "kind": pl.String,
-                    "utid": pl.Int64, "tid": pl.Int64, "detail": pl.String})
+        tables["affinity_evidence"] = runner.empty("affinity_evidence")
     pin = tables["pinning"]
     # When pinning held is read only where some run has off-mask time.
-    tables["pinning_phases"] = (runner.run("pinning_phases")
-                                if pin.height and pin["off_mask_ns"].sum() > 0 else pl.DataFrame())
+    if pin.height and pin["off_mask_ns"].sum() > 0:
+        tables["pinning_phases"] = runner.run("pinning_phases")
     src = tables["frame_source"]
     frame_source = src["source"][0] if src.height else None
     data_loss = tables["data_loss"].to_dicts()
@@ -94,7 +92,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             "pinning": compute.pinning_metrics(
                 run.run, w_len, sel, tables["pinning"], tables["migrations"],
                 tables["interference"], tables["affinity_evidence"],
-                gc["app_cpu_ns"], cap, tables["pinning_phases"]),
+                gc["app_cpu_ns"], cap, tables.get("pinning_phases")),
             "jank": compute.jank_metrics(run.run, frame_source, tables["frames"], opts),
             "cpufreq": compute.cpufreq_metrics(run.run, w_len, tables["frequency"],
                                                freq_cpus, opts),

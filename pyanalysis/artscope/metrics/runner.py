@@ -50,6 +50,14 @@ class MetricRunner:
     def run(self, name: str) -> pl.DataFrame:
         return self.engine.query(metric_sql(name))
 
+    @staticmethod
+    def empty(name: str) -> pl.DataFrame:
+        """What ``run(name)`` returns when nothing matches: its declared
+        columns (the file's header), no rows."""
+        from artscope.sqlheader import empty_frame
+
+        return empty_frame(metric_sql(name))
+
     def run_many(self, names: Sequence[str]) -> dict[str, pl.DataFrame]:
         """Several metric files (independent queries: the engine may run
         them concurrently), by name."""
