@@ -276,7 +276,7 @@ def heap_over_limit(runs: pl.DataFrame) -> pl.DataFrame:
 # -- work ---------------------------------------------------------------------------
 
 def _ci_half(values: list[float]) -> float | None:
-    from artscope.studies.lbo import t_quantile
+    from artscope.studies.stats import t_quantile
 
     n = len(values)
     if n < 2:

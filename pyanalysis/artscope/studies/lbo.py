@@ -43,6 +43,7 @@ import os
 import polars as pl
 
 from artscope.errors import UsageError
+from artscope.studies.stats import t975
 
 #: --cost choices -> the analyze column holding that cost (``window_ns``:
 #: W's length, derived from the window columns).
@@ -77,18 +78,6 @@ class StudyOptions:
             raise UsageError(f"unknown --cost {self.cost!r} (choose from {', '.join(COSTS)})")
         if not self.noisy_ci_pct > 0:
             raise UsageError("--noisy-ci must be a positive percentage")
-
-
-def t_quantile(n: int) -> float | None:
-    """t(0.975, n-1), the two-sided 95% Student's t quantile (None for n < 2)."""
-    from scipy.stats import t
-
-    return float(t.ppf(0.975, n - 1)) if n >= 2 else None
-
-
-def t975(n: pl.Expr) -> pl.Expr:
-    """:func:`t_quantile` of each group size (null for n < 2)."""
-    return n.map_elements(t_quantile, return_dtype=pl.Float64)
 
 
 def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, str]:

@@ -31,7 +31,7 @@ import polars as pl
 
 from artscope.errors import UsageError
 from artscope.studies.labels import ROLES
-from artscope.studies.lbo import t_quantile
+from artscope.studies.stats import t_quantile
 
 #: --metric shorthands -> analyze columns.
 METRIC_ALIASES = {"task_clock": "gc_app_cpu_ns", "distilled": "gc_mutator_cpu_ns",
