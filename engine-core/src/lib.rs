@@ -1,30 +1,83 @@
-//! artscope's compiled engine core: Perfetto protobuf traces decoded and
-//! replayed with trace_processor's import semantics into the SQLite tables the
-//! embedded engine's metric SQL runs on.
+//! artscope's compiled engine core: Perfetto protobuf traces (and systrace
+//! text) decoded and imported with trace_processor's semantics into the
+//! tables the embedded engine's metric SQL runs on.
 //!
-//! Layout (as trace_processor's importer): `decoder` (wire format, packets,
-//! atrace text) -> `decoder::sink::Sink` -> `replay` driving one module per tracker
-//! (`trackers::{process, sched, slices, atrace, counters, tracks,
-//! frame_timeline, raw}`) -> `tables` (SQLite). No panic reaches Python: every
-//! entry point runs under `catch_unwind` and a panic becomes a `CoreError`.
+//! The data flows one way, through the stages of trace_processor's importer:
+//!
+//! ```text
+//!  trace bytes (protobuf, systrace / ftrace text, gzip / zip containers)
+//!    |
+//!    v
+//!  decoder/*      wire format, packets and text, tokenized in file order
+//!    |            with each sequence's state (clocks, interned data,
+//!    |            descriptors): every event into a `decoder::sink::Sink`
+//!    v
+//!  events/*       what the decoders produce: sched switches and wakings,
+//!    |            ftrace events, packets' payloads (`PacketData`: power,
+//!    |            track events, profiles, logs, ...)
+//!    v
+//!  sorter         timestamp order, as trace_processor's TraceSorter
+//!    |
+//!    v
+//!  replay         each event, in that order, to its importer:
+//!  trackers/*     one per family (process and thread identity, sched and
+//!    |            thread state, slices, counters, frame timeline, raw
+//!    |            ftrace events, power, memory, binder, ...), sharing the
+//!    |            tracks, args and stats of `trackers::Ctx`; they make rows
+//!    v
+//!  columns        rows as typed columns, per table of `tables::schema`
+//!  tables         (or, `tables::build_db`, a serialized SQLite database);
+//!  vtab           served to SQLite as virtual tables with trace_processor's
+//!  span_join ...  views, operators (SPAN_JOIN) and functions (TO_FTRACE,
+//!    |            time conversions); the stats table (`stats_table`)
+//!    v
+//!  session        one trace's SQLite connection and its queries; this file:
+//!                 the Python module
+//! ```
+//!
+//! Modules import only from their own layer and the layers before it, in
+//! this order: `events` (with `tp_stats`, `metadata`, `machines`: it uses
+//! nothing of the crate, every layer reads it), `decoder` (with
+//! `diagnostics`), `sorter`, `trackers` (with `replay`), the tables
+//! (`columns`, `tables`, `vtab`, `stats_table`, `span_join`,
+//! `time_functions`, `to_ftrace`), then `session` and this file. The test
+//! `tests/test_engine_layers.py` reads the `use crate::` lines and keeps it
+//! so. The one import circle is the trackers' shared context: `trackers::Ctx`
+//! holds each tracker's state and each tracker works on it, as
+//! trace_processor's TraceProcessorContext.
+//!
+//! No panic reaches Python: every entry point runs under `catch_unwind` and a
+//! panic becomes a `CoreError`.
 
-pub mod columns;
-pub mod decoder;
-pub mod diagnostics;
+// the leaf: what the decoders produce, the stats and metadata vocabularies,
+// the machines' numbering
 pub mod events;
 pub mod machines;
 pub mod metadata;
-pub mod replay;
-pub mod session;
+pub mod tp_stats;
+
+// trace bytes -> events
+pub mod decoder;
+pub mod diagnostics;
+
+// events in timestamp order
 pub mod sorter;
+
+// events -> rows
+pub mod replay;
+pub mod trackers;
+
+// rows -> tables, virtual tables, SQL functions and operators
+pub mod columns;
 pub mod span_join;
 pub mod stats_table;
 pub mod tables;
 pub mod time_functions;
 pub mod to_ftrace;
-pub mod tp_stats;
-pub mod trackers;
 pub mod vtab;
+
+// one trace's queries
+pub mod session;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

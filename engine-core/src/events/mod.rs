@@ -1,7 +1,10 @@
-//! Decoded trace events, before any table logic: the decoders' output.
+//! Decoded trace events, before any table logic: the decoders' output, and
+//! the leaf of the crate (it uses no other module; every layer reads it).
 //!
-//! Every input format is decoded into one [`Sink`]; `replay` then turns it into
-//! trace_processor-shaped tables. Events keep their arrival order (the
+//! Every input format is decoded into one `decoder::sink::Sink` of these
+//! events; `replay` then turns it into trace_processor-shaped tables. The
+//! packets' payloads are grouped by family in the submodules (`power`,
+//! `profiles`, `track_event`). Events keep their arrival order (the
 //! replay's tie-breaker when timestamps are equal, as trace_processor's sorter
 //! within one stream). sched_switch / sched_waking, the bulk of any trace, are
 //! plain structs with interned comms; every other ftrace event carries its
