@@ -1,4 +1,11 @@
-"""Shared pytest fixtures (keep minimal; others may add theirs)."""
+"""Shared pytest fixtures, and the test lanes' import paths.
+
+The suite is split in lanes, one folder each: engine/ (the importer and its
+parity with trace_processor), metrics/ (metric values and verdicts), cli_report/
+(command line, report, packaging, notebooks), studies/, cluster/ and
+conformance/ (trace_processor's own diff tests). The fast lane for a
+developer is `pytest -m "not slow and not tp"`; CI runs everything.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +16,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "fixtures"
-# fixtures/schedules.py, truth.py and make_fixtures.py are plain modules
-if str(FIXTURES) not in sys.path:
-    sys.path.insert(0, str(FIXTURES))
+# fixtures/schedules.py, truth.py and make_fixtures.py are plain modules; so
+# are the trace builders here (metric_traces.py ...) and a lane's helpers that
+# another lane reuses (test_cli's CLI runner, test_parity's harness ...).
+TESTS = Path(__file__).resolve().parent
+for _path in [FIXTURES, TESTS, *sorted(p.parent for p in TESTS.glob("*/test_*.py"))]:
+    if str(_path) not in sys.path:
+        sys.path.insert(0, str(_path))
 
 
 @pytest.fixture(scope="session")

@@ -222,10 +222,11 @@ def test_use_trees_and_paths_are_read() -> None:
     # `use crate::`, `use super::` from a file, a `crate::x::` path in code,
     # and a child named from its parent's mod.rs
     assert "sorter" in edges["replay"]  # use crate::sorter::{self, TsOrder}
-    assert "trackers" in edges["trackers::sched"]  # use super::Ctx
+    assert "trackers" in edges["trackers::core::sched"]  # crate::trackers::Ctx
     assert "decoder::wire" in edges["decoder::proto"]  # use super::wire::..
+    assert "trackers::core::tracks" in edges["trackers::extra::power"]
     assert "machines" in edges["tables"]  # crate::machines::machine_cpu(..)
-    assert "trackers::process" in edges["trackers"]  # use process::..
+    assert "trackers::core::process" in edges["trackers"]  # use self::core::..
 
 
 def test_every_module_is_in_a_layer() -> None:

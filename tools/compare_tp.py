@@ -36,7 +36,7 @@ names of the columns whose sorted values differ (``row pairing`` when every
 column's values agree but not the rows), plus any column only the embedded
 engine serves (``<column> (embedded only)``). Columns trace_processor serves and the embedded engine does not
 are listed apart ("not served"): a query naming one fails with a one-line
-error saying so. tests/test_tp_tables.py runs this over every fixture,
+error saying so. tests/engine/test_tp_tables.py runs this over every fixture,
 real trace and conformance input against a list of known gaps, each with its reason.
 
 Prints one line per (trace, table) that differs plus a coverage summary per
@@ -345,7 +345,7 @@ def differing_tables(path: Path, tables: Iterable[str], tp_bin: str | None = Non
 
 
 # --------------------------------------------------------------------------
-# the traces compared by tests/test_tp_tables.py
+# the traces compared by tests/engine/test_tp_tables.py
 # --------------------------------------------------------------------------
 
 def fixture_inputs() -> list[TraceInput]:

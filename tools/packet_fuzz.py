@@ -44,9 +44,9 @@ engines (tools/compare_tp.py):
 Every field is present: trace_processor's to_ftrace prints stale text for a
 field an event lacks, which is its bug, not a difference to chase. The
 differences it has found (system probes, pKVM, syscalls,
-ion lanes, binder, uint32 pids...) are tested in tests/test_core_system_probes.py,
-tests/test_core_kernel_parity.py and tests/test_core_sys_stats.py;
-tests/test_core_kernel_parity.py also runs the first seeds of each generator.
+ion lanes, binder, uint32 pids...) are tested in tests/engine/test_core_system_probes.py,
+tests/engine/test_core_kernel_parity.py and tests/engine/test_core_sys_stats.py;
+tests/engine/test_core_kernel_parity.py also runs the first seeds of each generator.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@
 # say why. An ARTSCOPE_TP_BIN already set wins.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# cluster: the Dask backend's tests (tests/test_cluster.py) run a LocalCluster.
+# cluster: the Dask backend's tests (tests/cluster/test_cluster.py) run a LocalCluster.
 # The install builds the compiled core (engine-core/, maturin + cargo; crates
 # from crates.io): minutes the first time, seconds when nothing changed.
 echo "installing artscope and building its compiled core (cargo, release profile)" >&2

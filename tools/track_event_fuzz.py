@@ -14,9 +14,9 @@ callstacks, streaming profile packets); `--realistic` generates traces shaped
 as SDK producers write them (`gen_realistic`). A finding list: the plain
 generator reaches error paths real traces rarely do (an iid used before it is
 interned, one uuid given to tracks of different kinds, unknown clocks); 3 of
-its first 150 seeds still differ. tests/test_core_track_event.py asserts that
+its first 150 seeds still differ. tests/engine/test_core_track_event.py asserts that
 realistic traces do not differ, and that the plain generator's first 50
-do not either. tests/test_core_decoder.py runs the generators to
+do not either. tests/engine/test_core_decoder.py runs the generators to
 check that every trace imports.
 """
 
