@@ -56,6 +56,23 @@ WIDTH = 720
 
 # -- helpers -------------------------------------------------------------------
 
+def enable_notebook_charts() -> None:
+    """Show charts in notebooks both live (Vega-Embed HTML) and as a PNG
+    beside it, so a notebook saved with its outputs shows its charts where
+    no JavaScript runs (a repository browser, a diff)."""
+    alt.renderers.enable("html")
+    html = alt.renderers.get()
+    alt.renderers.enable("png")
+    png = alt.renderers.get()
+
+    def html_and_png(spec: dict[str, Any], **kw: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        bundle, meta = png(spec, **kw)
+        return {**bundle, **html(spec, **kw)}, meta
+
+    alt.renderers.register("artscope", html_and_png)
+    alt.renderers.enable("artscope")
+
+
 def _clean(v: Any) -> Any:
     if isinstance(v, float) and (math.isnan(v) or math.isinf(v)):
         return None
