@@ -19,11 +19,13 @@
 //!  sorter         timestamp order, as trace_processor's TraceSorter
 //!    |
 //!    v
-//!  replay         each event, in that order, to its importer:
-//!  trackers/*     one per family (process and thread identity, sched and
-//!    |            thread state, slices, counters, frame timeline, raw
-//!    |            ftrace events, power, memory, binder, ...), sharing the
-//!    |            tracks, args and stats of `trackers::Ctx`; they make rows
+//!  replay         each event, in that order, to its importer, one per
+//!  trackers/core  family, sharing the tracks, args and stats of
+//!  trackers/extra `trackers::Ctx`; they make rows. `core`: the tables the
+//!    |            metrics read (process and thread identity, sched and
+//!    |            thread state, slices, counters, frame timeline, ftrace
+//!    |            events, cpus); `extra`: trace_processor's other tables
+//!    |            (power, binder, GPUs, profiles, logs, track events, ...)
 //!    v
 //!  columns        rows as typed columns, per table of `tables::schema`
 //!  tables         (or, `tables::build_db`, a serialized SQLite database);
@@ -41,10 +43,10 @@
 //! `diagnostics`), `sorter`, `trackers` (with `replay`), the tables
 //! (`columns`, `tables`, `vtab`, `stats_table`, `span_join`,
 //! `time_functions`, `to_ftrace`), then `session` and this file. The test
-//! `tests/test_engine_layers.py` reads the `use crate::` lines and keeps it
-//! so. The one import circle is the trackers' shared context: `trackers::Ctx`
-//! holds each tracker's state and each tracker works on it, as
-//! trace_processor's TraceProcessorContext.
+//! `tests/engine/test_engine_layers.py` reads the `use crate::` lines and
+//! keeps it so. The one import circle is the trackers' shared context:
+//! `trackers::Ctx` holds each tracker's state and each tracker works on it,
+//! as trace_processor's TraceProcessorContext.
 //!
 //! No panic reaches Python: every entry point runs under `catch_unwind` and a
 //! panic becomes a `CoreError`.

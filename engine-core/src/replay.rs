@@ -11,23 +11,23 @@ use crate::decoder::proto::{
 use crate::decoder::sink::Sink;
 use crate::events::*;
 use crate::sorter::{self, TsOrder};
-use crate::trackers::atrace::{self, AsyncSlots};
-use crate::trackers::binder::{hex, BinderTracker, Transaction};
-use crate::trackers::counters::{self, Counters};
-use crate::trackers::drm::{DrmTracker, FenceEvent};
-use crate::trackers::frame_timeline::FrameTimelineTracker;
-use crate::trackers::import_logs::ImportLog;
-use crate::trackers::irq;
-use crate::trackers::kernel::KernelTrackers;
-use crate::trackers::power;
-use crate::trackers::process::{
+use crate::trackers::core::atrace::{self, AsyncSlots};
+use crate::trackers::core::counters::{self, Counters};
+use crate::trackers::core::frame_timeline::FrameTimelineTracker;
+use crate::trackers::core::import_logs::ImportLog;
+use crate::trackers::core::kernel::KernelTrackers;
+use crate::trackers::core::process::{
     add_process_args, Name, ProcessTracker, PNAME_SYSTEM, PRIO_FTRACE, PRIO_OTHER,
     PRIO_PROCESS_TREE,
 };
-use crate::trackers::raw::{Comm, RawTable, SchedArgs, SwitchArgs};
-use crate::trackers::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
-use crate::trackers::slices::SliceTracker;
-use crate::trackers::tracks::{ArgVal, Args, Tracks};
+use crate::trackers::core::raw::{Comm, RawTable, SchedArgs, SwitchArgs};
+use crate::trackers::core::sched::{kernel_version, EndStates, SchedTracker, ThreadStateTracker};
+use crate::trackers::core::slices::SliceTracker;
+use crate::trackers::core::tracks::{ArgVal, Args, Tracks};
+use crate::trackers::extra::binder::{hex, BinderTracker, Transaction};
+use crate::trackers::extra::drm::{DrmTracker, FenceEvent};
+use crate::trackers::extra::irq;
+use crate::trackers::extra::power;
 use crate::trackers::{CpuSet, Ctx, PerCpu};
 
 const CLONE_THREAD: i128 = 0x10000;
@@ -95,7 +95,7 @@ pub struct Imported {
     /// (wakings, new tasks), for trace_bounds
     pub ts_other_first_last: Option<(i64, i64)>,
     /// CpuInfo's cpus -> their args (cpu.arg_set_id)
-    pub cpu_info: crate::trackers::cpu::CpuInfoTables,
+    pub cpu_info: crate::trackers::core::cpu::CpuInfoTables,
     /// every arg set's id in the tables, by the trackers' set id
     /// (`Args::public_ids`)
     pub arg_set_ids: std::sync::Arc<[Option<i64>]>,
@@ -153,19 +153,22 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         ctx.thread_state.remote_idle.push(idle);
     }
     power::PowerTracker::apply(&mut ctx, &sink.power);
-    crate::trackers::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
+    crate::trackers::core::import_logs::skipped_packets(&mut ctx, &sink.skipped_packet_logs);
     if let Some(g) = sink.unrelatable_clock {
         // (logged when the first timestamp is converted: before the others)
-        crate::trackers::import_logs::unrelatable_clock(&mut ctx, g);
+        crate::trackers::core::import_logs::unrelatable_clock(&mut ctx, g);
     }
-    crate::trackers::import_logs::tokenizer_logs(&mut ctx, &sink.tokenizer_logs);
-    crate::trackers::import_logs::ftrace_setup_errors(&mut ctx, &sink.ftrace_setup_error_logs);
-    crate::trackers::import_logs::clock_sync_failures(&mut ctx, &sink.clock_failure_logs);
+    crate::trackers::core::import_logs::tokenizer_logs(&mut ctx, &sink.tokenizer_logs);
+    crate::trackers::core::import_logs::ftrace_setup_errors(
+        &mut ctx,
+        &sink.ftrace_setup_error_logs,
+    );
+    crate::trackers::core::import_logs::clock_sync_failures(&mut ctx, &sink.clock_failure_logs);
     // (made when trace_processor tokenizes their packets: before the
     // replay makes any track)
     let tokenized_tracks =
-        crate::trackers::counters::tokenized_tracks(&mut ctx, &sink.tokenized_tracks);
-    let mut gpu_counters = crate::trackers::counters::GpuCounterValues::default();
+        crate::trackers::core::counters::tokenized_tracks(&mut ctx, &sink.tokenized_tracks);
+    let mut gpu_counters = crate::trackers::core::counters::GpuCounterValues::default();
     let hard_cut = if sink.preserve_ftrace_buffer {
         None
     } else {
@@ -222,11 +225,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         raw.reserve(sink.switches.len());
     }
     let mut frames = FrameTimelineTracker::default();
-    let mut perf = crate::trackers::perf_sample::PerfSampleTracker::default();
-    let mut heaps = crate::trackers::heap_profile::HeapProfileTracker::default();
+    let mut perf = crate::trackers::extra::perf_sample::PerfSampleTracker::default();
+    let mut heaps = crate::trackers::extra::heap_profile::HeapProfileTracker::default();
     let mut trackers = EventTrackers::default();
     let (mut track_events, reservation_errors) =
-        crate::trackers::track_event::TrackEventTracker::new(
+        crate::trackers::extra::track_event::TrackEventTracker::new(
             std::mem::take(&mut sink.track_event_reservations),
             std::mem::take(&mut sink.first_packet_seqs),
             std::mem::take(&mut sink.track_event_threads),
@@ -450,7 +453,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     };
                     let symbol_failed = symbol_lookup_failed(e);
                     if raw_on {
-                        let arg_set = crate::trackers::raw::event_args(&mut ctx.args, e);
+                        let arg_set = crate::trackers::core::raw::event_args(&mut ctx.args, e);
                         raw.push(e.ts, e.name, e.cpu, utid, Some(arg_set), false);
                         // its raw args looked the symbol up (a field present)
                         if symbol_failed && symbol_address_field(e.name).is_some_and(|f| e.has(f)) {
@@ -520,15 +523,15 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             systrace_dump(&mut ctx.pt, processes, threads)
                         }
                         PacketData::Trigger(t) => {
-                            crate::trackers::triggers::slice(&mut ctx, p.ts, t)
+                            crate::trackers::extra::triggers::slice(&mut ctx, p.ts, t)
                         }
                         PacketData::Log(e) => ctx.logs.push(&mut ctx.pt, p.ts, e),
                         PacketData::SessionState(e) => {
-                            crate::trackers::sessions::event(&mut ctx, p.ts, e)
+                            crate::trackers::extra::sessions::event(&mut ctx, p.ts, e)
                         }
                         PacketData::Power(e) => power::event(&mut ctx, p.ts, e),
                         PacketData::AflagsError(msg) => {
-                            crate::trackers::import_logs::aflags_error(&mut ctx, p.ts, msg)
+                            crate::trackers::core::import_logs::aflags_error(&mut ctx, p.ts, msg)
                         }
                         PacketData::TrackEvent(te) => track_events.packet(&mut ctx, p.ts, te),
                         PacketData::PerfSample(s) => {
@@ -546,10 +549,10 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             &tokenized_tracks,
                         ),
                         PacketData::GpuLog(log) => {
-                            crate::trackers::counters::gpu_log(&mut ctx, p.ts, log)
+                            crate::trackers::core::counters::gpu_log(&mut ctx, p.ts, log)
                         }
                         PacketData::Smaps(smaps) => {
-                            crate::trackers::heap_profile::smaps(&mut ctx, p.ts, smaps)
+                            crate::trackers::extra::heap_profile::smaps(&mut ctx, p.ts, smaps)
                         }
                         PacketData::AppWakelock(w) => {
                             power::app_wakelock(&mut ctx, &mut trackers.slots, p.ts, w)
@@ -601,15 +604,15 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         ctx.stats
             .add("compact_sched_switch_skipped", skipped_compact, None);
     }
-    crate::trackers::slices::finish(&mut ctx);
+    crate::trackers::core::slices::finish(&mut ctx);
     ctx.add_per_machine("mismatched_sched_switch_tids", sched.mismatched());
     let invalid = std::mem::take(&mut ctx.states.invalid);
     ctx.add_per_machine("task_state_invalid", &invalid);
     trackers.binder.finish(&mut ctx);
     trackers.kernel.finish(&mut ctx);
     ctx.power.uid_tracks =
-        crate::trackers::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
-    crate::trackers::memory::finish(&mut ctx);
+        crate::trackers::extra::cpu_per_uid::track_rows(&mut ctx, &sink.cpu_per_uid_totals);
+    crate::trackers::core::memory::finish(&mut ctx);
     // the async slices' args, complete now, stored once per content
     track_events.close_pending_flows(&mut ctx);
     track_events.count_parse_stats(&mut ctx);
@@ -625,7 +628,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         let stat = "symbolization_tmp_build_id_not_found";
         ctx.stats.add(stat, tmp_without_build_id as i64, None);
     }
-    crate::trackers::track_event::sort_index_args(&mut ctx);
+    crate::trackers::extra::track_event::sort_index_args(&mut ctx);
     let replaced = ctx.args.commit_pending();
     if !replaced.is_empty() {
         // what referenced a set replaced by an equal one: slices, states
@@ -658,7 +661,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
         v.clear_free();
     }
     probe_stage("freed");
-    let cpu_info = crate::trackers::cpu::CpuInfoTables::apply(&mut ctx.args, &sink.cpu_info);
+    let cpu_info = crate::trackers::core::cpu::CpuInfoTables::apply(&mut ctx.args, &sink.cpu_info);
     let arg_set_ids = ctx.args.public_ids().into();
     Imported {
         arg_set_ids,
@@ -795,18 +798,18 @@ fn ftrace_event(
         "virtio_video_cmd"
         | "virtio_video_cmd_done"
         | "virtio_video_resource_queue"
-        | "virtio_video_resource_queue_done" => crate::trackers::virtio::video(c, slots, e),
+        | "virtio_video_resource_queue_done" => crate::trackers::extra::virtio::video(c, slots, e),
         "clock_enable" | "clock_disable" => counters::clock_state(c, ts, e),
         "thermal_temperature" => counters::thermal_temperature(c, ts, e),
         "cdev_update" => counters::cdev_update(c, ts, e),
-        "rss_stat" | "rss_stat_throttled" => crate::trackers::memory::rss_stat(c, ts, e),
-        "oom_score_adj_update" => crate::trackers::memory::oom_score_adj_update(c, ts, e),
+        "rss_stat" | "rss_stat_throttled" => crate::trackers::core::memory::rss_stat(c, ts, e),
+        "oom_score_adj_update" => crate::trackers::core::memory::oom_score_adj_update(c, ts, e),
         "suspend_resume_minimal" => power::suspend_resume_minimal(c, ts, e),
         "rpm_status" => power::rpm_status(c, ts, e),
         "device_pm_callback_start" => power::device_pm_callback_start(c, e),
         "device_pm_callback_end" => power::device_pm_callback_end(c, ts, e),
-        "dmabuf_rss_stat" => crate::trackers::memory::dmabuf_rss_stat(c, ts, e),
-        "mm_event_record" => crate::trackers::memory::mm_event_record(c, ts, e),
+        "dmabuf_rss_stat" => crate::trackers::core::memory::dmabuf_rss_stat(c, ts, e),
+        "mm_event_record" => crate::trackers::core::memory::mm_event_record(c, ts, e),
         "task_newtask" => {
             // (its int32 pid read as uint32, as the reference)
             let new_tid = e.int("pid").unwrap_or(0) as u32 as i64;

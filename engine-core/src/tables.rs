@@ -7,11 +7,11 @@ use rusqlite::{Connection, Statement};
 use crate::columns::{Col, RowSink, Stored, Table, NULL_TEXT, V};
 use crate::machines::HOST_MACHINE_ID;
 use crate::replay::Imported;
-use crate::trackers::raw::FlagsColumn;
-use crate::trackers::raw::RawTable;
-use crate::trackers::sched::{SchedTable, ThreadStateTable, NO_STATE};
-use crate::trackers::stack_profile::SampleSource;
-use crate::trackers::tracks::Args;
+use crate::trackers::core::raw::FlagsColumn;
+use crate::trackers::core::raw::RawTable;
+use crate::trackers::core::sched::{SchedTable, ThreadStateTable, NO_STATE};
+use crate::trackers::core::tracks::Args;
+use crate::trackers::extra::stack_profile::SampleSource;
 use crate::trackers::CpuSet;
 
 const fn c(name: &'static str, ty: &'static str) -> Col {
@@ -786,7 +786,7 @@ pub fn moved_columns(
             let flat_of_key: Vec<String> = a
                 .keys
                 .iter()
-                .map(|k| crate::trackers::tracks::flat_key(k).into_owned())
+                .map(|k| crate::trackers::core::tracks::flat_key(k).into_owned())
                 .collect();
             vec![
                 Stored::row_number(),
@@ -1425,7 +1425,7 @@ pub fn fill<'v>(
     Ok(())
 }
 
-fn sorted_counters(imp: &Imported) -> Vec<&crate::trackers::counters::CounterRow> {
+fn sorted_counters(imp: &Imported) -> Vec<&crate::trackers::core::counters::CounterRow> {
     let mut rows: Vec<_> = imp.ctx.counters.rows.iter().collect();
     rows.sort_by_key(|r| r.ts);
     rows

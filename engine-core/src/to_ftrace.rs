@@ -23,8 +23,8 @@ use std::sync::{Arc, OnceLock};
 use rustc_hash::FxHashMap;
 
 use crate::columns::{Table, V};
-use crate::trackers::irq::SOFTIRQ_ACTIONS;
-use crate::trackers::sched::task_state_str;
+use crate::trackers::core::sched::task_state_str;
+use crate::trackers::extra::irq::SOFTIRQ_ACTIONS;
 
 /// One arg of a set, as its row gives it.
 #[derive(Clone, Copy)]

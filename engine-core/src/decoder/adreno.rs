@@ -5,7 +5,7 @@
 //! `timestamp` field). [`Tokenizer`] pairs them in file order: the retired
 //! event keeps its ftrace_event row at its own time and a copy stamped at
 //! the GPU start ([`GPU_SLICE_EVENT`], no row) makes the slice
-//! (`trackers::adreno`). A retired event seen before its sync gets its row
+//! (`trackers::extra::adreno`). A retired event seen before its sync gets its row
 //! twice, as trace_processor's does.
 
 use rustc_hash::FxHashMap as HashMap;

@@ -7,7 +7,7 @@
 //! the track's last one is left out, unless the next value differs: then the
 //! last one is written back at its own timestamp so the step shows). The
 //! replay only interns the tracks and pushes the counters
-//! (`trackers::cpu_per_uid`).
+//! (`trackers::extra::cpu_per_uid`).
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;

@@ -1,7 +1,7 @@
 //! PerfSample packets (traced_perf, the `linux.perf` data source): the
 //! fields ProfileModule::ParsePerfSample reads (v58.2
 //! importers/proto/profile_module.cc), made into rows in the replay by
-//! `trackers::perf_sample`.
+//! `trackers::extra::perf_sample`.
 
 use super::wire::{push_varints, Fields, Value, WireError};
 use crate::events::profiles::{CallstackRef, PerfSampleEv};

@@ -1,7 +1,7 @@
 //! ProfilePacket (heapprofd's and the Java heap profiler's allocation
 //! dumps): the fields ProfileModule::ParseProfilePacket reads (v58.2
 //! importers/proto/profile_module.cc), made into rows in the replay by
-//! `trackers::heap_profile`. A dump's times are CLOCK_MONOTONIC_COARSE,
+//! `trackers::extra::heap_profile`. A dump's times are CLOCK_MONOTONIC_COARSE,
 //! converted to trace time once every clock snapshot is known
 //! (`ProtoDecoder::decode`'s last step), as trace_processor converts them
 //! when the sorted packet is parsed.

@@ -2996,7 +2996,7 @@ impl<'s> ProtoDecoder<'s> {
                     1,
                     None,
                 );
-                // its import log row (trackers::import_logs)
+                // its import log row (trackers::core::import_logs)
                 self.sink
                     .skipped_packet_logs
                     .push((self.offset as i64, seq_id));

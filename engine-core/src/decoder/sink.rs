@@ -107,7 +107,7 @@ pub struct Sink {
     /// (uid, cluster, total cpu ms) of CpuPerUidData (its track table).
     pub cpu_per_uid_totals: Vec<(u32, u32, i64)>,
     /// Track event descriptor tracks reserved while decoding, and the
-    /// sequences that marked their first packet (trackers::track_event).
+    /// sequences that marked their first packet (trackers::extra::track_event).
     pub track_event_reservations: crate::decoder::track_event::Reservations,
     pub first_packet_seqs: rustc_hash::FxHashSet<u32>,
     /// each track event incremental state's thread descriptor (pid, tid)

@@ -4,7 +4,7 @@
 //! against all the data their IncrementalState was given
 //! (StackProfileSequenceState's lookups). The rows they make
 //! (`stack_profile_*`) are made in the replay, in timestamp order
-//! (`trackers::stack_profile`), where trace_processor makes them.
+//! (`trackers::extra::stack_profile`), where trace_processor makes them.
 //!
 //! Each lookup that fails is one `interned_data_tokenizer_errors` (as
 //! IncrementalState::GetInternedMessageView counts it) plus the

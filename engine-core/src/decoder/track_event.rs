@@ -9,7 +9,7 @@
 //!   delta-encoded timestamps and incremental counters;
 //! - TrackDescriptors reserve their tracks here (`Reservations`), before
 //!   the events are sorted; the replay resolves and creates them
-//!   (`trackers::track_event`);
+//!   (`trackers::extra::track_event`);
 //! - each TrackEvent is tokenized (`TokenizedEvent`: its timestamp, its
 //!   counter values and thread times made absolute, its bytes kept); the
 //!   replay parses it (`EventParser`: a `TrackEventData` with its strings
@@ -504,7 +504,7 @@ struct Interned {
 struct Defaults {
     clock_id: Option<u32>,
     /// PerfSampleDefaults (field 12), read where a perf sample stream is
-    /// first met (trackers::perf_sample)
+    /// first met (trackers::extra::perf_sample)
     perf_sample: Option<Arc<[u8]>>,
     track_uuid: Option<u64>,
     extra_counter_uuids: Vec<u64>,

@@ -461,7 +461,7 @@ pub enum PacketData {
     /// One logcat event (android_log), at its trace time.
     Log(LogEvent),
     /// Battery, power rail, energy breakdown, entity residency and cpu per
-    /// uid data (trackers::power).
+    /// uid data (trackers::extra::power).
     Power(Box<power::PowerEvent>),
     /// AndroidAflags.error: the aflags data source failed (an import log).
     AflagsError(String),

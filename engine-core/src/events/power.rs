@@ -1,7 +1,7 @@
 //! Power packets' payloads (battery counters, power rails, energy
 //! estimation breakdown, entity state residency, cpu per uid, app
 //! wakelocks), as the decoder reads them (`decoder::power`) and
-//! `trackers::power` imports them.
+//! `trackers::extra::power` imports them.
 
 /// PowerRails.RailDescriptor
 #[derive(Debug, Clone)]

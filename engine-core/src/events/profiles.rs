@@ -2,7 +2,7 @@
 //! symbols, and the interned callstacks they refer to. The decoders read
 //! them (`decoder::{perf_sample, profile_packet, stack_profile}`); the
 //! replay resolves their callstacks and makes their rows
-//! (`trackers::{perf_sample, heap_profile, stack_profile}`).
+//! (`trackers::extra::{perf_sample, heap_profile, stack_profile}`).
 
 use std::sync::Arc;
 

@@ -1,55 +1,24 @@
 //! One module per tracker, as trace_processor's importers are split. Each
 //! works on the shared [`Ctx`] (identity, tracks/args, stats) plus its own
 //! rows.
+//!
+//! `core` holds the importers behind the tables the metrics read (process
+//! and thread identity, sched and thread_state, slices, counter tracks, the
+//! ftrace_event table, frame timeline, cpus, import logs) and the tracks and
+//! args every importer shares; `extra` the ones that give trace_processor's
+//! other tables for data the metrics do not read (power, binder, GPUs,
+//! profiles, logs, track events, device and network events, ...).
 
-pub mod adreno;
-pub mod atrace;
-pub mod binder;
-pub mod block_io;
-pub mod compressor;
-pub mod counters;
-pub mod cpu;
-pub mod cpu_per_uid;
-pub mod devices;
-pub mod display;
-pub mod drm;
-pub mod f2fs;
-pub mod frame_timeline;
-pub mod funcgraph;
-pub mod heap_profile;
-pub mod i2c;
-pub mod import_logs;
-pub mod irq;
-pub mod kernel;
-pub mod kernel_slices;
-pub mod kprobes;
-pub mod logs;
-pub mod mali;
-pub mod memory;
-pub mod net;
-pub mod perf_sample;
-pub mod pkvm;
-pub mod power;
-pub mod process;
-pub mod raw;
-pub mod sched;
-pub mod sessions;
-pub mod slices;
-pub mod stack_profile;
-pub mod syscall_table;
-pub mod syscalls;
-pub mod track_event;
-pub mod tracks;
-pub mod triggers;
-pub mod trusty;
-pub mod v4l2;
-pub mod virtio;
+/// The importers behind the tables the metrics read.
+pub mod core;
+/// trace_processor parity: the importers of the other tables.
+pub mod extra;
 
 use std::collections::BTreeSet;
 
+use self::core::process::ProcessTracker;
+use self::core::tracks::{Args, Tracks};
 use crate::events::Stats;
-use process::ProcessTracker;
-use tracks::{Args, Tracks};
 
 /// `s` as the reference's `base::StackString<N>` keeps it: at most
 /// `size - 1` bytes (cut at a character boundary).
@@ -77,12 +46,12 @@ pub struct Ctx {
     /// ImportLogsTracker is per trace), counted while another machine's
     /// event is replayed: the host's once the replay ends
     pub trace_stats: Stats,
-    pub slices: slices::SliceTracker,
-    pub counters: counters::Counters,
-    pub memory: memory::MemoryTracker,
-    pub thread_state: sched::ThreadStateTracker,
-    pub states: sched::EndStates,
-    pub power: power::PowerTracker,
+    pub slices: core::slices::SliceTracker,
+    pub counters: core::counters::Counters,
+    pub memory: core::memory::MemoryTracker,
+    pub thread_state: core::sched::ThreadStateTracker,
+    pub states: core::sched::EndStates,
+    pub power: extra::power::PowerTracker,
     /// flow rows (slice_out, slice_in, trace_id) in creation order: the
     /// binder transactions' inferred flows and others (trace_id NULL), track
     /// events' flows (their flow id)
@@ -90,16 +59,16 @@ pub struct Ctx {
     /// flow row -> its arg set (legacy flow v1's name and category)
     pub flow_args: rustc_hash::FxHashMap<u32, i64>,
     /// the `state` table (tracing sessions' states)
-    pub state_rows: sessions::StateRows,
+    pub state_rows: extra::sessions::StateRows,
     /// the `__intrinsic_logs` table (logcat)
-    pub logs: logs::LogRows,
+    pub logs: extra::logs::LogRows,
     /// `_trace_import_logs` rows
-    pub import_logs: Vec<import_logs::ImportLog>,
+    pub import_logs: Vec<core::import_logs::ImportLog>,
     /// callstacks (`stack_profile_*`), track events' callstacks and CPU
     /// profile samples
-    pub stack_profile: stack_profile::StackProfile,
+    pub stack_profile: extra::stack_profile::StackProfile,
     /// heapprofd's dumps (`heap_profile`, `heap_profile_allocation`)
-    pub heap_profiles: heap_profile::HeapProfiles,
+    pub heap_profiles: extra::heap_profile::HeapProfiles,
     /// utsname.machine, lowercased (syscall numbering)
     pub machine: String,
     /// (major, minor) of the traced kernel from utsname (4.4 when unknown,
@@ -142,8 +111,8 @@ impl Ctx {
             type_,
             Some(name),
             "slice",
-            vec![("cpu", tracks::Dim::Int(cpu))],
-            tracks::Owner {
+            vec![("cpu", core::tracks::Dim::Int(cpu))],
+            core::tracks::Owner {
                 cpu: Some(cpu),
                 ..Default::default()
             },
