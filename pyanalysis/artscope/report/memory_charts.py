@@ -16,7 +16,8 @@ import altair as alt
 import polars as pl
 
 from artscope.metrics.memory import RSS_PARTS, _rss_sources, _step_total
-from artscope.report.charts import WIDTH, Runs, _by_run, _data, _result, _window, placeholder
+from artscope.report.chart_data import Runs, _by_run, _result, _window
+from artscope.report.charts import WIDTH, _data, placeholder
 
 KILL_COLORS = {True: "#d62728", False: "#7f7f7f"}
 RECLAIM_COLOR = "#ff7f0e"
@@ -165,6 +166,7 @@ def report_section(runset: Runs, result: dict[str, Any], add_chart, start: int) 
                 _rows_table([{"type": x["type"], "ts": x["ts"], "dur_ms": x["dur"] / 1e6,
                               "pid": x["pid"],
                               **{PHASE_NAMES[k]: (None if v is None else v / 1e6)
-                                 for k, v in x["breakdown"].items()}} for x in launches]),
+                                 for k, v in x["breakdown"].items()}} for x in launches],
+                            start),
                 add_chart(f"run {run} start-up", lambda: startups(result)), "</div>"]
     return "\n".join(out)
