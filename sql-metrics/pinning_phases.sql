@@ -12,9 +12,10 @@
 -- starting before grace_end_ts), whose off-mask time is forgiven.
 --
 -- Shape (as pinning.sql's interior): per run and target thread, one scalar
--- subquery reads the thread's slices by `utid =` and a ts range and groups
--- them by (bin, cpu) -- the engines filter those constraints natively, and
--- SQLite does little per row -- packed as one JSON array, unpacked below.
+-- subquery reads the thread's slices by `utid =` and a ts range (the engines
+-- filter those constraints natively) and sums them by bin, testing the CPU
+-- against the role's allowed set as a bit mask; packed as one JSON array,
+-- unpacked and summed over threads below.
 --
 -- Output columns (one row per run and bin with target CPU time):
 --   run                run id
@@ -27,40 +28,37 @@
 -- Column types: run LONG, bin LONG, allowed_ns DURATION, off_mask_ns DURATION,
 --   first_off_ts TIMESTAMP, last_off_end_ts TIMESTAMP
 WITH
+-- the target threads whose role has allowed CPUs, each with its allowed set
+-- as a bit mask (bit c: CPU c allowed), tested per slice without a lookup
 target AS MATERIALIZED (
-  SELECT t.utid, t.role FROM artscope_target_thread t
+  SELECT t.utid,
+    (SELECT sum(1 << a.cpu) FROM (SELECT DISTINCT cpu, role FROM artscope_allowed_cpu) a
+     WHERE a.role = t.role) AS allowed_mask
+  FROM artscope_target_thread t
   WHERE EXISTS (SELECT 1 FROM artscope_allowed_cpu a WHERE a.role = t.role)
 ),
 per_thread AS MATERIALIZED (
-  SELECT r.run, t.role,
-    (SELECT json_group_array(json_array(bin, cpu, cpu_ns, first_ts, last_end_ts))
+  SELECT r.run,
+    (SELECT json_group_array(json_array(bin, allowed_ns, off_mask_ns, first_off_ts,
+                                        last_off_end_ts))
      FROM (
-       SELECT (s.ts - r.start_ts) * 100 / (r.end_ts - r.start_ts) AS bin, s.cpu,
-         sum(s.dur) AS cpu_ns, min(s.ts) AS first_ts, max(s.ts + s.dur) AS last_end_ts
+       SELECT (s.ts - r.start_ts) * 100 / (r.end_ts - r.start_ts) AS bin,
+         sum(iif((t.allowed_mask >> s.cpu) & 1, s.dur, 0)) AS allowed_ns,
+         sum(iif((t.allowed_mask >> s.cpu) & 1, 0, s.dur)) AS off_mask_ns,
+         min(iif((t.allowed_mask >> s.cpu) & 1, NULL, s.ts)) AS first_off_ts,
+         max(iif((t.allowed_mask >> s.cpu) & 1, NULL, s.ts + s.dur)) AS last_off_end_ts
        FROM sched s
        WHERE s.utid = t.utid AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
          AND s.dur > 0
-       GROUP BY bin, s.cpu)) AS packed
+       GROUP BY bin)) AS packed
   FROM artscope_run r
   CROSS JOIN target t
-),
-per_bin_cpu AS (
-  SELECT p.run, p.role, g.value ->> 0 AS bin, g.value ->> 1 AS cpu,
-    g.value ->> 2 AS cpu_ns, g.value ->> 3 AS first_ts, g.value ->> 4 AS last_end_ts
-  FROM per_thread p, json_each(p.packed) g
-),
-judged AS (
-  SELECT b.*,
-    EXISTS (SELECT 1 FROM artscope_allowed_cpu a WHERE a.role = b.role AND a.cpu = b.cpu)
-      AS allowed
-  FROM per_bin_cpu b
 )
-SELECT run, bin,
-  sum(iif(allowed, cpu_ns, 0)) AS allowed_ns,
-  sum(iif(allowed, 0, cpu_ns)) AS off_mask_ns,
-  min(iif(allowed, NULL, first_ts)) AS first_off_ts,
-  max(iif(allowed, NULL, last_end_ts)) AS last_off_end_ts
-FROM judged
-WHERE cpu_ns > 0
-GROUP BY run, bin
-ORDER BY run, bin
+SELECT p.run, g.value ->> 0 AS bin,
+  sum(g.value ->> 1) AS allowed_ns,
+  sum(g.value ->> 2) AS off_mask_ns,
+  min(g.value ->> 3) AS first_off_ts,
+  max(g.value ->> 4) AS last_off_end_ts
+FROM per_thread p, json_each(p.packed) g
+GROUP BY p.run, bin
+ORDER BY p.run, bin
