@@ -173,3 +173,23 @@ pub struct ModuleSymbols {
 /// A line of an address's symbols: function name, source file, line
 /// number when given.
 pub type SymbolLine = (String, String, Option<u32>);
+
+/// A Timebase or FollowerEvent: what names its counter track.
+#[derive(Default)]
+pub struct PerfEvent {
+    pub name: String,
+    pub counter: Option<i32>,
+    /// the tracepoint's name, when there is a tracepoint
+    pub tracepoint: Option<String>,
+    /// (type, config, config1, config2), when there is a raw event
+    pub raw_event: Option<(u32, u64, u64, u64)>,
+    pub modifiers: Vec<u64>,
+}
+
+/// PerfSampleDefaults.
+pub struct PerfDefaults {
+    pub timebase: PerfEvent,
+    pub followers: Vec<PerfEvent>,
+    pub process_shard_count: u32,
+    pub chosen_process_shard: u32,
+}

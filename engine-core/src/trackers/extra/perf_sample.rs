@@ -22,8 +22,7 @@
 use rustc_hash::FxHashMap;
 
 use crate::decoder::stack_profile::ProfileInterned;
-use crate::decoder::wire::{push_varints, text, Fields, Value};
-use crate::events::profiles::PerfSampleEv;
+use crate::events::profiles::{PerfDefaults, PerfEvent, PerfSampleEv};
 use crate::trackers::core::tracks::{ArgVal, Dim, Owner};
 use crate::trackers::extra::stack_profile::{SampleRow, SampleSource};
 use crate::trackers::Ctx;
@@ -176,59 +175,7 @@ impl PerfSampleTracker {
 /// defaults.
 const SW_CPU_CLOCK: i32 = 1;
 
-/// A Timebase or FollowerEvent: what names its counter track.
-#[derive(Default)]
-struct PerfEvent {
-    name: String,
-    counter: Option<i32>,
-    /// the tracepoint's name, when there is a tracepoint
-    tracepoint: Option<String>,
-    /// (type, config, config1, config2), when there is a raw event
-    raw_event: Option<(u32, u64, u64, u64)>,
-    modifiers: Vec<u64>,
-}
-
 impl PerfEvent {
-    /// Parses a Timebase (counter 4, tracepoint 3, raw_event 5, modifiers
-    /// 12, name 10) or a FollowerEvent (1, 2, 3, 5, 4): `fields` gives
-    /// those numbers in that order.
-    fn parse(b: &[u8], [counter, tracepoint, raw, modifiers, name]: [u32; 5]) -> PerfEvent {
-        let mut e = PerfEvent::default();
-        for (num, v) in Fields::new(b).map_while(Result::ok) {
-            match (num, v) {
-                (n, Value::Varint(x)) if n == counter => e.counter = Some(x as i32),
-                (n, Value::Bytes(t)) if n == tracepoint => {
-                    let mut tp = String::new();
-                    for f in Fields::new(t).map_while(Result::ok) {
-                        if let (1, Value::Bytes(s)) = f {
-                            tp = text(s);
-                        }
-                    }
-                    e.tracepoint = Some(tp);
-                }
-                (n, Value::Bytes(r)) if n == raw => {
-                    let mut ev = (0u32, 0u64, 0u64, 0u64);
-                    for f in Fields::new(r).map_while(Result::ok) {
-                        match f {
-                            (1, Value::Varint(x)) => ev.0 = x as u32,
-                            (2, Value::Varint(x)) => ev.1 = x,
-                            (3, Value::Varint(x)) => ev.2 = x,
-                            (4, Value::Varint(x)) => ev.3 = x,
-                            _ => {}
-                        }
-                    }
-                    e.raw_event = Some(ev);
-                }
-                (n, v) if n == modifiers => {
-                    let _ = push_varints(v, &mut e.modifiers);
-                }
-                (n, Value::Bytes(s)) if n == name => e.name = text(s),
-                _ => {}
-            }
-        }
-        e
-    }
-
     /// InternCounterName: the configured name, else the counter's, the
     /// tracepoint's or the raw event's, with the perf tool's modifier
     /// suffix (`:uk`).
@@ -259,35 +206,6 @@ impl PerfEvent {
             name.push_str(&suffix);
         }
         name
-    }
-}
-
-/// PerfSampleDefaults.
-struct PerfDefaults {
-    timebase: PerfEvent,
-    followers: Vec<PerfEvent>,
-    process_shard_count: u32,
-    chosen_process_shard: u32,
-}
-
-impl PerfDefaults {
-    fn parse(b: &[u8]) -> PerfDefaults {
-        let mut d = PerfDefaults {
-            timebase: PerfEvent::default(),
-            followers: Vec::new(),
-            process_shard_count: 0,
-            chosen_process_shard: 0,
-        };
-        for (num, v) in Fields::new(b).map_while(Result::ok) {
-            match (num, v) {
-                (1, Value::Bytes(t)) => d.timebase = PerfEvent::parse(t, [4, 3, 5, 12, 10]),
-                (4, Value::Bytes(f)) => d.followers.push(PerfEvent::parse(f, [1, 2, 3, 5, 4])),
-                (2, Value::Varint(x)) => d.process_shard_count = x as u32,
-                (3, Value::Varint(x)) => d.chosen_process_shard = x as u32,
-                _ => {}
-            }
-        }
-        d
     }
 }
 
