@@ -112,7 +112,9 @@ def test_timeline_chart_caps_huge_input(late, monkeypatch):
         "ts": start + pl.int_range(0, n, eager=True) * 6_000,
     }).with_columns(end_ts=pl.col("ts") + 1_000, dur=pl.lit(1_000),
                     allowed=(pl.col("cpu") >= 6).cast(pl.Int64))
-    monkeypatch.setattr(charts, "_metric_rows", lambda rs, name: big)
+    from artscope.report import chart_data
+
+    monkeypatch.setattr(chart_data, "_metric_rows", lambda rs, name: big)
     chart = charts.timeline(late, 0)
     assert sum(len(v) for v in _rows(chart)) <= charts.MAX_ROWS + 100
 
