@@ -93,7 +93,7 @@ def child_import_core(path: str) -> dict:
 
 
 def child_upb_parse(path: str) -> dict:
-    """A plain protobuf parse of the file (the issue's yardstick)."""
+    """A plain protobuf parse of the file (the yardstick for the import)."""
     from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
 
     data = Path(path).read_bytes()

@@ -40,7 +40,7 @@ error saying so. tests/engine/test_tp_tables.py runs this over every fixture,
 real trace and conformance input against a list of known gaps, each with its reason.
 
 Prints one line per (trace, table) that differs plus a coverage summary per
-table; ``--markdown`` prints the summary as the README's coverage table.
+table; ``--markdown`` prints the summary as engine-core/docs/coverage.md's coverage table.
 Exit status 1 when any table differs.
 """
 

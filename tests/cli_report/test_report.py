@@ -378,7 +378,7 @@ def test_two_trace_report_in_headless_chromium(fixtures_dir, tmp_path):
 
 @pytest.mark.slow
 def test_real_trace_report_in_headless_chromium(shared_traces, tmp_path):
-    # The reproduction: Pixel 6a warm start-up, big cores.
+    # A real Pixel 6a warm start-up, big cores.
     out = tmp_path / "api32.html"
     report_html.write_report([shared_traces / API32], out, app=API32_APP, cpus="big",
                              engine="embedded")
