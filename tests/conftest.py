@@ -4,7 +4,7 @@ The suite is split in lanes, one folder each: engine/ (the importer and its
 parity with trace_processor), metrics/ (metric values and verdicts), cli_report/
 (command line, report, packaging, notebooks), studies/, cluster/ and
 conformance/ (trace_processor's own diff tests). The fast lane for a
-developer is `pytest -m "not slow and not tp"`; CI runs everything.
+developer is `pytest -m "not slow and not tp" -n 2`; CI runs everything.
 """
 
 from __future__ import annotations
