@@ -149,7 +149,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
     if not tp_binary():
-        print("needs trace_processor_shell (ARTSCOPE_TP_BIN or ../shared/bin)")
+        print("needs trace_processor_shell (ARTSCOPE_TP_BIN, or on PATH)")
         return 2
     base = gen_trace.ensure(60, 2_000_000, encodings=("compact",))["compact"]
     for path in (Path(base), with_pauses(Path(base))):

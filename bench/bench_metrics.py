@@ -10,14 +10,15 @@ does (app com.example.bench, CPUs 6,7), then time every sql-metrics file
 once. With the trace_processor engine it also reports trace_processor's own
 load time (the target is analyze <= 1.5x of it) and the same metric SQL run
 through the PerfettoSQL package inside `trace_processor_shell` (the table
-functions `artscope_<metric>(...)`). trace_processor needs a binary
-(ARTSCOPE_TP_BIN, or ../shared/bin/trace_processor_shell beside the checkout).
+functions `artscope_<metric>(...)`). trace_processor needs a binary:
+ARTSCOPE_TP_BIN, else trace_processor_shell on PATH.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -30,15 +31,9 @@ sys.path.insert(0, str(HERE))
 import gen_trace  # noqa: E402
 from run_bench import APP, CPUS, best, run_child  # noqa: E402  (fresh-process children)
 
-SHARED_TP = HERE.parent.parent / "shared" / "bin" / "trace_processor_shell"
-
-
 def tp_binary() -> str | None:
-    """ARTSCOPE_TP_BIN, else ../shared/bin/trace_processor_shell beside the checkout."""
-    env = os.environ.get("ARTSCOPE_TP_BIN")
-    if env:
-        return env
-    return str(SHARED_TP) if SHARED_TP.exists() else None
+    """ARTSCOPE_TP_BIN, else trace_processor_shell on PATH (as the engine finds it)."""
+    return os.environ.get("ARTSCOPE_TP_BIN") or shutil.which("trace_processor_shell")
 
 
 def tp_load_s(path: str, repeat: int = 3) -> float:

@@ -31,10 +31,15 @@ def fixtures_dir() -> Path:
     return FIXTURES
 
 
+#: Real traces from real phones, beside the checkout where CI and developers
+#: have them (never copied into the repository).
+SHARED_TRACES = REPO.parent / "shared" / "traces"
+
+
 @pytest.fixture(scope="session")
 def shared_traces() -> Path:
     """Real traces in ../shared/traces beside the checkout; skips when absent."""
-    path = REPO.parent / "shared" / "traces"
+    path = SHARED_TRACES
     if not path.is_dir() or not any(path.iterdir()):
         pytest.skip(f"shared traces not available at {path}")
     return path

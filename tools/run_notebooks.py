@@ -7,7 +7,8 @@ their tables and charts show where the repository is browsed.
 
 The tests execute the same notebooks (tests/cli_report/test_notebooks.py) and
 check that the committed copies carry outputs; rerun this after changing a
-notebook or what it shows.
+notebook or what it shows. Cells about real traces run when
+ARTSCOPE_REAL_TRACES names their folder.
 """
 
 from __future__ import annotations

@@ -24,9 +24,13 @@ def _kernel_available() -> bool:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["trustworthy_run", "noisy_benchmark", "gc_overhead_study"])
-def test_notebook_runs(name):
+def test_notebook_runs(name, monkeypatch):
     if not _kernel_available():
         pytest.skip("no python3 Jupyter kernel (pip install ipykernel)")
+    from conftest import SHARED_TRACES
+
+    # the real-trace cells run where the real traces are (the kernel inherits it)
+    monkeypatch.setenv("ARTSCOPE_REAL_TRACES", str(SHARED_TRACES))
     path = NOTEBOOKS / f"{name}.ipynb"
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",

@@ -21,9 +21,9 @@ from artscope.engines.embedded import core
 from artscope.engines.embedded.formats import read_file
 from artscope.errors import TraceError
 
-REAL = Path(__file__).resolve().parents[3] / "shared" / "traces" / "trappy-surfaceflinger.html"
-if not REAL.exists():
-    REAL = Path("/work/shared/traces/trappy-surfaceflinger.html")
+from conftest import SHARED_TRACES  # noqa: E402
+
+REAL = SHARED_TRACES / "trappy-surfaceflinger.html"
 
 HEADER = (
     "# tracer: nop\n#\n"
