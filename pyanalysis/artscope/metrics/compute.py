@@ -71,6 +71,14 @@ def _int(v: Any) -> int | None:
     return None if v is None else int(v)
 
 
+def number(v: Any) -> int | float | None:
+    """A measured value as JSON writes it: an int when integral, else a float."""
+    if v is None:
+        return None
+    f = float(v)
+    return int(f) if f.is_integer() else f
+
+
 def _ratio(a: float | None, b: float | None) -> float | None:
     if a is None or b is None or b == 0:
         return None
@@ -165,13 +173,6 @@ def _gc_breakdown(ev: pl.DataFrame, column: str, keys: tuple[str, ...],
         out[k] = {"count": sub.height if cap.gc_slices else None,
                   "cpu_ns": _sum(sub["cpu_ns"]) if (cap.gc_slices and cap.sched) else None}
     return out
-
-
-def nearest_rank(sorted_values: list[int], p: float) -> int:
-    """The nearest-rank p-th percentile of ascending ``sorted_values`` (non-empty):
-    the value at rank ceil(p / 100 * n)."""
-    n = len(sorted_values)
-    return sorted_values[max(1, math.ceil(p / 100 * n)) - 1]
 
 
 def _pause_stats(pz: pl.DataFrame, window: tuple[int, int]) -> dict[str, int]:
@@ -453,11 +454,10 @@ def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[st
         stable = None
     else:
         stable = transitions == 0 and known_share is not None and known_share >= stable_share
-    num = (lambda v: None if v is None else (int(v) if float(v).is_integer() else float(v)))
     return {
         "transitions": transitions,
-        "min": num(vmin), "max": num(vmax), "mean": mean,
-        "dominant": num(dom_v),
+        "min": number(vmin), "max": number(vmax), "mean": mean,
+        "dominant": number(dom_v),
         "dominant_residency": (dom_ns / known) if known else None,
         "known_share": known_share,
         "residency": residency,
@@ -518,7 +518,7 @@ def _caps_below(dominant: float | None, caps: pl.DataFrame) -> list[dict[str, An
             pl.col("value") < dominant)
         if below.height:
             low = below["value"].min()
-            out.append({"source": source, "min": int(low) if float(low).is_integer() else low,
+            out.append({"source": source, "min": number(low),
                         "ns": _sum(below["ns"])})
     return out
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import polars as pl
 
+from artscope.metrics.compute import number
 from artscope.metrics.selection import Selection
 
 #: Thermal counter kinds (counter_track type) -> divisor to degrees Celsius:
@@ -31,13 +32,6 @@ HEAP_ABSENT = (f"the trace has no '{HEAP_COUNTER}' counter for the app (ART writ
 HEAP_NO_SAMPLE = f"no '{HEAP_COUNTER}' sample of the app at or before the window's end"
 HEAP_ESTIMATE = ("allocated_kb sums the counter's rises between samples: an estimate "
                  "(what a GC freed again before the next sample is not seen)")
-
-
-def _num(v: Any) -> int | float | None:
-    if v is None:
-        return None
-    f = float(v)
-    return int(f) if f.is_integer() else f
 
 
 def utc_text(unix_ns: int | None) -> str | None:
@@ -111,7 +105,7 @@ def cluster_levels(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
         candidates = [v for v in reached.filter(pl.col("cpu").is_in(cpus))["series_max"].to_list()
                       + available.filter(pl.col("cpu").is_in(cpus))["available_max_khz"].to_list()
                       if v is not None]
-        highest = _num(max(candidates)) if candidates else None
+        highest = number(max(candidates)) if candidates else None
         out.append({"cluster": cluster, "cpus": cpus, "unit": unit or "kHz",
                     "dominant": dominant, "stable": stable, "highest": highest,
                     "at_max": _at_max(dominant, highest)})
@@ -129,7 +123,7 @@ def memory_levels(run: int, memfreq: list[dict[str, Any]],
             continue
         hit = _series_max(freq, run, e["source"]).filter(pl.col("device") == e["device"])
         reached = [v for v in hit["series_max"].to_list() if v is not None]
-        highest = _num(max(reached)) if reached else None
+        highest = number(max(reached)) if reached else None
         out.append({"device": e["device"], "source": e["source"], "unit": e.get("unit"),
                     "dominant": e.get("dominant"), "stable": e.get("stable"),
                     "highest": highest, "at_max": _at_max(e.get("dominant"), highest)})
@@ -191,9 +185,9 @@ def heap_metrics(run: int, heap: pl.DataFrame, has_counter: bool) -> dict[str, A
     return {
         # processes of one app run side by side: the peak is the highest
         # process's peak, allocations and frees add up
-        "peak_kb": _num(rows["peak_kb"].max()),
-        "allocated_kb": _num(rows["allocated_kb"].sum()),
-        "freed_kb": _num(rows["freed_kb"].sum()),
+        "peak_kb": number(rows["peak_kb"].max()),
+        "allocated_kb": number(rows["allocated_kb"].sum()),
+        "freed_kb": number(rows["freed_kb"].sum()),
         "samples": int(rows["samples"].sum()),
         "reason": HEAP_ESTIMATE,
     }

@@ -16,6 +16,7 @@ from typing import Any
 
 import polars as pl
 
+from artscope.metrics.compute import _by_run
 from artscope.metrics.selection import Selection
 
 #: RSS series (memory_rss.sql) and the JSON key prefix of each.
@@ -60,10 +61,6 @@ class MemoryCapture:
         lmkd = bool(pbtxt) and ('atrace_apps: "lmkd"' in pbtxt or 'atrace_apps: "*"' in pbtxt)
         kill = kills.height > 0 or lmkd or _records(pbtxt, "oom/mark_victim")
         return cls(sched=sched, direct_reclaim=reclaim, io_wait=io_wait, kills=kill)
-
-
-def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
-    return df.filter(pl.col("run") == run) if df.height else df
 
 
 def _kb(v: float | None) -> int | None:
@@ -153,7 +150,6 @@ def memory_metrics(run: int, w: tuple[int, int], sel: Selection, app_cpu_ns: int
 
     pr = _by_run(pressure, run)
     row = pr.row(0, named=True) if pr.height else None
-    allowed = sorted(set(sel.allowed_cpus or []) | set(sel.gc_allowed_cpus or []))
     w_len = w_end - w_start
     if cap.sched and row is not None:
         out["kswapd_cpu_ns"] = int(row["kswapd_cpu_ns"])

@@ -17,7 +17,7 @@ import polars as pl
 from artscope.errors import SelectionError, UsageError
 from artscope.metrics.options import APP_BENCHMARK_SLICE, AnalysisOptions, parse_cpu_list, parse_window
 from artscope.metrics.runner import MetricRunner
-from artscope.metrics.topology import Topology
+from artscope.metrics.topology import Topology, cpu_ranges
 from artscope.metrics.topology import derive as derive_topology
 
 #: ``--window launch``: each launch of the target is a run.
@@ -278,17 +278,6 @@ def _cpus(spec: str, topo: Topology) -> list[int]:
     return check_cpus_exist(parsed, topo.cluster_of)
 
 
-def _cpu_span(cpus: list[int]) -> str:
-    """Sorted CPUs as ranges: [0, 1, 2, 3, 6] -> '0-3,6'."""
-    runs: list[list[int]] = []
-    for c in cpus:
-        if runs and c == runs[-1][-1] + 1:
-            runs[-1].append(c)
-        else:
-            runs.append([c])
-    return ",".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
-
-
 def check_cpus_exist(cpus: list[int], trace_cpus: Iterable[int]) -> list[int]:
     """``cpus`` (an explicit --cpus / --gc-cpus list) when the trace has each
     of them; a UsageError (exit 2) naming the trace's CPUs otherwise. A trace
@@ -298,7 +287,7 @@ def check_cpus_exist(cpus: list[int], trace_cpus: Iterable[int]) -> list[int]:
     missing = sorted(set(cpus) - set(known))
     if known and missing:
         raise UsageError(
-            f"CPU{'s' if len(missing) > 1 else ''} {_cpu_span(missing)} "
+            f"CPU{'s' if len(missing) > 1 else ''} {cpu_ranges(missing)} "
             f"{'are' if len(missing) > 1 else 'is'} not in the trace, whose CPUs are "
-            f"{_cpu_span(known)}")
+            f"{cpu_ranges(known)}")
     return cpus
