@@ -69,7 +69,7 @@ def derived(name: str, dtype: pl.DataType, doc: str,
 
 # -- summaries of the frequency series ------------------------------------------
 
-def _all_true(values: Iterable[bool | None]) -> bool | None:
+def all_hold(values: Iterable[bool | None]) -> bool | None:
     """False if any is False; else None if any is unknown (or none at all); else True."""
     vals = list(values)
     if any(v is False for v in vals):
@@ -151,7 +151,7 @@ def _conditions_columns() -> list[Column]:
         value(dev + "kernel_release", S, "kernel release (uname -r)", name="cond_device_kernel_release"),
         value(dev + "machine", S, "machine (uname -m)", name="cond_device_machine"),
         derived("cond_at_max", B, "every allowed cluster and memory controller ran at the highest level the trace shows",
-                lambda r: _all_true(lv.get("at_max") for lv in C.levels(r))),
+                lambda r: all_hold(lv.get("at_max") for lv in C.levels(r))),
         as_json("conditions.clusters", "per allowed cluster: CPUs, dominant level, unit, stable, highest, at_max (JSON list)",
                 name="cond_clusters"),
         as_json("conditions.memory", "per memory controller series: dominant level, unit, stable, highest, at_max (JSON list)",
@@ -298,7 +298,7 @@ def _columns() -> list[Column]:
         derived("cpufreq_cpus", S, "CPUs whose frequency was judged, comma-separated",
                 lambda r: ",".join(str(c["cpu"]) for c in _cpu_series(r)) or None),
         derived("cpufreq_stable", B, "every judged CPU held one frequency (null: some unknown)",
-                lambda r: _all_true(c.get("stable") for c in _cpu_series(r))),
+                lambda r: all_hold(c.get("stable") for c in _cpu_series(r))),
         derived("cpufreq_transitions", I, "frequency changes in W, summed over the judged CPUs",
                 lambda r: _total(c.get("transitions") for c in _cpu_series(r))),
         derived("cpufreq_known_share_min", F, "smallest known share of W over the judged CPUs",
@@ -309,7 +309,7 @@ def _columns() -> list[Column]:
         derived("memfreq_devices", S, "memory-controller series, comma-separated",
                 lambda r: ",".join(m["device"] for m in _memory_series(r)) or None),
         derived("memfreq_stable", B, "every memory-controller series held one frequency",
-                lambda r: _all_true(m.get("stable") for m in _memory_series(r))),
+                lambda r: all_hold(m.get("stable") for m in _memory_series(r))),
         derived("memfreq_transitions", I, "memory-controller frequency changes in W, summed",
                 lambda r: _total(m.get("transitions") for m in _memory_series(r))),
         derived("memfreq_known_share_min", F, "smallest known share of W over memory series",

@@ -9,9 +9,12 @@ import json
 import os
 import sys
 import tempfile
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 from artscope.errors import UsageError
+
+if TYPE_CHECKING:
+    import polars as pl
 
 
 def _pct(v: float | None) -> str:
@@ -23,14 +26,12 @@ def _num(v: Any) -> str:
 
 
 def _stable(entries: list[dict[str, Any]], key: str = "stable") -> str:
-    vals = [e[key] for e in entries]
-    if not vals:
+    """yes / no / unknown over the series, as the flat row's *_stable columns."""
+    from artscope.flatschema import all_hold
+
+    if not entries:
         return "—"
-    if any(v is False for v in vals):
-        return "no"
-    if all(v is True for v in vals):
-        return "yes"
-    return "unknown"
+    return {True: "yes", False: "no", None: "unknown"}[all_hold(e[key] for e in entries)]
 
 
 def _rich_text(build: Callable[[Any], None]) -> str:

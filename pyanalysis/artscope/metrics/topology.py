@@ -58,12 +58,6 @@ class Topology:
     cluster_of: dict[int, int]
     #: which evidence ranked the clusters (see the module doc), None: none
     source: str | None
-    #: which evidence grouped CPUs into domains
-    domains_source: str | None = None
-
-    @property
-    def inferred(self) -> bool:
-        return self.source in INFERRED_SOURCES
 
     def clusters(self) -> list[list[int]]:
         """CPUs of each cluster, littlest first."""
@@ -113,17 +107,17 @@ def derive(per_cpu: pl.DataFrame, changes: pl.DataFrame) -> Topology:
         named = {c: v for c, v in per_cpu.select("cpu", col).iter_rows() if v is not None}
         ranked = _rank_domains(domains, named, domains_source is not None)
         if ranked is not None:
-            return _clusters(ranked, source, domains_source)
+            return _clusters(ranked, source)
     clocks = changes.filter(pl.col("kind") == "clock") if changes.height else changes
     by_clock = _clock_ranks(domains, cpufreq, clocks)
     if by_clock is not None:
-        return _clusters(by_clock, "clock_names", domains_source)
+        return _clusters(by_clock, "clock_names")
     observed = {c: v for c, v in per_cpu.select("cpu", "observed_max_khz").iter_rows()
                 if v is not None}
     ranked = _rank_domains(domains, observed, domains_source is not None)
     if ranked is not None:
-        return _clusters(ranked, "observed_frequency", domains_source)
-    return Topology({}, None, domains_source)
+        return _clusters(ranked, "observed_frequency")
+    return Topology({}, None)
 
 
 def _domains(per_cpu: pl.DataFrame, cpufreq: pl.DataFrame,
@@ -249,7 +243,6 @@ def _match_share(rates: pl.DataFrame, domain_changes: pl.DataFrame) -> float:
     return matched.select(hit.sum()).item() / rates.height
 
 
-def _clusters(value_of: dict[int, float], source: str, domains_source: str | None) -> Topology:
+def _clusters(value_of: dict[int, float], source: str) -> Topology:
     values = sorted(set(value_of.values()))
-    return Topology({c: values.index(v) for c, v in sorted(value_of.items())}, source,
-                    domains_source)
+    return Topology({c: values.index(v) for c, v in sorted(value_of.items())}, source)
