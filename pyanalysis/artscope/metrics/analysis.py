@@ -22,7 +22,7 @@ from artscope.metrics.selection import Selection, select
 #: engine has an ftrace_event table).
 ANALYZE_METRICS = ("gc", "gc_events", "gc_pause", "gc_wait", "pinning", "migrations",
                    "interference", "frames", "frame_source", "frequency", "data_loss",
-                   "conditions", "thermal", "cpu_available_max", "heap",
+                   "conditions", "thermal", "heap",
                    *memory.MEMORY_METRICS, "startups", "cooling_devices")
 
 
@@ -107,7 +107,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
         result["startups"] = launches
         result["conditions"] = conditions.conditions_metrics(
             run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
-            tables["thermal"], tables["frequency"], tables["cpu_available_max"])
+            tables["thermal"], tables["frequency"])
         result["health"] = health.evaluate(
             result, opts.thresholds, partial=partial, data_loss=data_loss + setup_errors,
             import_warnings=info.warnings if info else None,

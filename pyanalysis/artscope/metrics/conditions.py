@@ -86,7 +86,7 @@ def _series_max(freq: pl.DataFrame, run: int, source: str) -> pl.DataFrame:
 
 
 def cluster_levels(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
-                   freq: pl.DataFrame, available: pl.DataFrame) -> list[dict[str, Any]]:
+                   freq: pl.DataFrame) -> list[dict[str, Any]]:
     """One entry per cluster holding allowed CPUs (both roles): its CPUs,
     dominant level and unit, stability, the highest frequency its CPUs list
     as available or reached in the trace, and whether it ran at that."""
@@ -102,9 +102,9 @@ def cluster_levels(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
     for cluster, cpus in sorted(clusters.items(), key=lambda kv: kv[1][0]):
         entries = [by_cpu[c] for c in cpus if c in by_cpu]
         dominant, stable, unit = _level(entries)
+        available = [sel.topology.available_max_khz.get(c) for c in cpus]
         candidates = [v for v in reached.filter(pl.col("cpu").is_in(cpus))["series_max"].to_list()
-                      + available.filter(pl.col("cpu").is_in(cpus))["available_max_khz"].to_list()
-                      if v is not None]
+                      + available if v is not None]
         highest = number(max(candidates)) if candidates else None
         out.append({"cluster": cluster, "cpus": cpus, "unit": unit or "kHz",
                     "dominant": dominant, "stable": stable, "highest": highest,
@@ -147,10 +147,10 @@ def thermal_readings(run: int, thermal: pl.DataFrame) -> list[dict[str, Any]] | 
 
 def conditions_metrics(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
                        memfreq: list[dict[str, Any]], cond: pl.DataFrame,
-                       thermal: pl.DataFrame, freq: pl.DataFrame,
-                       available: pl.DataFrame) -> dict[str, Any]:
+                       thermal: pl.DataFrame, freq: pl.DataFrame) -> dict[str, Any]:
     """The ``conditions`` object of one run (see the module doc): ``freq``
-    is frequency.sql's rows, ``available`` cpu_available_max.sql's."""
+    is frequency.sql's rows; the CPUs' available maxima come with the
+    selection's topology (cpu_topology.sql)."""
     row = cond.filter(pl.col("run") == run).to_dicts() if cond.height else []
     info = row[0] if row else {}
     unix_ns = info.get("started_at_unix_ns")
@@ -167,7 +167,7 @@ def conditions_metrics(run: int, sel: Selection, cpufreq: list[dict[str, Any]],
             "kernel_release": info.get("kernel_release"),
             "machine": info.get("machine"),
         },
-        "clusters": cluster_levels(run, sel, cpufreq, freq, available),
+        "clusters": cluster_levels(run, sel, cpufreq, freq),
         "memory": memory_levels(run, memfreq, freq),
         "thermal": thermal_readings(run, thermal),
     }

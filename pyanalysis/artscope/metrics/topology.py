@@ -58,6 +58,8 @@ class Topology:
     cluster_of: dict[int, int]
     #: which evidence ranked the clusters (see the module doc), None: none
     source: str | None
+    #: each CPU's highest available frequency (CpuInfo), where the trace lists one
+    available_max_khz: dict[int, float] = dataclasses.field(default_factory=dict)
 
     def clusters(self) -> list[list[int]]:
         """CPUs of each cluster, littlest first."""
@@ -97,6 +99,13 @@ def cpu_ranges(cpus: list[int]) -> str:
 
 def derive(per_cpu: pl.DataFrame, changes: pl.DataFrame) -> Topology:
     """Clusters from cpu_topology.sql's rows and cpu_frequency_changes.sql's."""
+    topo = _derive(per_cpu, changes)
+    topo.available_max_khz = {c: v for c, v in per_cpu.select("cpu", "available_max_khz")
+                              .iter_rows() if c is not None and v is not None}
+    return topo
+
+
+def _derive(per_cpu: pl.DataFrame, changes: pl.DataFrame) -> Topology:
     cpus = sorted(c for c in per_cpu["cpu"].to_list() if c is not None)
     if not cpus:
         return Topology({}, None)
