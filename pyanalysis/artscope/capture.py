@@ -300,9 +300,10 @@ def check_capture(
     ``config`` None means the trace's TraceConfig is unknown: every metric's
     events count as needed and "recorded nothing" cannot be judged.
     """
+    setup = _setup_errors(engine)
     findings = (
-        _refused_findings(engine, config)
-        + _empty_findings(engine, config)
+        _refused_findings(setup, config)
+        + _empty_findings(engine, config, set(setup[0]))
         + _loss_findings(engine)
         + _app_findings(engine, config, app, marker, pid)
         + _suspend_findings(engine)
@@ -324,10 +325,12 @@ def _readers(config: "TraceConfig | None") -> dict[str, list[str]]:
     return readers
 
 
-def _refused_findings(engine, config: "TraceConfig | None") -> list[Finding]:
+def _refused_findings(setup: tuple[list[str], list[str], str, int],
+                      config: "TraceConfig | None") -> list[Finding]:
     """Events and atrace the capture asked for and did not get (FtraceStats at
-    the start of the trace): fatal when a metric of the config reads them."""
-    refused, unknown, atrace_errors, unnamed = _setup_errors(engine)
+    the start of the trace, ``_setup_errors``): fatal when a metric of the
+    config reads them."""
+    refused, unknown, atrace_errors, unnamed = setup
     readers = _readers(config)
     # An event listed for another SoC family that this kernel does not have
     # is expected; one it has but refused to enable is not.
@@ -355,12 +358,11 @@ def _refused_findings(engine, config: "TraceConfig | None") -> list[Finding]:
     return out
 
 
-def _empty_findings(engine, config: "TraceConfig | None") -> list[Finding]:
-    """Configured events (not refused) without a single event in the trace:
-    fatal for sched_switch, which every metric needs."""
+def _empty_findings(engine, config: "TraceConfig | None", refused: set[str]) -> list[Finding]:
+    """Configured events (not ``refused``) without a single event in the
+    trace: fatal for sched_switch, which every metric needs."""
     if config is None:
         return [("recorded nothing: unknown (the trace does not record its TraceConfig)", False)]
-    refused = set(_setup_errors(engine)[0])
     counts = dict(engine.query("SELECT name, count(*) AS n FROM ftrace_event GROUP BY name").rows())
     # throttle_rss_stat makes perfetto record rss_stat as the kernel's
     # synthetic rss_stat_throttled where the kernel offers it
@@ -469,23 +471,14 @@ def _marker_finding(engine, app: str | None, marker: str | None,
 
 def _setup_errors(engine) -> tuple[list[str], list[str], str, int]:
     """(refused GROUP/EVENT names, the unknown ones among them, atrace error
-    text, count of errors without names).
+    text, count of errors without names), from metrics.setup_errors."""
+    from artscope.metrics.setup_errors import setup_errors
 
-    The names come from sql-metrics/ftrace_setup_errors.sql (trace_processor's
-    import logs); a trace_processor without import logs gives only the
-    ``ftrace_setup_errors`` stat's count.
-    """
-    from artscope.metrics.runner import metric_sql
-
-    try:
-        rows = engine.query(metric_sql("ftrace_setup_errors")).rows()
-    except Exception:  # noqa: BLE001 - no import logs in this trace_processor
-        total = _scalar(engine, "SELECT coalesce(sum(value), 0) FROM stats WHERE name = 'ftrace_setup_errors'")
-        return [], [], "", int(total or 0)
-    refused = [what for kind, what, _ in rows if kind in ("failed", "unknown")]
-    unknown = [what for kind, what, _ in rows if kind == "unknown"]
-    other = [what for kind, what, _ in rows if kind not in ("failed", "unknown")]
-    return list(dict.fromkeys(refused)), unknown, "; ".join(other), 0
+    named, unnamed = setup_errors(engine)
+    refused = [r["what"] for r in named if r["kind"] in ("failed", "unknown")]
+    unknown = [r["what"] for r in named if r["kind"] == "unknown"]
+    other = [r["what"] for r in named if r["kind"] not in ("failed", "unknown")]
+    return list(dict.fromkeys(refused)), unknown, "; ".join(other), unnamed
 
 
 def _app_upids(engine, app: str | None, pid: int | None) -> list[int]:

@@ -438,8 +438,8 @@ def test_offline_cpu_polled_as_zero_is_unknown(tmp_path, engine, request):
 def test_setup_errors_from_an_older_trace_processor_metadata_text():
     # trace_processor before its import logs kept the messages as one
     # metadata text, a message a line
-    from artscope.metrics.analysis import _setup_error_row
+    from artscope.metrics.setup_errors import _row
 
     lines = "Ftrace event failed: power/cpu_frequency\nAtrace failures: dalvik\n".splitlines()
-    assert [(r["kind"], r["what"]) for r in map(_setup_error_row, lines)] == [
+    assert [(r["kind"], r["what"]) for r in map(_row, lines)] == [
         ("failed", "power/cpu_frequency"), ("atrace", "dalvik")]

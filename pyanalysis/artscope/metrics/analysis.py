@@ -16,6 +16,7 @@ from artscope.metrics import compute, conditions, health, memory, startup
 from artscope.metrics.options import AnalysisOptions
 from artscope.metrics.runner import MetricRunner
 from artscope.metrics.selection import Selection, select
+from artscope.metrics.setup_errors import setup_errors
 
 
 #: The sql-metrics files every analysis runs (affinity_evidence too, where the
@@ -59,7 +60,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     src = tables["frame_source"]
     frame_source = src["source"][0] if src.height else None
     data_loss = tables["data_loss"].to_dicts()
-    setup_errors = _ftrace_setup_errors(runner, engine)
+    setup_error_rows = _ftrace_setup_errors(engine)
     info = engine.info
     partial = bool(info and info.partial)
 
@@ -109,7 +110,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
             tables["thermal"], tables["frequency"])
         result["health"] = health.evaluate(
-            result, opts.thresholds, partial=partial, data_loss=data_loss + setup_errors,
+            result, opts.thresholds, partial=partial, data_loss=data_loss + setup_error_rows,
             import_warnings=info.warnings if info else None,
             cooling=compute._by_run(tables["cooling_devices"], run.run).to_dicts(),
             captured=cap.kinds())
@@ -118,42 +119,13 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
                     tables=tables, runner=runner)
 
 
-def _ftrace_setup_errors(runner: MetricRunner, engine: Engine) -> list[dict[str, Any]]:
+def _ftrace_setup_errors(engine: Engine) -> list[dict[str, Any]]:
     """The events and atrace categories the capture failed to enable, as
-    data-loss rows (name ftrace_setup_errors, kind, what): from the import
-    logs (ftrace_setup_errors.sql); a trace_processor older than its import
-    logs kept them as one metadata text, a message a line; else only the
-    stat's count (what None)."""
-    try:
-        rows = runner.run("ftrace_setup_errors").to_dicts()
-    except Exception:
-        rows = []
-    if rows:
-        return [{"name": "ftrace_setup_errors", "idx": None, "value": 1, **r} for r in rows]
-    n = engine.query("SELECT coalesce(sum(value), 0) AS n FROM stats "
-                     "WHERE name = 'ftrace_setup_errors'").item(0, 0)
-    if not n:
-        return []
-    try:
-        text = engine.query("SELECT str_value FROM metadata "
-                            "WHERE name = 'ftrace_setup_errors'")["str_value"].to_list()
-    except Exception:
-        text = []
-    parsed = [_setup_error_row(line) for t in text if t for line in t.splitlines()
-              if line.strip()]
-    return parsed or [{"name": "ftrace_setup_errors", "idx": None, "value": int(n),
-                       "kind": None, "what": None}]
-
-
-#: ftrace_setup_errors message prefixes -> kind (as ftrace_setup_errors.sql).
-_SETUP_KINDS = (("Ftrace event failed: ", "failed"), ("Ftrace event unknown: ", "unknown"),
-                ("Atrace failures: ", "atrace"), ("Ftrace exclusive feature error: ", "exclusive"))
-
-
-def _setup_error_row(message: str) -> dict[str, Any]:
-    for prefix, kind in _SETUP_KINDS:
-        if message.startswith(prefix):
-            return {"name": "ftrace_setup_errors", "idx": None, "value": 1, "kind": kind,
-                    "what": message[len(prefix):].strip(), "message": message}
-    return {"name": "ftrace_setup_errors", "idx": None, "value": 1, "kind": "other",
-            "what": message.strip(), "message": message}
+    data-loss rows (name ftrace_setup_errors, kind, what; what None for the
+    errors the trace counts without naming)."""
+    named, unnamed = setup_errors(engine)
+    rows = [{"name": "ftrace_setup_errors", "idx": None, "value": 1, **r} for r in named]
+    if unnamed:
+        rows.append({"name": "ftrace_setup_errors", "idx": None, "value": unnamed,
+                     "kind": None, "what": None})
+    return rows
