@@ -18,6 +18,7 @@ list or map kept whole).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from typing import Any, Callable, Iterable
 
@@ -122,14 +123,10 @@ def _gc_breakdown(group: str, keys: Iterable[str], what: str) -> list[Column]:
 
 
 def _gc_breakdown_columns() -> list[Column]:
-    from artscope.metrics import compute
+    from artscope.metrics.compute import GC_CAUSES, GC_KINDS
 
-    causes = getattr(compute, "GC_CAUSES", None)
-    kinds = getattr(compute, "GC_KINDS", None)
-    if causes is not None and kinds is not None:
-        return (_gc_breakdown("by_cause", causes, "caused by")
-                + _gc_breakdown("by_kind", kinds, "of kind"))
-    return _gc_breakdown("by_type", compute.GC_TYPES, "of type")
+    return (_gc_breakdown("by_cause", GC_CAUSES, "caused by")
+            + _gc_breakdown("by_kind", GC_KINDS, "of kind"))
 
 
 def _conditions_columns() -> list[Column]:
@@ -223,9 +220,10 @@ def _memory_columns() -> list[Column]:
     ]
 
 
-def _columns() -> list[Column]:
+@functools.lru_cache(maxsize=1)
+def _columns() -> tuple[Column, ...]:
     I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
-    return [
+    return (
         value("trace", S, "trace file as given"),
         value("run", I, "run index within the trace (0-based)"),
         value("engine", S, "engine that produced the numbers: embedded | trace_processor"),
@@ -320,12 +318,12 @@ def _columns() -> list[Column]:
         value("partial", B, "the numbers cover only part of the run (truncated trace, data loss)"),
         value("health.verdict", S, "pass | warn | fail"),
         as_json("health.reasons", "the verdict's reasons (JSON list)"),
-    ]
+    )
 
 
 def columns() -> list[Column]:
     """The flat columns, in order."""
-    return _columns()
+    return list(_columns())
 
 
 def schema() -> dict[str, pl.DataType]:
