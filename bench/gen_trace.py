@@ -572,7 +572,7 @@ def encode(sim: Sim, compact: bool) -> bytes:
     cfg = types.SimpleNamespace(
         start=sim.start, end=sim.end, data_sources=S.Schedule.data_sources,
         ftrace_events=S.Schedule.ftrace_events + ("sched/sched_waking",),
-        compact_sched=compact)
+        atrace_categories=S.Schedule.atrace_categories, compact_sched=compact)
     p = pb.TracePacket()
     p.trusted_packet_sequence_id = mf.SEQ_SERVICE
     mf._trace_config(cfg, p)

@@ -1,11 +1,14 @@
 -- gc: per run, how much of the app's CPU went to garbage collection.
 --
--- CPU time of a thread = sum over its sched slices of their overlap with W.
--- GC CPU = CPU of target threads inside their own GC slices (see
--- gc_events.sql for what a GC slice is; every GC overlapping W counts, as the
+-- CPU time of a thread = sum over its sched slices of their overlap with W
+-- (an open last sched slice ends at its CPU's last recorded event:
+-- artscope_cpu_data_end). GC CPU = CPU of target threads inside their own
+-- GCs (artscope_target_gc: the outermost GC slice at any depth, on HeapTaskDaemon or
+-- on a mutator that collects itself; every GC overlapping W counts, as the
 -- quantity is CPU time in W), plus all CPU of dedicated GC worker threads:
 -- 'gc'-role threads other than HeapTaskDaemon (ART's "Heap thread pool
--- worker" threads do nothing else).
+-- worker" threads do nothing else). A GC nested in another slice is counted
+-- once: GCs of one thread never overlap.
 --
 -- Shape (why it is fast on trace_processor, whose tables have no indexes of
 -- ours): sched is never joined by time range. Every sum over sched is a
@@ -20,13 +23,16 @@
 --   app_cpu_ns        CPU time of all target threads in W (the task clock)
 --   gc_cpu_ns         CPU time attributable to GC in W
 --   gc_worker_cpu_ns  the part of gc_cpu_ns from dedicated GC workers
---   gc_count          GC slices starting in W
+--   gc_count          GCs starting in W
 --   gc_wall_ns        length of the union of all GC intervals ∩ W
 --   gc_daemon_cpu_ns  all CPU time of HeapTaskDaemon in W
+--   foreground_count  GCs run by a mutator (foreground) starting in W
+--   foreground_ns     time foreground GCs held their threads ∩ W (GCs
+--                     overlapping W)
 --
 -- Column types: run LONG, app_cpu_ns DURATION, gc_cpu_ns DURATION,
 --   gc_worker_cpu_ns DURATION, gc_count LONG, gc_wall_ns DURATION,
---   gc_daemon_cpu_ns DURATION
+--   gc_daemon_cpu_ns DURATION, foreground_count LONG, foreground_ns DURATION
 WITH
 target AS MATERIALIZED (
   SELECT t.utid,
@@ -35,13 +41,16 @@ target AS MATERIALIZED (
   FROM artscope_target_thread t JOIN thread th USING (utid)
 ),
 -- Sched slices with their end (an open slice, dur -1, ends at the next slice
--- on its CPU, else at trace_end()). Not materialized and not filtered here:
--- it is inlined into each subquery below, whose `utid =` / `id =` and ts
--- bounds then reach sched (an IN filter here would keep them from it).
+-- on its CPU, else at its CPU's last recorded event). Not materialized and
+-- not filtered here: it is inlined into each subquery below, whose `utid =` /
+-- `id =` and ts bounds then reach sched (an IN filter here would keep them
+-- from it).
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+      trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM sched s
 ),
@@ -87,37 +96,12 @@ cpu_per_run AS (
   FROM thread_cpu
   GROUP BY run
 ),
-target_track AS MATERIALIZED (
-  SELECT tt.id AS track_id, tt.utid
-  FROM thread_track tt
-  WHERE tt.utid IN (SELECT utid FROM target)
-),
--- GC slices: depth-0 slices of target threads whose name GLOBs a pattern,
--- extended by a directly following depth-0 CompactionPhase on the same
--- track (the next slice in (ts, id) order: one seek per GC). A GC still
--- running at the trace end is counted as in gc_events.sql (an open
--- CompactionPhase adds its recorded dur, -1).
-gc AS (
-  SELECT tk.utid, s.ts,
-    s.ts + iif(s.dur = -1, trace_end() - s.ts, s.dur)
-      + coalesce((
-          SELECT iif(n.name = 'CompactionPhase', n.dur, 0)
-          FROM slice n
-          WHERE n.track_id = s.track_id AND n.depth = 0
-            AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
-          ORDER BY n.ts, n.id
-          LIMIT 1), 0) AS end_ts
-  FROM slice s
-  JOIN target_track tk USING (track_id)
-  -- the IN (beside the join) lets the slice table filter by track itself
-  WHERE s.depth = 0 AND s.track_id IN (SELECT track_id FROM target_track)
-    AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
-),
+-- GCs (the GC set, artscope_target_gc: any depth, any target thread).
 gc_in_run AS MATERIALIZED (
-  SELECT r.run, gc.utid, gc.ts, max(gc.ts, r.start_ts) AS c_start,
-    min(gc.end_ts, r.end_ts) AS c_end,
-    (gc.ts >= r.start_ts) AS starts_in_run
-  FROM gc JOIN artscope_run r ON gc.ts < r.end_ts AND gc.end_ts > r.start_ts
+  SELECT r.run, g.utid, g.ts, g.foreground, max(g.ts, r.start_ts) AS c_start,
+    min(g.end_ts, r.end_ts) AS c_end,
+    (g.ts >= r.start_ts) AS starts_in_run
+  FROM artscope_target_gc g JOIN artscope_run r ON g.ts < r.end_ts AND g.end_ts > r.start_ts
 ),
 -- The longest sched slice of a thread that ran a GC: a slice overlapping
 -- [a, b) starts after a - max_dur, a lower ts bound for the lookups below
@@ -160,7 +144,10 @@ gc_wall AS (
   GROUP BY run
 ),
 gc_counts AS (
-  SELECT run, sum(starts_in_run) AS gc_count FROM gc_in_run GROUP BY run
+  SELECT run, sum(starts_in_run) AS gc_count,
+    sum(iif(foreground, starts_in_run, 0)) AS foreground_count,
+    sum(iif(foreground, max(0, c_end - c_start), 0)) AS foreground_ns
+  FROM gc_in_run GROUP BY run
 )
 SELECT r.run,
   coalesce(c.app_cpu_ns, 0) AS app_cpu_ns,
@@ -168,7 +155,9 @@ SELECT r.run,
   coalesce(c.gc_worker_cpu_ns, 0) AS gc_worker_cpu_ns,
   coalesce(n.gc_count, 0) AS gc_count,
   coalesce(w.gc_wall_ns, 0) AS gc_wall_ns,
-  coalesce(c.gc_daemon_cpu_ns, 0) AS gc_daemon_cpu_ns
+  coalesce(c.gc_daemon_cpu_ns, 0) AS gc_daemon_cpu_ns,
+  coalesce(n.foreground_count, 0) AS foreground_count,
+  coalesce(n.foreground_ns, 0) AS foreground_ns
 FROM artscope_run r
 LEFT JOIN cpu_per_run c USING (run)
 LEFT JOIN cpu_in_own_gc o USING (run)

@@ -1,81 +1,71 @@
--- gc_events: one row per GC of the target app, with the CPU it cost.
+-- gc_events: one row per GC of the target app, with the CPU it cost and the
+-- heap it freed.
 --
--- A GC is a depth-0 slice on a target thread whose name GLOBs one of
--- artscope_gc_pattern (ART names them "<cause> <collector> GC"). As in
--- Perfetto's android.garbage_collection module, a directly following depth-0
--- `CompactionPhase` slice on the same thread extends it: gc_dur = dur +
--- the CompactionPhase's dur. A GC still running at the trace end is counted
--- as that module counts it: an open GC slice (dur -1) runs to trace_end(),
--- and an open CompactionPhase adds its recorded dur, -1 (the GC then ends
--- 1 ns before its own slice's end). A GC belongs to the run whose window
+-- The GCs are artscope_target_gc (gc_slices.sql: the outermost GC slice at any depth
+-- on any target thread, extended by a following CompactionPhase; an
+-- unfinished one runs to trace_end()). A GC belongs to the run whose window
 -- contains its start.
 --
+-- Heap: ART's "Heap size (KB)" counter of the GC's process (atrace category
+-- dalvik). As in Perfetto's android.garbage_collection module, the heap
+-- after a GC is the first sample at or after its end, and what it reclaimed
+-- is the largest minus the smallest of that sample and the samples holding
+-- during the GC (the one holding at its start and those inside), in
+-- Perfetto's MB (KB / 1000); NULL without a sample after the GC.
+--
 -- Output columns:
---   run           run id (artscope_run.run)
---   gc_id         slice id of the GC slice
---   ts            GC start (absolute trace ns)
---   dur           GC duration incl. a following CompactionPhase (ns)
---   name          GC slice name
---   cause         why ART collected, from the name's first word: alloc |
---                 native_alloc | background | explicit |
---                 collector_transition | other
---   kind          what it collected, from the collector name: young
---                 (young / sticky) | partial | full
---   unfinished    the GC slice or its CompactionPhase was still open at the
---                 trace end
---   has_phases    the GC slice holds nested phase slices (ART's TimingLogger
---                 phases: without them pause times cannot be known)
---   utid, tid     the thread that ran the GC
---   thread_name   its name
---   cpu_ns        CPU time of that thread inside [ts, ts + dur) ∩ W
---   runnable_ns   time it was runnable (thread_state R / R+) inside
---                 [ts, ts + dur) ∩ W
+--   run             run id (artscope_run.run)
+--   gc_id           slice id of the GC slice
+--   ts              GC start (absolute trace ns)
+--   dur             GC duration incl. a following CompactionPhase (ns)
+--   name            GC slice name
+--   cause           why ART collected, from the name's first word: alloc |
+--                   native_alloc | background | explicit |
+--                   collector_transition | other
+--   kind            what it collected, from the collector name: young
+--                   (young / sticky) | partial | full
+--   foreground      run by a mutator that stopped for it (not HeapTaskDaemon
+--                   or a GC worker)
+--   depth           the GC slice's depth (> 0: inside another slice of its
+--                   thread, e.g. Choreographer#doFrame)
+--   unfinished      the GC slice or its CompactionPhase was still open at the
+--                   trace end
+--   has_phases      the GC slice holds nested phase slices (ART's
+--                   TimingLogger phases: without them pause times cannot be
+--                   known)
+--   utid, tid       the thread that ran the GC
+--   thread_name     its name
+--   is_main_thread  that thread is its process's main thread (tid = pid)
+--   cpu_ns          CPU time of that thread inside [ts, ts + dur) ∩ W
+--   runnable_ns     time it was runnable (thread_state R / R+) inside
+--                   [ts, ts + dur) ∩ W
+--   heap_before_kb  the heap counter's sample holding at the GC's start
+--   heap_after_kb   its first sample at or after the GC's end
+--   reclaimed_mb    heap reclaimed as Perfetto's module counts it (MB)
 --
 -- Column types: run LONG, gc_id LONG, ts TIMESTAMP, dur DURATION, name STRING,
---   cause STRING, kind STRING, unfinished BOOL, has_phases BOOL, utid LONG,
---   tid LONG, thread_name STRING, cpu_ns DURATION, runnable_ns DURATION
+--   cause STRING, kind STRING, foreground BOOL, depth LONG, unfinished BOOL,
+--   has_phases BOOL, utid LONG, tid LONG, thread_name STRING,
+--   is_main_thread BOOL, cpu_ns DURATION, runnable_ns DURATION,
+--   heap_before_kb DOUBLE, heap_after_kb DOUBLE, reclaimed_mb DOUBLE
 WITH
--- GC slices: depth-0 slices of target threads whose name GLOBs a pattern,
--- each extended by a directly following depth-0 CompactionPhase on the same
--- track (the next slice in (ts, id) order: one seek per GC, no window over
--- every slice of the app); has_phases: one seek for a depth-1 slice inside it.
-gc_slice AS (
-  SELECT s.id AS gc_id, s.ts, s.name, tt.utid, s.dur AS slice_dur,
-    (SELECT iif(n.name = 'CompactionPhase', n.dur, NULL)
-     FROM slice n
-     WHERE n.track_id = s.track_id AND n.depth = 0
-       AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
-     ORDER BY n.ts, n.id
-     LIMIT 1) AS compaction_dur,
-    EXISTS (SELECT 1 FROM slice c
-            WHERE c.track_id = s.track_id AND c.depth = 1
-              AND c.ts >= s.ts
-              AND c.ts < iif(s.dur = -1, trace_end(), s.ts + s.dur)) AS has_phases
-  FROM slice s
-  JOIN thread_track tt ON tt.id = s.track_id
-  JOIN artscope_target_thread t ON t.utid = tt.utid
-  WHERE s.depth = 0
-    AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
-),
-gc AS (
-  SELECT gc_id, ts, name, utid, has_phases,
-    iif(slice_dur = -1, trace_end() - ts, slice_dur) + coalesce(compaction_dur, 0) AS dur,
-    (slice_dur = -1 OR coalesce(compaction_dur, 0) = -1) AS unfinished
-  FROM gc_slice
-),
 gc_in_run AS MATERIALIZED (
-  SELECT r.run, r.start_ts AS w_start, r.end_ts AS w_end, gc.*,
-    max(gc.ts, r.start_ts) AS c_start, min(gc.ts + gc.dur, r.end_ts) AS c_end
-  FROM gc JOIN artscope_run r ON gc.ts >= r.start_ts AND gc.ts < r.end_ts
+  SELECT r.run, g.gc_id, g.utid, g.upid, g.ts, g.end_ts, g.name, g.foreground,
+    g.is_main_thread, g.depth, g.unfinished, g.has_phases,
+    max(g.ts, r.start_ts) AS c_start, min(g.end_ts, r.end_ts) AS c_end
+  FROM artscope_target_gc g JOIN artscope_run r ON g.ts >= r.start_ts AND g.ts < r.end_ts
 ),
 -- Sched slices with their end (an open slice, dur -1, ends at the next slice
--- on its CPU, else at trace_end()). Not materialized and not filtered: it is
--- inlined into the per-GC subquery below, whose `utid =` and ts bounds then
--- reach sched (trace_processor: its sorted ts column; embedded: its index).
+-- on its CPU, else at its CPU's last recorded event). Not materialized and
+-- not filtered: it is inlined into the per-GC subquery below, whose `utid =`
+-- and ts bounds then reach sched (trace_processor: its sorted ts column;
+-- embedded: its index).
 sched_end AS NOT MATERIALIZED (
   SELECT s.utid, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+      trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM sched s
 ),
@@ -105,8 +95,28 @@ gc_cost AS MATERIALIZED (
        AND st.state IN ('R', 'R+')
        AND iif(st.dur = -1, trace_end(), st.ts + st.dur) > g.c_start) AS runnable_ns
   FROM gc_in_run g CROSS JOIN bound b
+),
+-- ART's heap counter of the processes that ran a GC: one pass over those
+-- tracks' samples, then per-GC lookups in that small table.
+heap_sample AS MATERIALIZED (
+  SELECT t.upid, c.ts, c.value
+  FROM process_counter_track t
+  JOIN counter c ON c.track_id = t.id
+  WHERE t.name = 'Heap size (KB)' AND t.upid IN (SELECT DISTINCT upid FROM gc_in_run)
+),
+gc_heap AS (
+  SELECT g.run, g.gc_id,
+    (SELECT h.value FROM heap_sample h
+     WHERE h.upid = g.upid AND h.ts <= g.ts ORDER BY h.ts DESC LIMIT 1) AS before_kb,
+    (SELECT max(h.value) FROM heap_sample h
+     WHERE h.upid = g.upid AND h.ts > g.ts AND h.ts < g.end_ts) AS during_max_kb,
+    (SELECT min(h.value) FROM heap_sample h
+     WHERE h.upid = g.upid AND h.ts > g.ts AND h.ts < g.end_ts) AS during_min_kb,
+    (SELECT h.value FROM heap_sample h
+     WHERE h.upid = g.upid AND h.ts >= g.end_ts ORDER BY h.ts LIMIT 1) AS after_kb
+  FROM gc_in_run g
 )
-SELECT g.run, g.gc_id, g.ts, g.dur, g.name,
+SELECT g.run, g.gc_id, g.ts, g.end_ts - g.ts AS dur, g.name,
   CASE
     WHEN g.name GLOB 'Alloc *' THEN 'alloc'
     WHEN g.name GLOB 'NativeAlloc *' THEN 'native_alloc'
@@ -120,11 +130,22 @@ SELECT g.run, g.gc_id, g.ts, g.dur, g.name,
     WHEN g.name GLOB '*[Pp]artial *' THEN 'partial'
     ELSE 'full'
   END AS kind,
-  g.unfinished, g.has_phases,
+  g.foreground, g.depth, g.unfinished, g.has_phases,
   g.utid, th.tid, th.name AS thread_name,
+  g.is_main_thread,
   coalesce(c.cpu_ns, 0) AS cpu_ns,
-  coalesce(c.runnable_ns, 0) AS runnable_ns
+  coalesce(c.runnable_ns, 0) AS runnable_ns,
+  h.before_kb AS heap_before_kb,
+  h.after_kb AS heap_after_kb,
+  -- max / min over the samples holding during the GC and the one after it
+  -- (none holding during it: no reclaim known, as the module's span join)
+  iif(h.after_kb IS NULL OR coalesce(h.before_kb, h.during_max_kb) IS NULL, NULL,
+      (max(h.after_kb, coalesce(h.before_kb, h.during_max_kb),
+           coalesce(h.during_max_kb, h.before_kb))
+       - min(h.after_kb, coalesce(h.before_kb, h.during_min_kb),
+             coalesce(h.during_min_kb, h.before_kb))) / 1e3) AS reclaimed_mb
 FROM gc_in_run g
 JOIN thread th USING (utid)
 LEFT JOIN gc_cost c ON c.run = g.run AND c.gc_id = g.gc_id
+LEFT JOIN gc_heap h ON h.run = g.run AND h.gc_id = g.gc_id
 ORDER BY g.run, g.ts, g.gc_id

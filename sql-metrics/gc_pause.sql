@@ -1,20 +1,33 @@
--- gc_pause: the intervals in which the target app's mutators were suspended.
+-- gc_pause: the target app's GC pauses as ART registers them -- from the
+-- suspension of the mutators to the point where the collector calls
+-- GarbageCollector::RegisterPause (docs/gc-pauses.md cites ART's source for
+-- each layout).
 --
--- ART traces its pauses as slices on the thread that holds the mutators
--- suspended (docs/gc-pauses.md shows where in ART they come from):
---   * `ThreadListFlip`: a thread flip (CC's flip, CMC's compaction pause);
---     the slice spans the suspension, the flip callback and the resumption;
---   * a suspend-all: from the start of `Suspending mutator threads` to the
---     end of the next `Resuming mutator threads` on the same thread (between
---     them `Mutator threads suspended for <cause>`); an unmatched one runs to
---     trace_end();
---   * a `(Paused)…` phase: counts on its own where it lies inside neither.
--- Open slices (dur -1) run to trace_end(). Pieces of positive length that
--- overlap or touch within one process merge into one pause. A pause belongs
--- to the GC of the same process whose interval contains its start (the
--- latest such GC): the GC slice plus a directly following CompactionPhase,
--- to trace_end() for a GC still running there (gc_events.sql). Other pauses
--- (heap trim, debugger, JIT ...) have no gc_id.
+--   * A thread flip (ThreadList::FlipThreadRoots: CC's flip, CMC's
+--     compaction pause), one `ThreadListFlip` slice. The app runs again
+--     before the slice ends, so the pause ends inside it:
+--       - ART 15 and later: at the end of the `Resuming mutator threads`
+--         inside the flip;
+--       - ART 14: at the end of `ResumeRunnableThreads`;
+--       - ART 13 and earlier: at the end of the flip callback
+--         (`(Paused)FlipCallback`; CMC's `CompactionPause`).
+--     The ART release is the platform's (metadata android_sdk_version, else
+--     the build fingerprint's release); a mark-compact GC implies ART 14 or
+--     later. Release unknown and both markers there: the callback's end,
+--     `bound` 'lower' (ART 14 would add ResumeRunnableThreads). No inner
+--     marker: the whole slice, `bound` 'upper'.
+--   * A suspend-all (ThreadList::SuspendAll / ResumeAll, used by
+--     GarbageCollector::ScopedPause: CMC's marking pause, CMS / MS / SS
+--     pauses, CC's reference pause): from the start of `Suspending mutator
+--     threads` to the end of the `Mutator threads suspended for <cause>` that
+--     follows it (ScopedPause registers the pause before ResumeAll ends that
+--     slice); without one, to the start of the next `Resuming mutator
+--     threads`. Outside GCs (heap trim, debugger, ...) the same rule.
+--   * A `(Paused)…` phase lying inside neither on any thread of the process
+--     (its suspension was not traced): the phase, `bound` 'lower'.
+-- A pause still open at the trace end runs to trace_end() (unfinished). A
+-- pause belongs to the GC of the same process whose interval contains its
+-- start (artscope_target_gc, the latest such GC); other pauses have no gc_id.
 --
 -- One row per run and pause that overlaps W or belongs to a GC starting in
 -- W (a GC's pauses are listed with it even past W's end).
@@ -25,15 +38,20 @@
 --   ts            pause start (absolute trace ns)
 --   dur           pause length (ns)
 --   dur_in_run    its overlap with W (ns)
---   source        thread_list_flip | suspend_all | paused_phase: the kind of
---                 its strongest piece, in that order
---   unfinished    a piece was still open at the trace end
---   utid, tid     the thread that held the mutators suspended (its first piece)
+--   source        thread_list_flip | suspend_all | paused_phase
+--   bound         exact | upper (a flip without inner markers: at most this)
+--                 | lower (at least this)
+--   end_slice     the slice whose end ends the pause (for a suspend-all
+--                 without its `Mutator threads suspended for`, the
+--                 `Resuming mutator threads` whose start does)
+--   end_slice_id  that slice's id (NULL: still open at the trace end)
+--   unfinished    the pause was still open at the trace end
+--   utid, tid     the thread that held the mutators suspended
 --   thread_name   its name
 --
 -- Column types: run LONG, gc_id LONG, ts TIMESTAMP, dur DURATION, dur_in_run
---   DURATION, source STRING, unfinished BOOL, utid LONG, tid LONG, thread_name
---   STRING
+--   DURATION, source STRING, bound STRING, end_slice STRING, end_slice_id LONG,
+--   unfinished BOOL, utid LONG, tid LONG, thread_name STRING
 WITH
 target_track AS MATERIALIZED (
   SELECT tt.id AS track_id, tt.utid, th.upid
@@ -44,104 +62,140 @@ target_track AS MATERIALIZED (
 -- by the slice table alone (track IN, names), then given their thread (a
 -- join in the same step would make the embedded engine walk every slice).
 pause_slice_row AS MATERIALIZED (
-  SELECT s.id, s.ts, s.dur, s.name, s.track_id
+  SELECT s.id, s.ts, s.dur, s.depth, s.parent_id, s.name, s.track_id
   FROM slice s
   WHERE s.track_id IN (SELECT track_id FROM target_track)
-    AND (s.name IN ('ThreadListFlip', 'Suspending mutator threads',
-                    'Resuming mutator threads')
+    AND (s.name IN ('ThreadListFlip', 'ResumeRunnableThreads', 'CompactionPause',
+                    'Suspending mutator threads', 'Resuming mutator threads')
+         OR s.name GLOB 'Mutator threads suspended for *'
          OR s.name GLOB '(Paused)*')
 ),
 pause_slice AS MATERIALIZED (
-  SELECT p.*, tk.utid, tk.upid
+  SELECT p.*, iif(p.dur = -1, NULL, p.ts + p.dur) AS end_ts, tk.utid, tk.upid
   FROM pause_slice_row p JOIN target_track tk USING (track_id)
 ),
--- A suspend-all: its Suspending slice and the end of the next Resuming
--- slice on the same track (NULL: none, or still open).
+-- Whether ART registers a flip's pause after ResumeRunnableThreads (ART 14
+-- and later): from the platform's SDK version, else its release in the
+-- build fingerprint ("brand/product/device:14/..."); NULL when unknown.
+art_release AS MATERIALIZED (
+  SELECT coalesce(
+    (SELECT int_value >= 34 FROM metadata WHERE name = 'android_sdk_version'),
+    (SELECT CAST(substr(str_value, instr(str_value, ':') + 1) AS INTEGER) >= 14
+     FROM metadata
+     WHERE name = 'android_build_fingerprint' AND instr(str_value, ':') > 0))
+    AS registers_after_resume
+),
+flip AS MATERIALIZED (
+  SELECT f.id, f.upid, f.utid, f.track_id, f.ts, f.end_ts,
+    -- ART 15+: the resumption inside the flip
+    (SELECT c.id FROM pause_slice c
+     WHERE c.parent_id = f.id AND c.name = 'Resuming mutator threads'
+     ORDER BY c.ts LIMIT 1) AS resuming_id,
+    (SELECT c.id FROM pause_slice c
+     WHERE c.parent_id = f.id AND c.name = 'ResumeRunnableThreads'
+     ORDER BY c.ts LIMIT 1) AS resume_runnable_id,
+    -- the flip callback: a (Paused) child or CMC's CompactionPause
+    (SELECT c.id FROM pause_slice c
+     WHERE c.parent_id = f.id AND c.end_ts IS NOT NULL
+       AND (c.name GLOB '(Paused)*' OR c.name = 'CompactionPause')
+     ORDER BY c.end_ts DESC LIMIT 1) AS callback_id,
+    EXISTS (SELECT 1 FROM artscope_target_gc g
+            WHERE g.upid = f.upid AND g.ts <= f.ts AND f.ts < g.end_ts
+              AND g.name GLOB '*mark compact*') AS in_mark_compact
+  FROM pause_slice f
+  WHERE f.name = 'ThreadListFlip'
+),
+flip_end AS (
+  SELECT f.*,
+    CASE
+      WHEN f.resuming_id IS NOT NULL THEN f.resuming_id
+      WHEN f.resume_runnable_id IS NOT NULL
+           AND (coalesce(a.registers_after_resume, 0) OR f.in_mark_compact)
+        THEN f.resume_runnable_id
+      WHEN f.callback_id IS NOT NULL THEN f.callback_id
+    END AS end_id,
+    CASE
+      WHEN f.resuming_id IS NOT NULL THEN 'exact'
+      WHEN f.resume_runnable_id IS NOT NULL
+           AND (coalesce(a.registers_after_resume, 0) OR f.in_mark_compact) THEN 'exact'
+      WHEN f.callback_id IS NOT NULL AND f.resume_runnable_id IS NOT NULL
+           AND a.registers_after_resume IS NULL THEN 'lower'
+      WHEN f.callback_id IS NOT NULL THEN 'exact'
+      ELSE 'upper'
+    END AS bound
+  FROM flip f CROSS JOIN art_release a
+),
 suspend_all AS (
-  SELECT s.upid, s.utid, s.ts,
-    (SELECT iif(r.dur = -1, NULL, r.ts + r.dur)
-     FROM pause_slice r
-     WHERE r.track_id = s.track_id AND r.name = 'Resuming mutator threads'
-       AND r.ts >= s.ts + s.dur
-     ORDER BY r.ts, r.id
-     LIMIT 1) AS end_ts
+  SELECT s.upid, s.utid, s.ts, s.track_id,
+    -- the next `Mutator threads suspended for` / `Resuming mutator threads`
+    -- after the suspension, on the same thread at its depth
+    (SELECT m.id FROM pause_slice m
+     WHERE m.track_id = s.track_id AND m.depth = s.depth
+       AND m.name GLOB 'Mutator threads suspended for *' AND m.ts >= s.ts
+     ORDER BY m.ts LIMIT 1) AS suspended_id,
+    (SELECT r.id FROM pause_slice r
+     WHERE r.track_id = s.track_id AND r.depth = s.depth
+       AND r.name = 'Resuming mutator threads' AND r.ts >= s.ts
+     ORDER BY r.ts LIMIT 1) AS resuming_id
   FROM pause_slice s
-  WHERE s.name = 'Suspending mutator threads' AND s.dur != -1
+  WHERE s.name = 'Suspending mutator threads'
 ),
 piece AS MATERIALIZED (
-  SELECT upid, utid, ts AS start_ts,
-    iif(dur = -1, trace_end(), ts + dur) AS end_ts,
-    iif(name = 'ThreadListFlip', 1, 3) AS source_rank,
-    (dur = -1) AS unfinished
-  FROM pause_slice
-  WHERE name = 'ThreadListFlip' OR name GLOB '(Paused)*'
+  SELECT f.upid, f.utid, f.ts, coalesce(e.end_ts, iif(f.bound = 'upper', f.end_ts, NULL))
+      AS end_ts,
+    'thread_list_flip' AS source, f.bound,
+    coalesce(e.name, iif(f.bound = 'upper', 'ThreadListFlip', NULL)) AS end_slice,
+    coalesce(e.id, iif(f.bound = 'upper' AND f.end_ts IS NOT NULL, f.id, NULL)) AS end_slice_id
+  FROM flip_end f LEFT JOIN pause_slice e ON e.id = f.end_id
   UNION ALL
-  SELECT upid, utid, ts, coalesce(end_ts, trace_end()), 2, (end_ts IS NULL)
-  FROM suspend_all
-  UNION ALL
-  SELECT upid, utid, ts, trace_end(), 2, 1
-  FROM pause_slice
-  WHERE name = 'Suspending mutator threads' AND dur = -1
+  SELECT s.upid, s.utid, s.ts,
+    coalesce(m.end_ts, iif(m.id IS NULL AND r.ts >= s.ts, r.ts, NULL)),
+    'suspend_all', 'exact',
+    coalesce(m.name, r.name), iif(m.end_ts IS NOT NULL, m.id, iif(m.id IS NULL, r.id, NULL))
+  FROM suspend_all s
+  LEFT JOIN pause_slice m ON m.id = s.suspended_id
+  LEFT JOIN pause_slice r ON r.id = s.resuming_id
 ),
--- Merge overlapping or touching pieces of a process (islands in start order).
-piece_ordered AS (
-  SELECT *,
-    max(end_ts) OVER (PARTITION BY upid ORDER BY start_ts, end_ts
-                      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_max_end
+-- Pieces with their end (NULL: open at the trace end).
+flip_or_suspend AS MATERIALIZED (
+  SELECT upid, utid, ts, coalesce(end_ts, trace_end()) AS end_ts, source, bound,
+    end_slice, iif(end_ts IS NULL, NULL, end_slice_id) AS end_slice_id,
+    (end_ts IS NULL) AS unfinished
   FROM piece
-  WHERE end_ts > start_ts
 ),
-piece_island AS MATERIALIZED (
-  SELECT *,
-    sum(iif(prev_max_end IS NULL OR start_ts > prev_max_end, 1, 0))
-      OVER (PARTITION BY upid ORDER BY start_ts, end_ts ROWS UNBOUNDED PRECEDING) AS island
-  FROM piece_ordered
+-- (Paused) phases whose suspension is not in the trace: inside no flip or
+-- suspend-all of their process.
+lone_phase AS (
+  SELECT p.upid, p.utid, p.ts, coalesce(p.end_ts, trace_end()) AS end_ts,
+    'paused_phase' AS source, 'lower' AS bound, p.name AS end_slice,
+    iif(p.end_ts IS NULL, NULL, p.id) AS end_slice_id, (p.end_ts IS NULL) AS unfinished
+  FROM pause_slice p
+  WHERE p.name GLOB '(Paused)*'
+    AND NOT EXISTS (SELECT 1 FROM pause_slice f
+                    WHERE f.upid = p.upid AND f.name = 'ThreadListFlip'
+                      AND f.ts <= p.ts AND coalesce(f.end_ts, trace_end()) > p.ts)
+    AND NOT EXISTS (SELECT 1 FROM flip_or_suspend x
+                    WHERE x.upid = p.upid AND x.ts <= p.ts AND x.end_ts > p.ts)
 ),
 pause AS MATERIALIZED (
-  SELECT upid, island, min(start_ts) AS ts, max(end_ts) AS end_ts,
-    min(source_rank) AS source_rank, max(unfinished) AS unfinished
-  FROM piece_island
-  GROUP BY upid, island
-),
--- GCs of the target (as gc_events.sql), with the end that owns pauses.
-gc_slice AS MATERIALIZED (
-  SELECT s.id, s.ts, s.dur, s.track_id
-  FROM slice s
-  WHERE s.depth = 0 AND s.track_id IN (SELECT track_id FROM target_track)
-    AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
-),
-gc AS MATERIALIZED (
-  SELECT s.id AS gc_id, s.ts, tk.upid,
-    iif(s.dur = -1, trace_end(),
-      s.ts + s.dur + coalesce((
-        SELECT iif(n.name = 'CompactionPhase', iif(n.dur = -1, trace_end() - n.ts, n.dur), 0)
-        FROM slice n
-        WHERE n.track_id = s.track_id AND n.depth = 0
-          AND n.ts >= s.ts AND (n.ts > s.ts OR n.id > s.id)
-        ORDER BY n.ts, n.id
-        LIMIT 1), 0)) AS end_ts
-  FROM gc_slice s
-  JOIN target_track tk USING (track_id)
+  SELECT * FROM flip_or_suspend WHERE end_ts > ts
+  UNION ALL
+  SELECT * FROM lone_phase WHERE end_ts > ts
 ),
 pause_gc AS MATERIALIZED (
   SELECT p.*,
-    (SELECT g.gc_id FROM gc g
+    (SELECT g.gc_id FROM artscope_target_gc g
      WHERE g.upid = p.upid AND g.ts <= p.ts AND p.ts < g.end_ts
      ORDER BY g.ts DESC, g.gc_id DESC
-     LIMIT 1) AS gc_id,
-    (SELECT i.utid FROM piece_island i
-     WHERE i.upid = p.upid AND i.island = p.island
-     ORDER BY i.start_ts, i.end_ts
-     LIMIT 1) AS utid
+     LIMIT 1) AS gc_id
   FROM pause p
 )
 SELECT r.run, p.gc_id, p.ts, p.end_ts - p.ts AS dur,
   max(0, min(p.end_ts, r.end_ts) - max(p.ts, r.start_ts)) AS dur_in_run,
-  CASE p.source_rank WHEN 1 THEN 'thread_list_flip' WHEN 2 THEN 'suspend_all'
-    ELSE 'paused_phase' END AS source,
-  p.unfinished, p.utid, th.tid, th.name AS thread_name
+  p.source, p.bound, p.end_slice, p.end_slice_id, p.unfinished,
+  p.utid, th.tid, th.name AS thread_name
 FROM pause_gc p
-LEFT JOIN gc g ON g.gc_id = p.gc_id
+LEFT JOIN artscope_target_gc g ON g.gc_id = p.gc_id
 JOIN artscope_run r
   ON (p.ts < r.end_ts AND p.end_ts > r.start_ts)
   OR (g.ts >= r.start_ts AND g.ts < r.end_ts)

@@ -4,7 +4,8 @@
 -- background when free memory falls below the low watermark; its CPU time
 -- is memory pressure made visible, and on the allowed CPUs it competes with
 -- the benchmark. Its sched slices are clipped to W; an open sched slice
--- (dur -1) ends at the next slice on its CPU, else at trace_end().
+-- (dur -1) ends at the next slice on its CPU, else where that CPU's data
+-- ends (artscope_cpu_data_end).
 --
 -- I/O wait: thread_state rows of target threads in uninterruptible sleep
 -- ('D', 'DK', ...) whose io_wait is 1 (from sched_blocked_reason: the
@@ -31,7 +32,9 @@ kswapd AS MATERIALIZED (
 kswapd_slice AS MATERIALIZED (
   SELECT s.cpu, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+      trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM kswapd k CROSS JOIN sched s ON s.utid = k.utid
 ),

@@ -41,14 +41,16 @@ sched_before_run AS MATERIALIZED (
   CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
 ),
 -- Target slices starting before W and reaching into it (an open slice, dur
--- -1, ends at the next slice on its CPU, else at trace_end()).
+-- -1, ends at the next slice on its CPU, else where that CPU's data ends).
 straddling AS MATERIALIZED (
   SELECT b.run, s.utid, s.ts, s.id, s.cpu
   FROM sched_before_run b
   JOIN sched s ON s.id = b.id
   WHERE s.utid IN (SELECT utid FROM artscope_target_thread)
     AND CASE WHEN s.dur = -1 THEN coalesce(
-          (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+          (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+          (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+          trace_end())
         ELSE s.ts + s.dur END > b.start_ts
 ),
 -- The candidates for both ends of a move: every CPU of the trace (the cpu
@@ -77,6 +79,7 @@ cpu_path AS MATERIALIZED (
                        AND s.ts >= r.start_ts AND s.ts < r.end_ts
                        AND (s.ts > r.start_ts OR CASE WHEN s.dur = -1 THEN coalesce(
                              (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+                             (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
                              trace_end())
                            ELSE s.ts + s.dur END > r.start_ts)
                      ORDER BY s.ts, s.id)), ''),

@@ -2,7 +2,7 @@
 -- the thread-by-CPU timeline chart (artscope.report.charts.timeline).
 --
 -- A sched slice with dur = -1 ends at the next sched slice on the same CPU,
--- else at trace_end(). Slices are clipped to W = [start_ts, end_ts); a slice
+-- else where that CPU's data ends (artscope_cpu_data_end). Slices are clipped to W = [start_ts, end_ts); a slice
 -- with no overlap with W is dropped. `allowed` uses the allowed set of the
 -- thread's role (artscope_allowed_cpu), as pinning.sql does; it is NULL when
 -- that role has no allowed CPUs (no --cpus given and none derivable).
@@ -41,7 +41,9 @@ target AS MATERIALIZED (
 target_sched AS (
   SELECT t.utid, t.tid, t.thread_name, t.role, t.off_mask, s.cpu, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+      trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM target t
   CROSS JOIN sched s ON s.utid = t.utid

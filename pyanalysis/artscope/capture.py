@@ -406,12 +406,27 @@ def _app_findings(engine, config: "TraceConfig | None", app: str | None, marker:
                           f"JOIN thread t USING (utid) WHERE t.upid IN ({in_app}) AND s.name GLOB '* GC'")
     if gcs:
         out.append((f"GC slices: {gcs} in {label}", False))
-    elif config is None or not configs.missing(config, "atrace:dalvik"):
+    elif _dalvik_recorded(engine) or (config is not None
+                                      and not configs.missing(config, "atrace:dalvik")):
         out.append((f'GC slices: none in {label} (atrace "dalvik" was on: no GC ran, or the run was too short)',
                     False))
+    elif config is None:
+        out.append(("GC slices: none, and no sign of ART's atrace category \"dalvik\" "
+                    "(GC numbers will be unknown)", False))
     else:
         out.append(('GC slices: not captured (the config has no atrace "dalvik")', True))
     return out
+
+
+def _dalvik_recorded(engine) -> bool:
+    """ART's dalvik category recorded (its heap counter, GC or other ART slices):
+    the same test the analysis uses to tell 0 GCs from unknown."""
+    from artscope.metrics.options import DEFAULT_GC_PATTERNS
+    from artscope.metrics.runner import MetricRunner
+
+    runner = MetricRunner(engine)
+    runner.set_input("artscope_gc_pattern", [(p,) for p in DEFAULT_GC_PATTERNS])
+    return bool(runner.run("dalvik_recorded")["recorded"][0])
 
 
 def _suspend_findings(engine) -> list[Finding]:

@@ -38,7 +38,7 @@ from pathlib import Path
 
 from artscope.errors import ArtscopeError
 from artscope.metrics.options import DEFAULT_GC_PATTERNS, DEFAULT_GC_THREADS
-from artscope.metrics.runner import INPUT_TABLES, metric_names, metric_sql
+from artscope.metrics.runner import DERIVED_INPUTS, INPUT_TABLES, metric_names, metric_sql
 from artscope.sqlheader import (COLUMN_TYPE_NAMES, _comment_text, header_column_types,  # noqa: F401
                                 header_columns, split_header)
 
@@ -255,7 +255,13 @@ def _description(header: list[str]) -> list[str]:
 
 
 def _inputs_of(body: str) -> list[str]:
-    return [t for t in INPUT_TABLES if re.search(rf"\b{t}\b", body)]
+    """The input tables ``body`` reads, with those a derived input it reads
+    is computed from, in INPUT_TABLES order (derived ones last)."""
+    read = {t for t in INPUT_TABLES if re.search(rf"\b{t}\b", body)}
+    for t in list(DERIVED_INPUTS)[::-1]:  # a derived table may read earlier ones
+        if t in read:
+            read |= set(_inputs_of(split_header(metric_sql(DERIVED_INPUTS[t]))[1]))
+    return [t for t in INPUT_TABLES if t in read]
 
 
 def _arguments_for(inputs: list[str], body: str) -> list[Argument]:
@@ -277,6 +283,11 @@ def _arguments_for(inputs: list[str], body: str) -> list[Argument]:
 def _input_ctes(inputs: list[str], body: str) -> list[str]:
     ctes = []
     for t in inputs:
+        if t in DERIVED_INPUTS:
+            # the deriving file's body, as a CTE over the inputs before it
+            derived = split_header(metric_sql(DERIVED_INPUTS[t]))[1].rstrip().rstrip(";")
+            ctes.append(f"{t}({', '.join(INPUT_TABLES[t])}) AS (\n{derived}\n)")
+            continue
         text = _INPUT_CTES[t]
         if t == "artscope_run":
             grace = _GRACE if re.search(r"\bgrace_end_ts\b", body) else _NO_GRACE

@@ -149,13 +149,17 @@ def test_frame_rows(late):
 
 def test_mmu_rows(late):
     # The fixture's GCs hold phase slices (GC30_NESTED) but no pause slice: pauses are
-    # known and there are none, so both curves are 1 at every window (1 ms .. 1 s,
-    # all shorter than the 2.5 s run).
+    # known and there are none. Worker-1 runs one GC itself ("Alloc concurrent copying
+    # GC", 3 ms in slot 90): a foreground GC, unavailable time for the app's curve:
+    # 1 - 3 ms / w for windows of 5 ms .. 1 s, 0 for 1 and 2 ms (inside the GC). The
+    # main thread's curve holds no foreground GC of its own: 1 everywhere.
     rows = charts.mmu_rows(late, 0)
     assert rows.height == 20
-    assert rows["window_ns"].unique().sort().to_list() == [
-        ms * 1_000_000 for ms in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)]
-    assert rows["mmu"].to_list() == [1.0] * 20
+    windows_ms = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)
+    assert rows["window_ns"].unique().sort().to_list() == [ms * 1_000_000 for ms in windows_ms]
+    app = rows.filter(pl.col("curve").str.starts_with("app"))["mmu"].to_list()
+    assert app == pytest.approx([0.0, 0.0] + [1 - 3 / w for w in windows_ms[2:]])
+    assert rows.filter(pl.col("curve").str.starts_with("main"))["mmu"].to_list() == [1.0] * 10
 
 
 def test_gc_intervals(late):

@@ -47,6 +47,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     sel = select(runner, opts)
     cap = compute.Capture.probe(engine)
     tables = runner.run_many(ANALYZE_METRICS)
+    tables["gc_slices"] = runner.derived("artscope_target_gc")
     try:
         tables["affinity_evidence"] = runner.run("affinity_evidence")
     except Exception:
@@ -80,7 +81,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
         w_len = run.end_ts - run.start_ts
         gc = compute.gc_metrics(run.run, tables["gc"], tables["gc_events"], cap,
                                 tables["gc_pause"], tables["gc_wait"],
-                                (run.start_ts, run.end_ts))
+                                (run.start_ts, run.end_ts), tables["gc_slices"])
         result: dict[str, Any] = {
             "trace": trace,
             "run": run.run,

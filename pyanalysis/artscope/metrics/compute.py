@@ -37,7 +37,8 @@ class Capture:
     """Which kinds of data the trace captured (for null vs zero)."""
 
     sched: bool
-    gc_slices: bool
+    #: ART's dalvik atrace category was recorded: GCs are known (none is 0)
+    dalvik: bool
     config_pbtxt: str | None
     #: frame data of any process (frame timeline or Choreographer slices):
     #: a target without frames then drew none, jank does not apply
@@ -46,11 +47,11 @@ class Capture:
     @classmethod
     def probe(cls, engine) -> "Capture":
         """Needs the runner's inputs (artscope_gc_pattern: --gc-pattern)."""
+        from artscope.metrics.runner import metric_sql
+
         # EXISTS: the first matching row answers (a count read every row)
         row = engine.query(
             "SELECT EXISTS (SELECT 1 FROM sched WHERE utid != 0) AS has_sched, "
-            "EXISTS (SELECT 1 FROM slice s WHERE s.depth = 0 AND EXISTS ("
-            " SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)) AS has_gc, "
             "EXISTS (SELECT 1 FROM actual_frame_timeline_slice) "
             "OR EXISTS (SELECT 1 FROM slice WHERE name GLOB 'Choreographer#doFrame*') AS has_frames"
         ).row(0)
@@ -58,13 +59,16 @@ class Capture:
             "SELECT str_value FROM metadata WHERE name = 'trace_config_pbtxt'")
         pbtxt = cfg.item(0, 0) if cfg.height else None
         sched = row[0] > 0 or bool(pbtxt and '"sched/sched_switch"' in pbtxt)
-        gc = row[1] > 0 or bool(pbtxt and '"dalvik"' in pbtxt)
-        frames = row[2] > 0 or bool(pbtxt and "android.surfaceflinger.frametimeline" in pbtxt)
-        return cls(sched=sched, gc_slices=gc, config_pbtxt=pbtxt, frames=frames)
+        # GCs are known (a window without one is 0) when ART's dalvik category
+        # was recorded: its heap counter, GC or other ART slices, or the config.
+        dalvik = bool(engine.query(metric_sql("dalvik_recorded"))["recorded"][0])
+        gc = dalvik or bool(pbtxt and '"dalvik"' in pbtxt)
+        frames = row[1] > 0 or bool(pbtxt and "android.surfaceflinger.frametimeline" in pbtxt)
+        return cls(sched=sched, dalvik=gc, config_pbtxt=pbtxt, frames=frames)
 
     def kinds(self) -> dict[str, bool]:
         """For the verdict: which kinds of data the trace holds at all."""
-        return {"sched": self.sched, "gc_slices": self.gc_slices, "frames": self.frames}
+        return {"sched": self.sched, "dalvik": self.dalvik, "frames": self.frames}
 
 
 def _int(v: Any) -> int | None:
@@ -100,54 +104,66 @@ def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
 def gc_metrics(run: int, gc_df: pl.DataFrame, events: pl.DataFrame,
                cap: Capture, pauses: pl.DataFrame | None = None,
                waits: pl.DataFrame | None = None,
-               window: tuple[int, int] | None = None) -> dict[str, Any]:
+               window: tuple[int, int] | None = None,
+               gc_set: pl.DataFrame | None = None) -> dict[str, Any]:
     """The ``gc`` block of one run: CPU, counts, pauses, waits and MMU.
 
-    ``pauses`` / ``waits`` are the gc_pause / gc_wait rows and ``window`` the
-    run window W (start_ts, end_ts); without them the pause fields are null.
+    ``pauses`` / ``waits`` are the gc_pause / gc_wait rows, ``window`` the run
+    window W (start_ts, end_ts) and ``gc_set`` every GC of the target (the
+    artscope_target_gc rows: its foreground GCs stop their threads for the MMU);
+    without them the pause fields are null.
     """
     row = _by_run(gc_df, run)
     ev = _by_run(events, run)
     app = _int(row["app_cpu_ns"][0]) if cap.sched and row.height else None
-    gc_cpu = _int(row["gc_cpu_ns"][0]) if cap.sched and cap.gc_slices and row.height else None
+    gc_cpu = _int(row["gc_cpu_ns"][0]) if cap.sched and cap.dalvik and row.height else None
     daemon = _int(row["gc_daemon_cpu_ns"][0]) if cap.sched and row.height else None
+    counted = cap.dalvik and row.height > 0
     pz = _by_run(pauses, run) if pauses is not None else None
     wt = _by_run(waits, run) if waits is not None else None
     # Pause times need ART's phase slices inside the GC slices: a run with
     # GCs none of which holds one cannot tell its pauses (zero would lie).
-    pauses_known = (cap.gc_slices and pz is not None and window is not None
+    pauses_known = (cap.dalvik and pz is not None and window is not None
                     and not (ev.height and not ev["has_phases"].cast(pl.Boolean).any()))
-    by_pause: dict[int, list[tuple[int, int]]] = {}
+    by_gc: dict[int, list[dict[str, Any]]] = {}
     if pz is not None and pz.height:
         for r in pz.filter(pl.col("gc_id").is_not_null()).iter_rows(named=True):
-            by_pause.setdefault(r["gc_id"], []).append((r["ts"], r["dur"]))
+            by_gc.setdefault(r["gc_id"], []).append(
+                {"ts": r["ts"], "dur": r["dur"], "source": r["source"], "bound": r["bound"],
+                 "end_slice": r["end_slice"]})
     out: dict[str, Any] = {
         "app_cpu_ns": app,
         "gc_cpu_ns": gc_cpu,
         "gc_cpu_share": _ratio(gc_cpu, app),
         "mutator_cpu_ns": None if app is None or gc_cpu is None else app - gc_cpu,
-        "gc_count": _int(row["gc_count"][0]) if cap.gc_slices and row.height else None,
-        "gc_wall_ns": _int(row["gc_wall_ns"][0]) if cap.gc_slices and row.height else None,
+        "gc_count": _int(row["gc_count"][0]) if counted else None,
+        "gc_wall_ns": _int(row["gc_wall_ns"][0]) if counted else None,
         "gc_daemon_cpu_ns": daemon,
+        "foreground_count": _int(row["foreground_count"][0]) if counted else None,
+        "foreground_ns": _int(row["foreground_ns"][0]) if counted else None,
         "unfinished_count": ev["unfinished"].cast(pl.Int64).sum() if ev.height
-        else (0 if cap.gc_slices else None),
+        else (0 if cap.dalvik else None),
         "by_cause": _gc_breakdown(ev, "cause", GC_CAUSES, cap),
         "by_kind": _gc_breakdown(ev, "kind", GC_KINDS, cap),
     }
     out.update(_pause_stats(pz, window) if pauses_known else dict.fromkeys(PAUSE_FIELDS))
-    out.update(_wait_stats(wt) if cap.gc_slices and wt is not None
+    out.update(_wait_stats(wt) if cap.dalvik and wt is not None
                else {"mutator_wait_ns": None, "main_thread_wait_ns": None})
-    out.update(_mmu_curves(pz, wt, window) if pauses_known
+    out.update(_mmu_curves(pz, wt, window, gc_set) if pauses_known
                else {"mmu": None, "main_thread_mmu": None})
     out["events"] = [
         {"ts": r["ts"], "dur": r["dur"], "cause": r["cause"], "kind": r["kind"],
-         "name": r["name"], "unfinished": bool(r["unfinished"]),
+         "name": r["name"], "foreground": bool(r["foreground"]), "depth": r["depth"],
+         "unfinished": bool(r["unfinished"]),
          "tid": r["tid"], "thread": r["thread_name"],
          "cpu_ns": r["cpu_ns"] if cap.sched else None,
          "runnable_ns": r["runnable_ns"] if cap.sched else None,
-         "pause_count": len(by_pause.get(r["gc_id"], [])) if pauses_known else None,
-         "pause_ns": sum(d for _, d in by_pause.get(r["gc_id"], [])) if pauses_known else None,
-         "pauses": [[ts, d] for ts, d in by_pause.get(r["gc_id"], [])] if pauses_known else None}
+         "heap_before_kb": number(r["heap_before_kb"]),
+         "heap_after_kb": number(r["heap_after_kb"]),
+         "reclaimed_mb": r["reclaimed_mb"],
+         "pause_count": len(by_gc.get(r["gc_id"], [])) if pauses_known else None,
+         "pause_ns": sum(p["dur"] for p in by_gc.get(r["gc_id"], [])) if pauses_known else None,
+         "pauses": by_gc.get(r["gc_id"], []) if pauses_known else None}
         for r in ev.iter_rows(named=True)]
     return out
 
@@ -170,8 +186,8 @@ def _gc_breakdown(ev: pl.DataFrame, column: str, keys: tuple[str, ...],
     out: dict[str, dict[str, int | None]] = {}
     for k in keys:
         sub = ev.filter(pl.col(column) == k) if ev.height else ev
-        out[k] = {"count": sub.height if cap.gc_slices else None,
-                  "cpu_ns": _sum(sub["cpu_ns"]) if (cap.gc_slices and cap.sched) else None}
+        out[k] = {"count": sub.height if cap.dalvik else None,
+                  "cpu_ns": _sum(sub["cpu_ns"]) if (cap.dalvik and cap.sched) else None}
     return out
 
 
@@ -210,15 +226,24 @@ def _wait_stats(wt: pl.DataFrame) -> dict[str, int]:
     return {"mutator_wait_ns": total, "main_thread_wait_ns": main}
 
 
-def _mmu_curves(pz: pl.DataFrame, wt: pl.DataFrame | None,
-                window: tuple[int, int]) -> dict[str, list[dict[str, float]]]:
-    """gc.mmu (unavailable: GC pauses) and gc.main_thread_mmu (GC pauses plus
-    the main thread's GC waits) at MMU_WINDOWS_NS within W."""
+def _mmu_curves(pz: pl.DataFrame, wt: pl.DataFrame | None, window: tuple[int, int],
+                gc_set: pl.DataFrame | None) -> dict[str, list[dict[str, float]]]:
+    """gc.mmu and gc.main_thread_mmu at MMU_WINDOWS_NS within W.
+
+    Unavailable for gc.mmu: the GC pauses, and every foreground GC whole (a
+    mutator that collects itself is stopped for it: ISMM'15 counts it as a
+    pause). For main_thread_mmu: the GC pauses, the main thread's GC waits and
+    its own foreground GCs."""
     from artscope.metrics.mmu import mmu
 
     start, end = window
     gc_p = pz.filter(pl.col("gc_id").is_not_null()) if pz.height else pz
     paused = [(ts, ts + d) for ts, d in _intervals(gc_p, "ts", "dur")]
+    fg = (gc_set.filter(pl.col("foreground").cast(pl.Boolean))
+          if gc_set is not None and gc_set.height else None)
+    foreground = _intervals(fg, "ts", "end_ts")
+    main_foreground = _intervals(fg.filter(pl.col("is_main_thread").cast(pl.Boolean))
+                                 if fg is not None else None, "ts", "end_ts")
     main_waits = _intervals(wt.filter(pl.col("is_main_thread").cast(pl.Boolean))
                             if wt is not None and wt.height else None,
                             "clipped_ts", "clipped_end_ts")
@@ -227,7 +252,8 @@ def _mmu_curves(pz: pl.DataFrame, wt: pl.DataFrame | None,
         return [{"window_ns": int(w), "mmu": u}
                 for w, u in mmu(intervals, start, end, MMU_WINDOWS_NS)]
 
-    return {"mmu": curve(paused), "main_thread_mmu": curve(paused + main_waits)}
+    return {"mmu": curve(paused + foreground),
+            "main_thread_mmu": curve(paused + main_waits + main_foreground)}
 
 
 # -- pinning -------------------------------------------------------------------

@@ -65,8 +65,8 @@ def _gc_unfinished_reasons(result: dict[str, Any],
             out.append(_reason(
                 "gc_unfinished", "warn",
                 f"GC \"{e['name']}\" at {_rel(e['ts'], window[0])} was still running at "
-                f"the trace end; counted as {_s(e['dur'])} (as Perfetto's stdlib counts "
-                "it) — end the trace after the benchmark's last GC",
+                f"the trace end; counted to it ({_s(e['dur'])}; its CPU time only as far as "
+                "its CPU's data reaches) — end the trace after the benchmark's last GC",
                 "every GC finished", "unfinished",
                 {"tids": [e["tid"]], "time_ranges": [[e["ts"], e["ts"] + e["dur"]]]},
                 (e["ts"], max(e["ts"] + e["dur"], e["ts"] + 1))))
@@ -75,9 +75,25 @@ def _gc_unfinished_reasons(result: dict[str, Any],
 
 def _gc_pause_reasons(result: dict[str, Any],
                       window: tuple[int, int]) -> list[dict[str, Any]]:
-    """GC pause times unknown although the run has GCs (no phase slices)."""
+    """GC pause times unknown although the run has GCs (no phase slices), or
+    known only as an upper bound (thread flips without inner markers)."""
     g = result["gc"]
-    if g.get("pause_count") is not None or not g.get("events"):
+    if g.get("pause_count") is not None:
+        upper = [p for e in g.get("events") or [] for p in e.get("pauses") or []
+                 if p["bound"] == "upper"]
+        if not upper:
+            return []
+        return [_reason(
+            "gc_pause_upper_bound", "info",
+            f"{len(upper)} GC pause(s) ({', '.join(_rel(p['ts'], window[0]) for p in upper[:5])}"
+            f"{', ...' if len(upper) > 5 else ''}) are whole ThreadListFlip slices without the "
+            "markers that show where ART resumes the app: the pause is at most that long "
+            "(ART registers less, and pause percentiles and MMU are pessimistic) — a trace "
+            "with ART's phase slices (the dalvik atrace category of a newer ART) shows it",
+            "flip markers (flip callback, ResumeRunnableThreads, Resuming mutator threads)",
+            len(upper), {"time_ranges": [[p["ts"], p["ts"] + p["dur"]] for p in upper]},
+            window)]
+    if not g.get("events"):
         return []
     return [_reason(
         "gc_pauses_unknown", "info",
@@ -608,7 +624,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     (rows named ``ftrace_setup_errors`` with ``kind`` and ``what``);
     ``cooling``: the run's cooling_devices.sql rows (throttling evidence);
     ``captured``: which kinds of data the trace holds at all (``sched``,
-    ``gc_slices``, ``frames``: compute.Capture), to say why a metric is unknown."""
+    ``dalvik``, ``frames``: compute.Capture), to say why a metric is unknown."""
     reasons: list[dict[str, Any]] = []
     w = result["window"]
     w_start, w_end = w["start_ts"], w["end_ts"]

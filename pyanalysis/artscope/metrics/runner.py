@@ -2,12 +2,16 @@
 the SQL text from the package data, returns polars DataFrames.
 
 The SQL is never formatted: inputs reach it only through the temp tables
-described in sql-metrics/README.md.
+described in sql-metrics/README.md. Two of them are derived: computed by a
+metric file of their own from the trace and the other inputs (the GC set,
+the ends of open sched slices), once, before the first file that reads them,
+so every file reads the same rows and none recomputes them.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any, Sequence
 
 import polars as pl
@@ -23,6 +27,15 @@ INPUT_TABLES: dict[str, tuple[str, ...]] = {
     "artscope_allowed_cpu": ("cpu", "role"),
     "artscope_gc_pattern": ("pattern",),
     "artscope_marker": ("name",),
+    "artscope_cpu_data_end": ("cpu", "utid", "ts", "end_ts"),
+    "artscope_target_gc": ("gc_id", "utid", "upid", "track_id", "depth", "ts", "end_ts", "name",
+                    "foreground", "is_main_thread", "unfinished", "has_phases"),
+}
+#: Derived input tables and the metric file computing each (its columns are
+#: INPUT_TABLES' list), in dependency order.
+DERIVED_INPUTS: dict[str, str] = {
+    "artscope_cpu_data_end": "sched_open_end",
+    "artscope_target_gc": "gc_slices",
 }
 
 
@@ -43,12 +56,38 @@ class MetricRunner:
         self.engine = engine
         for name, cols in INPUT_TABLES.items():
             engine.create_table(name, cols, [])
+        #: derived inputs whose rows are current, and their rows
+        self._derived_current: set[str] = set()
+        self._derived_rows: dict[str, pl.DataFrame] = {}
 
     def set_input(self, name: str, rows: Sequence[Sequence[Any]]) -> None:
         self.engine.create_table(name, INPUT_TABLES[name], rows)
+        # derived tables computed from this input are stale now
+        self._derived_current -= {d for d in self._derived_current
+                                  if _reads(metric_sql(DERIVED_INPUTS[d]), name)}
+
+    def _derive_inputs_for(self, sql: str) -> None:
+        """Compute the derived input tables ``sql`` reads, directly or through
+        another derived table, that are not current."""
+        for table, metric in DERIVED_INPUTS.items():
+            if table in self._derived_current or not _reads(sql, table):
+                continue
+            body = metric_sql(metric)
+            self._derive_inputs_for(body)
+            frame = self.engine.query(body).select(INPUT_TABLES[table])
+            self.engine.create_table(table, INPUT_TABLES[table], frame.rows())
+            self._derived_rows[table] = frame
+            self._derived_current.add(table)
+
+    def derived(self, table: str) -> pl.DataFrame:
+        """The current rows of a derived input table (computed if needed)."""
+        self._derive_inputs_for(table)
+        return self._derived_rows[table]
 
     def run(self, name: str) -> pl.DataFrame:
-        return self.engine.query(metric_sql(name))
+        sql = metric_sql(name)
+        self._derive_inputs_for(sql)
+        return self.engine.query(sql)
 
     @staticmethod
     def empty(name: str) -> pl.DataFrame:
@@ -61,5 +100,16 @@ class MetricRunner:
     def run_many(self, names: Sequence[str]) -> dict[str, pl.DataFrame]:
         """Several metric files (independent queries: the engine may run
         them concurrently), by name."""
-        frames = self.engine.query_many([metric_sql(n) for n in names])
+        sqls = [metric_sql(n) for n in names]
+        for sql in sqls:
+            self._derive_inputs_for(sql)
+        frames = self.engine.query_many(sqls)
         return dict(zip(names, frames))
+
+
+def _reads(sql: str, table: str) -> bool:
+    """Whether metric SQL reads the input table ``table`` (outside comments)."""
+    return re.search(rf"\b{table}\b", _COMMENT.sub("", sql)) is not None
+
+
+_COMMENT = re.compile(r"--[^\n]*")

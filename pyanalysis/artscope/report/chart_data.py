@@ -329,12 +329,13 @@ def frame_rows(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
 
 def mmu_rows(runset: "Runs", run: int = 0) -> pl.DataFrame:
     """(curve, window_ns, window_ms, mmu) of the run's ``gc.mmu`` (the
-    mutator is unavailable during GC pauses) and ``gc.main_thread_mmu`` (GC
-    pauses plus the main thread's GC waits); empty when pauses are unknown."""
+    mutator is unavailable during GC pauses and foreground GCs) and
+    ``gc.main_thread_mmu`` (GC pauses plus the main thread's GC waits and own
+    GCs); empty when pauses are unknown."""
     g = _result(runset, run)["gc"]
     rows = [{"curve": label, "window_ns": p["window_ns"], "mmu": p["mmu"]}
-            for key, label in (("mmu", "app (GC pauses)"),
-                               ("main_thread_mmu", "main thread (pauses + GC waits)"))
+            for key, label in (("mmu", "app (GC pauses + foreground GCs)"),
+                               ("main_thread_mmu", "main thread (pauses + GC waits + own GCs)"))
             for p in g.get(key) or []]
     schema = {"curve": pl.String, "window_ns": pl.Int64, "mmu": pl.Float64}
     return pl.DataFrame(rows, schema=schema).with_columns(
@@ -342,8 +343,9 @@ def mmu_rows(runset: "Runs", run: int = 0) -> pl.DataFrame:
 
 
 def pause_rows(runset: "Runs", run: int = 0) -> pl.DataFrame:
-    """Bars of the pause timeline: the run's GCs, GC pauses, other suspend-alls
-    and mutator GC waits, clipped to W (lane, start/end in s since W's start)."""
+    """Bars of the pause timeline: the run's GCs (foreground ones apart), GC
+    pauses, other suspend-alls and mutator GC waits, clipped to W (lane,
+    start/end in s since W's start)."""
     result = _result(runset, run)
     start, end = _window(result)
     rows = []
@@ -355,11 +357,15 @@ def pause_rows(runset: "Runs", run: int = 0) -> pl.DataFrame:
                          "dur_ms": (e - s) / 1e6, "what": what})
 
     for e in result["gc"].get("events") or []:
-        add("GC", e["ts"], e["ts"] + e["dur"], e["name"])
+        # a foreground GC stops the thread that runs it: a lane of its own
+        lane = "foreground GC" if e.get("foreground") else "GC"
+        add(lane, e["ts"], e["ts"] + e["dur"], f"{e['name']} on {e['thread']}")
     tables = runset.analysis.tables
     for r in _by_run(tables.get("gc_pause", pl.DataFrame()), run).iter_rows(named=True):
         lane = "GC pause" if r["gc_id"] is not None else "other suspend-all"
-        add(lane, r["ts"], r["ts"] + r["dur"], f"{r['source']} on {r['thread_name']}")
+        bound = "" if r["bound"] == "exact" else f", {r['bound']} bound"
+        add(lane, r["ts"], r["ts"] + r["dur"],
+            f"{r['source']} on {r['thread_name']} to the end of {r['end_slice']}{bound}")
     for r in _by_run(tables.get("gc_wait", pl.DataFrame()), run).iter_rows(named=True):
         lane = "main thread waits" if r["is_main_thread"] else "other mutator waits"
         add(lane, r["ts"], r["ts"] + r["dur"], f"GC: Wait For Completion on {r['thread_name']}")

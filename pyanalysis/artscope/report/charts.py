@@ -361,8 +361,9 @@ def gc_cpu(runset: "Runs", max_rows: int = MAX_ROWS) -> alt.TopLevelMixin:
 
 
 def mmu(runset: "Runs", run: int = 0) -> alt.TopLevelMixin:
-    """Minimum mutator utilisation over GC pauses at 1 ms .. 1 s windows."""
-    title = f"Run {run}: minimum mutator utilisation over GC pauses"
+    """Minimum mutator utilisation over GC pauses and foreground GCs at 1 ms ..
+    1 s windows."""
+    title = f"Run {run}: minimum mutator utilisation over GC pauses and foreground GCs"
     rows = mmu_rows(runset, run)
     g = _result(runset, run)["gc"]
     if rows.is_empty():
@@ -393,12 +394,15 @@ def gc_pauses(runset: "Runs", run: int = 0) -> alt.TopLevelMixin:
     rows = pause_rows(runset, run)
     if rows.is_empty():
         return placeholder(title, "no GC, pause or GC wait in the run window")
-    lanes = ["GC", "GC pause", "other suspend-all", "main thread waits", "other mutator waits"]
-    colors = alt.Scale(domain=lanes, range=[GC_COLOR, PAUSE_COLOR, "#9467bd", "#8c564b",
-                                            "#7f7f7f"])
+    lanes = ["GC", "foreground GC", "GC pause", "other suspend-all", "main thread waits",
+             "other mutator waits"]
+    colors = alt.Scale(domain=lanes, range=[GC_COLOR, "#bcbd22", PAUSE_COLOR, "#9467bd",
+                                            "#8c564b", "#7f7f7f"])
     sub = ("pauses unknown (no GC phase slices)" if g.get("pause_count") is None else
            f"{g['pause_count']} pause(s), {(g['pause_total_ns'] or 0) / 1e6:.3f} ms in all, "
-           f"max {(g['pause_max_ns'] or 0) / 1e6:.3f} ms; main thread waited "
+           f"max {(g['pause_max_ns'] or 0) / 1e6:.3f} ms; "
+           f"{g.get('foreground_count') or 0} foreground GC(s) "
+           f"{(g.get('foreground_ns') or 0) / 1e6:.3f} ms; main thread waited "
            f"{(g.get('main_thread_wait_ns') or 0) / 1e6:.3f} ms")
     return (alt.Chart(_data(rows))
             # the stroke keeps sub-pixel pauses visible
