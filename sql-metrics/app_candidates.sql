@@ -12,8 +12,8 @@
 --                         15-character comm, often the only name systrace has
 --   cpu_ns                sched time of its threads over the whole trace
 --                         (closed sched slices); NULL when it never ran
---   gc_slices             depth-0 slices on its threads whose name GLOBs a
---                         GC pattern
+--   gc_slices             GCs on its threads: the outermost slices, at any
+--                         depth, whose name GLOBs a GC pattern
 --   timeline_frames       its actual frame timeline rows (surface frames)
 --   choreographer_frames  depth-0 `Choreographer#doFrame` / GLOB
 --                         `Choreographer#doFrame *` slices on its main thread
@@ -43,13 +43,20 @@ main_thread AS MATERIALIZED (
   WHERE th.tid = p.pid
   GROUP BY th.upid
 ),
-gc_slice AS MATERIALIZED (
-  SELECT th.upid, count(DISTINCT s.id) AS n
+gc_named AS MATERIALIZED (
+  SELECT s.id, s.track_id, s.ts, s.dur, s.depth
   FROM slice s
-  JOIN artscope_gc_pattern g ON s.name GLOB g.pattern
+  WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern g WHERE s.name GLOB g.pattern)
+),
+gc_slice AS MATERIALIZED (
+  SELECT th.upid, count(*) AS n
+  FROM gc_named s
   JOIN thread_track tt ON tt.id = s.track_id
   JOIN thread th USING (utid)
-  WHERE s.depth = 0 AND th.upid IS NOT NULL
+  WHERE th.upid IS NOT NULL
+    AND NOT EXISTS (SELECT 1 FROM gc_named a
+                    WHERE a.track_id = s.track_id AND a.depth < s.depth AND a.ts <= s.ts
+                      AND (a.dur = -1 OR a.ts + a.dur >= s.ts + max(s.dur, 0)))
   GROUP BY th.upid
 ),
 timeline_frame AS MATERIALIZED (

@@ -417,3 +417,35 @@ def test_cli_table_shows_the_longest_pause(pause_trace):
                         "--app", MT.APP, "--engine", "embedded"],
                        capture_output=True, text=True, timeout=300)
     assert "max pause" in p.stdout and "50.00 ms" in p.stdout  # C1, the longest
+
+
+@pytest.mark.tp
+@pytest.mark.parametrize("engine_name", ["embedded", "trace_processor"])
+def test_real_trace_gc_equals_perfettos_module_and_art_pause(shared_traces, tp_bin,
+                                                             engine_name):
+    # gtechoogle (pre-CC ART): HeapTaskDaemon of pid 8704 runs one finished
+    # "Background sticky concurrent mark sweep GC". Its CPU and runnable time equal
+    # Perfetto's android.garbage_collection (read from the shell itself); its one
+    # pause is the ScopedPause: "Suspending mutator threads" at +18.955 ms to the end
+    # of "Mutator threads suspended for ScopedPause" at +22.935 ms (docs/gc-pauses.md)
+    import subprocess
+
+    import artscope
+
+    path = shared_traces / "gtechoogle-mytrace.html"
+    q = ("INCLUDE PERFETTO MODULE android.garbage_collection;\n"
+         "SELECT gc_ts, gc_dur, gc_running_dur, gc_runnable_dur "
+         "FROM android_garbage_collection_events;")
+    out = subprocess.run([tp_bin, "-Q", q, str(path)], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    (module,) = [tuple(int(x) for x in line.split(",")) for line in out.splitlines()[1:]
+                 if line]
+    with artscope.open(str(path), pid=8704, engine=engine_name, tp_bin=tp_bin) as rs:
+        (r,) = rs.results
+    (e,) = r["gc"]["events"]
+    assert (e["ts"], e["dur"], e["cpu_ns"], e["runnable_ns"]) == module
+    gc_start = 78938632308000
+    assert e["pauses"] == [{"ts": gc_start + 18_955_000, "dur": 3_980_000,
+                            "source": "suspend_all", "bound": "exact",
+                            "end_slice": "Mutator threads suspended for ScopedPause"}]
+    assert r["gc"]["gc_cpu_ns"] == module[2]
