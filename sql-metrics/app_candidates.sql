@@ -44,9 +44,17 @@ main_thread AS MATERIALIZED (
   GROUP BY th.upid
 ),
 gc_named AS MATERIALIZED (
-  SELECT s.id, s.track_id, s.ts, s.dur, s.depth
+  SELECT s.id, s.track_id, s.parent_id
   FROM slice s
   WHERE EXISTS (SELECT 1 FROM artscope_gc_pattern g WHERE s.name GLOB g.pattern)
+),
+-- GC-named slices inside another one (a walk up parent_id) are part of it
+gc_ancestor(gc_id, id) AS (
+  SELECT g.id, g.parent_id FROM gc_named g WHERE g.parent_id IS NOT NULL
+  UNION ALL
+  SELECT a.gc_id, s.parent_id
+  FROM gc_ancestor a JOIN slice s ON s.id = a.id
+  WHERE s.parent_id IS NOT NULL
 ),
 gc_slice AS MATERIALIZED (
   SELECT th.upid, count(*) AS n
@@ -54,9 +62,7 @@ gc_slice AS MATERIALIZED (
   JOIN thread_track tt ON tt.id = s.track_id
   JOIN thread th USING (utid)
   WHERE th.upid IS NOT NULL
-    AND NOT EXISTS (SELECT 1 FROM gc_named a
-                    WHERE a.track_id = s.track_id AND a.depth < s.depth AND a.ts <= s.ts
-                      AND (a.dur = -1 OR a.ts + a.dur >= s.ts + max(s.dur, 0)))
+    AND s.id NOT IN (SELECT a.gc_id FROM gc_ancestor a JOIN gc_named n ON n.id = a.id)
   GROUP BY th.upid
 ),
 timeline_frame AS MATERIALIZED (

@@ -96,25 +96,62 @@ gc_cost AS MATERIALIZED (
        AND iif(st.dur = -1, trace_end(), st.ts + st.dur) > g.c_start) AS runnable_ns
   FROM gc_in_run g CROSS JOIN bound b
 ),
--- ART's heap counter of the processes that ran a GC: one pass over those
--- tracks' samples, then per-GC lookups in that small table.
-heap_sample AS MATERIALIZED (
-  SELECT t.upid, c.ts, c.value
+-- ART's heap counter of the processes that ran a GC: its tracks, then one
+-- pass over their samples (found by the counter table alone: track IN),
+-- numbered in time order per process.
+heap_track AS MATERIALIZED (
+  SELECT t.id AS track_id, t.upid
   FROM process_counter_track t
-  JOIN counter c ON c.track_id = t.id
   WHERE t.name = 'Heap size (KB)' AND t.upid IN (SELECT DISTINCT upid FROM gc_in_run)
 ),
+heap_sample_row AS MATERIALIZED (
+  SELECT c.track_id, c.ts, c.value
+  FROM counter c
+  WHERE c.track_id IN (SELECT track_id FROM heap_track)
+),
+heap_sample AS MATERIALIZED (
+  SELECT h.upid, s.ts, s.value, row_number() OVER (PARTITION BY h.upid ORDER BY s.ts) AS n
+  FROM heap_sample_row s JOIN heap_track h USING (track_id)
+),
+-- One sweep over each process's samples and its GCs' edges counts the
+-- samples at or before each GC's start (ord 1 sorts after a sample at the
+-- same ts) and before its end (ord -1 sorts before): the sample holding at
+-- the start is number before_n, the first at or after the end lt_end + 1.
+heap_edge AS (
+  SELECT upid, ts, 0 AS ord, NULL AS run, NULL AS gc_id FROM heap_sample
+  UNION ALL
+  SELECT upid, ts, 1, run, gc_id FROM gc_in_run WHERE upid IN (SELECT upid FROM heap_track)
+  UNION ALL
+  SELECT upid, end_ts, -1, run, gc_id FROM gc_in_run WHERE upid IN (SELECT upid FROM heap_track)
+),
+heap_count AS MATERIALIZED (
+  SELECT upid, ord, run, gc_id,
+    sum(ord = 0) OVER (PARTITION BY upid ORDER BY ts, ord
+                       ROWS UNBOUNDED PRECEDING) AS samples_so_far
+  FROM heap_edge
+),
+gc_heap_n AS MATERIALIZED (
+  SELECT s.run, s.gc_id, s.upid, s.samples_so_far AS before_n, e.samples_so_far AS lt_end
+  FROM heap_count s JOIN heap_count e ON e.gc_id = s.gc_id AND e.run = s.run AND e.ord = -1
+  WHERE s.ord = 1
+),
+-- The samples a reclaim is read from: numbers max(before_n, 1) .. lt_end + 1
+-- (the one holding at the start, those inside, the first after), when one
+-- holds during the GC (lt_end >= 1); a few per GC.
+reclaim_sample(run, gc_id, upid, n, last_n) AS (
+  SELECT run, gc_id, upid, max(before_n, 1), lt_end + 1 FROM gc_heap_n WHERE lt_end >= 1
+  UNION ALL
+  SELECT run, gc_id, upid, n + 1, last_n FROM reclaim_sample WHERE n < last_n
+),
 gc_heap AS (
-  SELECT g.run, g.gc_id,
-    (SELECT h.value FROM heap_sample h
-     WHERE h.upid = g.upid AND h.ts <= g.ts ORDER BY h.ts DESC LIMIT 1) AS before_kb,
-    (SELECT max(h.value) FROM heap_sample h
-     WHERE h.upid = g.upid AND h.ts > g.ts AND h.ts < g.end_ts) AS during_max_kb,
-    (SELECT min(h.value) FROM heap_sample h
-     WHERE h.upid = g.upid AND h.ts > g.ts AND h.ts < g.end_ts) AS during_min_kb,
-    (SELECT h.value FROM heap_sample h
-     WHERE h.upid = g.upid AND h.ts >= g.end_ts ORDER BY h.ts LIMIT 1) AS after_kb
-  FROM gc_in_run g
+  SELECT n.run, n.gc_id, b.value AS before_kb, a.value AS after_kb,
+    iif(a.value IS NULL, NULL,
+        (SELECT (max(h.value) - min(h.value)) / 1e3
+         FROM reclaim_sample r JOIN heap_sample h ON h.upid = r.upid AND h.n = r.n
+         WHERE r.run = n.run AND r.gc_id = n.gc_id)) AS reclaimed_mb
+  FROM gc_heap_n n
+  LEFT JOIN heap_sample b ON b.upid = n.upid AND b.n = n.before_n
+  LEFT JOIN heap_sample a ON a.upid = n.upid AND a.n = n.lt_end + 1
 )
 SELECT g.run, g.gc_id, g.ts, g.end_ts - g.ts AS dur, g.name,
   CASE
@@ -137,13 +174,7 @@ SELECT g.run, g.gc_id, g.ts, g.end_ts - g.ts AS dur, g.name,
   coalesce(c.runnable_ns, 0) AS runnable_ns,
   h.before_kb AS heap_before_kb,
   h.after_kb AS heap_after_kb,
-  -- max / min over the samples holding during the GC and the one after it
-  -- (none holding during it: no reclaim known, as the module's span join)
-  iif(h.after_kb IS NULL OR coalesce(h.before_kb, h.during_max_kb) IS NULL, NULL,
-      (max(h.after_kb, coalesce(h.before_kb, h.during_max_kb),
-           coalesce(h.during_max_kb, h.before_kb))
-       - min(h.after_kb, coalesce(h.before_kb, h.during_min_kb),
-             coalesce(h.during_min_kb, h.before_kb))) / 1e3) AS reclaimed_mb
+  h.reclaimed_mb
 FROM gc_in_run g
 JOIN thread th USING (utid)
 LEFT JOIN gc_cost c ON c.run = g.run AND c.gc_id = g.gc_id

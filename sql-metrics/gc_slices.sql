@@ -53,28 +53,41 @@ gc_named AS MATERIALIZED (
   WHERE s.track_id IN (SELECT track_id FROM target_track)
     AND EXISTS (SELECT 1 FROM artscope_gc_pattern p WHERE s.name GLOB p.pattern)
 ),
--- The outermost ones: no GC-named slice of the same thread encloses them.
-outermost AS MATERIALIZED (
-  SELECT g.* FROM gc_named g
-  WHERE NOT EXISTS (
-    SELECT 1 FROM gc_named a
-    WHERE a.track_id = g.track_id AND a.depth < g.depth AND a.ts <= g.ts
-      AND (a.dur = -1 OR a.ts + a.dur >= g.ts + max(g.dur, 0)))
+-- Their ancestors (a walk up parent_id: a GC's depth is small), and the
+-- outermost GC-named slices: none of their ancestors is named like a GC.
+ancestor(gc_id, id) AS (
+  SELECT g.id, g.parent_id FROM gc_named g WHERE g.parent_id IS NOT NULL
+  UNION ALL
+  SELECT a.gc_id, s.parent_id
+  FROM ancestor a JOIN slice s ON s.id = a.id
+  WHERE s.parent_id IS NOT NULL
 ),
--- The next slice at the GC's depth on its track (one seek per GC): a
--- CompactionPhase under the same parent extends the GC.
+nested_gc AS MATERIALIZED (
+  SELECT DISTINCT a.gc_id FROM ancestor a JOIN gc_named n ON n.id = a.id
+),
+outermost AS MATERIALIZED (
+  SELECT g.* FROM gc_named g WHERE g.id NOT IN (SELECT gc_id FROM nested_gc)
+),
+-- The next slice at each GC's depth on its track: one sweep (lead) over the
+-- slices of the GC threads' tracks, no seek per GC; a CompactionPhase there
+-- under the same parent extends the GC. The GCs holding nested slices: one
+-- pass over the slice table by parent.
+next_at_level AS MATERIALIZED (
+  SELECT s.id,
+    lead(s.id) OVER (PARTITION BY s.track_id, s.depth ORDER BY s.ts, s.id) AS next_id
+  FROM slice s
+  WHERE s.track_id IN (SELECT DISTINCT track_id FROM outermost)
+    AND s.depth IN (SELECT DISTINCT depth FROM outermost)
+),
+with_phases AS MATERIALIZED (
+  SELECT DISTINCT s.parent_id AS id
+  FROM slice s
+  WHERE s.parent_id IN (SELECT id FROM outermost)
+),
 with_next AS (
-  SELECT g.*,
-    (SELECT n.id FROM slice n
-     WHERE n.track_id = g.track_id AND n.depth = g.depth
-       AND n.ts >= g.ts AND (n.ts > g.ts OR n.id > g.id)
-     ORDER BY n.ts, n.id
-     LIMIT 1) AS next_id,
-    EXISTS (SELECT 1 FROM slice c
-            WHERE c.track_id = g.track_id AND c.depth = g.depth + 1
-              AND c.ts >= g.ts
-              AND c.ts < iif(g.dur = -1, trace_end(), g.ts + g.dur)) AS has_phases
+  SELECT g.*, n.next_id, (g.id IN (SELECT id FROM with_phases)) AS has_phases
   FROM outermost g
+  JOIN next_at_level n ON n.id = g.id
 ),
 with_compaction AS (
   SELECT g.*, c.dur AS compaction_dur

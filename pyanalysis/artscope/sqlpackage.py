@@ -286,7 +286,8 @@ def _input_ctes(inputs: list[str], body: str) -> list[str]:
         if t in DERIVED_INPUTS:
             # the deriving file's body, as a CTE over the inputs before it
             derived = split_header(metric_sql(DERIVED_INPUTS[t]))[1].rstrip().rstrip(";")
-            ctes.append(f"{t}({', '.join(INPUT_TABLES[t])}) AS (\n{derived}\n)")
+            inner = "\n".join("  " + ln if ln else ln for ln in derived.splitlines())
+            ctes.append(f"{t}({', '.join(INPUT_TABLES[t])}) AS (\n{inner}\n)")
             continue
         text = _INPUT_CTES[t]
         if t == "artscope_run":
