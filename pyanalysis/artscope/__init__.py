@@ -8,7 +8,7 @@
     artscope.apps("run.pftrace")  # which process is the benchmark? best first
 
     st = artscope.study("traces/", app="com.example.bench", cpus="6,7",
-                        name_pattern="android-benchmark-runner")
+                        name_pattern="running-ng")
     st.lbo(); st.at(2.0); st.noise("task_clock").groups
 """
 
@@ -97,32 +97,41 @@ def study(inputs: str | Path | Iterable[str | Path], app: str | None = None, *,
           meta: str | Path | None = None, name_pattern: str | None = None,
           labels: "Labels | None" = None, pid: int | None = None, cpus: str | None = None,
           marker: str | None = None, engine: str = "auto", tp_bin: str | None = None,
-          jobs: int | None = None, include_unhealthy: bool = False,
-          keep_flagged: bool = False, noisy_ci_pct: float = 5.0,
-          include_drifted: bool = False, **options: Any) -> "Study":
+          jobs: int | None = None, study_options: "StudyOptions | None" = None,
+          **options: Any) -> "Study":
     """A study over many runs: traces (analysed in parallel with the same
     options as :func:`analyze`) and/or saved analyze output (.json/.csv/.parquet).
 
     Label the runs with ``meta`` (CSV with a ``trace`` column), ``name_pattern``
-    (e.g. ``"{benchmark}.{x}.{heap}.{config}.{invocation}"`` or the preset
-    ``"android-benchmark-runner"``) or an explicit :class:`Labels`. Returns a
-    :class:`Study` whose methods return polars frames (``lbo()``, ``at(x)``,
-    ``flags()``, ``excluded()``, ``warnings()``, ``conditions()``,
-    ``noise(metric)``) and altair charts. ``include_drifted`` keeps runs held
-    at another frequency level than the study's on their device.
+    (a preset, ``"running-ng"``, or a pattern such as
+    ``"{benchmark}.{x}.{heap}.{config}.{invocation}"``) or an explicit
+    :class:`Labels`. Which runs and benchmarks count: ``study_options`` or
+    its fields as keywords (``cost``, ``ci_level``, ``drop_warmup``,
+    ``exclude_benchmarks``, ``drop_flagged``, ``include_unhealthy``,
+    ``exclude_drifted``, ``noisy_ci_pct``: :class:`StudyOptions`); other
+    keywords are analysis options. Returns a :class:`Study` whose methods
+    return polars frames (``lbo()``, ``at(x)``, ``flags()``, ``excluded()``,
+    ``failures()``, ``warnings()``, ``sweeps()``, ``conditions()``,
+    ``responsiveness()``, ``noise(metric)``) and altair charts.
     """
+    import dataclasses
+
     from artscope.studies import Labels, Study, StudyOptions, apply_labels, load_runs
 
     if isinstance(inputs, (str, Path)):
         inputs = [inputs]
     if labels is None:
         labels = Labels(meta=meta, name_pattern=name_pattern)
+    fields = {f.name for f in dataclasses.fields(StudyOptions)}
+    chosen = {k: options.pop(k) for k in list(options) if k in fields}
+    if study_options is None:
+        study_options = StudyOptions(**chosen)
+    elif chosen:
+        study_options = dataclasses.replace(study_options, **chosen)
     opts = (AnalysisOptions(app=app, pid=pid, cpus=cpus, marker=marker, **options)
             if app is not None or pid is not None else None)
     runs = load_runs(inputs, opts, engine=engine, tp_bin=tp_bin, jobs=jobs)
-    return Study(apply_labels(runs, labels),
-                 StudyOptions(include_unhealthy=include_unhealthy, keep_flagged=keep_flagged,
-                              noisy_ci_pct=noisy_ci_pct, include_drifted=include_drifted))
+    return Study(apply_labels(runs, labels), study_options)
 
 
 def __getattr__(name: str) -> Any:

@@ -438,8 +438,9 @@ def label_options(f):
         click.option("--meta", metavar="FILE.csv",
                      help="Labels: a 'trace' column (path as given, or file name) + label columns."),
         click.option("--name-pattern", metavar="PATTERN",
-                     help="Labels from file names, e.g. '{benchmark}.{x}.{heap}.{config}.{invocation}'"
-                          " or the preset android-benchmark-runner."),
+                     help="Labels from file names: a preset (running-ng: running-ng's result "
+                          "names; android-benchmark-runner: the same) or a pattern, e.g. "
+                          "'{benchmark}.{x}.{heap}.{config}.{invocation}'."),
         click.option("--benchmark-col", default="benchmark", show_default=True, metavar="NAME",
                      help="Label column/field holding the benchmark."),
         click.option("--config-col", default="config", show_default=True, metavar="NAME",
@@ -447,7 +448,10 @@ def label_options(f):
         click.option("--x-col", default="x", show_default=True, metavar="NAME",
                      help="... the heap multiple (a number)."),
         click.option("--invocation-col", default="invocation", show_default=True, metavar="NAME",
-                     help="... the invocation."),
+                     help="... the invocation (default: each trace is one)."),
+        click.option("--iteration-col", default="iteration", show_default=True, metavar="NAME",
+                     help="... the iteration within its invocation (default: a trace's runs "
+                          "in window order)."),
         click.option("--jobs", type=click.IntRange(min=1), default=None,
                      help="Parallel traces (default: all cores)."),
     ]
@@ -469,7 +473,7 @@ def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True,
     if labels_required or kw.get("meta") or kw.get("name_pattern"):
         labels = Labels(meta=kw.get("meta"), name_pattern=kw.get("name_pattern"),
                         benchmark=kw["benchmark_col"], config=kw["config_col"], x=kw["x_col"],
-                        invocation=kw["invocation_col"])
+                        invocation=kw["invocation_col"], iteration=kw["iteration_col"])
     traces = [p for p in inputs if not is_analyze_output(p)]
     opts = build_options(kw) if (kw.get("app") or kw.get("pid") is not None) else None
     n = len(expand_paths(traces)) if traces else 0
@@ -482,6 +486,53 @@ def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True,
     return runs if labels is None else apply_labels(runs, labels)
 
 
+def study_options(f):
+    """Which runs and benchmarks a study counts and how it measures them,
+    shared by lbo and the study page of report."""
+    from artscope.studies.lbo import COSTS
+    from artscope.studies.stats import CI_LEVELS
+
+    opts = [
+        click.option("--cost", type=click.Choice(list(COSTS)), default="task_clock",
+                     show_default=True,
+                     help="Cost measure: task_clock = app CPU in the run window, GC CPU removed; "
+                          "wall = the run window's length, GC pause time removed."),
+        click.option("--ci", "ci_level", type=click.Choice([str(c) for c in CI_LEVELS]),
+                     default="95", show_default=True,
+                     help="Confidence level (%) of every CI, over invocations."),
+        click.option("--drop-warmup", type=click.IntRange(min=0), default=0, show_default=True,
+                     metavar="N", help="Drop each invocation's first N iterations."),
+        click.option("--exclude-benchmark", "exclude_benchmarks", multiple=True, metavar="NAME",
+                     help="Leave this benchmark out of the summary rows (repeatable)."),
+        click.option("--drop-flagged", is_flag=True,
+                     help="Leave every flagged benchmark out of the summary rows."),
+        click.option("--include-unhealthy", is_flag=True,
+                     help="Keep runs whose app died, that reused a running process or whose "
+                          "health verdict is fail."),
+        click.option("--exclude-drifted", is_flag=True,
+                     help="Leave out runs held at another frequency level than the study's "
+                          "on their device."),
+        click.option("--noisy-ci", "noisy_ci_pct", type=float, default=5.0, show_default=True,
+                     metavar="PCT", help="A benchmark is noisy when a CI exceeds ±PCT% of its mean."),
+    ]
+    for o in reversed(opts):
+        f = o(f)
+    return f
+
+
+def _study_options(kw: dict):
+    """The study options of lbo / report from their keyword arguments."""
+    from artscope.studies import StudyOptions
+
+    return StudyOptions(cost=kw.pop("cost"), ci_level=int(kw.pop("ci_level")),
+                        drop_warmup=kw.pop("drop_warmup"),
+                        exclude_benchmarks=tuple(kw.pop("exclude_benchmarks")),
+                        drop_flagged=kw.pop("drop_flagged"),
+                        include_unhealthy=kw.pop("include_unhealthy"),
+                        exclude_drifted=kw.pop("exclude_drifted"),
+                        noisy_ci_pct=kw.pop("noisy_ci_pct"))
+
+
 _STUDY_OUTPUT_HELP = ("Write the table to this file (atomically); or DIR/: keep the analysed "
                       "traces in this results dataset (resumable) and print the table.")
 
@@ -490,46 +541,39 @@ _STUDY_OUTPUT_HELP = ("Write the table to this file (atomically); or DIR/: keep 
 @click.argument("inputs", nargs=-1, required=True)
 @label_options
 @selector_options
-@click.option("--cost", type=click.Choice(["task_clock", "wall"]), default="task_clock",
-              show_default=True,
-              help="Cost measure: task_clock = app CPU in the run window, GC CPU removed; "
-                   "wall = the run window's length, GC pause time removed.")
+@study_options
 @click.option("--at", "at_x", type=float, metavar="X", help="Table-5 view at heap multiple X.")
-@click.option("--include-unhealthy", is_flag=True, help="Keep runs whose health verdict is fail.")
-@click.option("--keep-flagged", is_flag=True, help="Keep chaotic/noisy benchmarks in the summary rows.")
-@click.option("--include-drifted", is_flag=True,
-              help="Keep runs held at another frequency level than the study's on their device.")
-@click.option("--noisy-ci", type=float, default=5.0, show_default=True, metavar="PCT",
-              help="A benchmark is noisy when a 95% CI exceeds ±PCT% of its mean.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "parquet"]),
               default="table", show_default=True)
 @click.option("-o", "--output", type=click.Path(), help=_STUDY_OUTPUT_HELP)
 @cluster_options
-def lbo_cmd(inputs, cost, at_x, include_unhealthy, keep_flagged, include_drifted, noisy_ci, fmt,
-            output, **kw) -> None:
+def lbo_cmd(inputs, at_x, fmt, output, **kw) -> None:
     """GC lower-bound overhead per benchmark, config and heap multiple x
-    (Cai et al., ISPASS'22) from INPUT... (traces, directories, globs,
-    saved analyze output .json/.csv/.parquet, or results datasets DIR/),
-    labelled by --meta or --name-pattern."""
+    (Cai et al., ISPASS'22, with the ISMM'24 protocol) from INPUT... (traces,
+    directories, globs, saved analyze output .json/.csv/.parquet, or results
+    datasets DIR/), labelled by --meta or --name-pattern."""
     from artscope.output import write_output
     from artscope.studies.checks import warning_lines
-    from artscope.studies.lbo import StudyOptions, compute_lbo, excluded_lines
-    from artscope.studies.render import lbo_bytes
+    from artscope.studies.lbo import compute_lbo, excluded_lines
+    from artscope.studies.render import covers_lines, failure_lines, lbo_bytes
 
+    options = _study_options(kw)
     dataset = _dataset_dir(output)
     output = None if dataset else output
     runs = _study_runs(inputs, kw, dataset=dataset)
-    result = compute_lbo(runs, StudyOptions(cost=cost, include_unhealthy=include_unhealthy,
-                                            keep_flagged=keep_flagged, noisy_ci_pct=noisy_ci,
-                                            include_drifted=include_drifted))
+    result = compute_lbo(runs, options)
     write_output(lbo_bytes(result, fmt, at_x), output, fmt)
     if fmt != "table" or output:
+        for line in covers_lines(result):
+            click.echo(f"artscope: {line}", err=True)
         for r in result.flags.iter_rows(named=True):
             click.echo(f"artscope: flagged {r['benchmark']} ({r['flag']}): {r['detail']}", err=True)
         for line in excluded_lines(result.excluded):
             click.echo(f"artscope: excluded {line}", err=True)
+        for line in failure_lines(result.failures):
+            click.echo(f"artscope: failed runs: {line}", err=True)
         for line in warning_lines(result.warnings):
-            click.echo(f"artscope: warning: {line}", err=True)
+            click.echo(f"artscope: {line}", err=True)
 
 
 @main.command("noise")
@@ -565,7 +609,7 @@ def noise_cmd(inputs, metric, group_by, fmt, output, **kw) -> None:
         from artscope.studies.checks import warning_lines
 
         for line in warning_lines(result.warnings):
-            click.echo(f"artscope: warning: {line}", err=True)
+            click.echo(f"artscope: {line}", err=True)
 
 
 # --- artscope report TRACE... -o report.html -----------------------------------
@@ -578,12 +622,8 @@ def noise_cmd(inputs, metric, group_by, fmt, output, **kw) -> None:
               help="The HTML file to write (atomically).")
 @click.option("--title", metavar="TEXT", help="Page title (default: the trace names).")
 @label_options
-@click.option("--include-unhealthy", is_flag=True, help="Study page: keep runs whose verdict is fail.")
-@click.option("--keep-flagged", is_flag=True, help="Study page: keep flagged benchmarks in summaries.")
-@click.option("--include-drifted", is_flag=True,
-              help="Study page: keep runs held at another frequency level than the study's.")
-def report_cmd(traces, output, title, include_unhealthy, keep_flagged, include_drifted,
-               **kw) -> None:
+@study_options
+def report_cmd(traces, output, title, **kw) -> None:
     """One self-contained HTML page (works offline): per run the verdict and
     each reason beside the chart that shows it, the metric tables, then the
     charts of the whole run, for every run of TRACE... (files, directories,
@@ -594,13 +634,12 @@ def report_cmd(traces, output, title, include_unhealthy, keep_flagged, include_d
     and the noise diagnosis (TRACE may then also be saved analyze output)."""
     from artscope.report.html import write_report
 
+    options = _study_options(kw)
     if kw.get("meta") or kw.get("name_pattern"):
         from artscope.report.study_html import write_study_report
-        from artscope.studies import Study, StudyOptions
+        from artscope.studies import Study
 
-        study = Study(_study_runs(traces, kw),
-                      StudyOptions(include_unhealthy=include_unhealthy, keep_flagged=keep_flagged,
-                                   include_drifted=include_drifted))
+        study = Study(_study_runs(traces, kw), options)
         write_study_report(study, output, title=title)
         click.echo(f"wrote {output} (study of {study.runs.height} runs)", err=True)
         return

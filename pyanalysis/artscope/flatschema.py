@@ -220,6 +220,27 @@ def _memory_columns() -> list[Column]:
     ]
 
 
+def _validity_columns() -> list[Column]:
+    """``validity`` -> ``validity_…`` columns (docs/metrics.md "Run validity")."""
+    I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
+    return [
+        value("validity.cold_start", B, "the app's process started in W or just before it "
+              "(null: its start is not in the trace)"),
+        value("validity.pid", I, "the run's process: the target process alive at W's start"),
+        value("validity.process_start_ts", I, "when that process started, absolute trace ns"),
+        value("validity.process_start_lead_ns", I, "W's start minus the process's start"),
+        value("validity.first_run_of_process", B, "no earlier run of the trace has the same process"),
+        value("validity.app_died", B, "the app exited, was killed or threw OutOfMemoryError in W"),
+        value("validity.died_ts", I, "when, absolute trace ns"),
+        value("validity.died_how", S, "out_of_memory_error | killed | lmk_kill | oom_kill | exit"),
+        value("validity.died_detail", S, "which process or thread, in words"),
+        value("validity.jit_cpu_ns", I, "CPU time in W of the JIT thread pool and JIT compile slices"),
+        value("validity.jit_cpu_share", F, "jit_cpu_ns / app_cpu_ns"),
+        value("validity.jit_compiles", I, "JIT compile slices of the app starting in W"),
+        as_json("validity.unavailable", "why validity values are null (JSON map)"),
+    ]
+
+
 @functools.lru_cache(maxsize=1)
 def _columns() -> tuple[Column, ...]:
     I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
@@ -317,6 +338,7 @@ def _columns() -> tuple[Column, ...]:
         as_json("memfreq", "frequency series of devices (JSON list)"),
         *_memory_columns(),
         *_conditions_columns(),
+        *_validity_columns(),
         value("partial", B, "the numbers cover only part of the run (truncated trace, data loss)"),
         value("health.verdict", S, "pass | warn | fail"),
         as_json("health.reasons", "the verdict's reasons (JSON list)"),

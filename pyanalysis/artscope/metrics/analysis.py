@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from artscope.engines.base import Engine
-from artscope.metrics import compute, conditions, health, memory, startup
+from artscope.metrics import compute, conditions, health, memory, startup, validity
 from artscope.metrics.options import AnalysisOptions
 from artscope.metrics.runner import MetricRunner
 from artscope.metrics.selection import Selection, select
@@ -24,7 +24,7 @@ from artscope.metrics.setup_errors import setup_errors
 ANALYZE_METRICS = ("gc", "gc_events", "gc_pause", "gc_wait", "pinning", "migrations",
                    "interference", "frames", "frame_source", "frequency", "data_loss",
                    "conditions", "thermal", "heap",
-                   *memory.MEMORY_METRICS, "startups", "cooling_devices")
+                   *memory.MEMORY_METRICS, "startups", "cooling_devices", "run_validity")
 
 
 @dataclasses.dataclass
@@ -76,6 +76,11 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     mem_cap = memory.MemoryCapture.probe(engine, cap.sched, cap.config_pbtxt,
                                          tables["memory_pressure"], tables["memory_kills"])
     launches = startup.target_startups(tables["startups"], sel)
+    valid_rows = tables["run_validity"]
+    valid_cap = validity.ValidityCapture.probe(cap.config_pbtxt, cap.sched, cap.gc_slices,
+                                               valid_rows)
+    first_runs = validity.first_runs_of_process(
+        valid_rows, {run.run: run.start_ts for run in sel.runs})
     results = []
     for run in sel.runs:
         w_len = run.end_ts - run.start_ts
@@ -107,6 +112,10 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             tables["direct_reclaim"], tables["memory_pressure"], tables["memory_kills"],
             tables["memory_rss"], tables["memory_vmstat"], mem_cap)
         result["startups"] = launches
+        result["validity"] = validity.validity_metrics(
+            next(iter(compute._by_run(valid_rows, run.run).to_dicts()), None),
+            (run.start_ts, run.end_ts), first_runs.get(run.run), tables["memory_kills"],
+            gc["app_cpu_ns"], valid_cap, opts.thresholds.cold_start_lead_ns)
         result["conditions"] = conditions.conditions_metrics(
             run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
             tables["thermal"], tables["frequency"])

@@ -613,6 +613,41 @@ def _lmk_kill_reasons(result: dict[str, Any],
         (first, max(last, first + 1)))]
 
 
+def _validity_reasons(result: dict[str, Any], th: HealthThresholds,
+                      window: tuple[int, int]) -> list[dict[str, Any]]:
+    """process_reused (warn): the run's first window on a process that started
+    long before it; app_died (fail): the app exited, was killed with SIGKILL
+    or threw OutOfMemoryError in the window (lmkd's and the OOM killer's
+    kills are lmk_kill's)."""
+    from artscope.metrics.validity import MEMORY_KILLS
+
+    v = result.get("validity") or {}
+    w_start = window[0]
+    out = []
+    if v.get("cold_start") is False and v.get("first_run_of_process"):
+        lead = v.get("process_start_lead_ns")
+        since = (f"started {_s(lead)} before the window" if lead is not None
+                 else "was already running when the trace began")
+        out.append(_reason(
+            "process_reused", "warn",
+            f"the app's process {since}, more than the {_s(th.cold_start_lead_ns)} a "
+            "launch takes: the run reused a running process instead of starting the app "
+            "fresh — kill the app before each invocation (ISMM'24 §3.4)",
+            f"process start <= {_s(th.cold_start_lead_ns)} before the window",
+            lead, {"pids": [v.get("pid")], "process_start_ts": v.get("process_start_ts")},
+            window))
+    if v.get("app_died") and v.get("died_how") not in MEMORY_KILLS:
+        ts = v["died_ts"]
+        out.append(_reason(
+            "app_died", "fail",
+            f"the app died in the window at {_rel(ts, w_start)}: {v['died_detail']} — the "
+            "run did not finish: its numbers cover a cut-short run (at a small heap, the "
+            "heap is below the benchmark's minimum)",
+            "the app alive to the window's end", v["died_how"],
+            {"how": v["died_how"], "time_ranges": [[ts, ts]]}, (ts, ts + 1)))
+    return out
+
+
 def evaluate(result: dict[str, Any], th: HealthThresholds,
              partial: bool = False, data_loss: list[dict[str, Any]] | None = None,
              import_warnings: list[str] | None = None,
@@ -655,6 +690,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     reasons += _gc_pause_reasons(result, window)
     reasons += _memory_pressure_reasons(result, th, window)
     reasons += _lmk_kill_reasons(result, window)
+    reasons += _validity_reasons(result, th, window)
 
     verdict = "pass"
     for r in reasons:

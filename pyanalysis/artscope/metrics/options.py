@@ -45,6 +45,10 @@ class HealthThresholds:
     #: memory_pressure (warn) when kswapd's CPU time on the allowed CPUs
     #: exceeds this share of W.
     kswapd_allowed_share_warn: float = 0.01
+    #: a run is a cold start when its app's process started at most this
+    #: long before W's start (a harness launches the app, then opens the
+    #: window: android-benchmark-runner about 0.3-1 s later).
+    cold_start_lead_ns: int = 10_000_000_000
 
 
 @dataclasses.dataclass(frozen=True)

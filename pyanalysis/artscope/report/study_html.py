@@ -1,8 +1,10 @@
 """The study page of ``artscope report`` (labels given): one offline HTML
-file with the Table-5 view at every heap multiple, LBO curves, what was
-flagged or excluded and why, the conditions the runs held (frequency level
-per device and run, drifted runs marked; study warnings) and the noise
-diagnosis.
+file with the Table-5 view at every heap multiple (per device), LBO curves,
+what was flagged, excluded or failed and why, responsiveness across
+invocations (frame-duration percentiles, janky frames against x), the
+conditions the runs held (frequency level per device and run, drifted runs
+marked), each benchmark's sweep over x against the study's span, the study
+warnings and the noise diagnosis.
 
 It shares the run report's inline Vega bundle, chart loader and atomic
 write (artscope.report.html), so the browser test reads the same
@@ -30,11 +32,11 @@ tr.drifted td{background:#fff0f0}
   white-space:pre;display:block;margin:6px 0}
 """
 
-METHOD = """cost(run)      = app CPU in the run window (task clock)
-distilled(run) = cost − GC CPU
-baseline(b)    = min over (config, x) of mean distilled cost
-LBO(b, c, x)   = mean cost / baseline(b)
-±CI            = 100 · t(0.975, n−1) · s / √n / mean cost"""
+METHOD = """cost(invocation) = mean over its iterations of the run's cost ({what})
+distilled        = cost − its GC part
+baseline(b)      = min over (config, x) of mean distilled cost      (per device)
+LBO(b, c, x)     = mean cost / baseline(b)
+±CI              = 100 · t(q, n−1) · s / √n / mean cost   (n invocations, {level}% CI)"""
 
 
 def _lbo_cell(lbo: float | None, ci: float | None) -> str:
@@ -44,17 +46,29 @@ def _lbo_cell(lbo: float | None, ci: float | None) -> str:
 
 
 def _table5(study: "Study", x: float) -> str:
+    """The Table-5 view at ``x``: one table per device, benchmarks left out
+    of the summary rows marked "excluded", flagged ones grey."""
+    res = study.lbo_result
     wide = study.at(x)
     configs = [c.removesuffix("_lbo") for c in wide.columns if c.endswith("_lbo")]
     head = "".join(f"<th>{_e(c)}</th>" for c in ["benchmark", *configs, "flags"])
-    rows = []
-    for r in wide.iter_rows(named=True):
-        cls = "summary" if r["kind"] == "summary" else ("flagged" if r["flags"] else "")
-        cells = "".join(f'<td class="num">{_e(_lbo_cell(r[f"{c}_lbo"], r[f"{c}_ci95_pct"]))}</td>'
-                        for c in configs)
-        rows.append(f'<tr class="{cls}"><td>{_e(r["benchmark"])}</td>{cells}'
-                    f'<td>{_e(r["flags"] or "")}</td></tr>')
-    return f'<table class="table5" data-x="{x:g}"><tr>{head}</tr>{"".join(rows)}</table>'
+    out = []
+    for device in res.devices:
+        rows = []
+        for r in wide.filter(pl.col("device") == device).iter_rows(named=True):
+            cls = ("summary" if r["kind"] == "summary"
+                   else "flagged" if r["flags"] or r["in_summary"] is False else "")
+            name = r["benchmark"] + (", excluded" if r["in_summary"] is False else "")
+            cells = "".join(
+                f'<td class="num">{_e(_lbo_cell(r[f"{c}_lbo"], r[f"{c}_ci_pct"]))}</td>'
+                for c in configs)
+            rows.append(f'<tr class="{cls}"><td>{_e(name)}</td>{cells}'
+                        f'<td>{_e(r["flags"] or "")}</td></tr>')
+        if rows:
+            caption = f"<caption>{_e(device)}</caption>" if len(res.devices) > 1 else ""
+            out.append(f'<table class="table5" data-x="{x:g}" data-device="{_e(device)}">'
+                       f'{caption}<tr>{head}</tr>{"".join(rows)}</table>')
+    return "".join(out)
 
 
 def _frame_table(df: pl.DataFrame, cls_col: str | None = None) -> str:
@@ -129,8 +143,11 @@ def _noise_sentences(noise: Any, quiet_ci_pct: float) -> str:
 def render_study(study: "Study", title: str | None = None, noise_metric: str = "task_clock") -> str:
     """The study page as one self-contained HTML string."""
     from artscope.report import study_charts
+    from artscope.studies.checks import warning_lines
+    from artscope.studies.render import covers_lines, failure_lines
 
     res = study.lbo_result
+    o = res.options
     charts_ = _Charts()
     xs = sorted({x for x in res.table["x"].to_list() if x is not None})
     kept_runs = study.runs.height - res.excluded.height
@@ -140,34 +157,61 @@ def render_study(study: "Study", title: str | None = None, noise_metric: str = "
         f'<p class="meta">{study.runs.height} runs, {kept_runs} counted, '
         f"{res.excluded.height} excluded; {n_bm} benchmarks, "
         f"{len(flagged)} flagged ({_e(', '.join(flagged) or 'none')}); "
-        f"heap multiples {_e(', '.join(f'{x:g}' for x in xs) or '—')}</p>",
+        f"heap multiples {_e(', '.join(f'{x:g}' for x in xs) or '—')}; "
+        f"devices {_e(', '.join(res.devices))}</p>",
         "<h2>Method</h2>",
-        "<p>Lower-bound overhead (Cai et al., ISPASS'22) on the task clock, per benchmark b, "
-        "config c and heap multiple x over n invocations:</p>",
-        f'<span class="formula">{_e(METHOD)}</span>',
-        f"<p>Runs with a <code>fail</code> verdict are "
-        f"{'kept' if res.options.include_unhealthy else 'excluded'}; chaotic benchmarks (a larger "
-        "heap costing significantly more, non-overlapping CIs) and noisy ones (CI above "
-        f"±{res.options.noisy_ci_pct:g}%) are greyed and "
-        f"{'kept in' if res.options.keep_flagged else 'left out of'} the summary rows, and so "
-        "are benchmarks whose work (allocated KB, frames, distilled cost) trends with x. Runs "
-        "held at another frequency level than the study's on their device (the mode of the "
-        "stable levels) are "
-        f"{'kept' if res.options.include_drifted else 'excluded'}, and so are runs whose heap "
-        "peaked more than 5% above their heap label.</p>",
+        "<p>Lower-bound overhead (Cai et al., ISPASS'22) with the ISMM'24 protocol, per device, "
+        "benchmark b, config c and heap multiple x over n invocations:</p>",
+        f'<span class="formula">{_e(METHOD.format(what=o.measure.what, level=o.ci_level))}</span>',
+        f"<p>Runs whose app died, that reused a running process or whose verdict is "
+        f"<code>fail</code> are {'kept' if o.include_unhealthy else 'excluded'}"
+        + (f"; each invocation's first {o.drop_warmup} iteration(s) are dropped"
+           if o.drop_warmup else "")
+        + ". Summary rows cover every benchmark"
+        + (f" except {_e(', '.join(o.exclude_benchmarks))} (excluded by name)"
+           if o.exclude_benchmarks else "")
+        + ("; flagged benchmarks are left out (--drop-flagged)" if o.drop_flagged else
+           "; flags (chaotic, noisy above "
+           f"±{o.noisy_ci_pct:g}%, workload_varies, drift, heap) are listed and never change "
+           "a summary row")
+        + ". Runs held at another frequency level than the study's on their device are "
+        f"{'excluded' if o.exclude_drifted else 'kept and their benchmark flagged drift'}.</p>",
+        "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in covers_lines(res)) + "</ul>",
     ]
     for x in xs:
-        body += [f'<h2 id="at-{x:g}">LBO at {x:g}× heap (mean ± 95% CI)</h2>', _table5(study, x)]
+        body += [f'<h2 id="at-{x:g}">LBO at {x:g}× heap (mean ± {o.ci_level}% CI)</h2>',
+                 _table5(study, x)]
     body += ["<h2>LBO curves</h2>", charts_.add("LBO curves", lambda: study_charts.lbo_curves(res))]
+    resp = study.responsiveness()
+    body += ["<h2>Responsiveness across invocations</h2>",
+             "<p>Frame-duration percentiles per config and heap multiple: the mean of the "
+             "invocations' percentile with its lowest and highest invocation; janky frames "
+             f"(% of frames) against x with {o.ci_level}% CIs over invocations.</p>",
+             charts_.add("frame percentiles", lambda: study_charts.frame_percentiles(resp)),
+             charts_.add("janky frames", lambda: study_charts.janky_curves(resp, o.ci_level)),
+             _frame_table(resp)]
     body += ["<h2>Conditions</h2>",
              "<p>Dominant frequency level of each allowed cluster and memory controller per "
              "run, the study's level on that device, and whether the run held the highest "
-             "level its trace shows; drifted runs are marked.</p>",
+             "level its trace shows (CPUs are held near, not at, their maximum in the ISMM'24 "
+             "protocol; the memory controller at its maximum); drifted runs are marked.</p>",
              _conditions(study),
-             "<h2>Study warnings</h2>",
-             _frame_table(res.warnings.with_columns(
-                 trace=pl.col("trace").str.split("/").list.last()))]
+             "<h2>Loop order</h2>",
+             "<p>Each benchmark's sweep over x (first to last start) against the span of its "
+             "config's runs, and the rank correlation of start time with x inside it: "
+             "recorded back to back (errata E.3.1) a sweep takes about its share of the "
+             "runs.</p>",
+             _frame_table(res.sweeps, cls_col="spread"),
+             "<h2>Study warnings and notes</h2>",
+             "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in warning_lines(res.warnings))
+             + "</ul>" if res.warnings.height else '<p class="meta">none</p>']
     body += ["<h2>Flagged benchmarks</h2>", _frame_table(res.flags),
+             "<h2>Failed runs</h2>",
+             "<p>Runs whose app died (OutOfMemoryError, a kill, an exit) or that reused a "
+             "running process, per benchmark, config and x: what a minimum-heap search "
+             "reads.</p>",
+             ("<ul>" + "".join(f"<li>{_e(line)}</li>" for line in failure_lines(res.failures))
+              + "</ul>") if failure_lines(res.failures) else '<p class="meta">none</p>',
              "<h2>Excluded runs</h2>",
              _frame_table(res.excluded.with_columns(
                  trace=pl.col("trace").str.split("/").list.last()))]
@@ -175,7 +219,7 @@ def render_study(study: "Study", title: str | None = None, noise_metric: str = "
              _frame_table(res.table, cls_col="flags"), "</details>"]
     noise = study.noise(noise_metric)
     body += [f"<h2>Noise of {_e(noise_metric)}</h2>",
-             _noise_sentences(noise, res.options.noisy_ci_pct),
+             _noise_sentences(noise, o.noisy_ci_pct),
              _frame_table(noise.groups.drop("sentence")),
              charts_.add("noise factors", lambda: study_charts.noise_factors(noise))]
     title = title or "artscope study"

@@ -3,45 +3,52 @@
 A per-run health check cannot see these faults, which the ISMM'24 study of
 ART's collectors had to correct in its errata:
 
-* ``condition_drift`` -- runs that each held their memory controller (or an
-  allowed cluster) steady, but at different levels from one another. Per
-  device, the study-wide mode of each series' stable dominant level is the
-  study's level (ties go to the higher level); a run that held a stable
-  level other than it is excluded from the LBO with a reason naming the
-  device, its level and the study's (``include_drifted`` keeps it). A run
-  whose level changed inside it is judged by its health check instead
-  (``memfreq_unstable`` / ``cpufreq_unstable``).
-* ``below_max`` -- runs held steadily below the highest level their trace
-  shows for that series (available or reached): listed as a warning.
-* ``mixed_devices`` / ``mixed_builds`` -- runs from more than one device, or
-  more than one build (fingerprint or kernel release): flagged; levels are
-  compared per device and ``noise`` groups by device first.
-* ``not_interleaved`` -- a (benchmark, config) with two or more heap
-  multiples whose runs at different x do not overlap in time (each x's span
-  of start times is disjoint from every other x's), so drift over time
-  confounds the heap-size curve. Needs ``started_at`` (REALTIME snapshots).
-* ``heap_over_limit`` -- a run whose heap label (``heap`` column: ``512M``,
-  ``300m``, ``1g``, ``65536k``) is exceeded by its ``Heap size (KB)`` peak by
-  more than 5%: the limit was not applied; excluded.
+* ``condition_drift`` -- runs that each held a level steady, but a different
+  one from the study's. Per device (and build), the study-wide mode of each
+  series' stable dominant level -- an allowed cluster's CPU frequency, a
+  memory controller's -- is the study's level (ties go to the higher level).
+  The benchmark is flagged ``drift``; ``exclude_drifted`` leaves the runs out.
+  A level changing inside a run is its health check's (``cpufreq_unstable``,
+  ``memfreq_unstable``).
+* ``below_max`` (warning) -- runs whose memory controller held a level below
+  the highest its trace shows (errata E.1: the memory controller at its
+  maximum). CPUs are held *near*, not at, their maximum on purpose (§5.2,
+  Table 3), so a CPU below its maximum is one note per device and level
+  (``cpus_below_max``, severity info); what matters for CPUs is drift.
+* ``mixed_devices`` / ``mixed_builds`` -- runs from more than one device,
+  build fingerprint or kernel release: LBO, flags and summary rows are per
+  device (and build), ``noise`` groups by device first.
+* ``sweep_spread`` -- errata E.3.1 moved from "every benchmark at one heap
+  multiple, then the next multiple" to "every multiple of one benchmark,
+  then the next benchmark". Per (benchmark, config), its sweep over x (first
+  to last start) against the span of that config's runs: back to back it
+  takes about its share of the runs; a warning when it takes more than half
+  way from that share to the whole span (the old order). Needs ``started_at``.
+* ``heap_over_limit`` -- a run whose ``Heap size (KB)`` peak exceeds its heap
+  label (``heap``: ``512M``, ``300m``, ``1g``, ``65536k``) by more than 5%:
+  the limit was not applied. The benchmark is flagged ``heap``.
 * ``workload_varies`` -- per (benchmark, config), the allocated KB, frame
   count or distilled cost trends with x: |Spearman rho| >= 0.8 over its runs
-  and the means at its smallest and largest x differ beyond their 95% CIs.
-  The benchmark is flagged like ``chaotic``.
+  and the means at its smallest and largest x differ beyond their CIs.
+* failures -- per (benchmark, config, x), the runs whose app died (exited,
+  was killed, threw OutOfMemoryError) or reused a running process: what a
+  minimum-heap search reads (ISMM'24 Tables 4 and 6).
 
-Inputs are the flat per-run columns (``cond_…``, ``heap_…``, labels); a
-check whose columns are absent (older saved output) finds nothing.
+Inputs are the flat per-run columns (``cond_…``, ``heap_…``, ``validity_…``,
+labels); a check whose columns are absent (older saved output) finds nothing.
 """
 
 from __future__ import annotations
 
-import math
 import os
 import re
 
 import polars as pl
 
-#: A heap label's peak may exceed it by this share before the run is
-#: excluded (ART's accounting and the counter's timing are not exact).
+from artscope.studies.stats import ci_half
+
+#: A heap label's peak may exceed it by this share (ART's accounting and the
+#: counter's timing are not exact).
 HEAP_LIMIT_SLACK = 0.05
 #: |Spearman rho| at or above which a workload trends with x.
 WORKLOAD_RHO = 0.8
@@ -54,14 +61,25 @@ LEVEL_SCHEMA = pl.List(pl.Struct({"cpus": pl.List(pl.Int64), "device": pl.String
                                   "source": pl.String, "unit": pl.String,
                                   "dominant": pl.Float64, "stable": pl.Boolean,
                                   "highest": pl.Float64, "at_max": pl.Boolean}))
-WARNING_SCHEMA = {"check": pl.String, "benchmark": pl.String, "config": pl.String,
-                  "x": pl.Float64, "trace": pl.String, "run": pl.Int64, "detail": pl.String}
+WARNING_SCHEMA = {"check": pl.String, "severity": pl.String, "device": pl.String,
+                  "benchmark": pl.String, "config": pl.String, "x": pl.Float64,
+                  "trace": pl.String, "run": pl.Int64, "detail": pl.String}
 EXCLUSION_SCHEMA = {"trace": pl.String, "run": pl.Int64, "reason": pl.String,
                     "detail": pl.String}
 LEVELS_SCHEMA = {"trace": pl.String, "run": pl.Int64, "device": pl.String, "series": pl.String,
                  "unit": pl.String, "dominant": pl.Float64, "stable": pl.Boolean,
                  "highest": pl.Float64, "at_max": pl.Boolean, "study_level": pl.Float64,
                  "drifted": pl.Boolean}
+FLAG_SCHEMA = {"device": pl.String, "benchmark": pl.String, "flag": pl.String,
+               "config": pl.String, "x": pl.Float64, "detail": pl.String}
+SWEEP_SCHEMA = {"device": pl.String, "benchmark": pl.String, "config": pl.String,
+                "runs": pl.Int64, "xs": pl.Int64, "sweep_s": pl.Float64, "span_s": pl.Float64,
+                "sweep_share": pl.Float64, "runs_share": pl.Float64, "x_rho": pl.Float64,
+                "spread": pl.Boolean}
+FAILURE_SCHEMA = {"device": pl.String, "benchmark": pl.String, "config": pl.String,
+                  "x": pl.Float64, "runs": pl.Int64, "failed": pl.Int64, "died": pl.Int64,
+                  "out_of_memory_error": pl.Int64, "killed": pl.Int64, "memory_kill": pl.Int64,
+                  "exited": pl.Int64, "reused": pl.Int64}
 
 
 def _has(runs: pl.DataFrame, *cols: str) -> bool:
@@ -83,6 +101,28 @@ def device_expr(runs: pl.DataFrame) -> pl.Expr:
     return pl.lit(UNKNOWN_DEVICE)
 
 
+def _build(fingerprint: pl.Expr) -> pl.Expr:
+    """'google/bluejay/bluejay:13/TQ1A.220812.001.A1/8949995:user/release-keys'
+    -> '13/TQ1A.220812.001.A1/8949995'."""
+    return pl.coalesce(fingerprint.str.extract(r"^[^:]*:([^:]+):", 1), fingerprint)
+
+
+def with_device(runs: pl.DataFrame) -> pl.DataFrame:
+    """``runs`` with ``device``: the device a run ran on (:func:`device_expr`),
+    followed by its build when that device ran more than one; and
+    ``device_build`` (the build, null when not recorded). The key a study
+    keeps apart: LBO, flags, summary rows and levels are per device."""
+    if "device_build" in runs.columns:
+        return runs
+    fp = (pl.col("cond_device_build_fingerprint") if "cond_device_build_fingerprint" in runs.columns
+          else pl.lit(None, pl.String))
+    out = runs.with_columns(device=device_expr(runs), device_build=_build(fp))
+    several = pl.col("device_build").n_unique().over("device") > 1
+    return out.with_columns(device=pl.when(several & pl.col("device_build").is_not_null())
+                            .then(pl.format("{} (build {})", "device", "device_build"))
+                            .otherwise(pl.col("device")))
+
+
 def _level_text(v: float | None, unit: str | None) -> str:
     if v is None:
         return "?"
@@ -98,6 +138,12 @@ def _empty(schema: dict[str, pl.DataType]) -> pl.DataFrame:
     return pl.DataFrame(schema=schema)
 
 
+def _labels(runs: pl.DataFrame) -> pl.DataFrame:
+    """trace, run and the label columns a warning or flag names."""
+    return runs.select("trace", "run", *[c for c in ("benchmark", "config", "x")
+                                         if c in runs.columns])
+
+
 # -- levels ----------------------------------------------------------------------
 
 def run_levels(runs: pl.DataFrame) -> pl.DataFrame:
@@ -108,8 +154,9 @@ def run_levels(runs: pl.DataFrame) -> pl.DataFrame:
     ok = _ok(runs)
     if ok.is_empty() or not any(c in ok.columns for c in ("cond_clusters", "cond_memory")):
         return _empty(LEVELS_SCHEMA)
-    base = ok.select("trace", "run", device_expr(ok).alias("_run_device"),
-                     *[c for c in ("cond_clusters", "cond_memory") if c in ok.columns])
+    base = with_device(ok).select(
+        "trace", "run", pl.col("device").alias("_run_device"),
+        *[c for c in ("cond_clusters", "cond_memory") if c in ok.columns])
     parts = []
     for col, kind in (("cond_clusters", "cpu"), ("cond_memory", "memory")):
         if col not in base.columns:
@@ -157,28 +204,67 @@ def condition_drift(runs: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=EXCLUSION_SCHEMA)
 
 
-def below_max(runs: pl.DataFrame) -> pl.DataFrame:
-    """Warnings: runs whose stable level is below the highest level their
-    trace shows for that series."""
-    lv = run_levels(runs).filter(pl.col("stable").fill_null(False)
-                                 & (pl.col("at_max") == False))  # noqa: E712
-    labels = _labels(runs)
+def drift_flags(runs: pl.DataFrame) -> pl.DataFrame:
+    """Flags ``drift``: per device and benchmark, how many of its runs held
+    a series at another level than the study's, and which levels."""
+    lv = run_levels(runs)
+    if lv.is_empty() or not lv["drifted"].any() or "benchmark" not in runs.columns:
+        return _empty(FLAG_SCHEMA)
+    lv = lv.join(_labels(runs), on=["trace", "run"], how="left")
+    per_bm = _ok(with_device(runs)).group_by("device", "benchmark").agg(n=pl.len())
     rows = []
-    for r in lv.iter_rows(named=True):
-        rows.append({"check": "below_max", **labels.get((r["trace"], r["run"]), {}),
-                     "trace": r["trace"], "run": r["run"],
-                     "detail": (f"{_name(r['trace'], r['run'])} on {r['device']}: {r['series']} "
-                                f"held {_level_text(r['dominant'], r['unit'])}, below the highest "
-                                f"its trace shows ({_level_text(r['highest'], r['unit'])})")})
+    drifted = lv.filter(pl.col("drifted")).join(per_bm, on=["device", "benchmark"], how="left")
+    for (device, bm), g in drifted.group_by("device", "benchmark", maintain_order=True):
+        levels = (g.group_by("series", "dominant", "study_level", "unit", maintain_order=True)
+                  .agg(k=pl.len()))
+        said = "; ".join(
+            f"{r['k']} held {r['series']} at {_level_text(r['dominant'], r['unit'])} instead "
+            f"of the study's {_level_text(r['study_level'], r['unit'])}"
+            for r in levels.iter_rows(named=True))
+        k = g.select("trace", "run").unique().height
+        rows.append({"device": device, "benchmark": bm, "flag": "drift",
+                     "detail": (f"{k} of {g['n'][0]} runs on {device} drifted: {said} "
+                                "(--exclude-drifted leaves them out)")})
+    return pl.DataFrame(rows, schema=FLAG_SCHEMA)
+
+
+def below_max(runs: pl.DataFrame) -> pl.DataFrame:
+    """Warnings: runs whose memory controller held a stable level below the
+    highest level their trace shows for it (errata E.1)."""
+    lv = run_levels(runs).filter(pl.col("stable").fill_null(False)
+                                 & (pl.col("at_max") == False)  # noqa: E712
+                                 & pl.col("series").str.starts_with("memory "))
+    lv = lv.join(_labels(runs), on=["trace", "run"], how="left")
+    rows = [{"check": "below_max", "severity": "warn", "device": r["device"],
+             **{c: r.get(c) for c in ("benchmark", "config", "x")},
+             "trace": r["trace"], "run": r["run"],
+             "detail": (f"{_name(r['trace'], r['run'])} on {r['device']}: {r['series']} "
+                        f"held {_level_text(r['dominant'], r['unit'])}, below the highest "
+                        f"its trace shows ({_level_text(r['highest'], r['unit'])}); the "
+                        "memory controller belongs at its maximum (ISMM'24 errata E.1)")}
+            for r in lv.iter_rows(named=True)]
     return pl.DataFrame(rows, schema=WARNING_SCHEMA)
 
 
-def _labels(runs: pl.DataFrame) -> dict[tuple[str, int], dict]:
-    cols = [c for c in ("benchmark", "config", "x") if c in runs.columns]
-    if not cols:
-        return {}
-    return {(r["trace"], r["run"]): {c: r[c] for c in cols}
-            for r in runs.select("trace", "run", *cols).iter_rows(named=True)}
+def cpus_below_max(runs: pl.DataFrame) -> pl.DataFrame:
+    """Notes (severity info), one per device, CPU cluster and level: runs
+    that held their CPUs steadily below the highest level the trace shows."""
+    lv = run_levels(runs).filter(pl.col("stable").fill_null(False)
+                                 & (pl.col("at_max") == False)  # noqa: E712
+                                 & pl.col("series").str.starts_with("cpus "))
+    total = lv.group_by("device", "series").agg(total=pl.len())
+    g = (lv.group_by("device", "series", "dominant", "unit").agg(k=pl.len(),
+                                                                 highest=pl.col("highest").max())
+         .join(total, on=["device", "series"]).sort("device", "series", "dominant"))
+    rows = [{"check": "cpus_below_max", "severity": "info", "device": r["device"],
+             "detail": (f"on {r['device']}, {r['series']} held "
+                        f"{_level_text(r['dominant'], r['unit'])} in {r['k']} of {r['total']} "
+                        f"runs, below the highest their traces show "
+                        f"({_level_text(r['highest'], r['unit'])}): the ISMM'24 protocol holds "
+                        "CPUs near, not at, their maximum to avoid throttling (§5.2); what "
+                        "matters is that every run held the same level (condition_drift)")}
+            for r in g.iter_rows(named=True)]
+    return pl.DataFrame(rows, schema=WARNING_SCHEMA)
 
 
 # -- devices and builds -------------------------------------------------------------
@@ -197,44 +283,63 @@ def mixed_devices(runs: pl.DataFrame) -> pl.DataFrame:
         counts = (ok.select(v=expr).drop_nulls().group_by("v").agg(n=pl.len()).sort("v"))
         if counts.height > 1:
             listed = ", ".join(f"{v} ({n} runs)" for v, n in counts.iter_rows())
-            rows.append({"check": check, "detail": (
-                f"runs from {counts.height} {what}: {listed}; levels are compared per device "
-                "and noise groups runs by device first")})
+            rows.append({"check": check, "severity": "warn", "detail": (
+                f"runs from {counts.height} {what}: {listed}; LBO, flags, summary rows and "
+                "levels are per device (and build), and noise groups runs by device first")})
     return pl.DataFrame(rows, schema=WARNING_SCHEMA)
 
 
 def n_devices(runs: pl.DataFrame) -> int:
     ok = _ok(runs)
-    return ok.select(device_expr(ok)).n_unique() if ok.height else 0
+    return with_device(ok)["device"].n_unique() if ok.height else 0
 
 
 # -- run order -----------------------------------------------------------------------
 
-def not_interleaved(runs: pl.DataFrame) -> pl.DataFrame:
-    """Warnings per (benchmark, config) with two or more heap multiples whose
-    runs at different x do not overlap in time (every x's span of start
-    times is disjoint from the others'; each x needs two runs with a start
-    time)."""
+def sweeps(runs: pl.DataFrame) -> pl.DataFrame:
+    """Per device, benchmark and config (with two or more heap multiples):
+    its sweep over x -- first to last start -- against the span of its
+    config's runs on that device, its share of those runs, and the rank
+    correlation of start time with x inside it (columns :data:`SWEEP_SCHEMA`)."""
     if not _has(runs, "benchmark", "config", "x", "cond_started_at_unix_ns"):
-        return _empty(WARNING_SCHEMA)
-    ok = (_ok(runs).with_columns(pl.col("cond_started_at_unix_ns").cast(pl.Int64, strict=False))
-          .filter(pl.col("x").is_not_null() & pl.col("cond_started_at_unix_ns").is_not_null()))
-    spans = (ok.group_by("benchmark", "config", "x")
-             .agg(n=pl.len(), first=pl.col("cond_started_at_unix_ns").min(),
-                  last=pl.col("cond_started_at_unix_ns").max())
-             .filter(pl.col("n") >= 2).sort("benchmark", "config", "first"))
-    rows = []
-    for (bm, cfg), g in spans.group_by("benchmark", "config", maintain_order=True):
-        if g.height < 2:
-            continue
-        firsts, lasts = g["first"].to_list(), g["last"].to_list()
-        # sorted by first start: disjoint when each span ends before the next begins
-        if all(lasts[i] < firsts[i + 1] for i in range(g.height - 1)):
-            order = ", then ".join(f"{x:g}x" for x in g["x"].to_list())
-            rows.append({"check": "not_interleaved", "benchmark": bm, "config": cfg,
-                         "detail": (f"{bm} / {cfg}: the runs were recorded one heap multiple "
-                                    f"after another ({order}), never interleaved, so drift over "
-                                    "time is confounded with x")})
+        return _empty(SWEEP_SCHEMA)
+    ok = (with_device(_ok(runs))
+          .with_columns(_t=pl.col("cond_started_at_unix_ns").cast(pl.Int64, strict=False))
+          .filter(pl.col("x").is_not_null() & pl.col("_t").is_not_null()))
+    if ok.is_empty():
+        return _empty(SWEEP_SCHEMA)
+    span = ok.group_by("device", "config").agg(
+        span_s=(pl.col("_t").max() - pl.col("_t").min()) / 1e9, config_runs=pl.len())
+    g = (ok.group_by("device", "benchmark", "config")
+         .agg(runs=pl.len(), xs=pl.col("x").n_unique(),
+              sweep_s=(pl.col("_t").max() - pl.col("_t").min()) / 1e9,
+              x_rho=pl.corr("_t", "x", method="spearman"))
+         .filter(pl.col("xs") >= 2)
+         .join(span, on=["device", "config"])
+         .with_columns(sweep_share=pl.when(pl.col("span_s") > 0)
+                       .then(pl.col("sweep_s") / pl.col("span_s")),
+                       runs_share=pl.col("runs") / pl.col("config_runs"),
+                       x_rho=pl.col("x_rho").fill_nan(None)))
+    # back to back, a sweep takes about its share of the config's runs; in
+    # the old order (x outermost) nearly the whole span
+    spread = pl.col("sweep_share") > (pl.col("runs_share") + 1) / 2
+    return (g.with_columns(spread=spread.fill_null(False))
+            .select(list(SWEEP_SCHEMA)).cast(SWEEP_SCHEMA)
+            .sort("device", "config", "benchmark"))
+
+
+def sweep_warnings(sweep: pl.DataFrame) -> pl.DataFrame:
+    """Warnings ``sweep_spread`` for the sweeps spread over their config's span."""
+    rows = [{"check": "sweep_spread", "severity": "warn", "device": r["device"],
+             "benchmark": r["benchmark"], "config": r["config"],
+             "detail": (f"{r['benchmark']} / {r['config']} on {r['device']}: its sweep over "
+                        f"{r['xs']} heap multiples took {r['sweep_s']:,.0f} s, "
+                        f"{100 * r['sweep_share']:.0f}% of the {r['span_s']:,.0f} s its config's "
+                        f"runs span, for {100 * r['runs_share']:.0f}% of the runs: other "
+                        "benchmarks ran in between, so drift over the study is confounded "
+                        "with x — run every heap multiple of one benchmark before the next "
+                        "benchmark (ISMM'24 errata E.3.1)")}
+            for r in sweep.filter(pl.col("spread")).iter_rows(named=True)]
     return pl.DataFrame(rows, schema=WARNING_SCHEMA)
 
 
@@ -259,10 +364,13 @@ def heap_over_limit(runs: pl.DataFrame) -> pl.DataFrame:
     """Runs whose heap peak exceeds their ``heap`` label by more than 5%."""
     if not _has(runs, "heap", "heap_peak_kb"):
         return _empty(EXCLUSION_SCHEMA)
-    limit = pl.col("heap").cast(pl.String).map_elements(heap_label_kb, return_dtype=pl.Float64)
+    labels = runs["heap"].cast(pl.String).unique().drop_nulls().to_list()
+    kb = pl.DataFrame({"heap": labels, "_limit": [heap_label_kb(v) for v in labels]},
+                      schema={"heap": pl.String, "_limit": pl.Float64})
     # saved CSV output reads an all-null column as text
-    over = (_ok(runs).with_columns(_limit=limit,
+    over = (_ok(runs).with_columns(pl.col("heap").cast(pl.String),
                                    heap_peak_kb=pl.col("heap_peak_kb").cast(pl.Float64, strict=False))
+            .join(kb, on="heap", how="inner")
             .filter(pl.col("_limit").is_not_null() & pl.col("heap_peak_kb").is_not_null()
                     & (pl.col("heap_peak_kb") > pl.col("_limit") * (1 + HEAP_LIMIT_SLACK))))
     rows = [{"trace": r["trace"], "run": r["run"], "reason": "heap_over_limit",
@@ -273,36 +381,42 @@ def heap_over_limit(runs: pl.DataFrame) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=EXCLUSION_SCHEMA)
 
 
+def heap_flags(runs: pl.DataFrame) -> pl.DataFrame:
+    """Flags ``heap``: per device and benchmark, its runs whose heap peaked
+    above their heap label."""
+    over = heap_over_limit(runs)
+    if over.is_empty() or "benchmark" not in runs.columns:
+        return _empty(FLAG_SCHEMA)
+    over = over.join(with_device(runs).select("trace", "run", "device", "benchmark", "config",
+                                              "x"), on=["trace", "run"], how="left")
+    rows = []
+    for (device, bm), g in over.group_by("device", "benchmark", maintain_order=True):
+        first = g.row(0, named=True)
+        more = f" and {g.height - 1} more" if g.height > 1 else ""
+        rows.append({"device": device, "benchmark": bm, "flag": "heap",
+                     "detail": (f"{g.height} run(s) ignored their heap limit: "
+                                f"{_name(first['trace'], first['run'])} ({first['config']} at "
+                                f"{first['x']:g}x): {first['detail']}{more}")})
+    return pl.DataFrame(rows, schema=FLAG_SCHEMA)
+
+
 # -- work ---------------------------------------------------------------------------
 
-def _ci_half(values: list[float]) -> float | None:
-    from artscope.studies.stats import t_quantile
-
-    n = len(values)
-    if n < 2:
-        return None
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    return t_quantile(n) * sd / math.sqrt(n)  # type: ignore[operator]
-
-
-def workload_varies(kept: pl.DataFrame) -> pl.DataFrame:
-    """Flags (benchmark, flag 'workload_varies', config, x = the largest x,
-    detail) for each (benchmark, config) whose work trends with x."""
+def workload_varies(kept: pl.DataFrame, ci_level: int = 95) -> pl.DataFrame:
+    """Flags (device, benchmark, flag 'workload_varies', config, x = the
+    largest x, detail) for each (benchmark, config) whose work trends with x."""
     from scipy.stats import spearmanr
 
-    schema = {"benchmark": pl.String, "flag": pl.String, "config": pl.String,
-              "x": pl.Float64, "detail": pl.String}
     if not _has(kept, "benchmark", "config", "x"):
-        return pl.DataFrame(schema=schema)
+        return _empty(FLAG_SCHEMA)
     rows = []
-    data = kept.filter(pl.col("x").is_not_null())
-    for (bm, cfg), g in data.group_by("benchmark", "config", maintain_order=True):
+    data = with_device(kept).filter(pl.col("x").is_not_null())
+    measures = [(c, w) for c, w in WORKLOAD_MEASURES if c in data.columns]
+    for (device, bm, cfg), g in data.group_by("device", "benchmark", "config",
+                                              maintain_order=True):
         if g["x"].n_unique() < 2:
             continue
-        for col, what in WORKLOAD_MEASURES:
-            if col not in g.columns:
-                continue
+        for col, what in measures:
             have = g.with_columns(pl.col(col).cast(pl.Float64, strict=False)).filter(
                 pl.col(col).is_not_null())
             if have["x"].n_unique() < 2 or have[col].n_unique() < 2:
@@ -315,30 +429,69 @@ def workload_varies(kept: pl.DataFrame) -> pl.DataFrame:
             lo_x, hi_x = min(xs), max(xs)
             lo = [v for x, v in zip(xs, vals) if x == lo_x]
             hi = [v for x, v in zip(xs, vals) if x == hi_x]
-            lo_ci, hi_ci = _ci_half(lo), _ci_half(hi)
+            lo_ci, hi_ci = ci_half(lo, ci_level), ci_half(hi, ci_level)
             if lo_ci is None or hi_ci is None:
                 continue
             lo_m, hi_m = sum(lo) / len(lo), sum(hi) / len(hi)
             if abs(hi_m - lo_m) <= lo_ci + hi_ci:
                 continue
-            rows.append({"benchmark": bm, "flag": "workload_varies", "config": cfg, "x": hi_x,
+            rows.append({"device": device, "benchmark": bm, "flag": "workload_varies",
+                         "config": cfg, "x": hi_x,
                          "detail": (f"{cfg}: {what} trends with x (Spearman rho {rho:+.2f}): "
                                     f"mean {lo_m:,.6g} ±{lo_ci:,.3g} at {lo_x:g}x, {hi_m:,.6g} "
                                     f"±{hi_ci:,.3g} at {hi_x:g}x; the benchmark did different "
                                     "work at different heap sizes, so its LBO is not comparable")})
-    return pl.DataFrame(rows, schema=schema).sort("benchmark", "config")
+    return pl.DataFrame(rows, schema=FLAG_SCHEMA).sort("device", "benchmark", "config")
+
+
+# -- failures ------------------------------------------------------------------------
+
+def failures(runs: pl.DataFrame) -> pl.DataFrame:
+    """Per device, benchmark, config and x: the runs, and how many failed --
+    the app died (by OutOfMemoryError, a kill, lmkd or the OOM killer, an
+    exit) or the run reused a running process. A minimum-heap search reads
+    this (columns :data:`FAILURE_SCHEMA`)."""
+    if not _has(runs, "benchmark", "config", "x"):
+        return _empty(FAILURE_SCHEMA)
+    runs = with_device(runs)
+
+    def col(name: str, dtype: pl.DataType) -> pl.Expr:
+        return pl.col(name) if name in runs.columns else pl.lit(None, dtype)
+
+    how = col("validity_died_how", pl.String)
+    died = col("validity_app_died", pl.Boolean).fill_null(False)
+    first = (pl.col("iteration") == pl.col("iteration").min().over(
+        "device", "benchmark", "config", "x", "invocation")) if _has(
+        runs, "iteration", "invocation") else pl.lit(True)
+    reused = ((col("validity_cold_start", pl.Boolean) == False)  # noqa: E712
+              & col("validity_first_run_of_process", pl.Boolean).fill_null(True)
+              & first).fill_null(False)
+    out = (runs.with_columns(_died=died, _reused=reused, _how=how)
+           .group_by("device", "benchmark", "config", "x")
+           .agg(runs=pl.len(), failed=(pl.col("_died") | pl.col("_reused")).sum(),
+                died=pl.col("_died").sum(),
+                out_of_memory_error=(pl.col("_how") == "out_of_memory_error").sum(),
+                killed=(pl.col("_how") == "killed").sum(),
+                memory_kill=pl.col("_how").is_in(["lmk_kill", "oom_kill"]).sum(),
+                exited=(pl.col("_how") == "exit").sum(), reused=pl.col("_reused").sum()))
+    return out.cast(FAILURE_SCHEMA).select(list(FAILURE_SCHEMA)).sort(
+        "device", "benchmark", "config", "x", nulls_last=True)
 
 
 # -- all warnings ------------------------------------------------------------------------
 
 def study_warnings(runs: pl.DataFrame) -> pl.DataFrame:
-    """Every study-level warning over ``runs`` (columns :data:`WARNING_SCHEMA`):
-    mixed devices/builds, runs below the maximum, x-by-x recording."""
-    return pl.concat([mixed_devices(runs), below_max(runs), not_interleaved(runs)])
+    """Every study-level warning and note over ``runs`` (columns
+    :data:`WARNING_SCHEMA`): mixed devices/builds, memory controllers below
+    their maximum, CPUs below theirs, sweeps spread over the study."""
+    return pl.concat([mixed_devices(runs), below_max(runs), cpus_below_max(runs),
+                      sweep_warnings(sweeps(runs))])
 
 
 def warning_lines(warnings: pl.DataFrame) -> list[str]:
-    return [f"{r['check']}: {r['detail']}" for r in warnings.iter_rows(named=True)]
+    """'warning: <check>: <detail>' (severity warn) / 'note: ...' (info)."""
+    return [f"{'note' if r['severity'] == 'info' else 'warning'}: {r['check']}: {r['detail']}"
+            for r in warnings.iter_rows(named=True)]
 
 
 def conditions_table(runs: pl.DataFrame) -> pl.DataFrame:

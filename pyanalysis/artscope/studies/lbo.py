@@ -1,37 +1,34 @@
 """Lower-bound overhead (LBO) of garbage collection over a study's runs.
 
 The method of Cai et al., "Distilling the Real Cost of Production Garbage
-Collectors" (ISPASS'22), as the ISMM'24 study of ART's collectors applies it,
-with one of two cost measures (``--cost``):
+Collectors" (ISPASS'22), with the protocol of the ISMM'24 study of ART's
+collectors (Sareen et al., "Memory Management on Mobile Devices"), on a
+pluggable cost measure (:data:`COSTS`, ``--cost``):
 
 * ``task_clock``: cost(run) = app CPU in the run window (``gc_app_cpu_ns``);
   distilled(run) = cost - GC CPU (``gc_gc_cpu_ns``)
 * ``wall``: cost(run) = the length of the run window W; distilled(run) =
-  cost - the run's GC pause time in W (``gc_pause_total_ns``): only the time
-  the collector held the app's mutators suspended is removed, since a
-  concurrent collector's other work overlaps the app's
+  cost - the run's GC pause time in W (``gc_pause_total_ns``)
 
-In both, distilled(run) is the cost with GC removed -- an over-estimate of
-the cost of an ideal zero-cost collector, hence a *lower bound* on the
-overhead:
-* baseline(b)      = min over (config, x) of mean distilled cost of b
-* LBO(b, config, x) = mean cost / baseline(b)
-* ci95_pct         = 100 * t(0.975, n-1) * s / sqrt(n) / mean cost, the
-  half-width of the 95% CI of the mean cost over the n invocations
+Per device (and build, when a device ran several), per benchmark b, config
+c and heap multiple x:
 
-Which runs count (every exclusion is reported): runs that failed analysis,
-runs without app CPU, -- unless ``include_unhealthy`` -- runs whose health
-verdict is ``fail``, runs whose heap peaked above their heap label
-(``heap_over_limit``) and -- unless ``include_drifted`` -- runs held at
-another frequency level than the study's on their device
-(``condition_drift``; see artscope.studies.checks). Benchmarks are flagged
-``chaotic`` when, for some config, a larger heap costs significantly more
-than a smaller one (non-overlapping 95% CIs), ``noisy`` when some (config,
-x) has a CI above ``noisy_ci_pct`` and ``workload_varies`` when their work
-trends with x; flagged benchmarks stay in the table but leave the summary
-rows (min/max/mean/geomean per config and x) unless ``keep_flagged``.
-Study warnings (mixed devices or builds, runs below the maximum level,
-heap multiples recorded one after another) are listed, not excluded.
+* an invocation's cost is the mean over its iterations (after dropping the
+  first ``drop_warmup`` of each); n counts invocations
+* baseline(b)       = min over (c, x) of the mean distilled cost of b
+* LBO(b, c, x)      = mean cost / baseline(b)
+* ci_pct            = 100 * t((1 + level) / 2, n-1) * s / sqrt(n) / mean
+  cost, the half-width of the CI of the mean cost over invocations (s their
+  sample standard deviation; level 90, 95 or 99%)
+
+Summary rows (min, max, mean, geomean of LBO per config and x) cover every
+benchmark, except those excluded by name and, with ``drop_flagged``, the
+flagged ones; flags (chaotic, noisy, workload_varies, drift, heap) are listed
+and never change a summary row by themselves. Runs are left out, each with
+its reason, when their analysis failed, they have no cost, and -- unless
+``include_unhealthy`` -- when their app died or reused a running process or
+their verdict is ``fail``; with ``exclude_drifted``, runs held at another
+frequency level than the study's (artscope.studies.checks).
 """
 
 from __future__ import annotations
@@ -39,45 +36,100 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from typing import Callable
 
 import polars as pl
 
 from artscope.errors import UsageError
-from artscope.studies.stats import t975
+from artscope.studies.stats import CI_LEVELS, t_quantiles
 
-#: --cost choices -> the analyze column holding that cost (``window_ns``:
-#: W's length, derived from the window columns).
-COSTS = {"task_clock": "gc_app_cpu_ns", "wall": "window_ns"}
-#: --cost choices -> the analyze column holding the GC part of that cost.
-GC_COLUMNS = {"task_clock": "gc_gc_cpu_ns", "wall": "gc_pause_total_ns"}
-#: the task clock's GC column (the default cost)
-GC_COLUMN = GC_COLUMNS["task_clock"]
-SUMMARY_STATS = ("min", "max", "mean", "geomean")
 #: Heap multiples closer than this are the same x (they come from text).
 X_TOLERANCE = 1e-9
+SUMMARY_STATS = ("min", "max", "mean", "geomean")
+#: The keys of one LBO row: device (and build), benchmark, config, heap multiple.
+GROUP = ("device", "benchmark", "config", "x")
+#: ... and of one invocation.
+INVOCATION = (*GROUP, "invocation")
+
+
+@dataclasses.dataclass(frozen=True)
+class CostMeasure:
+    """One ``--cost``: the per-run column holding the cost and the one
+    holding its GC part (both ns), and what a run without them lacks."""
+
+    name: str
+    column: str
+    gc_column: str
+    #: why a run has no cost, for the exclusion list
+    missing: str
+    #: what the cost is, for titles
+    what: str
+    #: adds derived columns the measure needs to a run frame
+    derive: Callable[[pl.DataFrame], pl.DataFrame] | None = None
+
+
+def _window_length(runs: pl.DataFrame) -> pl.DataFrame:
+    if "window_ns" not in runs.columns and {"window_start_ts", "window_end_ts"} <= set(runs.columns):
+        runs = runs.with_columns(window_ns=pl.col("window_end_ts") - pl.col("window_start_ts"))
+    return runs
+
+
+#: The cost measures, by ``--cost`` name. A new measure is one entry here.
+COSTS: dict[str, CostMeasure] = {
+    "task_clock": CostMeasure(
+        "task_clock", "gc_app_cpu_ns", "gc_gc_cpu_ns",
+        "no app or GC CPU time (the trace has no scheduling data)", "task clock"),
+    "wall": CostMeasure(
+        "wall", "window_ns", "gc_pause_total_ns",
+        "no GC pause times (the trace has GC slices without ART's phase slices)",
+        "wall clock", derive=_window_length),
+}
 
 
 @dataclasses.dataclass(frozen=True)
 class StudyOptions:
     """Which runs and benchmarks a study counts, and how it measures cost."""
 
-    #: the cost measure: ``task_clock`` (app CPU in W, GC CPU removed) or
-    #: ``wall`` (W's length, GC pause time removed).
+    #: the cost measure, a key of :data:`COSTS`
     cost: str = "task_clock"
-    #: keep runs whose health verdict is ``fail``.
+    #: keep runs whose app died, that reused a process or whose verdict is fail
     include_unhealthy: bool = False
-    #: keep chaotic/noisy benchmarks in the summary rows.
-    keep_flagged: bool = False
-    #: keep runs whose frequency level drifted from the study's.
-    include_drifted: bool = False
-    #: a benchmark is ``noisy`` when some (config, x) CI exceeds this (± %).
+    #: leave runs held at another frequency level than the study's out
+    exclude_drifted: bool = False
+    #: leave every flagged benchmark out of the summary rows
+    drop_flagged: bool = False
+    #: benchmarks left out of the summary rows by name
+    exclude_benchmarks: tuple[str, ...] = ()
+    #: a benchmark is ``noisy`` when some (config, x) CI exceeds this (± %)
     noisy_ci_pct: float = 5.0
+    #: the confidence level of every CI, percent
+    ci_level: int = 95
+    #: iterations dropped at the start of each invocation (warm-up)
+    drop_warmup: int = 0
 
     def __post_init__(self) -> None:
         if self.cost not in COSTS:
             raise UsageError(f"unknown --cost {self.cost!r} (choose from {', '.join(COSTS)})")
         if not self.noisy_ci_pct > 0:
             raise UsageError("--noisy-ci must be a positive percentage")
+        if self.ci_level not in CI_LEVELS:
+            raise UsageError(f"--ci must be one of {', '.join(map(str, CI_LEVELS))}")
+        if self.drop_warmup < 0:
+            raise UsageError("--drop-warmup must be 0 or more")
+        if isinstance(self.exclude_benchmarks, str):
+            object.__setattr__(self, "exclude_benchmarks", (self.exclude_benchmarks,))
+
+    @property
+    def measure(self) -> CostMeasure:
+        return COSTS[self.cost]
+
+
+EXCLUDED_SCHEMA = {
+    "trace": pl.String, "run": pl.Int64, "device": pl.String, "benchmark": pl.String,
+    "config": pl.String, "x": pl.Float64, "invocation": pl.String, "iteration": pl.Int64,
+    "reason": pl.String, "detail": pl.String}
+#: Why a run is left out, in the order they are tried.
+UNHEALTHY_REASONS = ("app_died", "process_reused", "unhealthy")
 
 
 def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, str]:
@@ -91,212 +143,296 @@ def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, st
     return ids, "; ".join(r.get("message", "") for r in bad)
 
 
-NO_COST_DETAIL = {
-    "task_clock": "no app or GC CPU time (the trace has no scheduling data)",
-    "wall": "no GC pause times (the trace has GC slices without ART's phase slices)",
-}
+def prepare_runs(runs: pl.DataFrame, opts: StudyOptions) -> pl.DataFrame:
+    """The labelled runs with the columns a study reads: the cost measure's,
+    ``device`` (and build), the validity and health columns (null when the
+    input is older analyze output)."""
+    from artscope.studies.checks import with_device
+
+    m = opts.measure
+    if m.derive is not None:
+        runs = m.derive(runs)
+    wanted = {"error": pl.String, "health_verdict": pl.String, "health_reasons": pl.String,
+              m.column: pl.Int64, m.gc_column: pl.Int64, "validity_app_died": pl.Boolean,
+              "validity_died_how": pl.String, "validity_died_detail": pl.String,
+              "validity_cold_start": pl.Boolean, "validity_first_run_of_process": pl.Boolean,
+              "validity_process_start_lead_ns": pl.Int64,
+              "iteration": pl.Int64, "invocation": pl.String}
+    runs = runs.with_columns(pl.lit(None, t).alias(c) for c, t in wanted.items()
+                             if c not in runs.columns)
+    if "run" in runs.columns:
+        runs = runs.with_columns(iteration=pl.col("iteration").fill_null(pl.col("run")),
+                                 invocation=pl.col("invocation").fill_null(pl.col("trace")))
+    return with_device(runs)
 
 
-def with_cost_columns(runs: pl.DataFrame, cost: str) -> pl.DataFrame:
-    """``runs`` with the columns ``cost`` needs that are derived (W's length)."""
-    if cost == "wall" and "window_ns" not in runs.columns \
-            and {"window_start_ts", "window_end_ts"} <= set(runs.columns):
-        runs = runs.with_columns(
-            window_ns=pl.col("window_end_ts") - pl.col("window_start_ts"))
-    return runs
+def _first_iteration(runs: pl.DataFrame) -> pl.Expr:
+    """Whether a run is its invocation's first iteration."""
+    return pl.col("iteration") == pl.col("iteration").min().over(INVOCATION)
 
 
 def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(kept runs, excluded runs with ``reason`` and ``detail``)."""
-    cost_col, gc_col = COSTS[opts.cost], GC_COLUMNS[opts.cost]
-    runs = with_cost_columns(runs, opts.cost)
-    for col, dtype in (("error", pl.String), ("health_verdict", pl.String),
-                       ("health_reasons", pl.String), (cost_col, pl.Int64), (gc_col, pl.Int64)):
-        if col not in runs.columns:
-            runs = runs.with_columns(pl.lit(None, dtype).alias(col))
-    failed = pl.col("error").is_not_null()
-    unhealthy = (pl.col("health_verdict") == "fail").fill_null(False)
-    no_cost = pl.col(cost_col).is_null() | pl.col(gc_col).is_null()
-    why = (pl.when(failed).then(pl.lit("error"))
-           .when(no_cost).then(pl.lit("no_cost"))
-           .when(unhealthy & pl.lit(not opts.include_unhealthy)).then(pl.lit("unhealthy"))
-           .otherwise(None))
-    marked = runs.with_columns(_why=why)
-    # study checks: a run's heap over its label, its level off the study's
+    """(kept runs, excluded runs with ``reason`` and ``detail``) of prepared runs."""
     from artscope.studies import checks
 
-    study_ex = [checks.heap_over_limit(runs)]
-    if not opts.include_drifted:
-        study_ex.append(checks.condition_drift(runs))
-    study_ex = pl.concat(study_ex).unique(["trace", "run"], keep="first", maintain_order=True)
-    if study_ex.height:
-        marked = (marked.join(study_ex.rename({"reason": "_study_why", "detail": "_study_detail"}),
-                              on=["trace", "run"], how="left")
-                  .with_columns(_why=pl.coalesce("_why", "_study_why")))
-    kept = marked.filter(pl.col("_why").is_null()).drop("_why", "_study_why", "_study_detail",
-                                                        strict=False)
+    m = opts.measure
+    keep_unhealthy = pl.lit(opts.include_unhealthy)
+    died = pl.col("validity_app_died").fill_null(False)
+    # a later iteration reuses its invocation's process by design
+    reused = ((pl.col("validity_cold_start") == False)  # noqa: E712
+              & pl.col("validity_first_run_of_process").fill_null(True)
+              & _first_iteration(runs)).fill_null(False)
+    rank = pl.col("iteration").rank("ordinal").over(INVOCATION) - 1
+    why = (pl.when(pl.col("error").is_not_null()).then(pl.lit("error"))
+           .when(pl.col(m.column).is_null() | pl.col(m.gc_column).is_null())
+           .then(pl.lit("no_cost"))
+           .when(died & ~keep_unhealthy).then(pl.lit("app_died"))
+           .when(reused & ~keep_unhealthy).then(pl.lit("process_reused"))
+           .when((pl.col("health_verdict") == "fail").fill_null(False) & ~keep_unhealthy)
+           .then(pl.lit("unhealthy"))
+           .when(rank < opts.drop_warmup).then(pl.lit("warmup"))
+           .otherwise(None))
+    marked = runs.with_columns(_why=why)
+    if opts.exclude_drifted:
+        drift = checks.condition_drift(runs).rename({"reason": "_drift", "detail": "_drift_detail"})
+        marked = (marked.join(drift, on=["trace", "run"], how="left")
+                  .with_columns(_why=pl.coalesce("_why", "_drift")))
+    kept = marked.filter(pl.col("_why").is_null())
     ex = marked.filter(pl.col("_why").is_not_null())
     rows = []
     for r in ex.iter_rows(named=True):
-        if r["_why"] in ("condition_drift", "heap_over_limit"):
-            reason, detail = r["_why"], r["_study_detail"]
-        elif r["_why"] == "error":
-            reason, detail = "error", r["error"]
-        elif r["_why"] == "no_cost":
-            reason, detail = "no_cost", NO_COST_DETAIL[opts.cost]
-        else:
+        reason, detail = r["_why"], None
+        if reason == "error":
+            detail = r["error"]
+        elif reason == "no_cost":
+            detail = m.missing
+        elif reason == "app_died":
+            detail = r["validity_died_detail"]
+        elif reason == "process_reused":
+            lead = r["validity_process_start_lead_ns"]
+            detail = ("the app's process was running before the trace began" if lead is None
+                      else f"the app's process started {lead / 1e9:.1f} s before the window")
+        elif reason == "unhealthy":
             ids, detail = _reason_text(r["health_verdict"], r["health_reasons"])
             reason = f"unhealthy: {ids}"
-        rows.append({"trace": r["trace"], "run": r["run"], "benchmark": r.get("benchmark"),
-                     "config": r.get("config"), "x": r.get("x"),
-                     "invocation": r.get("invocation"), "reason": reason, "detail": detail})
-    excluded = pl.DataFrame(rows, schema={
-        "trace": pl.String, "run": pl.Int64, "benchmark": pl.String, "config": pl.String,
-        "x": pl.Float64, "invocation": pl.String, "reason": pl.String, "detail": pl.String})
-    return kept, excluded
+        elif reason == "warmup":
+            detail = f"iteration {r['iteration']}, one of the first {opts.drop_warmup} of its invocation"
+        else:
+            detail = r["_drift_detail"]
+        rows.append({k: r.get(k) for k in EXCLUDED_SCHEMA if k not in ("reason", "detail")}
+                    | {"reason": reason, "detail": detail})
+    excluded = pl.DataFrame(rows, schema=EXCLUDED_SCHEMA)
+    return kept.drop("_why", "_drift", "_drift_detail", strict=False), excluded
 
 
-def group_stats(kept: pl.DataFrame, cost_col: str, gc_col: str = GC_COLUMN) -> pl.DataFrame:
-    """Per (benchmark, config, x): n, mean/sd of cost, mean GC and distilled
-    cost, baseline, LBO and the 95% CI (``ci95_half_ns``, ``ci95_pct``)."""
-    cost = pl.col(cost_col).cast(pl.Float64)
-    gc = pl.col(gc_col).cast(pl.Float64)
-    g = (kept.group_by("benchmark", "config", "x")
-         .agg(n=pl.len().cast(pl.Int64), cost_mean_ns=cost.mean(), cost_sd_ns=cost.std(),
-              gc_mean_ns=gc.mean(), distilled_mean_ns=(cost - gc).mean()))
-    return (g.with_columns(ci95_half_ns=t975(pl.col("n")) * pl.col("cost_sd_ns")
+def per_invocation(kept: pl.DataFrame, cost_col: str, gc_col: str) -> pl.DataFrame:
+    """One row per invocation: the mean cost and GC part over its iterations."""
+    dup = kept.filter(pl.struct(*INVOCATION, "iteration").is_duplicated())
+    if dup.height:
+        names = [f"{os.path.basename(t)} run {r}" for t, r in
+                 dup.select("trace", "run").head(4).iter_rows()]
+        raise UsageError(f"{dup.height} runs share a benchmark, config, x, invocation and "
+                         f"iteration ({', '.join(names)}): label the invocations or the "
+                         "iterations (--invocation-col / --iteration-col)")
+    return (kept.group_by(*INVOCATION)
+            .agg(iterations=pl.len().cast(pl.Int64),
+                 cost=pl.col(cost_col).cast(pl.Float64).mean(),
+                 gc=pl.col(gc_col).cast(pl.Float64).mean()))
+
+
+def group_stats(invocations: pl.DataFrame, ci_level: int = 95) -> pl.DataFrame:
+    """Per (device, benchmark, config, x) over invocations: n, iterations,
+    mean/sd of cost, mean GC and distilled cost, baseline, LBO and the CI
+    (``ci_half_ns``, ``ci_pct``, ``lbo_ci``)."""
+    g = (invocations.group_by(*GROUP)
+         .agg(n=pl.len().cast(pl.Int64), iterations=pl.col("iterations").sum(),
+              cost_mean_ns=pl.col("cost").mean(), cost_sd_ns=pl.col("cost").std(),
+              gc_mean_ns=pl.col("gc").mean(),
+              distilled_mean_ns=(pl.col("cost") - pl.col("gc")).mean()))
+    return (g.with_columns(ci_half_ns=t_quantiles(pl.col("n"), ci_level) * pl.col("cost_sd_ns")
                            / pl.col("n").cast(pl.Float64).sqrt())
-            .with_columns(ci95_pct=100 * pl.col("ci95_half_ns") / pl.col("cost_mean_ns"),
-                          baseline_ns=pl.col("distilled_mean_ns").min().over("benchmark"))
+            .with_columns(ci_pct=100 * pl.col("ci_half_ns") / pl.col("cost_mean_ns"),
+                          baseline_ns=pl.col("distilled_mean_ns").min().over("device", "benchmark"))
             .with_columns(lbo=pl.col("cost_mean_ns") / pl.col("baseline_ns"))
-            .with_columns(lbo_ci95=pl.col("lbo") * pl.col("ci95_pct") / 100)
-            .sort("benchmark", "config", "x", nulls_last=True))
+            .with_columns(lbo_ci=pl.col("lbo") * pl.col("ci_pct") / 100)
+            .sort(*GROUP, nulls_last=True))
 
 
 def _ms(ns: float) -> str:
     return f"{ns / 1e6:.3f} ms"
 
 
-def find_flags(stats: pl.DataFrame, noisy_ci_pct: float) -> pl.DataFrame:
-    """One row per flagged (benchmark, flag, config, x) with a readable detail."""
-    lo = pl.col("cost_mean_ns") - pl.col("ci95_half_ns")
-    hi = pl.col("cost_mean_ns") + pl.col("ci95_half_ns")
-    with_ci = stats.filter(pl.col("ci95_half_ns").is_not_null() & pl.col("x").is_not_null())
-    small = with_ci.select("benchmark", "config", x_small="x", cost_small="cost_mean_ns",
-                           ci_small="ci95_pct", hi_small=hi)
-    large = with_ci.select("benchmark", "config", "x", cost_large="cost_mean_ns",
-                           ci_large="ci95_pct", lo_large=lo)
-    chaotic = (small.join(large, on=["benchmark", "config"])
-               .filter((pl.col("x") > pl.col("x_small") + X_TOLERANCE)
-                       & (pl.col("lo_large") > pl.col("hi_small"))))
-    rows = [{"benchmark": r["benchmark"], "flag": "chaotic", "config": r["config"], "x": r["x"],
-             "detail": (f"{r['config']} at {r['x']:g}x costs {_ms(r['cost_large'])} "
-                        f"±{r['ci_large']:.2f}%, more than at {r['x_small']:g}x "
-                        f"({_ms(r['cost_small'])} ±{r['ci_small']:.2f}%; the 95% CIs do not overlap)")}
-            for r in chaotic.sort("benchmark", "config", "x", "x_small").iter_rows(named=True)]
-    noisy = stats.filter(pl.col("ci95_pct") > noisy_ci_pct)
-    rows += [{"benchmark": r["benchmark"], "flag": "noisy", "config": r["config"], "x": r["x"],
-              "detail": (f"{r['config']} at {_x(r['x'])}: 95% CI ±{r['ci95_pct']:.2f}% of the mean "
-                         f"over {r['n']} runs exceeds ±{noisy_ci_pct:g}%")}
-             for r in noisy.sort("benchmark", "config", "x").iter_rows(named=True)]
-    return pl.DataFrame(rows, schema={"benchmark": pl.String, "flag": pl.String,
-                                      "config": pl.String, "x": pl.Float64, "detail": pl.String})
-
-
 def _x(x: float | None) -> str:
     return "x=?" if x is None else f"{x:g}x"
 
 
+def find_flags(stats: pl.DataFrame, noisy_ci_pct: float, ci_level: int = 95) -> pl.DataFrame:
+    """chaotic and noisy: one row per flagged (device, benchmark, flag,
+    config, x) with the numbers behind it."""
+    lo = pl.col("cost_mean_ns") - pl.col("ci_half_ns")
+    hi = pl.col("cost_mean_ns") + pl.col("ci_half_ns")
+    with_ci = stats.filter(pl.col("ci_half_ns").is_not_null() & pl.col("x").is_not_null())
+    small = with_ci.select("device", "benchmark", "config", x_small="x",
+                           cost_small="cost_mean_ns", ci_small="ci_pct", hi_small=hi)
+    large = with_ci.select("device", "benchmark", "config", "x", cost_large="cost_mean_ns",
+                           ci_large="ci_pct", lo_large=lo)
+    chaotic = (small.join(large, on=["device", "benchmark", "config"])
+               .filter((pl.col("x") > pl.col("x_small") + X_TOLERANCE)
+                       & (pl.col("lo_large") > pl.col("hi_small"))))
+    rows = [{"device": r["device"], "benchmark": r["benchmark"], "flag": "chaotic",
+             "config": r["config"], "x": r["x"],
+             "detail": (f"{r['config']} at {r['x']:g}x costs {_ms(r['cost_large'])} "
+                        f"±{r['ci_large']:.2f}%, more than at {r['x_small']:g}x "
+                        f"({_ms(r['cost_small'])} ±{r['ci_small']:.2f}%; the {ci_level}% CIs "
+                        "do not overlap)")}
+            for r in chaotic.sort("device", "benchmark", "config", "x", "x_small")
+            .iter_rows(named=True)]
+    noisy = stats.filter(pl.col("ci_pct") > noisy_ci_pct)
+    rows += [{"device": r["device"], "benchmark": r["benchmark"], "flag": "noisy",
+              "config": r["config"], "x": r["x"],
+              "detail": (f"{r['config']} at {_x(r['x'])}: {ci_level}% CI ±{r['ci_pct']:.2f}% "
+                         f"of the mean over {r['n']} invocations exceeds ±{noisy_ci_pct:g}%")}
+             for r in noisy.sort(*GROUP).iter_rows(named=True)]
+    from artscope.studies.checks import FLAG_SCHEMA
+
+    return pl.DataFrame(rows, schema=FLAG_SCHEMA)
+
+
 def summary_rows(stats: pl.DataFrame) -> pl.DataFrame:
-    """min/max/mean/geomean of LBO per (config, x) over the rows given."""
-    agg = (stats.group_by("config", "x")
+    """min/max/mean/geomean of LBO per (device, config, x) over the rows
+    given, with ``covers``: the benchmarks summarised."""
+    agg = (stats.group_by("device", "config", "x")
            .agg(n=pl.len(), min=pl.col("lbo").min(), max=pl.col("lbo").max(),
-                mean=pl.col("lbo").mean(), geomean=pl.col("lbo").log().mean().exp()))
-    long = agg.unpivot(index=["config", "x", "n"], on=list(SUMMARY_STATS),
+                mean=pl.col("lbo").mean(), geomean=pl.col("lbo").log().mean().exp(),
+                covers=pl.col("benchmark").sort().str.join(", ")))
+    long = agg.unpivot(index=["device", "config", "x", "n", "covers"], on=list(SUMMARY_STATS),
                        variable_name="benchmark", value_name="lbo")
     order = pl.col("benchmark").replace_strict({s: i for i, s in enumerate(SUMMARY_STATS)})
-    return long.sort("config", "x", order, nulls_last=True)
+    return long.sort("device", "config", "x", order, nulls_last=True)
 
 
-#: Columns of the LBO table, in order (documented in README "Studies").
-TABLE_COLUMNS = ("kind", "benchmark", "config", "x", "n", "cost_mean_ns", "cost_sd_ns",
-                 "gc_mean_ns", "distilled_mean_ns", "baseline_ns", "lbo", "lbo_ci95",
-                 "ci95_pct", "flags")
+#: Columns of the LBO table, in order (docs/studies.md "Output").
+TABLE_COLUMNS = ("kind", "device", "benchmark", "config", "x", "n", "iterations",
+                 "cost_mean_ns", "cost_sd_ns", "gc_mean_ns", "distilled_mean_ns", "baseline_ns",
+                 "lbo", "lbo_ci", "ci_pct", "ci_level", "flags", "in_summary", "covers")
+
+
+def _empty_warnings() -> pl.DataFrame:
+    from artscope.studies.checks import WARNING_SCHEMA
+
+    return pl.DataFrame(schema=WARNING_SCHEMA)
 
 
 @dataclasses.dataclass
 class LboResult:
-    """The LBO table plus what was left out and why."""
+    """The LBO table plus what was flagged, left out and why."""
 
-    #: one row per (benchmark, config, x) (``kind`` benchmark) then the
-    #: summary rows (``kind`` summary, ``benchmark`` = min|max|mean|geomean,
-    #: ``n`` = benchmarks summarised); columns :data:`TABLE_COLUMNS`.
+    #: one row per (device, benchmark, config, x) (``kind`` benchmark) then
+    #: the summary rows (``kind`` summary, ``benchmark`` = min|max|mean|geomean,
+    #: ``n`` = benchmarks summarised, ``covers`` = which); columns
+    #: :data:`TABLE_COLUMNS`
     table: pl.DataFrame
-    #: flagged benchmarks: benchmark, flag (chaotic|noisy|workload_varies),
-    #: config, x, detail
+    #: flagged benchmarks: device, benchmark, flag (chaotic | noisy |
+    #: workload_varies | drift | heap), config, x, detail
     flags: pl.DataFrame
     #: runs left out: trace, run, labels, reason, detail
     excluded: pl.DataFrame
     options: StudyOptions
-    #: study warnings over the counted runs (artscope.studies.checks):
-    #: check, benchmark, config, x, trace, run, detail
-    warnings: pl.DataFrame = dataclasses.field(
-        default_factory=lambda: pl.DataFrame(schema=_warning_schema()))
+    #: study warnings and notes (artscope.studies.checks): check, severity,
+    #: device, benchmark, config, x, trace, run, detail
+    warnings: pl.DataFrame = dataclasses.field(default_factory=_empty_warnings)
+    #: runs whose app died or reused a process, per (device, benchmark,
+    #: config, x) (artscope.studies.checks.failures)
+    failures: pl.DataFrame = dataclasses.field(default_factory=pl.DataFrame)
+    #: each (device, benchmark, config)'s sweep over x against the study's
+    #: span (artscope.studies.checks.sweeps)
+    sweeps: pl.DataFrame = dataclasses.field(default_factory=pl.DataFrame)
+
+    @property
+    def devices(self) -> list[str]:
+        return sorted(set(self.table["device"].drop_nulls().to_list()))
 
     def at(self, x: float) -> pl.DataFrame:
-        """The Table-5 view at heap multiple ``x``: one row per benchmark (then
-        the summary rows), LBO and ± CI % per config as columns."""
+        """The Table-5 view at heap multiple ``x``: one row per device and
+        benchmark (then the summary rows), LBO and ± CI % per config as
+        columns (``<config>_lbo``, ``<config>_ci_pct``)."""
         rows = self.table.filter((pl.col("x") - x).abs() < X_TOLERANCE)
         if rows.is_empty():
             xs = sorted({v for v in self.table["x"].to_list() if v is not None})
             raise UsageError(f"no runs at x={x:g} (heap multiples in the study: "
                              f"{', '.join(f'{v:g}' for v in xs) or 'none'})")
         configs = list(dict.fromkeys(rows.sort("config")["config"].to_list()))
-        keys = rows.select("kind", "benchmark", "flags").unique(maintain_order=True)
-        wide = keys
+        keys = rows.select("kind", "device", "benchmark", "flags", "in_summary").unique(
+            ["kind", "device", "benchmark"], maintain_order=True)
+        covers = rows.filter(pl.col("kind") == "summary").group_by("device", "benchmark").agg(
+            covers=pl.col("covers").unique().sort().str.join(" | "))
+        wide = keys.join(covers, on=["device", "benchmark"], how="left")
         for c in configs:
             part = rows.filter(pl.col("config") == c).select(
-                "kind", "benchmark", pl.col("lbo").alias(f"{c}_lbo"),
-                pl.col("ci95_pct").alias(f"{c}_ci95_pct"))
-            wide = wide.join(part, on=["kind", "benchmark"], how="left")
-        return wide.select("kind", "benchmark",
-                           *[col for c in configs for col in (f"{c}_lbo", f"{c}_ci95_pct")],
-                           "flags")
+                "kind", "device", "benchmark", pl.col("lbo").alias(f"{c}_lbo"),
+                pl.col("ci_pct").alias(f"{c}_ci_pct"))
+            wide = wide.join(part, on=["kind", "device", "benchmark"], how="left")
+        return wide.select("kind", "device", "benchmark",
+                           *[col for c in configs for col in (f"{c}_lbo", f"{c}_ci_pct")],
+                           "flags", "in_summary", "covers")
 
 
-def _warning_schema() -> dict[str, pl.DataType]:
-    from artscope.studies.checks import WARNING_SCHEMA
-
-    return WARNING_SCHEMA
+def _check_excluded_names(stats: pl.DataFrame, names: tuple[str, ...]) -> None:
+    known = set(stats["benchmark"].to_list())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise UsageError(f"--exclude-benchmark {', '.join(map(repr, unknown))}: no such "
+                         f"benchmark (the study has {', '.join(sorted(known))})")
 
 
 def compute_lbo(runs: pl.DataFrame, opts: StudyOptions = StudyOptions()) -> LboResult:
-    """LBO per (benchmark, config, x) from labelled runs (see module doc)."""
+    """LBO per (device, benchmark, config, x) from labelled runs (see module doc)."""
     if "benchmark" not in runs.columns:
         raise UsageError("the runs have no labels: give --meta or --name-pattern")
-    kept, excluded = split_runs(runs, opts)
+    runs = prepare_runs(runs, opts)
+    return lbo_of(runs, *split_runs(runs, opts), opts)
+
+
+def lbo_of(runs: pl.DataFrame, kept: pl.DataFrame, excluded: pl.DataFrame,
+           opts: StudyOptions) -> LboResult:
+    """:func:`compute_lbo` of prepared runs already split into kept and excluded."""
+    from artscope.studies import checks
+
     if kept.is_empty():
         raise UsageError(f"no runs left to study ({excluded.height} excluded: "
                          + ", ".join(sorted(set(excluded["reason"].to_list()))) + ")")
-    from artscope.studies import checks
-
-    stats = group_stats(kept, COSTS[opts.cost], GC_COLUMNS[opts.cost])
-    flags = pl.concat([find_flags(stats, opts.noisy_ci_pct), checks.workload_varies(kept)])
-    warnings = pl.concat([checks.mixed_devices(runs), checks.below_max(kept),
-                          checks.not_interleaved(kept)])
-    per_bm = flags.group_by("benchmark").agg(
+    m = opts.measure
+    stats = group_stats(per_invocation(kept, m.column, m.gc_column), opts.ci_level)
+    _check_excluded_names(stats, opts.exclude_benchmarks)
+    flags = pl.concat([find_flags(stats, opts.noisy_ci_pct, opts.ci_level),
+                       checks.workload_varies(kept, opts.ci_level),
+                       checks.drift_flags(runs), checks.heap_flags(runs)])
+    per_bm = flags.group_by("device", "benchmark").agg(
         flags=pl.col("flag").unique().sort().str.join(","))
-    stats = stats.join(per_bm, on="benchmark", how="left")
-    counted = stats if opts.keep_flagged else stats.filter(pl.col("flags").is_null())
-    summary = summary_rows(counted).with_columns(kind=pl.lit("summary"))
+    stats = stats.join(per_bm, on=["device", "benchmark"], how="left")
+    in_summary = ~pl.col("benchmark").is_in(list(opts.exclude_benchmarks))
+    if opts.drop_flagged:
+        in_summary = in_summary & pl.col("flags").is_null()
+    stats = stats.with_columns(in_summary=in_summary, ci_level=pl.lit(opts.ci_level))
+    summary = summary_rows(stats.filter(pl.col("in_summary"))).with_columns(
+        kind=pl.lit("summary"), ci_level=pl.lit(opts.ci_level))
     table = pl.concat([stats.with_columns(kind=pl.lit("benchmark")), summary],
                       how="diagonal_relaxed")
+    sweeps = checks.sweeps(kept)
+    warnings = pl.concat([checks.mixed_devices(runs), checks.below_max(kept),
+                          checks.cpus_below_max(kept), checks.sweep_warnings(sweeps)])
     return LboResult(table=table.select(TABLE_COLUMNS), flags=flags, excluded=excluded,
-                     options=opts, warnings=warnings)
+                     options=opts, warnings=warnings, failures=checks.failures(runs),
+                     sweeps=sweeps)
 
 
 def excluded_lines(excluded: pl.DataFrame) -> list[str]:
-    """One line per excluded run, for stderr and the text table."""
-    return [f"{os.path.basename(r['trace'])} run {r['run']}: {r['reason']}"
-            + (f" — {r['detail']}" if r["detail"] else "")
-            for r in excluded.iter_rows(named=True)]
+    """One line per excluded run, for stderr and the text table; warm-up
+    iterations dropped on request are one line in all."""
+    warm = excluded.filter(pl.col("reason") == "warmup")
+    out = [f"{os.path.basename(r['trace'])} run {r['run']}: {r['reason']}"
+           + (f" — {r['detail']}" if r["detail"] else "")
+           for r in excluded.filter(pl.col("reason") != "warmup").iter_rows(named=True)]
+    if warm.height:
+        out.append(f"{warm.height} warm-up iteration(s) dropped (--drop-warmup)")
+    return out

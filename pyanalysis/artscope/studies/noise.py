@@ -39,6 +39,8 @@ METRIC_ALIASES = {"task_clock": "gc_app_cpu_ns", "distilled": "gc_mutator_cpu_ns
 MAD_OUTLIER = 3.5
 #: a factor "tracks" the metric when |rho| reaches this.
 TRACKS_RHO = 0.5
+#: the columns of NoiseResult.warnings
+WARNING_COLUMNS = ("check", "severity", "trace", "run", "detail")
 
 
 def _col(name: str) -> Callable[[pl.DataFrame], pl.Expr]:
@@ -85,6 +87,10 @@ FACTORS = (
     # rank correlation with the window's UTC start: drift over the study's time
     Factor("run_order", "started later than the group's first run",
            _col("cond_started_at_unix_ns")),
+    # the run's place in its invocation: warm-up (JIT, caches) shows here
+    Factor("iteration", "were not their invocation's first iteration", _col("iteration")),
+    Factor("jit_share", "spent more of their CPU in ART's JIT compiler",
+           _col("validity_jit_cpu_share")),
 )
 
 
@@ -200,8 +206,9 @@ def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
                     f"that no measured factor explains ({names}); without them the CI is "
                     f"{_fmt_ci(ci95_pct(rest))} instead of {_fmt_ci(ci_all)}")
     else:
-        sentence = (f"no measured factor (pinning, CPU or memory frequency, GC count, memory pressure, run "
-                    f"order, data loss) tracks {metric} across these {n} runs; "
+        sentence = (f"no measured factor (pinning, CPU or memory frequency, GC count, memory "
+                    f"pressure, run order, iteration, JIT, data loss) tracks {metric} across "
+                    f"these {n} runs; "
                     f"CI {_fmt_ci(ci_all)}")
     summary = {"n": n, "mean": mean, "sd": sd, "cv": (sd / mean if sd is not None and mean else None),
                "ci95_pct": ci_all, "n_outliers": outliers.height,
@@ -227,8 +234,8 @@ def diagnose_noise(runs: pl.DataFrame, metric: str = "task_clock",
         group_by = [r for r in ROLES[:3] if r in runs.columns]
         if checks.n_devices(runs) > 1:
             group_by = ["device", *group_by]
-    if "device" in group_by and "device" not in runs.columns:
-        runs = runs.with_columns(device=checks.device_expr(runs))
+    if "device" in group_by:
+        runs = checks.with_device(runs)
     drift = checks.condition_drift(runs)
     runs = runs.with_columns(_condition_drift=pl.struct("trace", "run").is_in(
         drift.select(pl.struct("trace", "run")).to_series().implode()).cast(pl.Int64))
@@ -282,7 +289,9 @@ def diagnose_noise(runs: pl.DataFrame, metric: str = "task_clock",
                         pl.col("_outlier").alias("outlier"),
                         *(["health_verdict"] if "health_verdict" in ok.columns else []),
                         *[pl.col(f"factor_{f.name}").alias(f.name) for f in FACTORS])
-    warnings = pl.concat([drift.select(pl.col("reason").alias("check"), "trace", "run", "detail"),
-                          checks.study_warnings(runs).select("check", "trace", "run", "detail")])
+    warnings = pl.concat([
+        drift.select(pl.col("reason").alias("check"), pl.lit("warn").alias("severity"),
+                     "trace", "run", "detail"),
+        checks.study_warnings(runs).select(*WARNING_COLUMNS)])
     return NoiseResult(metric=metric, column=col, group_by=group_by, groups=groups_df,
                        factors=factors_df, runs=runs_df, excluded=excluded, warnings=warnings)

@@ -4,14 +4,40 @@ from __future__ import annotations
 
 import polars as pl
 
+#: The confidence levels a study's CIs may use (``--ci``), percent.
+CI_LEVELS = (90, 95, 99)
 
-def t_quantile(n: int) -> float | None:
-    """t(0.975, n-1), the two-sided 95% Student's t quantile (None for n < 2)."""
+
+def _q(level: int) -> float:
+    """The two-sided quantile of a ``level``% interval: 0.975 for 95."""
+    return 1 - (1 - level / 100) / 2
+
+
+def t_quantile(n: int, level: int = 95) -> float | None:
+    """t(q, n-1) of a two-sided ``level``% CI (t(0.975, n-1) for 95%);
+    None for n < 2."""
     from scipy.stats import t
 
-    return float(t.ppf(0.975, n - 1)) if n >= 2 else None
+    return float(t.ppf(_q(level), n - 1)) if n >= 2 else None
 
 
-def t975(n: pl.Expr) -> pl.Expr:
+def t_quantiles(n: pl.Expr, level: int = 95) -> pl.Expr:
     """:func:`t_quantile` of each group size (null for n < 2)."""
-    return n.map_elements(t_quantile, return_dtype=pl.Float64)
+    def quantiles(s: pl.Series) -> pl.Series:
+        from scipy.stats import t
+
+        df = s.cast(pl.Float64) - 1
+        q = pl.Series(t.ppf(_q(level), df.to_numpy()), dtype=pl.Float64)
+        return pl.select(pl.when(df >= 1).then(q)).to_series()
+    return n.map_batches(quantiles, return_dtype=pl.Float64)
+
+
+def ci_half(values: list[float], level: int = 95) -> float | None:
+    """Half-width of the ``level``% CI of the mean of ``values`` (None for
+    fewer than two)."""
+    n = len(values)
+    if n < 2:
+        return None
+    mean = sum(values) / n
+    sd = (sum((v - mean) ** 2 for v in values) / (n - 1)) ** 0.5
+    return t_quantile(n, level) * sd / n ** 0.5  # type: ignore[operator]
