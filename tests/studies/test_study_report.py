@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import study_data as SD
-from study_data import PRESET
+from study_data import PRESET, name
 
 from test_report import _browser, _chromium
 
@@ -20,21 +20,21 @@ from artscope.report import study_html
 from artscope.studies import Labels, Study, StudyOptions, apply_labels
 
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-#: LBO curves + noise factors
-STUDY_CHARTS = 2
+#: LBO curves, frame percentiles, janky frames, noise factors
+STUDY_CHARTS = 4
 
 
 @pytest.fixture(scope="module")
 def study_page(tmp_path_factory) -> Path:
-    """clean + flagged + noisy_memfreq sets in one study, via the CLI from
-    saved analyze output (JSON, CSV and Parquet mixed)."""
+    """clean + flagged + noisy_memfreq + frames sets in one study, via the CLI
+    from saved analyze output (JSON, CSV and Parquet mixed)."""
     out = tmp_path_factory.mktemp("study") / "study.html"
     inputs = [str(SD.saved_output("clean", "json")), str(SD.saved_output("flagged", "csv")),
-              str(SD.saved_output("noisy_memfreq", "parquet"))]
+              str(SD.saved_output("noisy_memfreq", "parquet")), str(SD.saved_output("frames", "json"))]
     r = CliRunner().invoke(main, ["report", *inputs, "--name-pattern", PRESET, "-o", str(out),
                                   "--title", "GC study"], prog_name="artscope")
     assert r.exit_code == 0, r.stderr
-    assert "study of 50 runs" in r.stderr
+    assert "study of 56 runs" in r.stderr
     return out
 
 
@@ -46,20 +46,25 @@ def test_study_page_is_self_contained_with_table5(study_page):
     assert len(re.findall(r'<div class="chart" id="chart-\d+"', text)) == STUDY_CHARTS
     # Table-5 at 2x (hand values: see test_study_lbo); gamma keeps its 5 clean
     # runs: cost 110 ms, distilled 100 ms -> LBO 1.1
-    t5 = re.search(r'<table class="table5" data-x="2">(.*?)</table>', text, re.S).group(1)
+    t5 = re.search(r'<table class="table5" data-x="2"[^>]*>(.*?)</table>', text, re.S).group(1)
     assert re.search(r"<td>beta</td><td class=\"num\">1.400 ±1.77%</td>"
                      r"<td class=\"num\">1.250 ±1.99%</td>", t5)
     assert re.search(r'<tr class="flagged"><td>chaos</td>', t5)
     assert re.search(r'<tr class="flagged"><td>jitter</td>', t5)
     assert re.search(r'<tr class="summary"><td>geomean</td>', t5)
     assert re.search(r"<td>gamma</td><td class=\"num\">—</td><td class=\"num\">1.100 ±0.18%</td>", t5)
+    assert re.search(r"<td>rho</td><td class=\"num\">—</td><td class=\"num\">1.100 ±0.00%</td>", t5)
     for inv in (5, 6, 7):
-        assert f"gamma.2.512M.cmc.{inv}.pftrace" in text
+        assert name("gamma", 2, "cmc", inv) in text
     assert "unhealthy: memfreq_unstable" in text
     assert ("gamma / cmc / 2x: 3 of 8 runs had the memory controller changing frequency; "
             "without them the CI shrinks from ±4.2% to ±0.18%") in text
     assert "cmc at 3x costs 130.000 ms" in text
-    assert "LBO(b, c, x)   = mean cost / baseline(b)" in text
+    assert "LBO(b, c, x)     = mean cost / baseline(b)" in text
+    # responsiveness of rho at 2x: p50 of the invocations 10, 9, 9 ms (mean 9.3333)
+    assert "<h2>Responsiveness across invocations</h2>" in text
+    assert ('<td>bench</td><td>rho</td><td>cmc</td><td class="num">2</td><td>3</td><td>15</td>'
+            '<td>2</td><td class="num">13.3333</td>') in text
 
 
 def test_study_page_write_is_atomic(tmp_path, monkeypatch):
