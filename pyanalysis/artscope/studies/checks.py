@@ -45,7 +45,7 @@ import re
 
 import polars as pl
 
-from artscope.studies.stats import ci_half
+from artscope.studies.stats import ci_half, rank_correlation
 
 #: A heap label's peak may exceed it by this share (ART's accounting and the
 #: counter's timing are not exact).
@@ -405,8 +405,6 @@ def heap_flags(runs: pl.DataFrame) -> pl.DataFrame:
 def workload_varies(kept: pl.DataFrame, ci_level: int = 95) -> pl.DataFrame:
     """Flags (device, benchmark, flag 'workload_varies', config, x = the
     largest x, detail) for each (benchmark, config) whose work trends with x."""
-    from scipy.stats import spearmanr
-
     if not _has(kept, "benchmark", "config", "x"):
         return _empty(FLAG_SCHEMA)
     rows = []
@@ -423,8 +421,8 @@ def workload_varies(kept: pl.DataFrame, ci_level: int = 95) -> pl.DataFrame:
                 continue
             xs = have["x"].to_list()
             vals = [float(v) for v in have[col].to_list()]
-            rho = float(spearmanr(xs, vals).statistic)
-            if not abs(rho) >= WORKLOAD_RHO:
+            rho = rank_correlation(xs, vals)
+            if rho is None or not abs(rho) >= WORKLOAD_RHO:
                 continue
             lo_x, hi_x = min(xs), max(xs)
             lo = [v for x, v in zip(xs, vals) if x == lo_x]

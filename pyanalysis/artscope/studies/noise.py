@@ -31,7 +31,7 @@ import polars as pl
 
 from artscope.errors import UsageError
 from artscope.studies.labels import ROLES
-from artscope.studies.stats import t_quantile
+from artscope.studies.stats import ci_half, rank_correlation
 
 #: --metric shorthands -> analyze columns.
 METRIC_ALIASES = {"task_clock": "gc_app_cpu_ns", "distilled": "gc_mutator_cpu_ns",
@@ -105,12 +105,10 @@ def metric_column(runs: pl.DataFrame, metric: str) -> str:
 
 
 def ci95_pct(values: Sequence[float]) -> float | None:
-    n = len(values)
-    if n < 2:
-        return None
-    s = pl.Series(values, dtype=pl.Float64)
-    mean = s.mean()
-    return None if not mean else 100 * t_quantile(n) * s.std() / math.sqrt(n) / mean  # type: ignore[operator]
+    """Half-width of the 95% CI of the mean of ``values``, % of the mean."""
+    half = ci_half(list(values))
+    mean = sum(values) / len(values) if values else None
+    return None if half is None or not mean else 100 * half / mean
 
 
 def _fmt_ci(v: float | None) -> str:
@@ -147,21 +145,25 @@ def _label(keys: dict[str, object]) -> str:
 
 
 def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
-    from scipy.stats import spearmanr
-
-    values = g["_value"].to_list()
+    # a group is a handful of runs: plain Python on its columns beats a
+    # DataFrame operation per factor
+    cols = g.select("_value", "_outlier", "_name", *[f"factor_{f.name}" for f in FACTORS],
+                    *(["health_verdict"] if "health_verdict" in g.columns else [])
+                    ).to_dict(as_series=False)
+    values = cols["_value"]
     n = len(values)
     ci_all = ci95_pct(values)
+    varies = len(set(values)) > 1
     rows = []
     for f in FACTORS:
-        fv = g[f"factor_{f.name}"]
-        present = fv.drop_nulls()
-        lo = present.min() if present.len() else None
-        affected = (fv > lo).fill_null(False) if lo is not None else pl.Series([False] * n)
-        k = int(affected.sum())
+        fv = cols[f"factor_{f.name}"]
+        present = [v for v in fv if v is not None]
+        lo = min(present) if present else None
+        affected = [v is not None and lo is not None and v > lo for v in fv]
+        k = sum(affected)
         rho = None
-        if present.len() == n and present.n_unique() > 1 and len(set(values)) > 1:
-            rho = float(spearmanr(fv.to_list(), values).statistic)
+        if len(present) == n and varies and len(set(present)) > 1:
+            rho = rank_correlation(fv, values)
         vals_a = [v for v, a in zip(values, affected) if a]
         vals_u = [v for v, a in zip(values, affected) if not a]
         mean_a = sum(vals_a) / len(vals_a) if vals_a else None
@@ -177,13 +179,12 @@ def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
         rows[i]["rank"] = rank
     ranked = [rows[i] for i in order]
 
-    unhealthy = (g["health_verdict"] == "fail").fill_null(False).to_list() \
-        if "health_verdict" in g.columns else [False] * n
+    unhealthy = [v == "fail" for v in cols.get("health_verdict", [None] * n)]
     vh = [v for v, u in zip(values, unhealthy) if not u]
     vu = [v for v, u in zip(values, unhealthy) if u]
     mean = sum(values) / n
-    sd = pl.Series(values, dtype=pl.Float64).std() if n > 1 else None
-    outliers = g.filter(pl.col("_outlier"))
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1)) if n > 1 else None
+    outliers = [name for name, o in zip(cols["_name"], cols["_outlier"]) if o]
     top = ranked[0]
     tracks = top["rho"] is not None and abs(top["rho"]) >= TRACKS_RHO and top["runs_affected"]
     phrase = {f.name: f.phrase for f in FACTORS}
@@ -199,10 +200,10 @@ def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
         else:
             verb = "shrinks" if ci_all is not None and without < ci_all else "changes"
             sentence += f"; without them the CI {verb} from {_fmt_ci(ci_all)} to {_fmt_ci(without)}"
-    elif outliers.height:
-        rest = [v for v, o in zip(values, g["_outlier"]) if not o]
-        names = ", ".join(outliers["_name"].to_list()[:5])
-        sentence = (f"{outliers.height} of {n} runs are outliers (MAD score > {MAD_OUTLIER:g}) "
+    elif outliers:
+        rest = [v for v, o in zip(values, cols["_outlier"]) if not o]
+        names = ", ".join(outliers[:5])
+        sentence = (f"{len(outliers)} of {n} runs are outliers (MAD score > {MAD_OUTLIER:g}) "
                     f"that no measured factor explains ({names}); without them the CI is "
                     f"{_fmt_ci(ci95_pct(rest))} instead of {_fmt_ci(ci_all)}")
     else:
@@ -211,7 +212,7 @@ def _diagnose_group(g: pl.DataFrame, metric: str) -> tuple[dict, list[dict]]:
                     f"these {n} runs; "
                     f"CI {_fmt_ci(ci_all)}")
     summary = {"n": n, "mean": mean, "sd": sd, "cv": (sd / mean if sd is not None and mean else None),
-               "ci95_pct": ci_all, "n_outliers": outliers.height,
+               "ci95_pct": ci_all, "n_outliers": len(outliers),
                "n_unhealthy": len(vu),
                "healthy_mean": sum(vh) / len(vh) if vh else None,
                "unhealthy_mean": sum(vu) / len(vu) if vu else None,
