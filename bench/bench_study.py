@@ -4,12 +4,15 @@
     python3 bench/bench_study.py --runs 2000  # a smaller synthetic study
 
 1. Synthetic saved analyze output (Parquet): B benchmarks x 4 configs x 5 heap
-   multiples x 10 invocations, costs drawn from a seeded generator; measures
-   reading + labelling + compute_lbo + diagnose_noise (the study math alone).
+   multiples x 10 invocations named as running-ng names its results, costs
+   drawn from a seeded generator, with every column the study's checks read
+   (``--no-checks``: only cost columns); measures reading + labelling +
+   compute_lbo with every check and table, responsiveness and
+   diagnose_noise (the study math alone).
 2. The 50 traces of fixtures/study_sets.py (clean + flagged + noisy_memfreq),
    `artscope lbo` end to end with --jobs 1 and --jobs 2 (analysis dominates).
 
-Not part of the test run; numbers go to README "Studies".
+Not part of the test run; numbers go to docs/studies.md "Cost".
 """
 
 from __future__ import annotations
