@@ -445,33 +445,21 @@ def workload_varies(kept: pl.DataFrame, ci_level: int = 95) -> pl.DataFrame:
 # -- failures ------------------------------------------------------------------------
 
 def failures(runs: pl.DataFrame) -> pl.DataFrame:
-    """Per device, benchmark, config and x: the runs, and how many failed --
+    """Per device, benchmark, config and x of prepared runs
+    (artscope.studies.lbo.prepare_runs): the runs, and how many failed --
     the app died (by OutOfMemoryError, a kill, lmkd or the OOM killer, an
     exit) or the run reused a running process. A minimum-heap search reads
     this (columns :data:`FAILURE_SCHEMA`)."""
-    if not _has(runs, "benchmark", "config", "x"):
-        return _empty(FAILURE_SCHEMA)
-    runs = with_device(runs)
-
-    def col(name: str, dtype: pl.DataType) -> pl.Expr:
-        return pl.col(name) if name in runs.columns else pl.lit(None, dtype)
-
-    how = col("validity_died_how", pl.String)
-    died = col("validity_app_died", pl.Boolean).fill_null(False)
-    first = (pl.col("iteration") == pl.col("iteration").min().over(
-        "device", "benchmark", "config", "x", "invocation")) if _has(
-        runs, "iteration", "invocation") else pl.lit(True)
-    reused = ((col("validity_cold_start", pl.Boolean) == False)  # noqa: E712
-              & col("validity_first_run_of_process", pl.Boolean).fill_null(True)
-              & first).fill_null(False)
-    out = (runs.with_columns(_died=died, _reused=reused, _how=how)
+    how = pl.col("validity_died_how")
+    died = pl.col("validity_app_died").fill_null(False)
+    out = (runs.with_columns(_died=died)
            .group_by("device", "benchmark", "config", "x")
-           .agg(runs=pl.len(), failed=(pl.col("_died") | pl.col("_reused")).sum(),
+           .agg(runs=pl.len(), failed=(pl.col("_died") | pl.col("reused_process")).sum(),
                 died=pl.col("_died").sum(),
-                out_of_memory_error=(pl.col("_how") == "out_of_memory_error").sum(),
-                killed=(pl.col("_how") == "killed").sum(),
-                memory_kill=pl.col("_how").is_in(["lmk_kill", "oom_kill"]).sum(),
-                exited=(pl.col("_how") == "exit").sum(), reused=pl.col("_reused").sum()))
+                out_of_memory_error=(how == "out_of_memory_error").sum(),
+                killed=(how == "killed").sum(),
+                memory_kill=how.is_in(["lmk_kill", "oom_kill"]).sum(),
+                exited=(how == "exit").sum(), reused=pl.col("reused_process").sum()))
     return out.cast(FAILURE_SCHEMA).select(list(FAILURE_SCHEMA)).sort(
         "device", "benchmark", "config", "x", nulls_last=True)
 

@@ -128,8 +128,6 @@ EXCLUDED_SCHEMA = {
     "trace": pl.String, "run": pl.Int64, "device": pl.String, "benchmark": pl.String,
     "config": pl.String, "x": pl.Float64, "invocation": pl.String, "iteration": pl.Int64,
     "reason": pl.String, "detail": pl.String}
-#: Why a run is left out, in the order they are tried.
-UNHEALTHY_REASONS = ("app_died", "process_reused", "unhealthy")
 
 
 def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, str]:
@@ -146,7 +144,7 @@ def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, st
 def prepare_runs(runs: pl.DataFrame, opts: StudyOptions) -> pl.DataFrame:
     """The labelled runs with the columns a study reads: the cost measure's,
     ``device`` (and build), the validity and health columns (null when the
-    input is older analyze output)."""
+    input is older analyze output) and ``reused_process``."""
     from artscope.studies.checks import with_device
 
     m = opts.measure
@@ -163,12 +161,15 @@ def prepare_runs(runs: pl.DataFrame, opts: StudyOptions) -> pl.DataFrame:
     if "run" in runs.columns:
         runs = runs.with_columns(iteration=pl.col("iteration").fill_null(pl.col("run")),
                                  invocation=pl.col("invocation").fill_null(pl.col("trace")))
-    return with_device(runs)
+    return with_device(runs).with_columns(reused_process=REUSED_PROCESS)
 
 
-def _first_iteration(runs: pl.DataFrame) -> pl.Expr:
-    """Whether a run is its invocation's first iteration."""
-    return pl.col("iteration") == pl.col("iteration").min().over(INVOCATION)
+#: The first run of an invocation whose process was already running: not a
+#: cold start (later iterations run in their invocation's process by design).
+REUSED_PROCESS = ((pl.col("validity_cold_start") == False)  # noqa: E712
+                  & pl.col("validity_first_run_of_process").fill_null(True)
+                  & (pl.col("iteration") == pl.col("iteration").min().over(INVOCATION))
+                  ).fill_null(False)
 
 
 def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -178,16 +179,12 @@ def split_runs(runs: pl.DataFrame, opts: StudyOptions) -> tuple[pl.DataFrame, pl
     m = opts.measure
     keep_unhealthy = pl.lit(opts.include_unhealthy)
     died = pl.col("validity_app_died").fill_null(False)
-    # a later iteration reuses its invocation's process by design
-    reused = ((pl.col("validity_cold_start") == False)  # noqa: E712
-              & pl.col("validity_first_run_of_process").fill_null(True)
-              & _first_iteration(runs)).fill_null(False)
     rank = pl.col("iteration").rank("ordinal").over(INVOCATION) - 1
     why = (pl.when(pl.col("error").is_not_null()).then(pl.lit("error"))
            .when(pl.col(m.column).is_null() | pl.col(m.gc_column).is_null())
            .then(pl.lit("no_cost"))
            .when(died & ~keep_unhealthy).then(pl.lit("app_died"))
-           .when(reused & ~keep_unhealthy).then(pl.lit("process_reused"))
+           .when(pl.col("reused_process") & ~keep_unhealthy).then(pl.lit("process_reused"))
            .when((pl.col("health_verdict") == "fail").fill_null(False) & ~keep_unhealthy)
            .then(pl.lit("unhealthy"))
            .when(rank < opts.drop_warmup).then(pl.lit("warmup"))
