@@ -16,7 +16,9 @@
 --     (Thread::ThrowOutOfMemoryError's ScopedTrace, atrace category dalvik),
 --     or a logcat line of a target thread that names it (ART's "Throwing
 --     OutOfMemoryError ...", AndroidRuntime's fatal exception)
--- JIT CPU = all CPU in W of target threads named `Jit thread pool*` (the
+-- JIT CPU = all CPU in W (a thread's CPU time as in gc.sql: sched slices
+-- clipped to W, an open last slice ending where its CPU's data ends) of
+-- target threads named `Jit thread pool*` (the
 -- JIT's worker: "Jit thread pool worker thread 0", 15 characters in the
 -- kernel's comm) plus the CPU of other target threads inside their
 -- `JIT compiling <method> (kind=...)` slices (JitCompiler::CompileMethod)
@@ -117,12 +119,14 @@ jit_interval AS MATERIALIZED (
   WHERE NOT j.is_jit_pool
 ),
 -- Sched slices with their end (an open slice, dur -1, ends at the next slice
--- on its CPU, else at trace_end()); inlined into the lookup below so its
--- `utid =` and ts bounds reach sched.
+-- on its CPU, else where its CPU's data ends: artscope_cpu_data_end); inlined
+-- into the lookup below so its `utid =` and ts bounds reach sched.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.ts,
     CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts), trace_end())
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+      trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM sched s
 ),

@@ -77,7 +77,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
                                          tables["memory_pressure"], tables["memory_kills"])
     launches = startup.target_startups(tables["startups"], sel)
     valid_rows = tables["run_validity"]
-    valid_cap = validity.ValidityCapture.probe(cap.config_pbtxt, cap.sched, cap.gc_slices,
+    valid_cap = validity.ValidityCapture.probe(cap.config_pbtxt, cap.sched, cap.dalvik,
                                                valid_rows)
     first_runs = validity.first_runs_of_process(
         valid_rows, {run.run: run.start_ts for run in sel.runs})

@@ -141,6 +141,15 @@ def _reason_text(verdict: str | None, reasons_json: str | None) -> tuple[str, st
     return ids, "; ".join(r.get("message", "") for r in bad)
 
 
+def _typed(runs: pl.DataFrame, col: str, dtype: pl.DataType) -> pl.Expr:
+    """``col`` as ``dtype``: saved CSV output reads an all-null column as
+    text, and true/false as text where a column has no other value."""
+    if runs.schema[col] == pl.String and dtype == pl.Boolean:
+        return pl.col(col).str.to_lowercase().replace_strict(
+            {"true": True, "false": False}, default=None, return_dtype=pl.Boolean)
+    return pl.col(col).cast(dtype, strict=False)
+
+
 def prepare_runs(runs: pl.DataFrame, opts: StudyOptions) -> pl.DataFrame:
     """The labelled runs with the columns a study reads: the cost measure's,
     ``device`` (and build), the validity and health columns (null when the
@@ -156,8 +165,8 @@ def prepare_runs(runs: pl.DataFrame, opts: StudyOptions) -> pl.DataFrame:
               "validity_cold_start": pl.Boolean, "validity_first_run_of_process": pl.Boolean,
               "validity_process_start_lead_ns": pl.Int64,
               "iteration": pl.Int64, "invocation": pl.String}
-    runs = runs.with_columns(pl.lit(None, t).alias(c) for c, t in wanted.items()
-                             if c not in runs.columns)
+    runs = runs.with_columns(pl.lit(None, t).alias(c) if c not in runs.columns
+                             else _typed(runs, c, t) for c, t in wanted.items())
     if "run" in runs.columns:
         runs = runs.with_columns(iteration=pl.col("iteration").fill_null(pl.col("run")),
                                  invocation=pl.col("invocation").fill_null(pl.col("trace")))
