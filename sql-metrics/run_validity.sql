@@ -5,9 +5,11 @@
 --
 -- The run's process is the target process alive at W's start (its start not
 -- after W's end, its end not before W's start; the earliest such, a process
--- whose start the trace does not know first). A death counts when it
--- happened in [W's start, W's end], its end included: a window can end
--- where the app's process ended.
+-- whose start the trace does not know first). A kill or an
+-- OutOfMemoryError counts when it happened in [W's start, W's end], its end
+-- included: a window can end where the killed app's process ended; the
+-- first exit in that span is listed too (artscope/metrics/validity.py counts
+-- an exit only before W's end: at it, a process window saw its app finish).
 --   * exit: a target process's end (sched_process_free of its main thread)
 --   * kill: a SIGKILL (9) generated for a target thread (ftrace
 --     signal/signal_generate, an instant `signal_generate` with arg

@@ -93,14 +93,21 @@ def test_health_reasons():
     assert (killed["start_ts"], killed["end_ts"]) == (t(113), t(113) + 1)
 
 
-def test_a_death_at_the_windows_end_is_inside_it(tmp_path):
-    # run 3's process ends at 113 ms: a window ending there holds it, one
-    # ending just before does not
-    path = SD.study_dir("validity") / RUNS[3].file_name
-    (at_end,) = MT.analyze(path, cpus=CPUS, window="+10ms:+113ms")
-    assert at_end["validity"]["app_died"] is True and at_end["validity"]["died_how"] == "exit"
-    (before,) = MT.analyze(path, cpus=CPUS, window="+10ms:+112.9ms")
+def test_a_kill_at_the_windows_end_is_inside_it_an_exit_is_not(tmp_path):
+    # run 4's app gets a SIGKILL at 113 ms: a window ending there holds it, one
+    # ending just before does not. Run 3's process simply ends at 113 ms: a
+    # window ending where its app ended (as a process window does) saw the app
+    # finish, not die; an exit before the window's end is a death.
+    killed = SD.study_dir("validity") / RUNS[4].file_name
+    (at_end,) = MT.analyze(killed, cpus=CPUS, window="+10ms:+113ms")
+    assert at_end["validity"]["app_died"] is True and at_end["validity"]["died_how"] == "killed"
+    (before,) = MT.analyze(killed, cpus=CPUS, window="+10ms:+112.9ms")
     assert before["validity"]["app_died"] is False
+    exited = SD.study_dir("validity") / RUNS[3].file_name
+    (at_exit,) = MT.analyze(exited, cpus=CPUS, window="+10ms:+113ms")
+    assert at_exit["validity"]["app_died"] is False
+    (after_exit,) = MT.analyze(exited, cpus=CPUS, window="+10ms:+113.1ms")
+    assert after_exit["validity"]["died_how"] == "exit"
 
 
 def test_flat_columns():

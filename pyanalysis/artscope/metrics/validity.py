@@ -57,9 +57,11 @@ class ValidityCapture:
 def _deaths(row: dict[str, Any], kills: pl.DataFrame,
             window: tuple[int, int]) -> list[tuple[int, str, str]]:
     """(ts, how, detail) of every sign that the app died in [W's start, W's
-    end] (its end included: a window may end where the process did)."""
+    end]: a kill or an OutOfMemoryError with W's end included (a window may
+    end where the killed process did); a plain exit only before W's end (a
+    process window ends where its app ended: that exit is its natural end)."""
     out = []
-    if row.get("exit_ts") is not None:
+    if row.get("exit_ts") is not None and row["exit_ts"] < window[1]:
         out.append((row["exit_ts"], "exit", f"process {row['exit_pid']} ended"))
     if row.get("kill_ts") is not None:
         out.append((row["kill_ts"], "killed", f"SIGKILL sent to thread {row['kill_tid']}"))
