@@ -267,6 +267,8 @@ def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
     out: dict[str, Any] = {"allowed_cpus": allowed, "gc_allowed_cpus": gc_allowed,
                            "cpus_source": sel.cpus_source,
                            "clusters": sel.topology.clusters(),
+                           "clusters_source": sel.topology.source,
+                           "unplaced_cpus": sel.topology.unplaced,
                            "diagnosis": None, "diagnosis_ts": None, "relapse_ts": None}
     p = _by_run(pin, run)
     m = _by_run(mig, run)

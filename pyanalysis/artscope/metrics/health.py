@@ -158,23 +158,34 @@ def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
 
 
 def _cpus_reasons(pin: dict[str, Any], window: tuple[int, int]) -> list[dict[str, Any]]:
-    """A cluster keyword resolved from inferred evidence names the clusters."""
-    from artscope.metrics.topology import INFERRED_SOURCES, cpu_ranges
+    """A cluster keyword resolved from inferred evidence names the clusters
+    and the evidence; CPUs the evidence could not place are named."""
+    from artscope.metrics.topology import INFERRED_SOURCES, SOURCE_TEXT, cpu_ranges
 
     source = pin.get("cpus_source")
-    if source not in INFERRED_SOURCES:
-        return []
-    how = {"clock_names": "the names of the clocks driving them (pwrcl/perfcl/cpuclN)",
-           "observed_frequency": "the highest frequency each cluster reached in the trace"}
+    allowed = pin.get("allowed_cpus") or []
     clusters = pin.get("clusters") or []
     listed = ", ".join(cpu_ranges(c) for c in clusters)
-    return [_reason(
-        "cpus_inferred", "warn",
-        f"the trace has no CPU capacities or frequency tables: clusters {listed} "
-        f"(littlest first) were ranked by {how[source]}, so the allowed CPUs "
-        f"{_cpus(pin.get('allowed_cpus') or [])} are a guess — record linux.system_info "
-        "or name the CPUs, e.g. --cpus 4-7", "CPU capacities or available frequencies",
-        source, {"clusters": clusters, "cpus": pin.get("allowed_cpus") or []}, window)]
+    out = []
+    if source in INFERRED_SOURCES:
+        out.append(_reason(
+            "cpus_inferred", "warn",
+            f"the trace has no CPU capacities, frequency tables or frequency limits: clusters "
+            f"{listed} (littlest first) were ranked by {SOURCE_TEXT[source]}, so the allowed "
+            f"CPUs {_cpus(allowed)} are a guess — record linux.system_info "
+            f"({_config_for('pinning')}), or name the CPUs the app was pinned to (--cpus "
+            f"{cpu_ranges(allowed)} if these are right)", "CPU capacities or available frequencies",
+            source, {"clusters": clusters, "cpus": allowed}, window))
+    unplaced = pin.get("unplaced_cpus") or []
+    if unplaced and source not in (None, "list"):
+        out.append(_reason(
+            "cpus_unplaced", "warn",
+            f"CPU{'s' if len(unplaced) > 1 else ''} {cpu_ranges(unplaced)} could not be placed "
+            f"in a cluster ({SOURCE_TEXT.get(pin.get('clusters_source') or '', 'the evidence')} "
+            f"place only {listed}), so the allowed CPUs {_cpus(allowed)} leave {'them' if len(unplaced) > 1 else 'it'} out — "
+            "name the CPUs to include them", "every CPU placed", unplaced,
+            {"cpus": unplaced, "clusters": clusters}, window))
+    return out
 
 
 # -- pinning -----------------------------------------------------------------------
@@ -642,6 +653,11 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     if allowed is not None:
         judged = set(allowed) | set(pin.get("gc_allowed_cpus") or [])
         reasons += _cpufreq_reasons(result, th, judged, window, cooling)
+    elif not result["cpufreq"]:
+        reasons.append(_reason(
+            "cpufreq_missing", "warn",
+            "no CPU frequency data in the trace: the CPUs' frequency stability is unknown — "
+            f"capture with {_config_for('cpufreq')}", "cpufreq samples", None, None, window))
     reasons += _memfreq_reasons(result, th, window)
     reasons += _data_loss_reasons(data_loss or [], window)
     if partial:

@@ -275,17 +275,21 @@ def _cpus(spec: str, topo: Topology) -> list[int]:
     parsed = parse_cpu_list(spec)
     if isinstance(parsed, str):
         return topo.keyword(parsed)
-    return check_cpus_exist(parsed, topo.cluster_of)
+    return check_cpus_exist(parsed, topo.cpus)
 
 
 def check_cpus_exist(cpus: list[int], trace_cpus: Iterable[int]) -> list[int]:
     """``cpus`` (an explicit --cpus / --gc-cpus list) when the trace has each
-    of them; a UsageError (exit 2) naming the trace's CPUs otherwise. A trace
-    that names no CPU (no sched, cpufreq or CPU info data) cannot tell, and
-    ``cpus`` stand as given."""
+    of them; a UsageError (exit 2) naming the trace's CPUs otherwise, or
+    saying that it has none (no sched, cpufreq or CPU info data: nothing the
+    allowed CPUs would be judged against)."""
     known = sorted(set(trace_cpus))
+    if not known:
+        raise UsageError(
+            f"--cpus {cpu_ranges(cpus)}: the trace has no CPU data (no sched, CPU frequency "
+            "or CPU info), so pinning and CPU frequencies cannot be judged — leave --cpus out")
     missing = sorted(set(cpus) - set(known))
-    if known and missing:
+    if missing:
         raise UsageError(
             f"CPU{'s' if len(missing) > 1 else ''} {cpu_ranges(missing)} "
             f"{'are' if len(missing) > 1 else 'is'} not in the trace, whose CPUs are "
