@@ -21,8 +21,8 @@
 --   STRING, limit_max_khz DOUBLE, observed_max_khz DOUBLE
 WITH
 cpus AS (
-  SELECT DISTINCT cpu FROM sched
-  UNION SELECT cpu FROM cpu WHERE capacity IS NOT NULL
+  SELECT c.cpu FROM cpu c
+  WHERE c.capacity IS NOT NULL OR EXISTS (SELECT 1 FROM sched s WHERE s.cpu = c.cpu)
   UNION SELECT cpu FROM cpu_counter_track
     WHERE name = 'cpufreq' OR name GLOB 'Cpu * Max Freq Limit'
   UNION SELECT cpu FROM cpu_available_frequencies
