@@ -279,6 +279,7 @@ def _columns() -> tuple[Column, ...]:
         value("pinning.diagnosis", S, "no_mask_seen | pinned_late | mask_lost | null (no off-mask time)"),
         value("pinning.diagnosis_ts", I, "pinned_late: when pinning took effect; mask_lost: when it was lost (absolute ns)"),
         value("pinning.relapse_ts", I, "pinned_late: when the app left the allowed CPUs again, if it did (absolute ns)"),
+        as_json("pinning.pinned_stretch", "the stretch on the allowed CPUs only that shows the mask of pinned_late / mask_lost (JSON object)"),
         as_json("pinning.clusters", "the trace's CPU clusters, littlest first (JSON list of CPU lists)"),
         value("pinning.clusters_source", S, "the evidence that ranked the clusters (capacity, available_frequencies, frequency_limits, clock_names, cpu_numbering)"),
         value("pinning.unplaced_cpus", S, "CPUs the evidence could not place in a cluster, comma-separated"),

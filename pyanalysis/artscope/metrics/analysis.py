@@ -92,7 +92,8 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
                         "matched_by": sel.matched_by},
             "gc": gc,
             "pinning": compute.pinning_metrics(
-                run.run, w_len, sel, tables["pinning"], tables["migrations"],
+                run.run, (run.start_ts, min(run.end_ts, run.start_ts + opts.pin_grace_ns),
+                          run.end_ts), sel, tables["pinning"], tables["migrations"],
                 tables["interference"], tables["affinity_evidence"],
                 gc["app_cpu_ns"], cap, tables.get("pinning_phases")),
             "jank": compute.jank_metrics(run.run, frame_source, tables["frames"], opts),

@@ -258,10 +258,13 @@ def _mmu_curves(pz: pl.DataFrame, wt: pl.DataFrame | None, window: tuple[int, in
 
 # -- pinning -------------------------------------------------------------------
 
-def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
+def pinning_metrics(run: int, window: tuple[int, int, int], sel: Selection, pin: pl.DataFrame,
                     mig: pl.DataFrame, interf: pl.DataFrame, evidence: pl.DataFrame,
                     app_cpu_ns: int | None, cap: Capture,
                     phases: pl.DataFrame | None = None) -> dict[str, Any]:
+    """The ``pinning`` block of one run; ``window`` is (W's start, the end of
+    its --pin-grace period, W's end)."""
+    w_len = window[2] - window[0]
     allowed = sel.allowed_cpus
     gc_allowed = sel.gc_allowed_cpus
     out: dict[str, Any] = {"allowed_cpus": allowed, "gc_allowed_cpus": gc_allowed,
@@ -269,7 +272,8 @@ def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
                            "clusters": sel.topology.clusters(),
                            "clusters_source": sel.topology.source,
                            "unplaced_cpus": sel.topology.unplaced,
-                           "diagnosis": None, "diagnosis_ts": None, "relapse_ts": None}
+                           "diagnosis": None, "diagnosis_ts": None, "relapse_ts": None,
+                           "pinned_stretch": None}
     p = _by_run(pin, run)
     m = _by_run(mig, run)
     judged = allowed is not None and cap.sched
@@ -313,53 +317,74 @@ def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
     i = _by_run(interf, run)
     icpu = _sum(i["cpu_ns"])
     a_set = sorted(set(allowed or []) | set(gc_allowed or []))
+    out["evidence"] = _evidence(evidence, run)
     if off > 0 and phases is not None and phases.height:
-        out.update(pinning_diagnosis(_by_run(phases, run)))
+        out.update(pinning_diagnosis(_by_run(phases, run), out["evidence"], window))
     out["interference_cpu_ns"] = icpu
     out["interference_share"] = _ratio(icpu, len(a_set) * w_len)
     out["top_interferers"] = _top_interferers(i)
     out["threads"] = _thread_breakdown(p)
-    out["evidence"] = _evidence(evidence, run)
     return out
 
 
-#: A stretch of the run on the allowed CPUs only counts as "pinned" when it
-#: holds at least this share of the app's CPU time in W.
-PINNED_STRETCH_SHARE = 0.10
+#: A stretch of the run on the allowed CPUs only shows a mask by itself when
+#: it lasts at least PINNED_STRETCH_MIN_NS and holds at least
+#: PINNED_STRETCH_SHARE of the app's CPU time in W up to its end (so far,
+#: not in all of W: a trace and a prefix of it then agree). An app the
+#: scheduler merely placed there for a moment does not qualify.
+PINNED_STRETCH_SHARE = 0.25
+PINNED_STRETCH_MIN_NS = 500_000_000
 
 
-def pinning_diagnosis(bins: pl.DataFrame) -> dict[str, Any]:
-    """When pinning held, from pinning_phases.sql's bins of one run.
+def pinning_diagnosis(stretches: pl.DataFrame, events: list[dict[str, Any]],
+                      window: tuple[int, int, int]) -> dict[str, Any]:
+    """Whether and when a mask held, from pinning_phases.sql's clean
+    stretches of one run and the run's affinity evidence (``events``:
+    sched_setaffinity syscalls and cgroup moves of target threads);
+    ``window`` is (W's start, the grace period's end, W's end).
 
-    never_pinned: no stretch of the run ran on the allowed CPUs only (one
-    holding >= PINNED_STRETCH_SHARE of the app's CPU); mask_lost: such a
-    stretch came before the first off-mask slice (diagnosis_ts: that slice's
-    start); pinned_late: the first such stretch came after off-mask time
-    (diagnosis_ts: the end of the last off-mask slice before it; relapse_ts:
-    the start of the first off-mask slice after it, if any).
+    A stretch shows a mask when it is long and substantial (see
+    PINNED_STRETCH_SHARE), or when an event explains each of its ends inside
+    W (an event explains the first change onto or off the allowed CPUs at or
+    after it). mask_lost: the first such stretch began the run (diagnosis_ts:
+    the first off-mask slice after it); pinned_late: it came after off-mask
+    time (diagnosis_ts: its start; relapse_ts: its end, when the app left the
+    allowed CPUs again). Without one, no_mask_seen: the off-mask time is
+    reported as such, without a story.
     """
-    none = {"diagnosis": None, "diagnosis_ts": None, "relapse_ts": None}
-    rows = bins.sort("bin").select("allowed_ns", "off_mask_ns", "first_off_ts",
-                                   "last_off_end_ts").rows() if bins.height else []
-    total = sum(a + o for a, o, _, _ in rows)
-    off_at = [i for i, (_, o, _, _) in enumerate(rows) if o > 0]
-    if not off_at or total <= 0:
+    w_start, grace_end, w_end = window
+    none = {"diagnosis": None, "diagnosis_ts": None, "relapse_ts": None,
+            "pinned_stretch": None}
+    rows = stretches.sort("start_ts").select(
+        "start_ts", "end_ts", "cpu_ns", "cpu_before_ns").rows() if stretches.height else []
+    if not rows:
         return none
-    need = PINNED_STRETCH_SHARE * total
-
-    def clean_between(lo: int, hi: int) -> int:
-        return sum(rows[i][0] for i in range(lo, hi))
-
-    if clean_between(0, off_at[0]) >= need:
-        return {"diagnosis": "mask_lost", "diagnosis_ts": _int(rows[off_at[0]][2]),
-                "relapse_ts": None}
-    for k, i in enumerate(off_at):
-        nxt = off_at[k + 1] if k + 1 < len(off_at) else len(rows)
-        if clean_between(i + 1, nxt) >= need:
-            relapse = _int(rows[nxt][2]) if nxt < len(rows) else None
-            return {"diagnosis": "pinned_late", "diagnosis_ts": _int(rows[i][3]),
-                    "relapse_ts": relapse}
-    return {"diagnosis": "never_pinned", "diagnosis_ts": None, "relapse_ts": None}
+    changes = sorted({t for s, e, _, _ in rows for t in (s, e) if grace_end < t < w_end})
+    explained: dict[int, list[dict[str, Any]]] = {}
+    for ev in events:
+        at = next((t for t in changes if t >= ev["ts"]), None)
+        if at is not None:
+            explained.setdefault(at, []).append(ev)
+    so_far = 0
+    for start, end, cpu, before in rows:
+        share = None
+        if cpu is not None:
+            so_far += (before or 0) + cpu
+            share = cpu / so_far if so_far else None
+        substantial = share is not None and cpu > 0 and share >= PINNED_STRETCH_SHARE
+        by_events = ((start <= grace_end or start in explained) and end < w_end
+                     and end in explained)
+        if not (substantial or by_events) or end <= start:
+            continue
+        found = {"start_ts": start, "end_ts": end, "cpu_ns": cpu, "cpu_share": share,
+                 "substantial": substantial,
+                 "events": [*explained.get(start, []), *explained.get(end, [])]}
+        if start <= grace_end:
+            return {"diagnosis": "mask_lost", "diagnosis_ts": end, "relapse_ts": None,
+                    "pinned_stretch": found}
+        return {"diagnosis": "pinned_late", "diagnosis_ts": start,
+                "relapse_ts": end if end < w_end else None, "pinned_stretch": found}
+    return {**none, "diagnosis": "no_mask_seen"}
 
 
 def _thread_breakdown(p: pl.DataFrame) -> list[dict[str, Any]]:

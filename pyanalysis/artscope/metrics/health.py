@@ -190,32 +190,51 @@ def _cpus_reasons(pin: dict[str, Any], window: tuple[int, int]) -> list[dict[str
 
 # -- pinning -----------------------------------------------------------------------
 
-#: What each pinning diagnosis means and how to fix it.
-_PINNING_ADVICE = {
-    "never_pinned": "the app was never pinned (off the allowed CPUs from its first slices "
-                    "to its last) — apply the mask to the app's PID after it starts "
-                    "(taskset -p / sched_setaffinity on every thread), not to the launcher",
-    "pinned_late": "pinning took effect late (at {at}: off the allowed CPUs until then) — "
-                   "apply the mask as soon as the app starts (about 1 s after start, or the "
-                   "framework resets it) or start the window later (--pin-grace)",
-    "mask_lost": "the mask was lost at {at}: the app ran only on the allowed CPUs until "
-                 "then — something reset it (the app's own sched_setaffinity or a cgroup "
-                 "move): re-apply it, or record {evidence_config} to see who",
-}
+def _event_text(events: list[dict[str, Any]], w_start: int) -> str:
+    """Affinity evidence for reading: "cgroup_attach_task of tid 7663 at
+    +0.488 s (to /top-app)"."""
+    return ", ".join(f"{e['kind']} of tid {e['tid']} at {_rel(e['ts'], w_start)}"
+                     + (f" (to {e['detail']})" if e.get("detail") else "") for e in events)
 
 
 def pinning_advice(pin: dict[str, Any], w_start: int) -> str | None:
-    """The diagnosis of a run's off-mask time in words (CLI, report, notebooks)."""
+    """The diagnosis of a run's off-mask time in words (CLI, report, notebooks).
+    A story (late, lost) is told only with what shows it: an affinity or
+    cgroup event, or a long stretch on the allowed CPUs holding a
+    substantial part of the app's CPU; otherwise no mask was seen."""
+    from artscope.metrics.compute import PINNED_STRETCH_MIN_NS, PINNED_STRETCH_SHARE
+
     diagnosis = pin.get("diagnosis")
     if diagnosis is None:
         return None
-    at = _rel(pin["diagnosis_ts"], w_start) if pin.get("diagnosis_ts") is not None else "?"
-    text = _PINNING_ADVICE[diagnosis].format(
-        at=at, evidence_config=_config_for("pinning_evidence"))
-    if diagnosis == "pinned_late" and pin.get("relapse_ts") is not None:
-        text += (f"; then off them again from {_rel(pin['relapse_ts'], w_start)}: the mask "
-                 "was lost (the app's own sched_setaffinity or a cgroup move)")
-    return text
+    if diagnosis == "no_mask_seen":
+        return ("no mask seen: nothing in the trace shows the app pinned (no stretch of "
+                f"{_s(PINNED_STRETCH_MIN_NS)} or more on the allowed CPUs only holding "
+                f"{PINNED_STRETCH_SHARE * 100:.0f}% of its CPU so far, no sched_setaffinity or "
+                "cgroup move where it moved onto or off them) — to pin it, apply the mask to "
+                "the app's PID after it starts (taskset -p / sched_setaffinity on every "
+                "thread), not to the launcher")
+    st = pin["pinned_stretch"]
+    on = f"{_s(st['end_ts'] - st['start_ts'])}" + (
+        f", {st['cpu_share'] * 100:.0f}% of its CPU so far" if st["substantial"] else "")
+    before = [e for e in st["events"] if e["ts"] <= st["start_ts"]]
+    after = [e for e in st["events"] if e["ts"] > st["start_ts"]]
+    at = _rel(pin["diagnosis_ts"], w_start)
+    if diagnosis == "pinned_late":
+        text = (f"pinning took effect late (at {at}"
+                + (f", after {_event_text(before, w_start)}" if before else "")
+                + f": off the allowed CPUs until then, then on them only for {on}) — apply the "
+                "mask as soon as the app starts (about 1 s after start, or the framework resets "
+                "it) or start the window later (--pin-grace)")
+        if pin.get("relapse_ts") is not None:
+            text += (f"; then off them again from {_rel(pin['relapse_ts'], w_start)}"
+                     + (f", after {_event_text(after, w_start)}" if after else ""))
+        return text
+    who = (f"{_event_text(after, w_start)} reset it" if after else
+           "something reset it (the app's own sched_setaffinity or a cgroup move): record "
+           f"{_config_for('pinning_evidence')} to see who")
+    return (f"the mask was lost at {at}: the app ran only on the allowed CPUs until then "
+            f"({on}) — {who}; re-apply it")
 
 
 def _off_mask_reasons(pin: dict[str, Any], th: HealthThresholds,
@@ -235,12 +254,12 @@ def _off_mask_reasons(pin: dict[str, Any], th: HealthThresholds,
     advice = pinning_advice(pin, w_start)
     if advice:
         msg += " — " + advice
-    if pin.get("evidence"):
-        named = [f"{e['kind']} of tid {e['tid']} at {_rel(e['ts'], w_start)}"
-                 + (f" (to {e['detail']})" if e.get("detail") else "")
-                 for e in pin["evidence"][:5]]
-        more = len(pin["evidence"]) - len(named)
-        msg += "; seen: " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    told = (pin.get("pinned_stretch") or {}).get("events") or []
+    others = [e for e in pin.get("evidence") or [] if e not in told]
+    if others:
+        more = len(others) - 5
+        msg += ("; seen: " + _event_text(others[:5], w_start)
+                + (f" and {more} more" if more > 0 else ""))
     ev: dict[str, Any] = {"threads": [{"tid": t["tid"], "name": t["name"],
                                        "off_mask_cpu_ns": t["off_mask_cpu_ns"]} for t in bad],
                           "cpus": bad_cpus, "time_ranges": [[first, last]],
