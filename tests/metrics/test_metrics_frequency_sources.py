@@ -225,10 +225,80 @@ def test_throttled_names_thermal_evidence(sources_path, engine, request):
     assert th["evidence"]["cooling_devices"] == [
         {"device": "thermal-cpufreq-2", "max_state": 3, "from_ts": t(330)}]
     assert th["evidence"]["thermal_zones"] == [{"zone": "BIG", "max_c": 85.0}]
-    # the LMh cap 2.0 GHz held [330, 500): 170 ms below the dominant 2.8 GHz
-    assert c6["capped_by"] == [{"source": "cpu_throttle", "min": 2_000_000, "ns": 170 * MS}]
+    # the LMh cap 2.0 GHz held [330, 500): 170 ms below the dominant 2.8 GHz;
+    # thermal-cpufreq-2, the third policy (CPUs 6-7 by their CpuInfo tables),
+    # at state 3 from 330 ms caps them at the fourth-highest of 2.8, 2.4,
+    # 2.0, 1.5 ... GHz: 1.5 GHz for [330, 1000)
+    assert c6["capped_by"] == [
+        {"source": "cpu_throttle", "device": None, "min": 2_000_000, "ns": 170 * MS},
+        {"source": "cooling_device", "device": "thermal-cpufreq-2", "min": 1_500_000,
+         "ns": 670 * MS}]
     assert "Qualcomm LMh (dcvsh_freq) capped it at 2 GHz for 0.17 s" in th["message"]
+    assert "cooling device thermal-cpufreq-2 capped it at 1.5 GHz for 0.67 s" in th["message"]
     assert "(known 100% of the window, 2 GHz–2.8 GHz)" in by_id["cpufreq_unstable"]["message"]
+
+
+def _governed(name: str, directory: Path, limit_drops: bool = False,
+              cooling: bool = False) -> Path:
+    """CPU 7 alone, no CpuInfo, scaled by its governor: 2.84 GHz, 1.8 GHz
+    for [300, 600), 2.84 GHz again. Its max-frequency limit stays at 2.84 GHz
+    (a Xiaomi trace's shape), or with ``limit_drops`` falls to 1.8 GHz for
+    [300, 600); with ``cooling`` the cooling device cpufreq-cpu7 (Linux 5.16+
+    names, the policy of CPU 7) is at state 2 for [300, 600)."""
+    from metric_traces import CpuFreqLimits
+
+    sch = MT.tiny(name, 1000, cpu_info=False, runs=[run(7, 100, 900, MT.MAIN)],
+                  cpufreq=[CpuFreq(t(0), 7, 2_840_000), CpuFreq(t(300), 7, 1_800_000),
+                           CpuFreq(t(600), 7, 2_840_000), CpuFreq(t(1000), 7, 2_840_000)],
+                  cpufreq_limits=[CpuFreqLimits(t(0), 7, 300_000, 2_840_000)] + (
+                      [CpuFreqLimits(t(300), 7, 300_000, 1_800_000),
+                       CpuFreqLimits(t(600), 7, 300_000, 2_840_000)] if limit_drops else []),
+                  clock_rates=[ClockRate(t(0), MIF, 3_172_000)])
+    extra = pb.Trace()
+    if cooling:
+        p = extra.packet.add()
+        p.trusted_packet_sequence_id = SEQ_EXTRA
+        p.ftrace_events.cpu = 0
+        for ms, state in ((0, 0), (300, 2), (600, 0)):
+            fe = p.ftrace_events.event.add()
+            fe.timestamp, fe.pid = t(ms), 0
+            fe.cdev_update.type, fe.cdev_update.target = "cpufreq-cpu7", state
+    return _write(sch, extra, directory)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_governor_scaling_its_cpu_is_not_throttling(tmp_path, engine, request):
+    r = _analyze(_governed("governed", tmp_path), engine, request, cpus="7")
+    (c7,) = r["cpufreq"]
+    assert c7["residency"] == {"1800000": 300 * MS, "2840000": 700 * MS}
+    assert (c7["transitions"], c7["capped_by"], c7["throttled"]) == (2, [], False)
+    ids = MT.reason_ids(r)
+    assert ids["cpufreq_unstable"] == "fail" and "cpufreq_throttled" not in ids
+    (u,) = [x for x in r["health"]["reasons"] if x["id"] == "cpufreq_unstable"]
+    assert "no cap held it below its level: its governor scaled it" in u["message"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cap", ["limit", "cooling_device"])
+def test_a_capped_cpu_is_throttled_by_its_cap(tmp_path, engine, request, cap):
+    path = _governed(f"capped_{cap}", tmp_path, limit_drops=cap == "limit",
+                     cooling=cap == "cooling_device")
+    r = _analyze(path, engine, request, cpus="7")
+    (c7,) = r["cpufreq"]
+    # the limit: 1.8 GHz for 300 ms below the dominant 2.84 GHz. The cooling
+    # device: no frequency table in the trace, so the time at state 2 in which
+    # CPU 7 ran below 2.84 GHz: [300, 600)
+    want = ({"source": "cpu_max_limit", "device": None, "min": 1_800_000, "ns": 300 * MS}
+            if cap == "limit" else
+            {"source": "cooling_device", "device": "cpufreq-cpu7", "min": None, "ns": 300 * MS})
+    assert (c7["capped_by"], c7["throttled"]) == ([want], True)
+    by_id = {x["id"]: x for x in r["health"]["reasons"]}
+    assert "a cap held it below its level (cpufreq_throttled)" in by_id["cpufreq_unstable"]["message"]
+    text = ("the kernel's max-frequency limit capped it at 1.8 GHz for 0.3 s" if cap == "limit"
+            else "cooling device cpufreq-cpu7 capped it (its frequency table unknown) while it "
+            "ran below that for 0.3 s")
+    assert by_id["cpufreq_throttled"]["message"].startswith(
+        "CPU 7 was capped below its dominant 2.84 GHz for more than 1% of the window: " + text)
 
 
 def test_cli_all_clocks_option(sources_path):

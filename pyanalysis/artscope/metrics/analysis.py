@@ -98,7 +98,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
                 gc["app_cpu_ns"], cap, tables.get("pinning_phases")),
             "jank": compute.jank_metrics(run.run, frame_source, tables["frames"], opts),
             "cpufreq": compute.cpufreq_metrics(run.run, w_len, tables["frequency"],
-                                               freq_cpus, opts),
+                                               freq_cpus, opts, sel.topology),
             "memfreq": compute.memfreq_metrics(run.run, w_len, tables["frequency"], opts),
             "heap": conditions.heap_metrics(run.run, tables["heap"], tables["heap"].height > 0),
             "partial": partial or bool(data_loss),

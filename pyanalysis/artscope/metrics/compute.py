@@ -18,6 +18,7 @@ import polars as pl
 from artscope.metrics.options import (
     DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE, AnalysisOptions)
 from artscope.metrics.selection import Selection
+from artscope.metrics.topology import Topology
 from artscope.units import FIXED_FREQUENCY_UNIT, frequency_unit
 
 PERCENTILES = (50, 90, 95, 99)
@@ -542,18 +543,24 @@ def _no_data_stats() -> dict[str, Any]:
 
 
 def cpufreq_metrics(run: int, w_len: int, freq: pl.DataFrame, cpus: list[int],
-                    opts: AnalysisOptions) -> list[dict[str, Any]]:
+                    opts: AnalysisOptions, topology: Topology | None = None
+                    ) -> list[dict[str, Any]]:
+    """The ``cpufreq`` series of ``cpus`` in one run, with the caps that held
+    each below its dominant (held) frequency; ``topology`` maps cpufreq
+    cooling devices to the CPUs they cap."""
     f = _by_run(freq, run)
     out = []
     share = opts.thresholds.stable_known_share
+    cooling = f.filter(pl.col("source") == "cooling_device") if f.height else f
     for cpu in cpus:
         rows = f.filter((pl.col("source") == "cpufreq") & (pl.col("cpu") == cpu)) if f.height else f
         caps = (f.filter(pl.col("source").is_in(["cpu_max_limit", "cpu_throttle"])
                          & (pl.col("cpu") == cpu)) if f.height else f)
         entry: dict[str, Any] = {"cpu": cpu, "source": "cpufreq", "unit": UNIT_BY_SOURCE["cpufreq"]}
         entry.update(series_stats(rows, w_len, share) if rows.height else _no_data_stats())
-        entry["capped_by"] = _caps_below(entry.get("dominant"), caps)
-        entry["throttled"] = _throttled(entry, rows, w_len, opts)
+        entry["capped_by"] = _caps_below(entry.get("dominant"), caps) + _cooling_caps(
+            entry.get("dominant"), cpu, rows, cooling, topology)
+        entry["throttled"] = _throttled(entry, w_len, opts)
         out.append(entry)
     return out
 
@@ -571,21 +578,80 @@ def _caps_below(dominant: float | None, caps: pl.DataFrame) -> list[dict[str, An
             pl.col("value") < dominant)
         if below.height:
             low = below["value"].min()
-            out.append({"source": source, "min": number(low),
+            out.append({"source": source, "device": None, "min": number(low),
                         "ns": _sum(below["ns"])})
     return out
 
 
-def _throttled(entry: dict[str, Any], rows: pl.DataFrame, w_len: int,
-               opts: AnalysisOptions) -> bool | None:
-    """Below the dominant frequency, or capped below it (max-frequency limit
-    or LMh), for more than throttle_share of W."""
-    dom = entry.get("dominant")
-    if dom is None or w_len <= 0:
+#: cpufreq cooling devices (drivers/thermal/cpufreq_cooling.c): before Linux
+#: 5.16 "thermal-cpufreq-<n>", the n-th policy registered (CPU order); since,
+#: "cpufreq-cpu<n>", the policy of CPU n.
+_COOLING_BY_INDEX = re.compile(r"thermal-cpufreq-(\d+)")
+_COOLING_BY_CPU = re.compile(r"cpufreq-cpu(\d+)")
+
+
+def cooling_device_cpus(name: str, topology: Topology | None) -> list[int]:
+    """The CPUs a cpufreq cooling device caps (empty when the trace cannot
+    tell: another kind of device, or frequency domains unknown)."""
+    if topology is None:
+        return []
+    m = _COOLING_BY_CPU.fullmatch(name)
+    if m:
+        return topology.domain_of(int(m.group(1)))
+    m = _COOLING_BY_INDEX.fullmatch(name)
+    if m and int(m.group(1)) < len(topology.domains):
+        return topology.domains[int(m.group(1))]
+    return []
+
+
+def _cooling_caps(dominant: float | None, cpu: int, rows: pl.DataFrame,
+                  cooling: pl.DataFrame, topology: Topology | None) -> list[dict[str, Any]]:
+    """The cpufreq cooling devices of ``cpu``'s policy that capped it below
+    its dominant frequency: state N caps the policy at its N-th highest
+    available frequency (cpufreq_cooling.c's get_state_freq); without the
+    CPU's frequency table, the time at state > 0 in which the CPU ran below
+    its dominant frequency counts."""
+    if dominant is None or not cooling.height:
+        return []
+    table = sorted(topology.available_khz.get(cpu, []), reverse=True) if topology else []
+    out = []
+    for (name,), dev in cooling.group_by(["device"], maintain_order=True):
+        if cpu not in cooling_device_cpus(name, topology):
+            continue
+        states = dev.filter(pl.col("ts").is_not_null() & (pl.col("value") > 0))
+        if table:
+            capped = states.with_columns(
+                value=pl.col("value").map_elements(lambda n: table[min(int(n), len(table) - 1)],
+                                                   return_dtype=pl.Float64))
+            below = _residency(capped).filter(pl.col("value") < dominant)
+            low, ns = (below["value"].min(), _sum(below["ns"])) if below.height else (None, 0)
+        else:
+            slow = rows.filter((pl.col("known") == 1) & (pl.col("value") < dominant))
+            ns = _overlap(_spans(states), _spans(slow))
+            low = None
+        if ns > 0:
+            out.append({"source": "cooling_device", "device": name, "min": number(low),
+                        "ns": ns})
+    return out
+
+
+def _spans(rows: pl.DataFrame) -> list[tuple[int, int]]:
+    return [(a, b) for a, b in rows.select("start_ts", "end_ts").rows() if b > a]
+
+
+def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
+    """Time in both of two lists of disjoint intervals."""
+    return sum(max(0, min(e1, e2) - max(s1, s2)) for s1, e1 in a for s2, e2 in b)
+
+
+def _throttled(entry: dict[str, Any], w_len: int, opts: AnalysisOptions) -> bool | None:
+    """A cap (capped_by) held the CPU below its dominant frequency for more
+    than throttle_share of W. Frequency changes with no cap are a governor
+    at work (``stable`` false), not throttling."""
+    if entry.get("dominant") is None or w_len <= 0:
         return None
     limit = opts.thresholds.throttle_share * w_len
-    below_freq = _sum(_residency(rows).filter(pl.col("value") < dom)["ns"])
-    return below_freq > limit or any(c["ns"] > limit for c in entry["capped_by"])
+    return any(c["ns"] > limit for c in entry["capped_by"])
 
 
 def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,

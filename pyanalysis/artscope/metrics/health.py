@@ -331,7 +331,16 @@ def _thermal_evidence(result: dict[str, Any], cooling: list[dict[str, Any]],
 
 #: What each frequency cap of compute._caps_below is, for reading.
 _CAP_NAMES = {"cpu_max_limit": "the kernel's max-frequency limit",
-              "cpu_throttle": "Qualcomm LMh (dcvsh_freq)"}
+              "cpu_throttle": "Qualcomm LMh (dcvsh_freq)",
+              "cooling_device": "cooling device {device}"}
+
+
+def _cap_text(cap: dict[str, Any], unit: str | None) -> str:
+    """"the kernel's max-frequency limit capped it at 2 GHz for 0.3 s"."""
+    name = _CAP_NAMES[cap["source"]].format(device=cap.get("device"))
+    at = (f" at {format_frequency(cap['min'], unit)}" if cap.get("min") is not None
+          else " (its frequency table unknown) while it ran below that")
+    return f"{name} capped it{at} for {_s(cap['ns'])}"
 
 
 def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int],
@@ -352,27 +361,26 @@ def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int
                 "cpufreq_missing", "warn", f"{why} — capture with {_config_for('cpufreq')}",
                 "cpufreq samples", None, {"cpus": [c["cpu"]]}, window))
         elif c["stable"] is False:
+            why = ("a cap held it below its level (cpufreq_throttled)" if c.get("throttled")
+                   else "no cap held it below its level: its governor scaled it — fix the "
+                   "frequency (scaling_min_freq = scaling_max_freq, or the userspace governor "
+                   "and scaling_setspeed) below the thermal limit")
             out.append(_reason(
                 "cpufreq_unstable", "fail",
-                f"CPU {c['cpu']} frequency {_instability(c)} — "
-                "fix scaling_min_freq = scaling_max_freq below the thermal limit",
+                f"CPU {c['cpu']} frequency {_instability(c)} — {why}",
                 f"no transitions, known_share >= {th.stable_known_share}",
                 {"transitions": c["transitions"], "known_share": c["known_share"]},
                 {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}, window))
         if c.get("throttled"):
             text, ev = _thermal_evidence(result, cooling or [], w_start)
-            caps = "".join(
-                f"; {_CAP_NAMES[k['source']]} capped it at "
-                f"{format_frequency(k['min'], c.get('unit'))} for {_s(k['ns'])}"
-                for k in c.get("capped_by") or [])
-            if c.get("capped_by"):
-                ev["capped_by"] = c["capped_by"]
+            caps = "; ".join(_cap_text(k, c.get("unit")) for k in c["capped_by"])
+            ev["capped_by"] = c["capped_by"]
             out.append(_reason(
                 "cpufreq_throttled", "fail",
-                f"CPU {c['cpu']} ran below its dominant "
+                f"CPU {c['cpu']} was capped below its dominant "
                 f"{format_frequency(c['dominant'], c.get('unit'))} for more than "
-                f"{th.throttle_share * 100:.0f}% of the window (thermal or power limit)"
-                f"{caps}; {text} — lower the fixed frequency or cool the device",
+                f"{th.throttle_share * 100:.0f}% of the window: {caps}; {text} — fix its "
+                "frequency below the cap, or cool the device",
                 "not throttled", True, {"cpus": [c["cpu"]], **ev}, window))
     return out
 

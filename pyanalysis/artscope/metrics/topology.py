@@ -95,6 +95,14 @@ class Topology:
     #: how the frequency domains were found (``available_frequencies``,
     #: ``cpufreq_policies``), or None when no CPU changed frequency
     domains_source: str | None = None
+    #: the frequency domains (cpufreq policies), in CPU order
+    domains: list[list[int]] = dataclasses.field(default_factory=list)
+    #: each CPU's available frequencies (CpuInfo), ascending, where listed
+    available_khz: dict[int, list[float]] = dataclasses.field(default_factory=dict)
+
+    def domain_of(self, cpu: int) -> list[int]:
+        """The CPUs of ``cpu``'s frequency domain ([cpu] when unknown)."""
+        return next((d for d in self.domains if cpu in d), [cpu])
 
     def clusters(self) -> list[list[int]]:
         """CPUs of each cluster, littlest first."""
@@ -167,8 +175,10 @@ def derive(per_cpu: pl.DataFrame, changes: pl.DataFrame) -> Topology:
     cpus = sorted(c for c in per_cpu["cpu"].to_list() if c is not None)
     topo = _derive(per_cpu, changes, cpus) if cpus else Topology({}, None)
     topo.cpus = cpus
-    topo.available_max_khz = {c: v for c, v in per_cpu.select("cpu", "available_max_khz")
-                              .iter_rows() if c is not None and v is not None}
+    topo.available_max_khz = _column(per_cpu, "available_max_khz")
+    topo.available_khz = {c: [float(x) for x in v.split(",")] for c, v in
+                          per_cpu.select("cpu", "available_khz").iter_rows()
+                          if c is not None and v}
     return topo
 
 
@@ -181,6 +191,14 @@ def _derive(per_cpu: pl.DataFrame, changes: pl.DataFrame, cpus: list[int]) -> To
     cpufreq = changes.filter(pl.col("kind") == "cpufreq") if changes.height else changes
     limits = _column(per_cpu, "limit_max_khz")
     domains, domains_source, evident = _domains(per_cpu, cpufreq, cpus, limits)
+    topo = _ranked(per_cpu, changes, cpus, cpufreq, domains, domains_source, evident)
+    topo.domains = domains if evident else []
+    return topo
+
+
+def _ranked(per_cpu: pl.DataFrame, changes: pl.DataFrame, cpus: list[int],
+            cpufreq: pl.DataFrame, domains: list[list[int]], domains_source: str | None,
+            evident: bool) -> Topology:
     observed = _column(per_cpu, "observed_max_khz")
     for col, source in STRONG_SOURCES:
         named = _column(per_cpu, col)
@@ -211,7 +229,8 @@ def _derive(per_cpu: pl.DataFrame, changes: pl.DataFrame, cpus: list[int]) -> To
 def _domains(per_cpu: pl.DataFrame, cpufreq: pl.DataFrame, cpus: list[int],
              limits: dict[int, float]) -> tuple[list[list[int]], str | None, bool]:
     """(domains in CPU order, how they were found, whether the CPUs' grouping
-    rests on evidence: frequency tables or co-changes)."""
+    rests on evidence: frequency tables, co-changes or limits naming several
+    policies' first CPUs)."""
     tables = {c: t for c, t in per_cpu.select("cpu", "available_khz").iter_rows()}
     if all(tables.get(c) for c in cpus):
         groups: dict[str, list[int]] = {}
@@ -235,7 +254,8 @@ def _domains(per_cpu: pl.DataFrame, cpufreq: pl.DataFrame, cpus: list[int],
             domains.append(current)
         else:
             current.append(c)
-    return sorted(domains), "cpufreq_policies" if policies else None, bool(policies)
+    return (sorted(domains), "cpufreq_policies" if policies else None,
+            bool(policies) or len(limits) > 1)
 
 
 def _policies(cpufreq: pl.DataFrame, cpus: list[int]
