@@ -301,6 +301,46 @@ def test_a_capped_cpu_is_throttled_by_its_cap(tmp_path, engine, request, cap):
         "CPU 7 was capped below its dominant 2.84 GHz for more than 1% of the window: " + text)
 
 
+def _tensor_mif(directory: Path) -> Path:
+    """A Tensor G4 shape: the memory controller's clock 17000010.devfreq_mif
+    holds 3.172 GHz (kHz); beside it the votes its governors trace through
+    clock_set_rate: the ALT-DVFS target MIF_ALT (2.0, then 3.172 GHz at 500),
+    per-CPU memlat votes cpu0mif (0, 1.352 GHz at 200, 0 at 400, 845 MHz at
+    600) and cpu6mif (1.352 GHz), and the DSU governor's DSUlat Governor."""
+    clocks = [ClockRate(t(0), MIF, 3_172_000), ClockRate(t(0), "MIF_ALT", 2_000_000),
+              ClockRate(t(500), "MIF_ALT", 3_172_000), ClockRate(t(0), "cpu6mif", 1_352_000),
+              ClockRate(t(0), "DSUlat Governor", 1_200_000),
+              *(ClockRate(t(ms), "cpu0mif", v)
+                for ms, v in ((0, 0), (200, 1_352_000), (400, 0), (600, 845_000)))]
+    sch = MT.tiny("tensor_mif", 1000, runs=[run(6, 200, 300, MT.MAIN)],
+                  clock_rates=sorted(clocks, key=lambda c: c.ts))
+    return _write(sch, pb.Trace(), directory)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tensor_mif_is_one_controller_and_its_votes_are_votes(tmp_path, engine, request):
+    path = _tensor_mif(tmp_path)
+    r = _analyze(path, engine, request)
+    # one memory controller, stable: no memfreq line about the votes
+    assert [(m["device"], m["source"], m["is_vote"], m["stable"]) for m in r["memfreq"]] == [
+        (MIF, "clock", False, True)]
+    assert not [x for x in r["health"]["reasons"] if x["id"].startswith("memfreq")]
+    r = _analyze(path, engine, request, all_clocks=True)
+    by = {m["device"]: m for m in r["memfreq"]}
+    assert {d: (m["is_memory"], m["is_vote"]) for d, m in by.items()} == {
+        MIF: (True, False), "MIF_ALT": (False, True), "cpu0mif": (False, True),
+        "cpu6mif": (False, True), "DSUlat Governor": (False, True)}
+    # cpu0mif: its 0s are no vote: known [200, 400) at 1.352 GHz and [600,
+    # 1000) at 845 MHz; no change between two votes
+    v = by["cpu0mif"]
+    assert v["residency"] == {"1352000": 200 * MS, "845000": 400 * MS}
+    assert (v["min"], v["max"], v["transitions"]) == (845_000, 1_352_000, 0)
+    assert v["known_share"] == pytest.approx(0.6, rel=1e-12)
+    assert "0 Hz" not in format_frequency_range(v["min"], v["max"], v["unit"])
+    # the votes never enter the verdict
+    assert not [x for x in r["health"]["reasons"] if x["id"].startswith("memfreq")]
+
+
 def test_cli_all_clocks_option(sources_path):
     from click.testing import CliRunner
 

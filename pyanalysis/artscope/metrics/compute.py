@@ -520,20 +520,50 @@ def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[st
     }
 
 
+#: Votes for a memory controller's frequency, not its frequency: Tensor's
+#: per-CPU votes (gs_governor_memlat.c traces clock_set_rate "cpu<N>mif",
+#: gs_governor_dsulat.c "cpu<N>dsu" and its "DSUlat Governor" output, a
+#: BCI domain's vote per CPU), the ALT-DVFS governor's MIF target
+#: (governor_simpleinteractive.c: "MIF_ALT") and memlat monitors' votes.
+#: A vote of 0 is a withdrawn vote, not a frequency.
+MEM_VOTE = re.compile(r"(?i)(memlat|dsulat|governor|^cpu\d+(mif|dsu|bci)$|_alt$)")
+
+
+def is_memory_vote(name: str, source: str | None = None) -> bool:
+    """Whether a device series is a vote for a memory frequency (per-CPU
+    MIF/DSU/BCI votes, a governor's target, memlat / bw_hwmon monitors,
+    bus_dcvs's per-CPU path), not a controller's frequency."""
+    if source in ("memlat", "bw_hwmon"):
+        return True
+    if source == "bus_dcvs":
+        return name.partition("/")[2] == "percpu"
+    return MEM_VOTE.search(name) is not None
+
+
 def is_memory_device(name: str, opts: AnalysisOptions, source: str | None = None) -> bool:
     """Whether a device series is the memory controller: ``--mem-device``
     when given, else bus_dcvs DDR / LLCC / L3 on their slow or fast path,
-    never a memlat / bw_hwmon vote, and for devfreq and clock names the
+    never a vote (is_memory_vote), and for devfreq and clock names the
     include / exclude patterns of options.py."""
     if opts.mem_device is not None:
         return re.search(opts.mem_device, name) is not None
-    if source == "bus_dcvs":
-        hw, _, path = name.partition("/")
-        return hw in DCVS_MEMORY_HW and path != "percpu"
-    if source in ("memlat", "bw_hwmon"):
+    if is_memory_vote(name, source):
         return False
+    if source == "bus_dcvs":
+        return name.partition("/")[0] in DCVS_MEMORY_HW
     return (re.search(DEFAULT_MEM_DEVICE_INCLUDE, name) is not None
             and re.search(DEFAULT_MEM_DEVICE_EXCLUDE, name) is None)
+
+
+def _vote_rows(rows: pl.DataFrame) -> pl.DataFrame:
+    """A vote series' rows with its 0s (withdrawn votes) unknown: no time at
+    a value, and no transition to or from them."""
+    rows = rows.sort("ts")
+    zero = pl.col("value") == 0
+    return rows.with_columns(
+        known=pl.when(zero).then(0).otherwise(pl.col("known")),
+        is_transition=pl.when(zero | (pl.col("value").shift(1) == 0)).then(0)
+        .otherwise(pl.col("is_transition")))
 
 
 def _no_data_stats() -> dict[str, Any]:
@@ -671,10 +701,11 @@ def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,
         is_memory = is_memory_device(name, opts, source)
         if not (is_memory or opts.all_clocks):
             continue
+        is_vote = not is_memory and is_memory_vote(name, source)
         entry = {"device": name, "source": source,
                  "unit": frequency_unit(source, rows["series_max"][0]),
-                 "is_memory": is_memory}
-        entry.update(series_stats(rows, w_len, share))
+                 "is_memory": is_memory, "is_vote": is_vote}
+        entry.update(series_stats(_vote_rows(rows) if is_vote else rows, w_len, share))
         out.append(entry)
     out.sort(key=lambda e: (not e["is_memory"], e["device"], e["source"]))
     return out

@@ -397,18 +397,27 @@ def _memfreq_reasons(result: dict[str, Any], th: HealthThresholds,
             f"{_config_for('memfreq')} (if the trace names its memory clock otherwise, "
             "--all-clocks lists every clock and --mem-device REGEX picks it)",
             "a memory devfreq or clock series", None, None, window)]
-    out = []
+    by_device: dict[str, list[dict[str, Any]]] = {}
     for m in mem:
-        name = f"memory controller ({m['device']}, {m['source']})"
-        if m["stable"] is False:
+        by_device.setdefault(m["device"], []).append(m)
+    out = []
+    # one line per controller: a device seen through several sources (a
+    # clock and sys_stats polling) is one controller
+    for device, series in by_device.items():
+        unstable = [m for m in series if m["stable"] is False]
+        if unstable:
+            name = f"memory controller ({device}, {'/'.join(m['source'] for m in unstable)})"
+            changes = "; ".join((f"as {m['source']}: " if len(unstable) > 1 else "")
+                                + _instability(m) for m in unstable)
             out.append(_reason(
                 "memfreq_unstable", "fail",
-                f"{name} frequency {_instability(m)} — set its devfreq governor to "
-                "performance",
+                f"{name} frequency {changes} — set its devfreq governor to performance",
                 f"no transitions, known_share >= {th.stable_known_share}",
-                {"transitions": m["transitions"], "known_share": m["known_share"]},
-                {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}, window))
-        elif m["stable"] is None:
+                {"transitions": sum(m["transitions"] for m in unstable),
+                 "known_share": min(m["known_share"] or 0 for m in unstable)},
+                {"devices": [device], "time_ranges": [[w_start, w_end]]}, window))
+        elif all(m["stable"] is None for m in series):
+            m = series[0]
             zeros = m.get("zero_samples") or 0
             why = (f"read 0 in all {zeros} samples: Perfetto polls a devfreq node it "
                    "cannot read as 0, so its frequency is unknown — make its cur_freq "
@@ -416,9 +425,10 @@ def _memfreq_reasons(result: dict[str, Any], th: HealthThresholds,
                    if zeros else "has no sample by the window end — capture with "
                    f"{_config_for('memfreq')} (sys_stats devfreq polling)")
             out.append(_reason(
-                "memfreq_missing", "warn", f"{name} {why}",
+                "memfreq_missing", "warn",
+                f"memory controller ({device}, {'/'.join(x['source'] for x in series)}) {why}",
                 "a sample at or before the window end", None,
-                {"devices": [m["device"]]}, window))
+                {"devices": [device]}, window))
     return out
 
 
