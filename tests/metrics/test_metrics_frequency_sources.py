@@ -385,7 +385,7 @@ def data_loss_trace(directory: Path) -> Path:
     fs.phase = pb.FtraceStats.Phase.START_OF_TRACE
     c = fs.cpu_stats.add()
     c.cpu, c.overrun = 2, 5
-    fs.failed_ftrace_events.append("power/cpu_frequency")  # a metric reads it
+    fs.failed_ftrace_events.append("sched/sched_waking")  # a metric reads it
     fs.unknown_ftrace_events.extend(["mdss/mdp_commit", "sde/sde_evtlog"])  # none does
     fs.atrace_errors = "dalvik"
     p = extra.packet.add()
@@ -427,14 +427,14 @@ def test_data_loss_reasons(tmp_path, engine, request):
         ("warn", (("traced_buf_chunks_discarded", 40),), (1,)),
         ("warn", (("traced_buf_trace_writer_packet_loss", 1),), (0,)),
         ("warn", (("traced_flushes_failed", 1),), (None,)),
-        ("warn", (("ftrace_setup_errors", 1),), ("power/cpu_frequency",)),
+        ("warn", (("ftrace_setup_errors", 1),), ("sched/sched_waking",)),
         ("warn", (("ftrace_setup_errors", 1),), ("dalvik",)),
         ("info", (("ftrace_setup_errors", 2),), ("mdss/mdp_commit", "sde/sde_evtlog")),
     ])
     by_text = " | ".join(x["message"] for x in loss)
     assert "100 on CPU 2 (ftrace_cpu_overrun)" in by_text
     assert "buffer 1 (4096 KB): 40 (traced_buf_chunks_discarded)" in by_text
-    assert "the kernel refused to enable power/cpu_frequency" in by_text
+    assert "the kernel refused to enable sched/sched_waking" in by_text
     assert r["partial"] is True  # events are missing inside the trace
 
 

@@ -542,11 +542,16 @@ def is_memory_vote(name: str, source: str | None = None) -> bool:
 
 def is_memory_device(name: str, opts: AnalysisOptions, source: str | None = None) -> bool:
     """Whether a device series is the memory controller: ``--mem-device``
-    when given, else bus_dcvs DDR / LLCC / L3 on their slow or fast path,
-    never a vote (is_memory_vote), and for devfreq and clock names the
-    include / exclude patterns of options.py."""
+    when given, else :func:`is_memory_controller`."""
     if opts.mem_device is not None:
         return re.search(opts.mem_device, name) is not None
+    return is_memory_controller(name, source)
+
+
+def is_memory_controller(name: str, source: str | None = None) -> bool:
+    """The default rule: bus_dcvs DDR / LLCC / L3 on their slow or fast
+    path, never a vote (is_memory_vote), and for devfreq and clock names the
+    include / exclude patterns of options.py."""
     if is_memory_vote(name, source):
         return False
     if source == "bus_dcvs":

@@ -496,8 +496,8 @@ def _loss_line(name: str, rows: list[dict[str, Any]]) -> tuple[str, str]:
     return f"{what}: {total} ({name})", fix
 
 
-def _data_loss_reasons(data_loss: list[dict[str, Any]],
-                       window: tuple[int, int]) -> list[dict[str, Any]]:
+def _data_loss_reasons(data_loss: list[dict[str, Any]], window: tuple[int, int],
+                       result: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One data_loss reason per kind of loss the capture recorded, naming what
     is missing (CPUs, buffers, refused events)."""
     out = []
@@ -516,8 +516,19 @@ def _data_loss_reasons(data_loss: list[dict[str, Any]],
         out.append(_reason("data_loss", "warn", f"the trace lost {text} — {fix}",
                            "no data loss", {name: sum(int(r["value"]) for r in rows)},
                            ev, window))
-    out += _setup_error_reasons(setup, window)
+    out += _setup_error_reasons(setup, window, _served_metrics(result or {}))
     return out
+
+
+def _served_metrics(result: dict[str, Any]) -> set[str]:
+    """The metrics with interchangeable sources (configs.INTERCHANGEABLE)
+    whose data the run has: a known CPU frequency, a known memory controller."""
+    served = set()
+    if any(c.get("stable") is not None for c in result.get("cpufreq") or []):
+        served.add("cpufreq")
+    if any(m["is_memory"] and m.get("stable") is not None for m in result.get("memfreq") or []):
+        served.add("memfreq")
+    return served
 
 
 def _names(items: list[str], n: int = 6) -> str:
@@ -533,10 +544,19 @@ def _not_device_specific(setup: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [d for d in setup if not (d.get("kind") == "unknown" and d.get("what") in DEVICE_SPECIFIC)]
 
 
-def _setup_error_reasons(setup: list[dict[str, Any]],
-                         window: tuple[int, int]) -> list[dict[str, Any]]:
+def _setup_error_reasons(setup: list[dict[str, Any]], window: tuple[int, int],
+                         served: set[str] = frozenset()) -> list[dict[str, Any]]:
     """Events and atrace categories the capture asked for and did not get:
-    warn for what a metric reads, one info line for the rest."""
+    warn for what a metric reads, one info line for the rest — and for an
+    event whose metric another source served (``served``) or that is only
+    evidence (configs.EVIDENCE_ONLY)."""
+    from artscope.configs import EVIDENCE_ONLY, INTERCHANGEABLE
+
+    def stood_in(what: str) -> bool:
+        req = f"ftrace:{what}"
+        return req in EVIDENCE_ONLY or any(
+            req in group for m in served for group in INTERCHANGEABLE.get(m, ()))
+
     setup = _not_device_specific(setup)
     if not setup:
         return []
@@ -551,7 +571,7 @@ def _setup_error_reasons(setup: list[dict[str, Any]],
             "every configured event enabled", {"ftrace_setup_errors": n}, None, window)]
     out = []
     needed = [d for d in setup if d.get("kind") in ("failed", "unknown")
-              and d["what"] in METRIC_EVENTS]
+              and d["what"] in METRIC_EVENTS and not stood_in(d["what"])]
     atrace = [d for d in setup if d.get("kind") in ("atrace", "exclusive", "other")]
     rest = [d for d in setup if d not in needed and d not in atrace]
     if needed:
@@ -581,7 +601,8 @@ def _setup_error_reasons(setup: list[dict[str, Any]],
         out.append(_reason(
             "data_loss", "info",
             f"{len(rest)} configured ftrace events were not enabled (unknown to this "
-            f"kernel or refused: {_names(what)}); no metric reads them (ftrace_setup_errors)",
+            f"kernel or refused: {_names(what)}); no metric lost its data by them: none "
+            "reads them, or another source served it (ftrace_setup_errors)",
             "every configured event enabled", {"ftrace_setup_errors": len(rest)},
             {"ftrace_events": what}, window))
     return out
@@ -696,7 +717,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
             "no CPU frequency data in the trace: the CPUs' frequency stability is unknown — "
             f"capture with {_config_for('cpufreq')}", "cpufreq samples", None, None, window))
     reasons += _memfreq_reasons(result, th, window)
-    reasons += _data_loss_reasons(data_loss or [], window)
+    reasons += _data_loss_reasons(data_loss or [], window, result)
     if partial:
         detail = "; ".join(import_warnings or []) or "the trace is truncated or corrupt"
         reasons.append(_reason(
