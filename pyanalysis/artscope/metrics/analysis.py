@@ -59,7 +59,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     if pin.height and pin["off_mask_ns"].sum() > 0:
         tables["pinning_phases"] = runner.run("pinning_phases")
     src = tables["frame_source"]
-    frame_source = src["source"][0] if src.height else None
+    frame_source = src.row(0, named=True) if src.height else {}
     data_loss = tables["data_loss"].to_dicts()
     setup_error_rows = _ftrace_setup_errors(engine)
     info = engine.info

@@ -16,7 +16,8 @@ from typing import Any
 import polars as pl
 
 from artscope.metrics.options import (
-    DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE, AnalysisOptions)
+    DEFAULT_FRAME_DEADLINE_NS, DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE,
+    AnalysisOptions)
 from artscope.metrics.selection import Selection
 from artscope.metrics.topology import Topology
 from artscope.units import FIXED_FREQUENCY_UNIT, frequency_unit
@@ -439,24 +440,48 @@ def nearest_rank(sorted_values: list[int], p: float) -> int | None:
     return sorted_values[k - 1]
 
 
-def jank_metrics(run: int, source: str | None, frames: pl.DataFrame,
+def jank_metrics(run: int, source: dict[str, Any], frames: pl.DataFrame,
                  opts: AnalysisOptions) -> dict[str, Any]:
+    """The ``jank`` block of one run from frames.sql's rows and
+    frame_source.sql's row (``source``), with the assumptions it rests on:
+    the refresh rate the trace shows, the deadline Choreographer frames are
+    judged against and where it came from, and an engine drawing on threads
+    of its own (Flutter, game engines), whose Choreographer frames say
+    nothing of its frames (jank unknown)."""
     f = _by_run(frames, run)
-    if source is None:
-        return {"source": "none", "frames": None, "janky_frames": None,
-                "app_janky_frames": None, "janky_pct": None, "unfinished_frames": None,
+    kind, draws_on = source.get("source"), source.get("draws_on")
+    period = source.get("refresh_period_ns")
+    if opts.frame_deadline_ns is not None:
+        deadline, deadline_source = opts.frame_deadline_ns, "option"
+    elif source.get("app_deadline_ns"):  # what SurfaceFlinger judges apps against
+        deadline, deadline_source = int(source["app_deadline_ns"]), "frame_timeline"
+    elif period:
+        deadline, deadline_source = int(period), source["refresh_source"]
+    else:
+        deadline, deadline_source = DEFAULT_FRAME_DEADLINE_NS, "assumed"
+    out: dict[str, Any] = {
+        "source": kind or "none",
+        "refresh_hz": round(1e9 / period, 1) if period else None,
+        "refresh_source": source.get("refresh_source"),
+        "frame_deadline_ns": deadline if kind == "choreographer" else None,
+        "deadline_source": deadline_source if kind == "choreographer" else None,
+        "draws_on": draws_on,
+    }
+    if kind is None or (kind == "choreographer" and draws_on):
+        return {**out, "frames": None, "janky_frames": None, "app_janky_frames": None,
+                "janky_pct": None, "unfinished_frames": None,
                 "frame_dur_ms": {f"p{p}": None for p in PERCENTILES}}
     done = f.filter(pl.col("unfinished") == 0) if f.height else f
     n = done.height
-    if source == "frame_timeline":
+    if kind == "frame_timeline":
         janky = _sum(done["is_missed"]) if n else 0
         app_janky = _sum(done["is_app_jank"]) if n else 0
     else:
-        janky = _sum(done["dur"] > opts.frame_deadline_ns) if n else 0
+        janky = _sum(done["dur"] > deadline) if n else 0
         app_janky = janky
     durs = sorted(done["dur"].to_list()) if n else []
     return {
-        "source": source,
+        **out,
         "frames": n,
         "janky_frames": janky,
         "app_janky_frames": app_janky,

@@ -142,7 +142,15 @@ def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
             "no allowed CPUs given: pinning and the CPUs' frequency stability are not "
             "judged — pass --cpus (e.g. --cpus big, or the CPUs the app was pinned to)",
             "--cpus", None, None, window))
-    if jank.get("source") == "none" or not jank.get("frames"):
+    if jank.get("draws_on") and jank.get("frames") is None:
+        out.append(_reason(
+            "jank_unknown", "warn",
+            f"the app draws its frames on threads of its own "
+            f"({_ENGINES[jank['draws_on']]}): Choreographer#doFrame on its main thread does not "
+            "time them, so jank is unknown — record the frame timeline (Android 12+) with "
+            f"{_config_for('jank')}", "frames timed where the app draws them", None,
+            {"draws_on": jank["draws_on"]}, window))
+    elif jank.get("source") == "none" or not jank.get("frames"):
         if captured.get("frames"):
             out.append(_reason(
                 "jank_not_applicable", "info",
@@ -155,6 +163,33 @@ def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
                 f"(Android 12+) or atrace gfx/view with {_config_for('jank')}",
                 "frame timeline or Choreographer#doFrame slices", None, None, window))
     return out
+
+
+#: Engines that draw an app's frames on threads of their own (frame_source.sql).
+_ENGINES = {"flutter": "Flutter's ui and raster threads", "unity": "Unity's UnityMain and "
+            "graphics threads", "unreal": "Unreal's GameThread and RHIThread",
+            "gl_thread": "a GLSurfaceView's GLThread"}
+#: Where a Choreographer frame deadline came from, for reading.
+_DEADLINE_FROM = {
+    "option": "--frame-deadline",
+    "frame_timeline": "the apps' frame deadline in the trace's frame timeline",
+    "vsync": "the vsync period of SurfaceFlinger's VSYNC counters",
+    "assumed": "assumed: a 60 Hz vsync, as the trace shows no refresh rate — pass "
+               "--frame-deadline if the display ran faster",
+}
+
+
+def _jank_reasons(jank: dict[str, Any], window: tuple[int, int]) -> list[dict[str, Any]]:
+    """Choreographer jank states its deadline and where it came from."""
+    if jank.get("source") != "choreographer" or jank.get("frames") is None:
+        return []
+    hz = f" ({jank['refresh_hz']:g} Hz display)" if jank.get("refresh_hz") else ""
+    return [_reason(
+        "jank_deadline", "info",
+        f"janky frames: Choreographer#doFrame with its RenderThread DrawFrame longer than "
+        f"{_s(jank['frame_deadline_ns'])}{hz} — {_DEADLINE_FROM[jank['deadline_source']]}",
+        "a frame deadline", jank["frame_deadline_ns"],
+        {"deadline_source": jank["deadline_source"]}, window)]
 
 
 def _cpus_reasons(pin: dict[str, Any], window: tuple[int, int]) -> list[dict[str, Any]]:
@@ -702,6 +737,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     allowed = pin.get("allowed_cpus")
 
     reasons += _unknown_reasons(result, captured or {}, window)
+    reasons += _jank_reasons(result["jank"], window)
     reasons += _cpus_reasons(pin, window)
     if allowed is not None and pin.get("off_mask_cpu_ns") is not None:
         reasons += _off_mask_reasons(pin, th, window)
