@@ -24,7 +24,7 @@
 -- Output columns (one row):
 --   source            'frame_timeline' | 'choreographer' | NULL
 --   draws_on          'flutter' | 'unity' | 'unreal' | 'gl_thread' | NULL
---   refresh_period_ns the vsync period read from the trace (NULL: none)
+--   refresh_period_ns  the vsync period read from the trace (NULL: none)
 --   refresh_source    'frame_timeline' | 'vsync' | NULL
 --   app_deadline_ns   the most common expected duration of apps' surface
 --                     frames (NULL without a frame timeline)

@@ -29,12 +29,12 @@
 --
 -- Output columns (one row per run and clean stretch, in time order; the
 -- first stretch, from the grace period's end, is there even when empty):
---   run           run id
---   start_ts      where the stretch begins (absolute trace ns)
---   end_ts        where it ends: the next off-mask slice's start, or W's end
---   cpu_ns        target CPU time in it (NULL: shorter than 0.5 s)
---   cpu_before_ns target CPU time since the previous long stretch (or W's
---                 start) up to this one's start (NULL with cpu_ns)
+--   run            run id
+--   start_ts       where the stretch begins (absolute trace ns)
+--   end_ts         where it ends: the next off-mask slice's start, or W's end
+--   cpu_ns         target CPU time in it (NULL: shorter than 0.5 s)
+--   cpu_before_ns  target CPU time since the previous long stretch (or W's
+--                  start) up to this one's start (NULL with cpu_ns)
 --
 -- Column types: run LONG, start_ts TIMESTAMP, end_ts TIMESTAMP, cpu_ns
 --   DURATION, cpu_before_ns DURATION

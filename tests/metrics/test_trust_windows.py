@@ -82,3 +82,29 @@ def test_a_target_killed_at_the_window_end_is_killed(tmp_path, engine):
     assert mem["target_killed"] is True
     assert [(k["ts"], k["pid"], k["is_target"]) for k in mem["kills"]] == [(t(500), MT.PID, True)]
     assert MT.reason_ids(r)["lmk_kill"] == "fail"
+
+
+def test_the_run_set_gives_memory_kills_heap_conditions_and_launches(tmp_path):
+    # The killed app above, through the notebook API.
+    import artscope
+    from artscope.metrics.startup import PHASES
+
+    sch = MT.tiny("killed_api", 1000, runs=[run(6, 10, 500, MAIN)],
+                  extra_threads=[Thread(LMKD, LMKD, "lmkd")],
+                  extra_processes=[Process(LMKD, "/system/bin/lmkd", uid=1069)],
+                  atrace=[Atrace(t(500), LMKD, "C", LMKD, "kill_one_process", MT.PID),
+                          Atrace(t(501), LMKD, "C", LMKD, "kill_one_process", 0)])
+    with artscope.open(str(MEM.write(sch, tmp_path)), app=MT.APP, cpus="6",
+                       engine="embedded") as rs:
+        mem, kills = rs.memory(), rs.memory_kills()
+        assert (mem.height, mem["target_killed"].to_list()) == (1, [True])
+        assert "kills" not in mem.columns
+        assert kills.select("run", "ts", "pid", "source", "is_target").rows() == [
+            (0, t(500), MT.PID, "lmkd", True)]
+        # no Heap size counter: one row, its values null with the reason
+        heap = rs.heap()
+        assert heap.select("run", "peak_kb").rows() == [(0, None)] and heap["reason"][0]
+        cond = rs.conditions()
+        assert (cond.height, cond["device_model"][0]) == (1, "bench")
+        launches = rs.startups()
+        assert launches.height == 0 and list(PHASES) == launches.columns[-len(PHASES):]
