@@ -334,7 +334,8 @@ def _instability(e: dict[str, Any]) -> str:
     """Why a series is not stable: its changes, or how little of W is known."""
     known = f"{(e.get('known_share') or 0) * 100:.0f}%"
     if e["transitions"]:
-        return (f"changed {e['transitions']} times (known {known} of the window, "
+        times = "once" if e["transitions"] == 1 else f"{e['transitions']} times"
+        return (f"changed {times} (known {known} of the window, "
                 f"{_freq_range(e)})")
     zeros = e.get("zero_samples") or 0
     gap = (f"{zeros} samples read 0, unknown" if zeros
