@@ -19,7 +19,9 @@
 -- target's CPU time of slices starting in the stretch (all on allowed CPUs)
 -- and of slices starting between the previous such stretch's end (or W's
 -- start) and this one's start, whose running sum is the app's CPU time so
--- far (an open slice counting up to W's end).
+-- far (an open slice counting until its CPU's data ends: the last event
+-- recorded on that CPU, artscope_cpu_data_end; an open slice is always its
+-- CPU's last, so none starts before a stretch).
 --
 -- Shape: per run and target thread one scalar subquery reads the thread's
 -- off-mask slices by `utid =` and a ts range (as pinning.sql's interior),
@@ -85,15 +87,19 @@ long_stretch AS MATERIALIZED (
   FROM stretch s JOIN artscope_run r USING (run)
   WHERE s.end_ts - s.start_ts >= 500000000
 ),
--- a slice still open at the trace's end counts up to W's end
+-- a slice still open at the trace's end runs until its CPU's data ends
+-- (artscope_cpu_data_end, as every CPU sum of artscope's), within W
 long_cpu AS (
   SELECT l.run, l.start_ts,
-    sum((SELECT coalesce(sum(iif(s.dur = -1, l.w_end - s.ts, s.dur)), 0) FROM sched s
+    sum((SELECT coalesce(sum(iif(s.dur = -1, max(0, min(l.w_end, coalesce(
+                  (SELECT o.end_ts FROM artscope_cpu_data_end o
+                   WHERE o.cpu = s.cpu AND o.ts = s.ts), trace_end())) - s.ts), s.dur)), 0)
+         FROM sched s
          WHERE s.utid = t.utid AND s.ts >= l.start_ts AND s.ts < l.end_ts
            AND s.dur != 0)) AS cpu_ns,
-    sum((SELECT coalesce(sum(iif(s.dur = -1, l.w_end - s.ts, s.dur)), 0) FROM sched s
+    sum((SELECT coalesce(sum(s.dur), 0) FROM sched s
          WHERE s.utid = t.utid AND s.ts >= l.since_ts AND s.ts < l.start_ts
-           AND s.dur != 0)) AS cpu_before_ns
+           AND s.dur > 0)) AS cpu_before_ns
   FROM long_stretch l CROSS JOIN target t
   GROUP BY l.run, l.start_ts
 )

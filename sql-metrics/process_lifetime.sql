@@ -22,7 +22,8 @@
 --                    main_end_ts)
 --   last_run_end_ts  end of the last sched slice of any of its threads
 --                    (NULL without sched data; a slice still open at the
---                    trace end counts as ending there)
+--                    trace's end ends where its CPU's data ends,
+--                    artscope_cpu_data_end)
 --
 -- Column types: upid LONG, pid LONG, start_ts TIMESTAMP, main_end_ts TIMESTAMP,
 --   main_end_source STRING, last_run_end_ts TIMESTAMP
@@ -45,7 +46,9 @@ process_exit AS MATERIALIZED (
 ),
 thread_end AS (
   SELECT l.utid, l.upid, l.is_main, l.free_ts,
-    iif(s.dur = -1, trace_end(), s.ts + s.dur) AS run_end_ts,
+    iif(s.dur = -1, coalesce((SELECT o.end_ts FROM artscope_cpu_data_end o
+                              WHERE o.cpu = s.cpu AND o.ts = s.ts), trace_end()),
+        s.ts + s.dur) AS run_end_ts,
     iif(s.end_state IN ('X', 'Z') AND s.dur >= 0, s.ts + s.dur, NULL) AS dead_ts,
     x.ts AS exit_ts
   FROM last_slice l
