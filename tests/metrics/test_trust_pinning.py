@@ -215,3 +215,71 @@ def test_a_cgroup_move_explains_a_short_stretch(tmp_path, engine):
     assert "the mask was lost at +0.210 s: the app ran only on the allowed CPUs until then " \
         "(0.21 s) — cgroup_attach_task of tid 1000 at +0.205 s (to /top-app) reset it" \
         in _off_mask(r)["message"]
+
+
+def _prefix(src, dst, share: float) -> None:
+    """``src`` as recorded until ``share`` of its time span: every ftrace
+    event (compact_sched arrays included) and timed packet before the cut."""
+    from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as pb
+
+    trace = pb.Trace.FromString(src.read_bytes())
+
+    def switch_times(cs):
+        ts = 0
+        for d in cs.switch_timestamp:
+            ts += d
+            yield ts
+
+    times = [p.timestamp for p in trace.packet if p.timestamp]
+    for p in trace.packet:
+        times += [e.timestamp for e in p.ftrace_events.event]
+        times += list(switch_times(p.ftrace_events.compact_sched))
+    lo, hi = min(times), max(times)
+    cut = lo + int((hi - lo) * share)
+    out = pb.Trace()
+    for p in trace.packet:
+        if p.HasField("ftrace_events"):
+            q = out.packet.add()
+            q.CopyFrom(p)
+            del q.ftrace_events.event[:]
+            q.ftrace_events.event.extend(e for e in p.ftrace_events.event if e.timestamp < cut)
+            for kind in ("switch", "waking"):
+                stamps, kept = 0, 0
+                for d in getattr(p.ftrace_events.compact_sched, f"{kind}_timestamp"):
+                    stamps += d
+                    kept += stamps < cut
+                for f in q.ftrace_events.compact_sched.DESCRIPTOR.fields:
+                    if f.name.startswith(kind + "_"):
+                        values = list(getattr(q.ftrace_events.compact_sched, f.name))[:kept]
+                        del getattr(q.ftrace_events.compact_sched, f.name)[:]
+                        getattr(q.ftrace_events.compact_sched, f.name).extend(values)
+        elif not (p.timestamp and p.timestamp >= cut):
+            out.packet.add().CopyFrom(p)
+    dst.write_bytes(out.SerializeToString())
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_api32_trace_and_its_prefix_tell_the_same_story(shared_traces, tmp_path, engine):
+    # A warm start-up nobody pinned (Pixel 6a). On the big CPUs 6-7 it never
+    # held a mask: no mask seen, whole or cut to 60%. On the little CPUs 0-3
+    # it ran alone until +0.489 s, when a cgroup move at +0.488 s (to
+    # /top-app) let it onto the other CPUs: the mask (a cpuset) was lost
+    # there, in both.
+    import artscope
+
+    whole = shared_traces / "perfskills-api32_startup_warm.perfetto-trace"
+    cut = tmp_path / "api32_60.pftrace"
+    _prefix(whole, cut, 0.6)
+    app = "androidx.benchmark.integration.macrobenchmark.target"
+    for cpus, diagnosis in (("6,7", "no_mask_seen"), ("0-3", "mask_lost")):
+        told = []
+        for path in (whole, cut):
+            with artscope.open(str(path), app=app, cpus=cpus, engine=engine) as rs:
+                (r,) = rs.results
+            p = r["pinning"]
+            told.append((p["diagnosis"], p["diagnosis_ts"],
+                         p["diagnosis_ts"] and p["diagnosis_ts"] - r["window"]["start_ts"]))
+        assert told[0] == told[1]
+        assert told[0][0] == diagnosis
+    # the first off-mask slice, 1.13 ms after the move, ends the little stretch
+    assert told[0][2] == 489_497_197

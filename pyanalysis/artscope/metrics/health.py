@@ -213,13 +213,14 @@ def _cpus_reasons(pin: dict[str, Any], window: tuple[int, int]) -> list[dict[str
             source, {"clusters": clusters, "cpus": allowed}, window))
     unplaced = pin.get("unplaced_cpus") or []
     if unplaced and source not in (None, "list"):
+        many = len(unplaced) > 1
+        by = SOURCE_TEXT.get(pin.get("clusters_source") or "", "the evidence")
         out.append(_reason(
             "cpus_unplaced", "warn",
-            f"CPU{'s' if len(unplaced) > 1 else ''} {cpu_ranges(unplaced)} could not be placed "
-            f"in a cluster ({SOURCE_TEXT.get(pin.get('clusters_source') or '', 'the evidence')} "
-            f"place only {listed}), so the allowed CPUs {_cpus(allowed)} leave {'them' if len(unplaced) > 1 else 'it'} out — "
-            "name the CPUs to include them", "every CPU placed", unplaced,
-            {"cpus": unplaced, "clusters": clusters}, window))
+            f"CPU{'s' if many else ''} {cpu_ranges(unplaced)} could not be placed in a cluster "
+            f"({by} place only {listed}), so the allowed CPUs {_cpus(allowed)} leave "
+            f"{'them' if many else 'it'} out — name the CPUs to include them",
+            "every CPU placed", unplaced, {"cpus": unplaced, "clusters": clusters}, window))
     return out
 
 
