@@ -2,6 +2,11 @@
 -- clusters (frequency domains), strongest evidence first. Python groups the
 -- CPUs into domains and ranks them (artscope/metrics/topology.py).
 --
+-- A CPU is known to the trace when it has sched slices, CPU frequency data
+-- (cpufreq or max-frequency limits) or CpuInfo; a CPU seen only as the
+-- buffer of other ftrace events (atrace prints) is not: nothing there says
+-- what runs on it or how fast.
+--
 -- Output columns (one row per CPU known to the trace):
 --   cpu
 --   capacity           its CpuInfo capacity (the kernel's cpu_capacity)
@@ -16,8 +21,10 @@
 --   STRING, limit_max_khz DOUBLE, observed_max_khz DOUBLE
 WITH
 cpus AS (
-  SELECT cpu FROM cpu
-  UNION SELECT cpu FROM cpu_counter_track WHERE name = 'cpufreq'
+  SELECT c.cpu FROM cpu c
+  WHERE c.capacity IS NOT NULL OR EXISTS (SELECT 1 FROM sched s WHERE s.cpu = c.cpu)
+  UNION SELECT cpu FROM cpu_counter_track
+    WHERE name = 'cpufreq' OR name GLOB 'Cpu * Max Freq Limit'
   UNION SELECT cpu FROM cpu_available_frequencies
 ),
 available AS (

@@ -1,5 +1,7 @@
 -- frequency: every frequency series' samples as intervals clipped to each
--- run window; residency, transitions and stability are sums over these rows.
+-- run window, and those of the caps on the CPUs' frequency (limits, LMh,
+-- cooling-device states); residency, transitions and stability are sums
+-- over these rows.
 --
 -- Series (never merged across sources; their units differ):
 --   source 'cpufreq'        cpu_counter_track 'cpufreq' per CPU (ftrace
@@ -7,6 +9,10 @@
 --   source 'cpu_max_limit'  'Cpu N Max Freq Limit' per CPU
 --   source 'cpu_throttle'   'cpufreq_throttle' per CPU: Qualcomm LMh's cap
 --                           (dcvsh/dcvsh_freq events) while it throttles
+--   source 'cooling_device' a thermal cooling device's state (ftrace
+--                           thermal/cdev_update) per device: a cpufreq
+--                           cooling device at state N caps its policy N
+--                           levels below its highest frequency
 --   source 'devfreq'        devfreq_frequency events per device
 --                           (linux_device_frequency tracks)
 --   source 'clock'          clock_set_rate / clk_set_rate events per clock
@@ -74,6 +80,11 @@ track_series AS (
   UNION ALL
   SELECT t.id, 'cpu_throttle', t.cpu, NULL
   FROM cpu_counter_track t WHERE t.name = 'cpufreq_throttle'
+  UNION ALL
+  SELECT t.id, 'cooling_device', NULL,
+    coalesce((SELECT a.string_value FROM args a
+              WHERE a.arg_set_id = t.dimension_arg_set_id AND a.key = 'linux_device'), t.name)
+  FROM counter_track t WHERE t.type = 'cooling_device_counter'
   UNION ALL
   SELECT ct.id, iif(ct.type = 'linux_device_frequency', 'devfreq', 'clock_frequency'), NULL,
     coalesce(

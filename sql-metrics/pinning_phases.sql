@@ -1,32 +1,45 @@
--- pinning_phases: the target's CPU time on and off its allowed CPUs over the
--- course of each run, in 100 equal bins of W, to tell when pinning held
--- (artscope/metrics/compute.py classifies: never pinned, pinned late, mask
--- lost mid-run). Read only for runs with off-mask time.
+-- pinning_phases: the stretches of each run in which the target ran on its
+-- allowed CPUs only, to tell whether and when a mask held
+-- (artscope/metrics/compute.py: pinning_diagnosis). Read only for runs with
+-- off-mask time.
 --
--- A sched slice counts, whole, in the bin where it starts: the bins say
--- when pinning held, not how much CPU there was (pinning.sql says that), so
--- slices reaching in from before W, open ones (dur -1) and a slice's part
--- past W's end are left out. CPUs are judged against the allowed set of the
--- thread's role (artscope_allowed_cpu), as pinning.sql does; roles without
--- allowed CPUs are left out, and so is the --pin-grace period (slices
--- starting before grace_end_ts), whose off-mask time is forgiven.
+-- An off-mask slice is a sched slice of a target thread on a CPU outside
+-- the allowed set of its role (artscope_allowed_cpu, as pinning.sql judges
+-- it), starting in W after the --pin-grace period; one still open at the
+-- trace's end (dur -1) runs to W's end, so a trace cut while the app runs
+-- off-mask does not look clean. A clean stretch runs from the end of the
+-- off-mask time before it (or the grace period's end) to the start of the
+-- next off-mask slice (or W's end). Every boundary is a timestamp of the
+-- trace and the CPU sums start at W's start, so a trace and a prefix of it
+-- see the same stretches up to the prefix's end. Roles without allowed CPUs
+-- are left out.
 --
--- Shape (as pinning.sql's interior): per run and target thread, one scalar
--- subquery reads the thread's slices by `utid =` and a ts range (the engines
--- filter those constraints natively) and sums them by bin, testing the CPU
--- against the role's allowed set as a bit mask; packed as one JSON array,
--- unpacked and summed over threads below.
+-- A stretch shorter than 0.5 s (artscope's PINNED_STRETCH_MIN_NS) cannot
+-- show pinning by its CPU alone, so only longer ones get CPU sums: the
+-- target's CPU time of slices starting in the stretch (all on allowed CPUs)
+-- and of slices starting between the previous such stretch's end (or W's
+-- start) and this one's start, whose running sum is the app's CPU time so
+-- far (an open slice counting until its CPU's data ends: the last event
+-- recorded on that CPU, artscope_cpu_data_end; an open slice is always its
+-- CPU's last, so none starts before a stretch).
 --
--- Output columns (one row per run and bin with target CPU time):
---   run                run id
---   bin                0..99: which hundredth of W
---   allowed_ns         CPU time of slices on allowed CPUs starting there
---   off_mask_ns        CPU time of slices on other CPUs starting there
---   first_off_ts       start of the first off-mask slice there (NULL if none)
---   last_off_end_ts    end of the last off-mask slice there (NULL if none)
+-- Shape: per run and target thread one scalar subquery reads the thread's
+-- off-mask slices by `utid =` and a ts range (as pinning.sql's interior),
+-- packed as JSON; the off-mask slices, few when the app was pinned, are
+-- merged in ts order; the CPU sums are one lookup per long stretch and
+-- thread.
 --
--- Column types: run LONG, bin LONG, allowed_ns DURATION, off_mask_ns DURATION,
---   first_off_ts TIMESTAMP, last_off_end_ts TIMESTAMP
+-- Output columns (one row per run and clean stretch, in time order; the
+-- first stretch, from the grace period's end, is there even when empty):
+--   run            run id
+--   start_ts       where the stretch begins (absolute trace ns)
+--   end_ts         where it ends: the next off-mask slice's start, or W's end
+--   cpu_ns         target CPU time in it (NULL: shorter than 0.5 s)
+--   cpu_before_ns  target CPU time since the previous long stretch (or W's
+--                  start) up to this one's start (NULL with cpu_ns)
+--
+-- Column types: run LONG, start_ts TIMESTAMP, end_ts TIMESTAMP, cpu_ns
+--   DURATION, cpu_before_ns DURATION
 WITH
 -- the target threads whose role has allowed CPUs, each with its allowed set
 -- as a bit mask (bit c: CPU c allowed), tested per slice without a lookup
@@ -37,28 +50,60 @@ target AS MATERIALIZED (
   FROM artscope_target_thread t
   WHERE EXISTS (SELECT 1 FROM artscope_allowed_cpu a WHERE a.role = t.role)
 ),
-per_thread AS MATERIALIZED (
+off_packed AS MATERIALIZED (
   SELECT r.run,
-    (SELECT json_group_array(json_array(bin, allowed_ns, off_mask_ns, first_off_ts,
-                                        last_off_end_ts))
-     FROM (
-       SELECT (s.ts - r.start_ts) * 100 / (r.end_ts - r.start_ts) AS bin,
-         sum(iif((t.allowed_mask >> s.cpu) & 1, s.dur, 0)) AS allowed_ns,
-         sum(iif((t.allowed_mask >> s.cpu) & 1, 0, s.dur)) AS off_mask_ns,
-         min(iif((t.allowed_mask >> s.cpu) & 1, NULL, s.ts)) AS first_off_ts,
-         max(iif((t.allowed_mask >> s.cpu) & 1, NULL, s.ts + s.dur)) AS last_off_end_ts
-       FROM sched s
-       WHERE s.utid = t.utid AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-         AND s.dur > 0
-       GROUP BY bin)) AS packed
+    (SELECT json_group_array(json_array(
+              s.ts, iif(s.dur = -1, r.end_ts, min(s.ts + s.dur, r.end_ts))))
+     FROM sched s
+     WHERE s.utid = t.utid AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
+       AND s.dur != 0 AND NOT ((t.allowed_mask >> s.cpu) & 1)) AS packed
   FROM artscope_run r
   CROSS JOIN target t
+),
+off_slice AS MATERIALIZED (
+  SELECT p.run, o.value ->> 0 AS ts, o.value ->> 1 AS end_ts
+  FROM off_packed p, json_each(p.packed) o
+),
+-- in ts order: how far off-mask time reaches so far, and the next start
+off_reach AS (
+  SELECT run,
+    max(end_ts) OVER (PARTITION BY run ORDER BY ts, end_ts ROWS UNBOUNDED PRECEDING) AS reach,
+    lead(ts) OVER (PARTITION BY run ORDER BY ts, end_ts) AS next_ts
+  FROM off_slice
+),
+stretch AS MATERIALIZED (
+  SELECT r.run, r.grace_end_ts AS start_ts,
+    coalesce((SELECT min(o.ts) FROM off_slice o WHERE o.run = r.run), r.end_ts) AS end_ts
+  FROM artscope_run r
+  UNION ALL
+  SELECT o.run, o.reach, coalesce(o.next_ts, r.end_ts)
+  FROM off_reach o JOIN artscope_run r USING (run)
+  WHERE coalesce(o.next_ts, r.end_ts) > o.reach
+),
+long_stretch AS MATERIALIZED (
+  SELECT s.run, s.start_ts, s.end_ts, r.end_ts AS w_end,
+    coalesce(lag(s.end_ts) OVER (PARTITION BY s.run ORDER BY s.start_ts), r.start_ts)
+      AS since_ts
+  FROM stretch s JOIN artscope_run r USING (run)
+  WHERE s.end_ts - s.start_ts >= 500000000
+),
+-- a slice still open at the trace's end runs until its CPU's data ends
+-- (artscope_cpu_data_end, as every CPU sum of artscope's), within W
+long_cpu AS (
+  SELECT l.run, l.start_ts,
+    sum((SELECT coalesce(sum(iif(s.dur = -1, max(0, min(l.w_end, coalesce(
+                  (SELECT o.end_ts FROM artscope_cpu_data_end o
+                   WHERE o.cpu = s.cpu AND o.ts = s.ts), trace_end())) - s.ts), s.dur)), 0)
+         FROM sched s
+         WHERE s.utid = t.utid AND s.ts >= l.start_ts AND s.ts < l.end_ts
+           AND s.dur != 0)) AS cpu_ns,
+    sum((SELECT coalesce(sum(s.dur), 0) FROM sched s
+         WHERE s.utid = t.utid AND s.ts >= l.since_ts AND s.ts < l.start_ts
+           AND s.dur > 0)) AS cpu_before_ns
+  FROM long_stretch l CROSS JOIN target t
+  GROUP BY l.run, l.start_ts
 )
-SELECT p.run, g.value ->> 0 AS bin,
-  sum(g.value ->> 1) AS allowed_ns,
-  sum(g.value ->> 2) AS off_mask_ns,
-  min(g.value ->> 3) AS first_off_ts,
-  max(g.value ->> 4) AS last_off_end_ts
-FROM per_thread p, json_each(p.packed) g
-GROUP BY p.run, bin
-ORDER BY p.run, bin
+SELECT s.run, s.start_ts, s.end_ts, c.cpu_ns, c.cpu_before_ns
+FROM stretch s
+LEFT JOIN long_cpu c ON c.run = s.run AND c.start_ts = s.start_ts
+ORDER BY s.run, s.start_ts, s.end_ts

@@ -200,6 +200,39 @@ def apps(path: str | Path, engine: str = "auto", tp_bin: str | None = None,
         return candidates(eng, markers, gc_patterns)
 
 
+#: The columns of ``artscope apps --format json|csv``: the table's, named as
+#: it names them (``process`` as the table shows it, ``cpu_ms``), then what
+#: to pass to --app and the raw identities.
+LISTING_COLUMNS = ("rank", "pid", "process", "package", "kind", "cpu_ms", "gc_slices",
+                   "frames", "frame_source", "markers", "marker_slices", "app",
+                   "main_thread", "uid")
+
+
+def app_argument(name: str | None, main_thread: str | None, package: str | None) -> str | None:
+    """What --app takes to select a process: its name, else its package,
+    else its main thread's name (selection matches all three)."""
+    return name or package or main_thread
+
+
+def listing(candidates: pl.DataFrame) -> pl.DataFrame:
+    """:func:`candidates` rows as ``artscope apps`` lists them
+    (:data:`LISTING_COLUMNS`)."""
+    rows = [{"rank": r["rank"], "pid": r["pid"],
+             "process": label(r["name"], r["main_thread"], r["package"]),
+             "package": r["package"], "kind": r["kind"],
+             "cpu_ms": None if r["cpu_ns"] is None else r["cpu_ns"] / 1e6,
+             "gc_slices": r["gc_slices"], "frames": r["frames"],
+             "frame_source": r["frame_source"], "markers": r["markers"],
+             "marker_slices": r["marker_slices"],
+             "app": app_argument(r["name"], r["main_thread"], r["package"]),
+             "main_thread": r["main_thread"], "uid": r["uid"]}
+            for r in candidates.iter_rows(named=True)]
+    schema = {c: pl.Int64 for c in LISTING_COLUMNS} | {
+        c: pl.String for c in ("process", "package", "kind", "frame_source", "markers", "app",
+                               "main_thread")} | {"cpu_ms": pl.Float64}
+    return pl.DataFrame(rows, schema=schema)
+
+
 def hint(engine: Engine, gc_patterns: Sequence[str] = DEFAULT_GC_PATTERNS,
          markers: Iterable[str] = (), limit: int = 5) -> str:
     """The best ``limit`` candidates as one line's tail, for the

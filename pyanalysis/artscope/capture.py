@@ -302,7 +302,7 @@ def check_capture(
     """
     setup = _setup_errors(engine)
     findings = (
-        _refused_findings(setup, config)
+        _refused_findings(engine, setup, config)
         + _empty_findings(engine, config, set(setup[0]))
         + _loss_findings(engine)
         + _app_findings(engine, config, app, marker, pid)
@@ -325,11 +325,11 @@ def _readers(config: "TraceConfig | None") -> dict[str, list[str]]:
     return readers
 
 
-def _refused_findings(setup: tuple[list[str], list[str], str, int],
+def _refused_findings(engine, setup: tuple[list[str], list[str], str, int],
                       config: "TraceConfig | None") -> list[Finding]:
     """Events and atrace the capture asked for and did not get (FtraceStats at
     the start of the trace, ``_setup_errors``): fatal when a metric of the
-    config reads them."""
+    config reads them and got its data from no other source (``_losses``)."""
     refused, unknown, atrace_errors, unnamed = setup
     readers = _readers(config)
     # An event listed for another SoC family that this kernel does not have
@@ -338,10 +338,17 @@ def _refused_findings(setup: tuple[list[str], list[str], str, int],
     refused_here = [e for e in refused if e not in elsewhere]
     out: list[Finding] = []
     if refused_here:
-        needed = [e for e in refused_here if e in readers]
+        detail, fatal = [], False
+        for e in refused_here:
+            lost, kept = _losses(engine, e, readers.get(e, []))
+            if lost:
+                fatal = True
+                detail.append(f"{e} (read by {'/'.join(lost)})")
+            elif kept:
+                detail.append(f"{e} ({'; '.join(kept)})")
         others = [e for e in refused_here if e not in readers]
-        detail = [f"{e} (read by {'/'.join(readers[e])})" for e in needed] + _compact(others)
-        out.append((f"refused by the kernel: {', '.join(detail)}", bool(needed)))
+        detail += _compact(others)
+        out.append((f"refused by the kernel: {', '.join(detail)}", fatal))
     if elsewhere:
         by_family: dict[str, list[str]] = {}
         for e in elsewhere:
@@ -356,6 +363,52 @@ def _refused_findings(setup: tuple[list[str], list[str], str, int],
     if not (refused or atrace_errors or unnamed):
         out.append(("refused by the kernel: none", False))
     return out
+
+
+def _losses(engine, event: str, metrics: list[str]) -> tuple[list[str], list[str]]:
+    """(the metrics that lose their data with ``event`` refused, notes for
+    those that do not): a metric keeps its data when another of its
+    interchangeable sources served it in this trace (configs.INTERCHANGEABLE:
+    the Tensor memory controller through clock_set_rate when devfreq is
+    refused), and loses only evidence when ``event`` is evidence
+    (configs.EVIDENCE_ONLY)."""
+    req = f"ftrace:{event}"
+    lost, kept = [], []
+    for m in metrics:
+        if req in configs.EVIDENCE_ONLY:
+            kept.append(f"{m}: {configs.EVIDENCE_ONLY[req]}")
+            continue
+        group = next((g for g in configs.INTERCHANGEABLE.get(m, ()) if req in g), None)
+        served = _served_by(engine, m) if group else None
+        if served:
+            kept.append(f"{m}: served by {served}")
+        else:
+            lost.append(m)
+    return lost, kept
+
+
+def _served_by(engine, metric: str) -> str | None:
+    """What served ``metric``'s data in the trace, for the metrics with
+    interchangeable sources (configs.INTERCHANGEABLE); None when nothing did."""
+    if metric == "cpufreq":
+        n = _scalar(engine, "SELECT count(*) FROM counter c JOIN cpu_counter_track t "
+                            "ON c.track_id = t.id WHERE t.name = 'cpufreq'")
+        return f"{n} cpufreq samples" if n else None
+    if metric == "memfreq":
+        from artscope.metrics.compute import is_memory_controller
+
+        rows = engine.query(
+            "SELECT ct.type, ct.name, count(c.id) AS n FROM counter_track ct "
+            "JOIN counter c ON c.track_id = ct.id "
+            "WHERE ct.type IN ('clock_frequency', 'linux_device_frequency') GROUP BY ct.id").rows()
+        names = [(("devfreq" if kind == "linux_device_frequency" else "clock"),
+                  name[:-len(" Frequency")] if name.endswith(" Frequency") else name)
+                 for kind, name, n in rows if n]
+        found = [f"{kind} {name}" for kind, name in names if is_memory_controller(name, kind)]
+        dcvs = _scalar(engine, "SELECT count(*) FROM ftrace_event WHERE name = 'qcom_dcvs_update'")
+        found += ["bus_dcvs votes"] if dcvs else []
+        return ", ".join(found) or None
+    return None
 
 
 def _empty_findings(engine, config: "TraceConfig | None", refused: set[str]) -> list[Finding]:

@@ -76,7 +76,8 @@ def selector_options(f):
         click.option("--pin-grace", metavar="DUR", default="0",
                      help="Report off-mask time in the first DUR of the window separately."),
         click.option("--frame-deadline", metavar="DUR", default=None,
-                     help="Choreographer frame deadline (default 16.666667ms)."),
+                     help="Choreographer frame deadline (default: the apps' frame deadline "
+                          "or vsync period the trace shows, else 16.666667ms)."),
         click.option("--mem-device", metavar="REGEX", help="Which devfreq/clock devices are the memory controller."),
         click.option("--all-clocks", is_flag=True,
                      help="List (and chart) every clock, devfreq device and bus vote in memfreq, "
@@ -92,7 +93,7 @@ def selector_options(f):
 
 def build_options(kw: dict):
     """CLI keyword arguments -> AnalysisOptions (raises UsageError)."""
-    from artscope.metrics.options import DEFAULT_FRAME_DEADLINE_NS, AnalysisOptions
+    from artscope.metrics.options import AnalysisOptions
     from artscope.units import parse_duration
 
     extra = {}
@@ -105,7 +106,7 @@ def build_options(kw: dict):
         marker=kw.get("marker"), marker_process=kw.get("marker_process"), window=kw.get("window"),
         pin_grace_ns=parse_duration(kw.get("pin_grace") or "0"),
         frame_deadline_ns=(parse_duration(kw["frame_deadline"]) if kw.get("frame_deadline")
-                           else DEFAULT_FRAME_DEADLINE_NS),
+                           else None),
         mem_device=kw.get("mem_device"), all_clocks=bool(kw.get("all_clocks")), **extra)
 
 

@@ -112,6 +112,23 @@ REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "startups": ("atrace:am",),  # bindApplication, activityStart, launching:
 }
 
+#: A metric's sources that stand in for each other: metric -> groups of
+#: requirements of which one with data serves the metric (which one a device
+#: emits depends on its SoC and kernel). The capture check forgives a refused
+#: member of a group when the metric got its data from another.
+INTERCHANGEABLE: dict[str, tuple[tuple[str, ...], ...]] = {
+    "memfreq": (("ftrace:power/clock_set_rate", "ftrace:devfreq/devfreq_frequency",
+                 "ftrace:dcvs/qcom_dcvs_update", "ftrace:dcvs/memlat_dev_update",
+                 "ftrace:dcvs/bw_hwmon_update", "sys_stats:devfreq_period_ms"),),
+    "cpufreq": (("ftrace:power/cpu_frequency", "sys_stats:cpufreq_period_ms"),),
+}
+
+#: Requirements that add evidence to a metric without being its data:
+#: refusing one loses that evidence (said in the check), not the metric.
+EVIDENCE_ONLY: dict[str, str] = {
+    "ftrace:power/cpu_frequency_limits": "throttling by a max-frequency limit cannot be seen",
+}
+
 #: Events a curated config lists although only some kernels have them, with
 #: the devices that do. Perfetto reports them as unknown on the others
 #: (ftrace_setup_errors); the capture check calls that "not on this device",

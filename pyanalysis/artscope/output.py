@@ -230,38 +230,52 @@ def apps_output(paths: Sequence[str], fmt: str = "table", limit: int = 20,
                 engine: str = "auto", tp_bin: str | None = None) -> str:
     """``artscope apps``: the candidates of each trace (at most ``limit``
     each; 0 = all) as a table for people, or JSON / CSV with a ``trace``
-    column. A bad trace raises its one-line error."""
+    column and the table's columns (apps.LISTING_COLUMNS). A bad trace
+    raises its one-line error; so do traces none of which names a process,
+    and a trace without one gets a line saying so."""
     import json
 
     import polars as pl
 
     from artscope import sources
-    from artscope.apps import DEFAULT_GC_PATTERNS, apps
+    from artscope.apps import DEFAULT_GC_PATTERNS, apps, listing
+    from artscope.errors import TraceError
 
-    frames = []
+    frames, empty = [], []
     for path in paths:
         with sources.fetched(path) as (local, _):
             found = apps(local, engine=engine, tp_bin=tp_bin, markers=markers,
                          gc_patterns=DEFAULT_GC_PATTERNS if gc_patterns is None else gc_patterns)
-        found = found.head(limit) if limit else found
+        if not found.height:
+            empty.append(path)
+        found = listing(found.head(limit) if limit else found)
         frames.append(found.select(pl.lit(path).alias("trace"), pl.all()))
+    if empty and len(empty) == len(frames):
+        raise TraceError(f"no process in {', '.join(empty)}: the trace names none (no process "
+                         "tree, sched, frame timeline or atrace of one) — nothing to pass to --app")
     table = pl.concat(frames, how="vertical_relaxed") if frames else pl.DataFrame()
     if fmt == "json":
         return json.dumps(table.to_dicts(), indent=1) + "\n"
     if fmt == "csv":
         return table.write_csv()
-    return _apps_table_text(table)
+    return _apps_table_text(table, list(paths), empty)
 
 
-def _apps_table_text(table: pl.DataFrame) -> str:
-    """The candidates as a rich table per trace, CPU in ms."""
+NO_PROCESS = "no process in the trace: it names none (no process tree, sched, frame timeline or atrace of one)"
+
+
+def _apps_table_text(table: pl.DataFrame, paths: Sequence[str],
+                     empty: Sequence[str] = ()) -> str:
+    """The candidates as a rich table per trace, CPU in ms; a line for each
+    trace without a process."""
     import polars as pl
     from rich.table import Table
 
-    from artscope.apps import label
-
     def build(console: object) -> None:
-        for trace in table["trace"].unique(maintain_order=True).to_list():
+        for trace in paths:
+            if trace in empty:
+                console.print(f"{trace}: {NO_PROCESS}", soft_wrap=True)  # type: ignore[attr-defined]
+                continue
             t = Table(title=trace, title_justify="left", pad_edge=False)
             for col, justify in (("#", "right"), ("pid", "right"), ("process", "left"),
                                  ("package", "left"), ("kind", "left"),
@@ -270,10 +284,9 @@ def _apps_table_text(table: pl.DataFrame) -> str:
                 t.add_column(col, justify=justify, overflow="fold")  # type: ignore[arg-type]
             for r in table.filter(pl.col("trace") == trace).iter_rows(named=True):
                 frames = (f"{r['frames']} ({r['frame_source']})" if r["frames"] else "0")
-                t.add_row(str(r["rank"]), str(r["pid"]),
-                          label(r["name"], r["main_thread"], r["package"]),
+                t.add_row(str(r["rank"]), str(r["pid"]), r["process"],
                           r["package"] or "—", r["kind"],
-                          "—" if r["cpu_ns"] is None else f"{r['cpu_ns'] / 1e6:.1f}",
+                          "—" if r["cpu_ms"] is None else f"{r['cpu_ms']:.1f}",
                           str(r["gc_slices"]), frames,
                           (f"{r['markers']} ×{r['marker_slices']}" if r["markers"] else "—"))
             console.print(t)  # type: ignore[attr-defined]

@@ -160,6 +160,48 @@ class RunSet:
                                           "source": pl.String, "value": pl.Float64,
                                           "ns": pl.Int64})
 
+    def memory(self) -> pl.DataFrame:
+        """Memory pressure per run: direct reclaim, kswapd, I/O wait, RSS in
+        kB, faults, whether the target was killed (its kills:
+        :meth:`memory_kills`)."""
+        return self._section("memory", drop=("direct_reclaim_threads", "kills", "unavailable"))
+
+    def memory_kills(self) -> pl.DataFrame:
+        """One row per run and process killed to free memory in it (lmkd, the
+        OOM killer): ts, pid, process, source, is_target."""
+        return pl.DataFrame(
+            [{"run": r["run"], **k} for r in self.results for k in r["memory"]["kills"] or []],
+            schema={"run": pl.Int64, "ts": pl.Int64, "pid": pl.Int64, "process": pl.String,
+                    "source": pl.String, "is_target": pl.Boolean})
+
+    def startups(self) -> pl.DataFrame:
+        """One row per launch of the target app in the trace (the same in
+        every run): type, ts, dur, pid and the phases' ns."""
+        from artscope.metrics.startup import PHASES
+
+        launches = self.results[0]["startups"] if self.results else []
+        schema = {"startup_id": pl.Int64, "type": pl.String, "ts": pl.Int64, "dur": pl.Int64,
+                  "package": pl.String, "pid": pl.Int64, **dict.fromkeys(PHASES, pl.Int64)}
+        return pl.DataFrame(
+            [{k: v for k, v in x.items() if k != "breakdown"} | dict(x.get("breakdown") or {})
+             for x in launches], schema=schema)
+
+    def heap(self) -> pl.DataFrame:
+        """ART's heap per run (the app's Heap size counter): peak_kb,
+        allocated_kb, freed_kb, samples, and why a value is null."""
+        return self._section("heap")
+
+    def conditions(self) -> pl.DataFrame:
+        """The conditions each run held: its wall-clock start, the device
+        (``device_*``), and per cluster, memory controller and thermal zone
+        the levels and temperatures (lists of structs)."""
+        rows = []
+        for r in self.results:
+            c = dict(r["conditions"])
+            device = c.pop("device", None) or {}
+            rows.append({"run": r["run"], **c, **{f"device_{k}": v for k, v in device.items()}})
+        return pl.DataFrame(rows, infer_schema_length=None)
+
     def health(self) -> pl.DataFrame:
         """One row per run and reason (a passing run has one row, reason null)."""
         rows = []

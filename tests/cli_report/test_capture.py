@@ -547,17 +547,29 @@ def test_check_of_a_healthy_pixel_capture(fake):
 
 
 def test_check_reports_refused_events_and_fails_on_a_metric_event(fake):
-    """cpu_frequency_limits (read by cpufreq) refused: fatal; fence_init (read
-    by nothing) is only named; Tensor's unknown events stay expected."""
-    fake.trace.write_bytes(device_trace(failed=["power/cpu_frequency_limits", "fence/fence_init"]))
+    """task_newtask (read by gc and pinning, which have no other source)
+    refused: fatal; fence_init (read by nothing) is only named; Tensor's
+    unknown events stay expected."""
+    fake.trace.write_bytes(device_trace(failed=["task/task_newtask", "fence/fence_init"]))
     result = fake.run()
     assert result.exit_code == 2
     assert _check_lines(result)[:2] == [
-        "refused by the kernel: power/cpu_frequency_limits (read by cpufreq), fence/fence_init",
+        "refused by the kernel: task/task_newtask (read by gc/pinning), fence/fence_init",
         NOT_HERE,
     ]
     assert result.stderr == _fatal(result, "refused by the kernel")
     assert fake.out.exists()  # the trace is kept for a look in the UI
+
+
+def test_check_a_refused_limit_loses_evidence_not_the_metric(fake):
+    """cpu_frequency_limits refused: cpufreq still has its frequencies
+    (cpu_frequency recorded); only throttling by a limit cannot be seen."""
+    fake.trace.write_bytes(device_trace(failed=["power/cpu_frequency_limits"]))
+    result = fake.run()
+    assert result.exit_code == 0, result.stderr
+    assert _check_lines(result)[0] == (
+        "refused by the kernel: power/cpu_frequency_limits (cpufreq: throttling by a "
+        "max-frequency limit cannot be seen)")
 
 
 def test_check_refused_events_the_metrics_do_not_read_are_not_fatal(fake):
@@ -635,10 +647,10 @@ def test_check_reports_a_suspend(fake):
         "device suspended 1 time for 0.25 s during the trace — keep it awake (adb shell svc power stayon true)")
 
 
-PROBLEMS = dict(failed=["power/cpu_frequency_limits"], absent=("task/task_rename",), overrun=(5, 12),
+PROBLEMS = dict(failed=["task/task_newtask"], absent=("task/task_rename",), overrun=(5, 12),
                 markers=0, profileable=False, suspend_ns=250_000_000)
 PROBLEM_LINES = [
-    "refused by the kernel: power/cpu_frequency_limits (read by cpufreq)",
+    "refused by the kernel: task/task_newtask (read by gc/pinning)",
     NOT_HERE,
     "recorded nothing: task/task_rename (rare events such as kills, reclaim or suspend can be absent)",
     "buffers overflowed: ftrace_cpu_overrun[CPU 2]=7 — the trace lost events; record with "
@@ -710,6 +722,21 @@ def test_verdict_ignores_other_socs_events_but_not_a_missing_metric_event(tmp_pa
     assert message.startswith("this kernel has no power/clock_set_rate — ")
 
 
+def test_verdict_notes_a_refused_devfreq_the_clock_stood_in_for(tmp_path):
+    """devfreq_frequency refused, the memory controller recorded through
+    clock_set_rate: the run's memfreq is known, the refusal an info line."""
+    import artscope
+
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(device_trace(unknown=TENSOR_UNKNOWN[1:], failed=["devfreq/devfreq_frequency"]))
+    with artscope.open(str(path), app=APP, cpus="0", engine="embedded") as rs:
+        (r,) = rs.results
+    assert [m["device"] for m in r["memfreq"]] == ["17000010.devfreq_mif"]
+    (loss,) = [x for x in r["health"]["reasons"] if x["id"] == "data_loss"]
+    assert loss["severity"] == "info"
+    assert loss["evidence"]["ftrace_events"] == ["devfreq/devfreq_frequency"]
+
+
 def test_check_of_affinity_debug_on_a_user_build(tmp_path):
     """A user build refuses raw_syscalls (they exist, but are not allowed):
     that loses what affinity-debug is taken for, pinning_evidence."""
@@ -723,12 +750,27 @@ def test_check_of_affinity_debug_on_a_user_build(tmp_path):
     assert check.fatal[0] == check.lines[0]
 
 
-def test_check_a_device_specific_event_the_kernel_has_but_refused_is_an_error(tmp_path):
+def test_check_forgives_a_refused_devfreq_when_the_clock_served_the_controller(tmp_path):
+    """The kernel has devfreq_frequency but refused it; the same capture
+    recorded the memory controller through clock_set_rate
+    (17000010.devfreq_mif): memfreq has its data, an info line says so."""
     path = tmp_path / "t.pftrace"
     path.write_bytes(device_trace(unknown=TENSOR_UNKNOWN[1:], failed=["devfreq/devfreq_frequency"]))
     _, check = capture_mod.inspect_trace(path, None, APP)
+    assert check.lines[0] == ("refused by the kernel: devfreq/devfreq_frequency (memfreq: served "
+                              "by clock 17000010.devfreq_mif)")
+    assert check.fatal == []
+
+
+def test_check_fails_a_refused_devfreq_when_no_source_served_the_controller(tmp_path):
+    """The same refusal with clock_set_rate recording nothing: memfreq has
+    no source at all."""
+    path = tmp_path / "t.pftrace"
+    path.write_bytes(device_trace(unknown=TENSOR_UNKNOWN[1:], failed=["devfreq/devfreq_frequency"],
+                                  absent=("power/clock_set_rate",)))
+    _, check = capture_mod.inspect_trace(path, None, APP)
     assert check.lines[0] == "refused by the kernel: devfreq/devfreq_frequency (read by memfreq)"
-    assert check.fatal == [check.lines[0]]
+    assert check.fatal[0] == check.lines[0]
 
 
 def test_check_markers_of_an_app_the_config_did_not_name(tmp_path):

@@ -176,7 +176,9 @@ def test_unknown_run(late):
 @pytest.mark.parametrize("name", ["frames", "freq", "no_sched", "choreographer_only",
                                   "pinned_clean"])
 def test_charts_on_other_fixtures(fixtures_dir, name):
-    with artscope.open(fixtures_dir / f"{name}.pftrace", app=APP, cpus="6,7",
+    # no_sched has no CPU to name in --cpus
+    cpus = None if name == "no_sched" else "6,7"
+    with artscope.open(fixtures_dir / f"{name}.pftrace", app=APP, cpus=cpus,
                        engine="embedded") as rs:
         for r in rs.results:
             for fn in (charts.timeline, charts.frequency, charts.residency,
@@ -248,7 +250,7 @@ def test_frequency_reasons_show_that_cpu_or_device(late):
     mif = charts.reason_chart(late, 0, _reason(late, "memfreq_unstable"))
     assert _series(mif) == {"17000010.devfreq_mif (clock)"}
     values = [r["shown"] for v in _rows(mif) for r in v if "shown" in r]
-    assert values[:2] == [3_172_000, 2_730_000]  # as recorded, unit of the tables
+    assert values[:2] == [3172.0, 2730.0]  # kHz as recorded, drawn in MHz as the reasons say
     # nothing to draw for a missing series or data loss
     assert charts.reason_chart(late, 0, {"id": "cpufreq_missing", "evidence": {"cpus": [6]}}) \
         is None
@@ -304,3 +306,14 @@ def test_memory_controllers_only_unless_all_clocks(fixtures_dir):
 def test_gc_chart_of_one_run_has_no_lone_share_bar(late):
     spec = charts.gc_cpu(late).to_dict()
     assert "hconcat" not in spec and spec["title"] == "CPU per GC"
+
+
+def test_frequency_ticks_and_residency_labels_read_as_the_reasons(late):
+    # the memory controller's clock records kHz (3 172 000): the chart's
+    # axis is MHz and the residency bars are labelled as the reasons write
+    # frequencies ("3.172 GHz"), not "3172000"
+    spec = json.dumps(charts.frequency(late, 0).to_dict())
+    assert '"title": "MHz"' in spec and "(unit unknown)" not in spec
+    labels = {r["label"] for v in _rows(charts.residency(late, 0)) for r in v if "label" in r}
+    assert {"3.172 GHz", "2.73 GHz", "2.8 GHz", "2 GHz"} <= labels
+    assert not any(label.isdigit() for label in labels)

@@ -120,8 +120,7 @@ def test_truncated_trace_imports_what_is_intact():
 
 
 def test_missing_data_is_null_and_named(tmp_path):
-    p = run("analyze", str(FIX / "no_sched.pftrace"), *APP, "--cpus", "6,7",
-            "--format", "json")
+    p = run("analyze", str(FIX / "no_sched.pftrace"), *APP, "--format", "json")
     assert p.returncode == 0, p.stderr
     (r,) = json.loads(p.stdout)
     assert r["gc"]["app_cpu_ns"] is None
@@ -129,6 +128,10 @@ def test_missing_data_is_null_and_named(tmp_path):
     assert r["health"]["verdict"] == "warn"
     (missing,) = [x for x in r["health"]["reasons"] if x["id"] == "sched_missing"]
     assert "perfetto-configs/artscope-" in missing["message"]
+    # no CPU frequency at all: stability is unknown, and said so
+    assert r["cpufreq"] == []
+    (freq,) = [x for x in r["health"]["reasons"] if x["id"] == "cpufreq_missing"]
+    assert freq["message"].startswith("no CPU frequency data in the trace")
 
 
 def test_batch_bad_trace_is_a_row(tmp_path):
@@ -156,7 +159,7 @@ def test_json_every_fixture_validates(tmp_path):
     validate(doc)
     errors = {Path(r["trace"]).name: r["error"] for r in doc if "error" in r}
     assert sorted(errors) == ["no_sched.pftrace", "tid_reuse.pftrace"]
-    assert "pass explicit CPUs" in errors["no_sched.pftrace"]
+    assert "the trace has no CPU data" in errors["no_sched.pftrace"]
     ok = [r for r in doc if "error" not in r]
     assert len(ok) == 9
     # --engine auto: trace_processor when a binary is available locally, else embedded.

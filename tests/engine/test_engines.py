@@ -273,8 +273,9 @@ def test_check_cpus_exist():
     assert str(exc.value) == "CPUs 9-10 are not in the trace, whose CPUs are 0-7"
     with pytest.raises(UsageError, match=r"^CPU 4 is not in the trace, whose CPUs are 0-3,6$"):
         check_cpus_exist([4], [0, 1, 2, 3, 6])
-    # a trace naming no CPU cannot tell: the CPUs stand
-    assert check_cpus_exist([9], []) == [9]
+    # a trace naming no CPU has nothing to judge them against
+    with pytest.raises(UsageError, match="the trace has no CPU data"):
+        check_cpus_exist([9], [])
 
 
 @pytest.mark.parametrize("engine", [

@@ -57,7 +57,7 @@ PARITY_CASES: dict[str, dict[str, Any]] = {
     "freq": dict(app=APP),
     "frames": dict(app=APP, cpus="6,7"),
     "choreographer_only": dict(app=APP),
-    "no_sched": dict(app=APP, cpus="6,7"),
+    "no_sched": dict(app=APP),
     "open_at_end": dict(app=APP, window="+100ms:+450ms"),
     "tid_reuse": dict(app="com.new.app"),
 }

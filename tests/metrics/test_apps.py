@@ -132,6 +132,43 @@ def test_cli_apps_formats(candidates_trace):
     assert p.returncode == 2 and p.stderr.count("\n") == 1 and "no such file" in p.stderr
 
 
+def test_cli_apps_json_names_its_columns_as_the_table(shared_traces):
+    # nia: processes without names; the table shows the package, and so does
+    # the JSON (process, as shown; app, what --app takes).
+    from artscope.apps import LISTING_COLUMNS
+
+    p = subprocess.run([sys.executable, "-m", "artscope.cli", "apps", str(shared_traces / NIA),
+                        "--engine", "embedded", "--format", "json", "--limit", "1"],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    (row,) = json.loads(p.stdout)
+    assert list(row) == ["trace", *LISTING_COLUMNS]
+    assert (row["process"], row["app"], row["package"], row["cpu_ms"]) == (
+        "<unnamed, package com.google.samples.apps.nowinandroid.demo>",
+        "com.google.samples.apps.nowinandroid.demo",
+        "com.google.samples.apps.nowinandroid.demo", None)
+
+
+def test_cli_apps_on_a_trace_without_processes(tmp_path, candidates_trace):
+    # cpu_frequency events only: no process anywhere
+    sch = tiny("no_process", 100)
+    sch.processes, sch.threads, sch.packages = [], [], []
+    sch.with_process_tree = False
+    bare = write(sch, tmp_path)
+
+    def cli(*paths):
+        return subprocess.run([sys.executable, "-m", "artscope.cli", "apps", *map(str, paths),
+                               "--engine", "embedded"], capture_output=True, text=True,
+                              timeout=120)
+
+    p = cli(bare)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert f"no process in {bare}: the trace names none" in p.stderr
+    p = cli(bare, candidates_trace)
+    assert p.returncode == 0, p.stderr
+    assert f"{bare}: no process in the trace" in " ".join(p.stdout.split())
+
+
 # -- --app by main-thread name (systrace) ----------------------------------------
 
 #: Two unnamed processes of a systrace text (the tgid column gives them; no

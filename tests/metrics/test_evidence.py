@@ -2,7 +2,7 @@
 threads are named next to the pinning violation they explain.
 
 Schedule (ns after T = 1e12), app com.example.ev (pid 100, worker tid 101),
-allowed CPUs 6,7, window = whole trace [T, T + 1000):
+allowed CPU 6, window = whole trace [T, T + 1000):
   CPU 6: tid 100 runs [T, T+1000)      (on mask)
   CPU 2: tid 101 runs [T+100, T+400)   (off mask: 300 ns)
   tid 101 calls sched_setaffinity (arm64 syscall 122) at T+50 .. T+60
@@ -67,7 +67,7 @@ def build(path) -> None:
 def test_evidence_names_syscall_and_cgroup_move(tmp_path):
     path = tmp_path / "ev.pftrace"
     build(path)
-    with artscope.open(path, app="com.example.ev", cpus="6,7", engine="embedded") as runs:
+    with artscope.open(path, app="com.example.ev", cpus="6", engine="embedded") as runs:
         (r,) = runs.results
         pin = r["pinning"]
         assert pin["off_mask_cpu_ns"] == 300

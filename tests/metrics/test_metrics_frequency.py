@@ -63,8 +63,9 @@ def test_cpufreq_three_values(freq):
     assert c["dominant"] == 2_200_000
     assert c["dominant_residency"] == pytest.approx(0.5, rel=1e-12)
     assert c["mean"] == pytest.approx((1.2e6 * 100 + 1.6e6 * 400 + 2.2e6 * 500) / 1000, rel=1e-12)
-    # below the dominant 2.2 GHz for 500 ms > 1 % of W
-    assert c["throttled"] is True
+    # below the dominant 2.2 GHz for 500 ms, but no cap held it there (no
+    # limits, LMh or cooling devices for CPU 4): the governor, not throttling
+    assert (c["capped_by"], c["throttled"]) == ([], False)
 
 
 def test_cpufreq_unknown_before_first_sample(freq):
@@ -164,8 +165,12 @@ def threshold_schedule():
         CpuFreq(t(0), 6, 2_800_000), CpuFreq(t(500), 6, 2_400_000), CpuFreq(t(511), 6, 2_800_000),
         CpuFreq(t(0), 7, 2_800_000),
     ]
+    # CPUs 5 and 6 are held at 2.4 GHz by their max-frequency limit while
+    # they run at it; CPU 7's limit drops to 2.0 GHz for 20 ms.
     lim = [CpuFreqLimits(t(0), 7, 500_000, 2_800_000), CpuFreqLimits(t(600), 7, 500_000, 2_000_000),
            CpuFreqLimits(t(620), 7, 500_000, 2_800_000)]
+    lim += [CpuFreqLimits(t(ms), c, 500_000, khz) for c, back in ((5, 510), (6, 511))
+            for ms, khz in ((0, 2_800_000), (500, 2_400_000), (back, 2_800_000))]
     return MT.tiny("freq_tiny", 1200, runs=[run(6, 200, 300, MT.MAIN)], cpufreq=sorted(
         f, key=lambda x: (x.ts, x.cpu)), cpufreq_limits=lim)
 
@@ -200,12 +205,14 @@ def test_stable_null_only_without_any_sample_by_window_end(thresholds):
 
 def test_throttle_threshold_is_strictly_more_than_one_percent(thresholds):
     c5, c6, c7 = (_cpu(thresholds, c) for c in (5, 6, 7))
-    # CPU 5: 2.4 GHz for [500,510) = 10 ms = exactly 1 % of W -> not throttled
+    # CPU 5: capped at 2.4 GHz for [500,510) = 10 ms = exactly 1 % of W -> not throttled
     assert c5["residency"] == {"2400000": 10 * MS, "2800000": 990 * MS}
     assert (c5["transitions"], c5["dominant"], c5["throttled"]) == (2, 2_800_000, False)
     assert c5["mean"] == pytest.approx((2.8e6 * 990 + 2.4e6 * 10) / 1000, rel=1e-12)
-    # CPU 6: 11 ms below the dominant 2.8 GHz -> throttled
+    # CPU 6: capped 11 ms below the dominant 2.8 GHz -> throttled
     assert (c6["transitions"], c6["throttled"]) == (2, True)
+    assert c6["capped_by"] == [{"source": "cpu_max_limit", "device": None, "min": 2_400_000,
+                                "ns": 11 * MS}]
     # CPU 7: frequency constant, max limit 2.0 GHz for [600,620) 20 ms -> throttled
     assert (c7["transitions"], c7["stable"], c7["throttled"]) == (0, True, True)
 

@@ -225,10 +225,120 @@ def test_throttled_names_thermal_evidence(sources_path, engine, request):
     assert th["evidence"]["cooling_devices"] == [
         {"device": "thermal-cpufreq-2", "max_state": 3, "from_ts": t(330)}]
     assert th["evidence"]["thermal_zones"] == [{"zone": "BIG", "max_c": 85.0}]
-    # the LMh cap 2.0 GHz held [330, 500): 170 ms below the dominant 2.8 GHz
-    assert c6["capped_by"] == [{"source": "cpu_throttle", "min": 2_000_000, "ns": 170 * MS}]
+    # the LMh cap 2.0 GHz held [330, 500): 170 ms below the dominant 2.8 GHz;
+    # thermal-cpufreq-2, the third policy (CPUs 6-7 by their CpuInfo tables),
+    # at state 3 from 330 ms caps them at the fourth-highest of 2.8, 2.4,
+    # 2.0, 1.5 ... GHz: 1.5 GHz for [330, 1000)
+    assert c6["capped_by"] == [
+        {"source": "cpu_throttle", "device": None, "min": 2_000_000, "ns": 170 * MS},
+        {"source": "cooling_device", "device": "thermal-cpufreq-2", "min": 1_500_000,
+         "ns": 670 * MS}]
     assert "Qualcomm LMh (dcvsh_freq) capped it at 2 GHz for 0.17 s" in th["message"]
+    assert "cooling device thermal-cpufreq-2 capped it at 1.5 GHz for 0.67 s" in th["message"]
     assert "(known 100% of the window, 2 GHz–2.8 GHz)" in by_id["cpufreq_unstable"]["message"]
+
+
+def _governed(name: str, directory: Path, limit_drops: bool = False,
+              cooling: bool = False) -> Path:
+    """CPU 7 alone, no CpuInfo, scaled by its governor: 2.84 GHz, 1.8 GHz
+    for [300, 600), 2.84 GHz again. Its max-frequency limit stays at 2.84 GHz
+    (a Xiaomi trace's shape), or with ``limit_drops`` falls to 1.8 GHz for
+    [300, 600); with ``cooling`` the cooling device cpufreq-cpu7 (Linux 5.16+
+    names, the policy of CPU 7) is at state 2 for [300, 600)."""
+    from metric_traces import CpuFreqLimits
+
+    sch = MT.tiny(name, 1000, cpu_info=False, runs=[run(7, 100, 900, MT.MAIN)],
+                  cpufreq=[CpuFreq(t(0), 7, 2_840_000), CpuFreq(t(300), 7, 1_800_000),
+                           CpuFreq(t(600), 7, 2_840_000), CpuFreq(t(1000), 7, 2_840_000)],
+                  cpufreq_limits=[CpuFreqLimits(t(0), 7, 300_000, 2_840_000)] + (
+                      [CpuFreqLimits(t(300), 7, 300_000, 1_800_000),
+                       CpuFreqLimits(t(600), 7, 300_000, 2_840_000)] if limit_drops else []),
+                  clock_rates=[ClockRate(t(0), MIF, 3_172_000)])
+    extra = pb.Trace()
+    if cooling:
+        p = extra.packet.add()
+        p.trusted_packet_sequence_id = SEQ_EXTRA
+        p.ftrace_events.cpu = 0
+        for ms, state in ((0, 0), (300, 2), (600, 0)):
+            fe = p.ftrace_events.event.add()
+            fe.timestamp, fe.pid = t(ms), 0
+            fe.cdev_update.type, fe.cdev_update.target = "cpufreq-cpu7", state
+    return _write(sch, extra, directory)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_governor_scaling_its_cpu_is_not_throttling(tmp_path, engine, request):
+    r = _analyze(_governed("governed", tmp_path), engine, request, cpus="7")
+    (c7,) = r["cpufreq"]
+    assert c7["residency"] == {"1800000": 300 * MS, "2840000": 700 * MS}
+    assert (c7["transitions"], c7["capped_by"], c7["throttled"]) == (2, [], False)
+    ids = MT.reason_ids(r)
+    assert ids["cpufreq_unstable"] == "fail" and "cpufreq_throttled" not in ids
+    (u,) = [x for x in r["health"]["reasons"] if x["id"] == "cpufreq_unstable"]
+    assert "no cap held it below its level: its governor scaled it" in u["message"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("cap", ["limit", "cooling_device"])
+def test_a_capped_cpu_is_throttled_by_its_cap(tmp_path, engine, request, cap):
+    path = _governed(f"capped_{cap}", tmp_path, limit_drops=cap == "limit",
+                     cooling=cap == "cooling_device")
+    r = _analyze(path, engine, request, cpus="7")
+    (c7,) = r["cpufreq"]
+    # the limit: 1.8 GHz for 300 ms below the dominant 2.84 GHz. The cooling
+    # device: no frequency table in the trace, so the time at state 2 in which
+    # CPU 7 ran below 2.84 GHz: [300, 600)
+    want = ({"source": "cpu_max_limit", "device": None, "min": 1_800_000, "ns": 300 * MS}
+            if cap == "limit" else
+            {"source": "cooling_device", "device": "cpufreq-cpu7", "min": None, "ns": 300 * MS})
+    assert (c7["capped_by"], c7["throttled"]) == ([want], True)
+    by_id = {x["id"]: x for x in r["health"]["reasons"]}
+    assert "a cap held it below its level (cpufreq_throttled)" in by_id["cpufreq_unstable"]["message"]
+    text = ("the kernel's max-frequency limit capped it at 1.8 GHz for 0.3 s" if cap == "limit"
+            else "cooling device cpufreq-cpu7 capped it (its frequency table unknown) while it "
+            "ran below that for 0.3 s")
+    assert by_id["cpufreq_throttled"]["message"].startswith(
+        "CPU 7 was capped below its dominant 2.84 GHz for more than 1% of the window: " + text)
+
+
+def _tensor_mif(directory: Path) -> Path:
+    """A Tensor G4 shape: the memory controller's clock 17000010.devfreq_mif
+    holds 3.172 GHz (kHz); beside it the votes its governors trace through
+    clock_set_rate: the ALT-DVFS target MIF_ALT (2.0, then 3.172 GHz at 500),
+    per-CPU memlat votes cpu0mif (0, 1.352 GHz at 200, 0 at 400, 845 MHz at
+    600) and cpu6mif (1.352 GHz), and the DSU governor's DSUlat Governor."""
+    clocks = [ClockRate(t(0), MIF, 3_172_000), ClockRate(t(0), "MIF_ALT", 2_000_000),
+              ClockRate(t(500), "MIF_ALT", 3_172_000), ClockRate(t(0), "cpu6mif", 1_352_000),
+              ClockRate(t(0), "DSUlat Governor", 1_200_000),
+              *(ClockRate(t(ms), "cpu0mif", v)
+                for ms, v in ((0, 0), (200, 1_352_000), (400, 0), (600, 845_000)))]
+    sch = MT.tiny("tensor_mif", 1000, runs=[run(6, 200, 300, MT.MAIN)],
+                  clock_rates=sorted(clocks, key=lambda c: c.ts))
+    return _write(sch, pb.Trace(), directory)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_tensor_mif_is_one_controller_and_its_votes_are_votes(tmp_path, engine, request):
+    path = _tensor_mif(tmp_path)
+    r = _analyze(path, engine, request)
+    # one memory controller, stable: no memfreq line about the votes
+    assert [(m["device"], m["source"], m["is_vote"], m["stable"]) for m in r["memfreq"]] == [
+        (MIF, "clock", False, True)]
+    assert not [x for x in r["health"]["reasons"] if x["id"].startswith("memfreq")]
+    r = _analyze(path, engine, request, all_clocks=True)
+    by = {m["device"]: m for m in r["memfreq"]}
+    assert {d: (m["is_memory"], m["is_vote"]) for d, m in by.items()} == {
+        MIF: (True, False), "MIF_ALT": (False, True), "cpu0mif": (False, True),
+        "cpu6mif": (False, True), "DSUlat Governor": (False, True)}
+    # cpu0mif: its 0s are no vote: known [200, 400) at 1.352 GHz and [600,
+    # 1000) at 845 MHz; no change between two votes
+    v = by["cpu0mif"]
+    assert v["residency"] == {"1352000": 200 * MS, "845000": 400 * MS}
+    assert (v["min"], v["max"], v["transitions"]) == (845_000, 1_352_000, 0)
+    assert v["known_share"] == pytest.approx(0.6, rel=1e-12)
+    assert "0 Hz" not in format_frequency_range(v["min"], v["max"], v["unit"])
+    # the votes never enter the verdict
+    assert not [x for x in r["health"]["reasons"] if x["id"].startswith("memfreq")]
 
 
 def test_cli_all_clocks_option(sources_path):
@@ -275,7 +385,7 @@ def data_loss_trace(directory: Path) -> Path:
     fs.phase = pb.FtraceStats.Phase.START_OF_TRACE
     c = fs.cpu_stats.add()
     c.cpu, c.overrun = 2, 5
-    fs.failed_ftrace_events.append("power/cpu_frequency")  # a metric reads it
+    fs.failed_ftrace_events.append("sched/sched_waking")  # a metric reads it
     fs.unknown_ftrace_events.extend(["mdss/mdp_commit", "sde/sde_evtlog"])  # none does
     fs.atrace_errors = "dalvik"
     p = extra.packet.add()
@@ -317,14 +427,14 @@ def test_data_loss_reasons(tmp_path, engine, request):
         ("warn", (("traced_buf_chunks_discarded", 40),), (1,)),
         ("warn", (("traced_buf_trace_writer_packet_loss", 1),), (0,)),
         ("warn", (("traced_flushes_failed", 1),), (None,)),
-        ("warn", (("ftrace_setup_errors", 1),), ("power/cpu_frequency",)),
+        ("warn", (("ftrace_setup_errors", 1),), ("sched/sched_waking",)),
         ("warn", (("ftrace_setup_errors", 1),), ("dalvik",)),
         ("info", (("ftrace_setup_errors", 2),), ("mdss/mdp_commit", "sde/sde_evtlog")),
     ])
     by_text = " | ".join(x["message"] for x in loss)
     assert "100 on CPU 2 (ftrace_cpu_overrun)" in by_text
     assert "buffer 1 (4096 KB): 40 (traced_buf_chunks_discarded)" in by_text
-    assert "the kernel refused to enable power/cpu_frequency" in by_text
+    assert "the kernel refused to enable sched/sched_waking" in by_text
     assert r["partial"] is True  # events are missing inside the trace
 
 

@@ -16,7 +16,9 @@ MS = 1_000_000
 VSYNC = MT.S.VSYNC_NS
 NULL_JANK = {"source": "none", "frames": None, "janky_frames": None, "app_janky_frames": None,
              "janky_pct": None, "unfinished_frames": None,
-             "frame_dur_ms": {"p50": None, "p90": None, "p95": None, "p99": None}}
+             "frame_dur_ms": {"p50": None, "p90": None, "p95": None, "p99": None},
+             "refresh_hz": None, "refresh_source": None, "frame_deadline_ns": None,
+             "deadline_source": None, "draws_on": None}
 
 
 # ---------------------------------------------------------------------------
@@ -60,7 +62,7 @@ def test_choreographer_fixture_and_deadline(fixtures_dir):
 
 def test_no_sched_fixture_null_vs_zero(fixtures_dir):
     # frame timeline + atrace only: no sched, no process names (matched via packages list)
-    (r,) = MT.analyze(fixtures_dir / "no_sched.pftrace", cpus="6,7")
+    (r,) = MT.analyze(fixtures_dir / "no_sched.pftrace")
     assert r["process"]["pids"] == [1000]
     g = r["gc"]
     # sched was not captured -> CPU numbers are null, not 0
@@ -260,3 +262,109 @@ def test_no_frames_means_source_none(tmp_path):
     # sched only, no frame timeline rows and no doFrame slices
     (r,) = MT.build_and_analyze(MT.tiny("no_frames", 100, runs=[run(6, 10, 20, MAIN)]), tmp_path)
     assert r["jank"] == NULL_JANK
+
+
+# ---------------------------------------------------------------------------
+# the assumptions: refresh rate, the Choreographer deadline, RenderThread
+# draws, engines drawing on threads of their own
+# ---------------------------------------------------------------------------
+
+ENGINES = ["embedded", pytest.param("trace_processor", marks=pytest.mark.tp)]
+
+
+def _open(path, engine, **kw):
+    if engine == "embedded":
+        return MT.analyze(path, **kw)
+    import artscope
+
+    with artscope.open(str(path), app=MT.APP, engine=engine, **kw) as rs:
+        return rs.results
+
+
+def _timeline(period: int, n: int, pid: int = MT.PID, janky: tuple[int, ...] = ()) -> list:
+    """``n`` frames of ``pid``, one per vsync of ``period`` ns from 100 ms:
+    each a surface frame expected [e, e + period) and drawn in 3 ms (frames
+    in ``janky``: App Deadline Missed, 2 periods), and SurfaceFlinger's
+    display frame expected half a period later, one per vsync."""
+    from schedules import SF_PID, Frame
+
+    out = []
+    for i in range(n):
+        e = t(100) + i * period
+        bad = i in janky
+        dur = 2 * period if bad else 3 * MS
+        out.append(Frame("display", SF_PID, 9000 + i, 9000 + i, e + period // 2,
+                         e + period // 2 + period, e + period // 2 + MS,
+                         e + period // 2 + 2 * MS))
+        out.append(Frame("surface", pid, 100 + i, 9000 + i, e, e + period, e + MS, e + MS + dur,
+                         jank_type=64 if bad else 1, present_type=2 if bad else 1,
+                         on_time_finish=not bad, layer_name=MT.S.LAYER))
+    return out
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("hz,period", [(90, 11_111_111), (120, 8_333_333)])
+def test_frame_timeline_refresh_rate_is_read_from_the_trace(tmp_path, engine, hz, period):
+    # 20 frames, one per vsync; #4 and #9 App Deadline Missed. The display
+    # frames are a period apart and the app's expected frames a period long.
+    sch = MT.tiny(f"ft_{hz}", 500, runs=[run(6, 90, 400, MAIN)],
+                  frames=_timeline(period, 20, janky=(4, 9)))
+    (r,) = _open(MT.write(sch, tmp_path), engine)
+    j = r["jank"]
+    assert (j["source"], j["frames"], j["janky_frames"]) == ("frame_timeline", 20, 2)
+    assert (j["refresh_hz"], j["refresh_source"]) == (float(hz), "frame_timeline")
+    # frame timeline frames are judged by SurfaceFlinger: no deadline of ours
+    assert (j["frame_deadline_ns"], j["deadline_source"]) == (None, None)
+
+
+def _choreographer_at_120(name: str, flutter: bool = False):
+    """The app without frame timeline rows of its own, systemui drawing 20
+    frames at 120 Hz (8 333 333 ns expected). Main thread doFrames at 100,
+    130, 160 ms of 6 ms; the RenderThread draws the first two: DrawFrames
+    [105, 112) (the frame lasts 12 ms) and [135, 138) (6 ms: the doFrame
+    ends later); the third has no draw (6 ms). With ``flutter`` the app also
+    has the engine's 1.ui and 1.raster threads."""
+    from schedules import SYSUI_PID, SYSUI_PROCESS, Thread
+
+    atrace = []
+    for start, draw in ((100, (105, 112)), (130, (135, 138)), (160, None)):
+        atrace += slice_(MAIN, f"Choreographer#doFrame {start}", start, start + 6)
+        if draw:
+            atrace += slice_(RT, f"DrawFrames {start}", *draw)
+    extra = [Thread(1050, MT.PID, "1.ui"), Thread(1051, MT.PID, "1.raster")] if flutter else []
+    return MT.tiny(name, 500, threads=(MAIN, RT), extra_threads=extra,
+                   extra_processes=[SYSUI_PROCESS],
+                   runs=[run(6, 90, 170, MAIN), run(7, 100, 140, RT)],
+                   atrace=sorted(atrace, key=lambda a: a.ts),
+                   frames=_timeline(8_333_333, 20, pid=SYSUI_PID))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_choreographer_frames_include_the_render_thread_draw_and_the_trace_deadline(
+        tmp_path, engine):
+    (r,) = _open(MT.write(_choreographer_at_120("choreo_120"), tmp_path), engine)
+    j = r["jank"]
+    # frames 12, 6, 6 ms; the deadline is the apps' expected frame, 8.333 ms
+    assert (j["source"], j["frames"], j["janky_frames"]) == ("choreographer", 3, 1)
+    assert j["frame_dur_ms"]["p99"] == 12.0
+    assert (j["refresh_hz"], j["frame_deadline_ns"], j["deadline_source"]) == (
+        120.0, 8_333_333, "frame_timeline")
+    (note,) = [x for x in r["health"]["reasons"] if x["id"] == "jank_deadline"]
+    assert note["severity"] == "info"
+    assert note["message"] == (
+        "janky frames: Choreographer#doFrame with its RenderThread DrawFrame longer than "
+        "8.33 ms (120 Hz display) — the apps' frame deadline in the trace's frame timeline")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_flutter_app_with_choreographer_frames_only_has_unknown_jank(tmp_path, engine):
+    (r,) = _open(MT.write(_choreographer_at_120("flutter", flutter=True), tmp_path), engine)
+    j = r["jank"]
+    assert (j["source"], j["draws_on"], j["frames"], j["janky_pct"]) == (
+        "choreographer", "flutter", None, None)
+    (w,) = [x for x in r["health"]["reasons"] if x["id"] == "jank_unknown"]
+    assert w["severity"] == "warn"
+    assert w["message"].startswith("the app draws its frames on threads of its own (Flutter's "
+                                   "ui and raster threads): Choreographer#doFrame")
+    assert not [x for x in r["health"]["reasons"]
+                if x["id"] in ("jank_not_applicable", "jank_missing", "jank_deadline")]

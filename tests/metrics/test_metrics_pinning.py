@@ -259,22 +259,26 @@ def test_clusters_from_capacity(tmp_path):
     assert r["pinning"]["allowed_cpus"] == [2]
 
 
-def test_clusters_from_observed_frequency(tmp_path):
-    # No CpuInfo, no limits: the highest frequency seen per CPU.
-    # CPU 0 1.0 GHz, 1 1.0 GHz, 2 1.5 GHz, 3 2.0 GHz -> little {0,1}, mid {2}, big {3}.
+def test_one_change_per_cpu_places_nothing(tmp_path):
+    # No CpuInfo, no limits; CPUs 1, 2, 3 change frequency once each (1.0,
+    # 1.5, 2.0 GHz). One change cannot show which CPUs share a policy, and
+    # the values reached rank nothing: the keyword is refused, naming the
+    # trace's CPUs.
+    from artscope.errors import SelectionError
+
     f = [MT.CpuFreq(MT.t(50), 1, 1_000_000), MT.CpuFreq(MT.t(50), 2, 1_500_000),
          MT.CpuFreq(MT.t(50), 3, 2_000_000)]
-    sch = _topo_schedule("topo_obs", [], f)
-    path = MT.write(sch, tmp_path)
-    assert MT.analyze(path, cpus="big")[0]["pinning"]["allowed_cpus"] == [3]
-    assert MT.analyze(path, cpus="little")[0]["pinning"]["allowed_cpus"] == [0, 1]
-    (r,) = MT.analyze(path, cpus="mid")
-    assert r["pinning"]["allowed_cpus"] == [2]
-    # main ran [10,20) on CPU 0 and [30,40) on CPU 3: 10 ms off {2}, and one
-    # little->big migration
-    assert r["pinning"]["off_mask_cpu_ns"] == 20_000_000
-    assert r["pinning"]["migrations"] == 1
-    assert r["pinning"]["cross_cluster_migrations"] == 1
+    path = MT.write(_topo_schedule("topo_obs", [], f), tmp_path)
+    with pytest.raises(SelectionError, match=r"nothing in the trace tells its clusters apart "
+                       r".*its CPUs are 0-3\) — .* e.g. --cpus 2-3$"):
+        MT.analyze(path, cpus="big")
+    # explicit CPUs still judge pinning: main ran [10,20) on CPU 0 and [30,40)
+    # on CPU 3: 20 ms off {2}, one migration, clusters unknown
+    (r,) = MT.analyze(path, cpus="2")
+    p = r["pinning"]
+    assert (p["off_mask_cpu_ns"], p["migrations"], p["cross_cluster_migrations"]) == (
+        20_000_000, 1, None)
+    assert (p["clusters"], p["clusters_source"]) == ([], None)
 
 
 def test_clusters_from_limits_before_observed(tmp_path):

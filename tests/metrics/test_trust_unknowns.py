@@ -33,7 +33,7 @@ def test_nia_without_sched_names_every_unknown(shared_traces, engine):
     # nia-sidky: frame timeline and app atrace only (no sched, no cpufreq, no
     # GC slices, no memory-controller clock).
     (r,) = _open(shared_traces / "nia-sidky.perfetto-trace", engine,
-                 app="com.google.samples.apps.nowinandroid.demo", cpus="6,7")
+                 app="com.google.samples.apps.nowinandroid.demo")
     assert (r["gc"]["app_cpu_ns"], r["gc"]["gc_cpu_share"], r["gc"]["gc_count"]) == (None, None, None)
     assert (r["pinning"]["off_mask_share"], r["pinning"]["migrations"]) == (None, None)
     ids = MT.reason_ids(r)

@@ -59,7 +59,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     if pin.height and pin["off_mask_ns"].sum() > 0:
         tables["pinning_phases"] = runner.run("pinning_phases")
     src = tables["frame_source"]
-    frame_source = src["source"][0] if src.height else None
+    frame_source = src.row(0, named=True) if src.height else {}
     data_loss = tables["data_loss"].to_dicts()
     setup_error_rows = _ftrace_setup_errors(engine)
     info = engine.info
@@ -97,12 +97,13 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
                         "matched_by": sel.matched_by},
             "gc": gc,
             "pinning": compute.pinning_metrics(
-                run.run, w_len, sel, tables["pinning"], tables["migrations"],
+                run.run, (run.start_ts, min(run.end_ts, run.start_ts + opts.pin_grace_ns),
+                          run.end_ts), sel, tables["pinning"], tables["migrations"],
                 tables["interference"], tables["affinity_evidence"],
                 gc["app_cpu_ns"], cap, tables.get("pinning_phases")),
             "jank": compute.jank_metrics(run.run, frame_source, tables["frames"], opts),
             "cpufreq": compute.cpufreq_metrics(run.run, w_len, tables["frequency"],
-                                               freq_cpus, opts),
+                                               freq_cpus, opts, sel.topology),
             "memfreq": compute.memfreq_metrics(run.run, w_len, tables["frequency"], opts),
             "heap": conditions.heap_metrics(run.run, tables["heap"], tables["heap"].height > 0),
             "partial": partial or bool(data_loss),

@@ -16,8 +16,10 @@ from typing import Any
 import polars as pl
 
 from artscope.metrics.options import (
-    DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE, AnalysisOptions)
+    DEFAULT_FRAME_DEADLINE_NS, DEFAULT_MEM_DEVICE_EXCLUDE, DEFAULT_MEM_DEVICE_INCLUDE,
+    AnalysisOptions)
 from artscope.metrics.selection import Selection
+from artscope.metrics.topology import Topology
 from artscope.units import FIXED_FREQUENCY_UNIT, frequency_unit
 
 PERCENTILES = (50, 90, 95, 99)
@@ -258,16 +260,22 @@ def _mmu_curves(pz: pl.DataFrame, wt: pl.DataFrame | None, window: tuple[int, in
 
 # -- pinning -------------------------------------------------------------------
 
-def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
+def pinning_metrics(run: int, window: tuple[int, int, int], sel: Selection, pin: pl.DataFrame,
                     mig: pl.DataFrame, interf: pl.DataFrame, evidence: pl.DataFrame,
                     app_cpu_ns: int | None, cap: Capture,
                     phases: pl.DataFrame | None = None) -> dict[str, Any]:
+    """The ``pinning`` block of one run; ``window`` is (W's start, the end of
+    its --pin-grace period, W's end)."""
+    w_len = window[2] - window[0]
     allowed = sel.allowed_cpus
     gc_allowed = sel.gc_allowed_cpus
     out: dict[str, Any] = {"allowed_cpus": allowed, "gc_allowed_cpus": gc_allowed,
                            "cpus_source": sel.cpus_source,
                            "clusters": sel.topology.clusters(),
-                           "diagnosis": None, "diagnosis_ts": None, "relapse_ts": None}
+                           "clusters_source": sel.topology.source,
+                           "unplaced_cpus": sel.topology.unplaced,
+                           "diagnosis": None, "diagnosis_ts": None, "relapse_ts": None,
+                           "pinned_stretch": None}
     p = _by_run(pin, run)
     m = _by_run(mig, run)
     judged = allowed is not None and cap.sched
@@ -311,53 +319,74 @@ def pinning_metrics(run: int, w_len: int, sel: Selection, pin: pl.DataFrame,
     i = _by_run(interf, run)
     icpu = _sum(i["cpu_ns"])
     a_set = sorted(set(allowed or []) | set(gc_allowed or []))
+    out["evidence"] = _evidence(evidence, run)
     if off > 0 and phases is not None and phases.height:
-        out.update(pinning_diagnosis(_by_run(phases, run)))
+        out.update(pinning_diagnosis(_by_run(phases, run), out["evidence"], window))
     out["interference_cpu_ns"] = icpu
     out["interference_share"] = _ratio(icpu, len(a_set) * w_len)
     out["top_interferers"] = _top_interferers(i)
     out["threads"] = _thread_breakdown(p)
-    out["evidence"] = _evidence(evidence, run)
     return out
 
 
-#: A stretch of the run on the allowed CPUs only counts as "pinned" when it
-#: holds at least this share of the app's CPU time in W.
-PINNED_STRETCH_SHARE = 0.10
+#: A stretch of the run on the allowed CPUs only shows a mask by itself when
+#: it lasts at least PINNED_STRETCH_MIN_NS and holds at least
+#: PINNED_STRETCH_SHARE of the app's CPU time in W up to its end (so far,
+#: not in all of W: a trace and a prefix of it then agree). An app the
+#: scheduler merely placed there for a moment does not qualify.
+PINNED_STRETCH_SHARE = 0.25
+PINNED_STRETCH_MIN_NS = 500_000_000
 
 
-def pinning_diagnosis(bins: pl.DataFrame) -> dict[str, Any]:
-    """When pinning held, from pinning_phases.sql's bins of one run.
+def pinning_diagnosis(stretches: pl.DataFrame, events: list[dict[str, Any]],
+                      window: tuple[int, int, int]) -> dict[str, Any]:
+    """Whether and when a mask held, from pinning_phases.sql's clean
+    stretches of one run and the run's affinity evidence (``events``:
+    sched_setaffinity syscalls and cgroup moves of target threads);
+    ``window`` is (W's start, the grace period's end, W's end).
 
-    never_pinned: no stretch of the run ran on the allowed CPUs only (one
-    holding >= PINNED_STRETCH_SHARE of the app's CPU); mask_lost: such a
-    stretch came before the first off-mask slice (diagnosis_ts: that slice's
-    start); pinned_late: the first such stretch came after off-mask time
-    (diagnosis_ts: the end of the last off-mask slice before it; relapse_ts:
-    the start of the first off-mask slice after it, if any).
+    A stretch shows a mask when it is long and substantial (see
+    PINNED_STRETCH_SHARE), or when an event explains each of its ends inside
+    W (an event explains the first change onto or off the allowed CPUs at or
+    after it). mask_lost: the first such stretch began the run (diagnosis_ts:
+    the first off-mask slice after it); pinned_late: it came after off-mask
+    time (diagnosis_ts: its start; relapse_ts: its end, when the app left the
+    allowed CPUs again). Without one, no_mask_seen: the off-mask time is
+    reported as such, without a story.
     """
-    none = {"diagnosis": None, "diagnosis_ts": None, "relapse_ts": None}
-    rows = bins.sort("bin").select("allowed_ns", "off_mask_ns", "first_off_ts",
-                                   "last_off_end_ts").rows() if bins.height else []
-    total = sum(a + o for a, o, _, _ in rows)
-    off_at = [i for i, (_, o, _, _) in enumerate(rows) if o > 0]
-    if not off_at or total <= 0:
+    w_start, grace_end, w_end = window
+    none = {"diagnosis": None, "diagnosis_ts": None, "relapse_ts": None,
+            "pinned_stretch": None}
+    rows = stretches.sort("start_ts").select(
+        "start_ts", "end_ts", "cpu_ns", "cpu_before_ns").rows() if stretches.height else []
+    if not rows:
         return none
-    need = PINNED_STRETCH_SHARE * total
-
-    def clean_between(lo: int, hi: int) -> int:
-        return sum(rows[i][0] for i in range(lo, hi))
-
-    if clean_between(0, off_at[0]) >= need:
-        return {"diagnosis": "mask_lost", "diagnosis_ts": _int(rows[off_at[0]][2]),
-                "relapse_ts": None}
-    for k, i in enumerate(off_at):
-        nxt = off_at[k + 1] if k + 1 < len(off_at) else len(rows)
-        if clean_between(i + 1, nxt) >= need:
-            relapse = _int(rows[nxt][2]) if nxt < len(rows) else None
-            return {"diagnosis": "pinned_late", "diagnosis_ts": _int(rows[i][3]),
-                    "relapse_ts": relapse}
-    return {"diagnosis": "never_pinned", "diagnosis_ts": None, "relapse_ts": None}
+    changes = sorted({t for s, e, _, _ in rows for t in (s, e) if grace_end < t < w_end})
+    explained: dict[int, list[dict[str, Any]]] = {}
+    for ev in events:
+        at = next((t for t in changes if t >= ev["ts"]), None)
+        if at is not None:
+            explained.setdefault(at, []).append(ev)
+    so_far = 0
+    for start, end, cpu, before in rows:
+        share = None
+        if cpu is not None:
+            so_far += (before or 0) + cpu
+            share = cpu / so_far if so_far else None
+        substantial = share is not None and cpu > 0 and share >= PINNED_STRETCH_SHARE
+        by_events = ((start <= grace_end or start in explained) and end < w_end
+                     and end in explained)
+        if not (substantial or by_events) or end <= start:
+            continue
+        found = {"start_ts": start, "end_ts": end, "cpu_ns": cpu, "cpu_share": share,
+                 "substantial": substantial,
+                 "events": [*explained.get(start, []), *explained.get(end, [])]}
+        if start <= grace_end:
+            return {"diagnosis": "mask_lost", "diagnosis_ts": end, "relapse_ts": None,
+                    "pinned_stretch": found}
+        return {"diagnosis": "pinned_late", "diagnosis_ts": start,
+                "relapse_ts": end if end < w_end else None, "pinned_stretch": found}
+    return {**none, "diagnosis": "no_mask_seen"}
 
 
 def _thread_breakdown(p: pl.DataFrame) -> list[dict[str, Any]]:
@@ -411,24 +440,48 @@ def nearest_rank(sorted_values: list[int], p: float) -> int | None:
     return sorted_values[k - 1]
 
 
-def jank_metrics(run: int, source: str | None, frames: pl.DataFrame,
+def jank_metrics(run: int, source: dict[str, Any], frames: pl.DataFrame,
                  opts: AnalysisOptions) -> dict[str, Any]:
+    """The ``jank`` block of one run from frames.sql's rows and
+    frame_source.sql's row (``source``), with the assumptions it rests on:
+    the refresh rate the trace shows, the deadline Choreographer frames are
+    judged against and where it came from, and an engine drawing on threads
+    of its own (Flutter, game engines), whose Choreographer frames say
+    nothing of its frames (jank unknown)."""
     f = _by_run(frames, run)
-    if source is None:
-        return {"source": "none", "frames": None, "janky_frames": None,
-                "app_janky_frames": None, "janky_pct": None, "unfinished_frames": None,
+    kind, draws_on = source.get("source"), source.get("draws_on")
+    period = source.get("refresh_period_ns")
+    if opts.frame_deadline_ns is not None:
+        deadline, deadline_source = opts.frame_deadline_ns, "option"
+    elif source.get("app_deadline_ns"):  # what SurfaceFlinger judges apps against
+        deadline, deadline_source = int(source["app_deadline_ns"]), "frame_timeline"
+    elif period:
+        deadline, deadline_source = int(period), source["refresh_source"]
+    else:
+        deadline, deadline_source = DEFAULT_FRAME_DEADLINE_NS, "assumed"
+    out: dict[str, Any] = {
+        "source": kind or "none",
+        "refresh_hz": round(1e9 / period, 1) if period else None,
+        "refresh_source": source.get("refresh_source"),
+        "frame_deadline_ns": deadline if kind == "choreographer" else None,
+        "deadline_source": deadline_source if kind == "choreographer" else None,
+        "draws_on": draws_on,
+    }
+    if kind is None or (kind == "choreographer" and draws_on):
+        return {**out, "frames": None, "janky_frames": None, "app_janky_frames": None,
+                "janky_pct": None, "unfinished_frames": None,
                 "frame_dur_ms": {f"p{p}": None for p in PERCENTILES}}
     done = f.filter(pl.col("unfinished") == 0) if f.height else f
     n = done.height
-    if source == "frame_timeline":
+    if kind == "frame_timeline":
         janky = _sum(done["is_missed"]) if n else 0
         app_janky = _sum(done["is_app_jank"]) if n else 0
     else:
-        janky = _sum(done["dur"] > opts.frame_deadline_ns) if n else 0
+        janky = _sum(done["dur"] > deadline) if n else 0
         app_janky = janky
     durs = sorted(done["dur"].to_list()) if n else []
     return {
-        "source": source,
+        **out,
         "frames": n,
         "janky_frames": janky,
         "app_janky_frames": app_janky,
@@ -492,20 +545,55 @@ def series_stats(rows: pl.DataFrame, w_len: int, stable_share: float) -> dict[st
     }
 
 
+#: Votes for a memory controller's frequency, not its frequency: Tensor's
+#: per-CPU votes (gs_governor_memlat.c traces clock_set_rate "cpu<N>mif",
+#: gs_governor_dsulat.c "cpu<N>dsu" and its "DSUlat Governor" output, a
+#: BCI domain's vote per CPU), the ALT-DVFS governor's MIF target
+#: (governor_simpleinteractive.c: "MIF_ALT") and memlat monitors' votes.
+#: A vote of 0 is a withdrawn vote, not a frequency.
+MEM_VOTE = re.compile(r"(?i)(memlat|dsulat|governor|^cpu\d+(mif|dsu|bci)$|_alt$)")
+
+
+def is_memory_vote(name: str, source: str | None = None) -> bool:
+    """Whether a device series is a vote for a memory frequency (per-CPU
+    MIF/DSU/BCI votes, a governor's target, memlat / bw_hwmon monitors,
+    bus_dcvs's per-CPU path), not a controller's frequency."""
+    if source in ("memlat", "bw_hwmon"):
+        return True
+    if source == "bus_dcvs":
+        return name.partition("/")[2] == "percpu"
+    return MEM_VOTE.search(name) is not None
+
+
 def is_memory_device(name: str, opts: AnalysisOptions, source: str | None = None) -> bool:
     """Whether a device series is the memory controller: ``--mem-device``
-    when given, else bus_dcvs DDR / LLCC / L3 on their slow or fast path,
-    never a memlat / bw_hwmon vote, and for devfreq and clock names the
-    include / exclude patterns of options.py."""
+    when given, else :func:`is_memory_controller`."""
     if opts.mem_device is not None:
         return re.search(opts.mem_device, name) is not None
-    if source == "bus_dcvs":
-        hw, _, path = name.partition("/")
-        return hw in DCVS_MEMORY_HW and path != "percpu"
-    if source in ("memlat", "bw_hwmon"):
+    return is_memory_controller(name, source)
+
+
+def is_memory_controller(name: str, source: str | None = None) -> bool:
+    """The default rule: bus_dcvs DDR / LLCC / L3 on their slow or fast
+    path, never a vote (is_memory_vote), and for devfreq and clock names the
+    include / exclude patterns of options.py."""
+    if is_memory_vote(name, source):
         return False
+    if source == "bus_dcvs":
+        return name.partition("/")[0] in DCVS_MEMORY_HW
     return (re.search(DEFAULT_MEM_DEVICE_INCLUDE, name) is not None
             and re.search(DEFAULT_MEM_DEVICE_EXCLUDE, name) is None)
+
+
+def _vote_rows(rows: pl.DataFrame) -> pl.DataFrame:
+    """A vote series' rows with its 0s (withdrawn votes) unknown: no time at
+    a value, and no transition to or from them."""
+    rows = rows.sort("ts")
+    zero = pl.col("value") == 0
+    return rows.with_columns(
+        known=pl.when(zero).then(0).otherwise(pl.col("known")),
+        is_transition=pl.when(zero | (pl.col("value").shift(1) == 0)).then(0)
+        .otherwise(pl.col("is_transition")))
 
 
 def _no_data_stats() -> dict[str, Any]:
@@ -515,18 +603,24 @@ def _no_data_stats() -> dict[str, Any]:
 
 
 def cpufreq_metrics(run: int, w_len: int, freq: pl.DataFrame, cpus: list[int],
-                    opts: AnalysisOptions) -> list[dict[str, Any]]:
+                    opts: AnalysisOptions, topology: Topology | None = None
+                    ) -> list[dict[str, Any]]:
+    """The ``cpufreq`` series of ``cpus`` in one run, with the caps that held
+    each below its dominant (held) frequency; ``topology`` maps cpufreq
+    cooling devices to the CPUs they cap."""
     f = _by_run(freq, run)
     out = []
     share = opts.thresholds.stable_known_share
+    cooling = f.filter(pl.col("source") == "cooling_device") if f.height else f
     for cpu in cpus:
         rows = f.filter((pl.col("source") == "cpufreq") & (pl.col("cpu") == cpu)) if f.height else f
         caps = (f.filter(pl.col("source").is_in(["cpu_max_limit", "cpu_throttle"])
                          & (pl.col("cpu") == cpu)) if f.height else f)
         entry: dict[str, Any] = {"cpu": cpu, "source": "cpufreq", "unit": UNIT_BY_SOURCE["cpufreq"]}
         entry.update(series_stats(rows, w_len, share) if rows.height else _no_data_stats())
-        entry["capped_by"] = _caps_below(entry.get("dominant"), caps)
-        entry["throttled"] = _throttled(entry, rows, w_len, opts)
+        entry["capped_by"] = _caps_below(entry.get("dominant"), caps) + _cooling_caps(
+            entry.get("dominant"), cpu, rows, cooling, topology)
+        entry["throttled"] = _throttled(entry, w_len, opts)
         out.append(entry)
     return out
 
@@ -544,21 +638,80 @@ def _caps_below(dominant: float | None, caps: pl.DataFrame) -> list[dict[str, An
             pl.col("value") < dominant)
         if below.height:
             low = below["value"].min()
-            out.append({"source": source, "min": number(low),
+            out.append({"source": source, "device": None, "min": number(low),
                         "ns": _sum(below["ns"])})
     return out
 
 
-def _throttled(entry: dict[str, Any], rows: pl.DataFrame, w_len: int,
-               opts: AnalysisOptions) -> bool | None:
-    """Below the dominant frequency, or capped below it (max-frequency limit
-    or LMh), for more than throttle_share of W."""
-    dom = entry.get("dominant")
-    if dom is None or w_len <= 0:
+#: cpufreq cooling devices (drivers/thermal/cpufreq_cooling.c): before Linux
+#: 5.16 "thermal-cpufreq-<n>", the n-th policy registered (CPU order); since,
+#: "cpufreq-cpu<n>", the policy of CPU n.
+_COOLING_BY_INDEX = re.compile(r"thermal-cpufreq-(\d+)")
+_COOLING_BY_CPU = re.compile(r"cpufreq-cpu(\d+)")
+
+
+def cooling_device_cpus(name: str, topology: Topology | None) -> list[int]:
+    """The CPUs a cpufreq cooling device caps (empty when the trace cannot
+    tell: another kind of device, or frequency domains unknown)."""
+    if topology is None:
+        return []
+    m = _COOLING_BY_CPU.fullmatch(name)
+    if m:
+        return topology.domain_of(int(m.group(1)))
+    m = _COOLING_BY_INDEX.fullmatch(name)
+    if m and int(m.group(1)) < len(topology.domains):
+        return topology.domains[int(m.group(1))]
+    return []
+
+
+def _cooling_caps(dominant: float | None, cpu: int, rows: pl.DataFrame,
+                  cooling: pl.DataFrame, topology: Topology | None) -> list[dict[str, Any]]:
+    """The cpufreq cooling devices of ``cpu``'s policy that capped it below
+    its dominant frequency: state N caps the policy at its N-th highest
+    available frequency (cpufreq_cooling.c's get_state_freq); without the
+    CPU's frequency table, the time at state > 0 in which the CPU ran below
+    its dominant frequency counts."""
+    if dominant is None or not cooling.height:
+        return []
+    table = sorted(topology.available_khz.get(cpu, []), reverse=True) if topology else []
+    out = []
+    for (name,), dev in cooling.group_by(["device"], maintain_order=True):
+        if cpu not in cooling_device_cpus(name, topology):
+            continue
+        states = dev.filter(pl.col("ts").is_not_null() & (pl.col("value") > 0))
+        if table:
+            capped = states.with_columns(
+                value=pl.col("value").map_elements(lambda n: table[min(int(n), len(table) - 1)],
+                                                   return_dtype=pl.Float64))
+            below = _residency(capped).filter(pl.col("value") < dominant)
+            low, ns = (below["value"].min(), _sum(below["ns"])) if below.height else (None, 0)
+        else:
+            slow = rows.filter((pl.col("known") == 1) & (pl.col("value") < dominant))
+            ns = _overlap(_spans(states), _spans(slow))
+            low = None
+        if ns > 0:
+            out.append({"source": "cooling_device", "device": name, "min": number(low),
+                        "ns": ns})
+    return out
+
+
+def _spans(rows: pl.DataFrame) -> list[tuple[int, int]]:
+    return [(a, b) for a, b in rows.select("start_ts", "end_ts").rows() if b > a]
+
+
+def _overlap(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
+    """Time in both of two lists of disjoint intervals."""
+    return sum(max(0, min(e1, e2) - max(s1, s2)) for s1, e1 in a for s2, e2 in b)
+
+
+def _throttled(entry: dict[str, Any], w_len: int, opts: AnalysisOptions) -> bool | None:
+    """A cap (capped_by) held the CPU below its dominant frequency for more
+    than throttle_share of W. Frequency changes with no cap are a governor
+    at work (``stable`` false), not throttling."""
+    if entry.get("dominant") is None or w_len <= 0:
         return None
     limit = opts.thresholds.throttle_share * w_len
-    below_freq = _sum(_residency(rows).filter(pl.col("value") < dom)["ns"])
-    return below_freq > limit or any(c["ns"] > limit for c in entry["capped_by"])
+    return any(c["ns"] > limit for c in entry["capped_by"])
 
 
 def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,
@@ -578,10 +731,11 @@ def memfreq_metrics(run: int, w_len: int, freq: pl.DataFrame,
         is_memory = is_memory_device(name, opts, source)
         if not (is_memory or opts.all_clocks):
             continue
+        is_vote = not is_memory and is_memory_vote(name, source)
         entry = {"device": name, "source": source,
                  "unit": frequency_unit(source, rows["series_max"][0]),
-                 "is_memory": is_memory}
-        entry.update(series_stats(rows, w_len, share))
+                 "is_memory": is_memory, "is_vote": is_vote}
+        entry.update(series_stats(_vote_rows(rows) if is_vote else rows, w_len, share))
         out.append(entry)
     out.sort(key=lambda e: (not e["is_memory"], e["device"], e["source"]))
     return out

@@ -142,7 +142,15 @@ def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
             "no allowed CPUs given: pinning and the CPUs' frequency stability are not "
             "judged — pass --cpus (e.g. --cpus big, or the CPUs the app was pinned to)",
             "--cpus", None, None, window))
-    if jank.get("source") == "none" or not jank.get("frames"):
+    if jank.get("draws_on") and jank.get("frames") is None:
+        out.append(_reason(
+            "jank_unknown", "warn",
+            f"the app draws its frames on threads of its own "
+            f"({_ENGINES[jank['draws_on']]}): Choreographer#doFrame on its main thread does not "
+            "time them, so jank is unknown — record the frame timeline (Android 12+) with "
+            f"{_config_for('jank')}", "frames timed where the app draws them", None,
+            {"draws_on": jank["draws_on"]}, window))
+    elif jank.get("source") == "none" or not jank.get("frames"):
         if captured.get("frames"):
             out.append(_reason(
                 "jank_not_applicable", "info",
@@ -157,54 +165,112 @@ def _unknown_reasons(result: dict[str, Any], captured: dict[str, bool],
     return out
 
 
+#: Engines that draw an app's frames on threads of their own (frame_source.sql).
+_ENGINES = {"flutter": "Flutter's ui and raster threads", "unity": "Unity's UnityMain and "
+            "graphics threads", "unreal": "Unreal's GameThread and RHIThread",
+            "gl_thread": "a GLSurfaceView's GLThread"}
+#: Where a Choreographer frame deadline came from, for reading.
+_DEADLINE_FROM = {
+    "option": "--frame-deadline",
+    "frame_timeline": "the apps' frame deadline in the trace's frame timeline",
+    "vsync": "the vsync period of SurfaceFlinger's VSYNC counters",
+    "assumed": "assumed: a 60 Hz vsync, as the trace shows no refresh rate — pass "
+               "--frame-deadline if the display ran faster",
+}
+
+
+def _jank_reasons(jank: dict[str, Any], window: tuple[int, int]) -> list[dict[str, Any]]:
+    """Choreographer jank states its deadline and where it came from."""
+    if jank.get("source") != "choreographer" or jank.get("frames") is None:
+        return []
+    hz = f" ({jank['refresh_hz']:g} Hz display)" if jank.get("refresh_hz") else ""
+    return [_reason(
+        "jank_deadline", "info",
+        f"janky frames: Choreographer#doFrame with its RenderThread DrawFrame longer than "
+        f"{_s(jank['frame_deadline_ns'])}{hz} — {_DEADLINE_FROM[jank['deadline_source']]}",
+        "a frame deadline", jank["frame_deadline_ns"],
+        {"deadline_source": jank["deadline_source"]}, window)]
+
+
 def _cpus_reasons(pin: dict[str, Any], window: tuple[int, int]) -> list[dict[str, Any]]:
-    """A cluster keyword resolved from inferred evidence names the clusters."""
-    from artscope.metrics.topology import INFERRED_SOURCES, cpu_ranges
+    """A cluster keyword resolved from inferred evidence names the clusters
+    and the evidence; CPUs the evidence could not place are named."""
+    from artscope.metrics.topology import INFERRED_SOURCES, SOURCE_TEXT, cpu_ranges
 
     source = pin.get("cpus_source")
-    if source not in INFERRED_SOURCES:
-        return []
-    how = {"clock_names": "the names of the clocks driving them (pwrcl/perfcl/cpuclN)",
-           "observed_frequency": "the highest frequency each cluster reached in the trace"}
+    allowed = pin.get("allowed_cpus") or []
     clusters = pin.get("clusters") or []
     listed = ", ".join(cpu_ranges(c) for c in clusters)
-    return [_reason(
-        "cpus_inferred", "warn",
-        f"the trace has no CPU capacities or frequency tables: clusters {listed} "
-        f"(littlest first) were ranked by {how[source]}, so the allowed CPUs "
-        f"{_cpus(pin.get('allowed_cpus') or [])} are a guess — record linux.system_info "
-        "or name the CPUs, e.g. --cpus 4-7", "CPU capacities or available frequencies",
-        source, {"clusters": clusters, "cpus": pin.get("allowed_cpus") or []}, window)]
+    out = []
+    if source in INFERRED_SOURCES:
+        out.append(_reason(
+            "cpus_inferred", "warn",
+            f"the trace has no CPU capacities, frequency tables or frequency limits: clusters "
+            f"{listed} (littlest first) were ranked by {SOURCE_TEXT[source]}, so the allowed "
+            f"CPUs {_cpus(allowed)} are a guess — record linux.system_info "
+            f"({_config_for('pinning')}), or name the CPUs the app was pinned to (--cpus "
+            f"{cpu_ranges(allowed)} if these are right)", "CPU capacities or available frequencies",
+            source, {"clusters": clusters, "cpus": allowed}, window))
+    unplaced = pin.get("unplaced_cpus") or []
+    if unplaced and source not in (None, "list"):
+        many = len(unplaced) > 1
+        by = SOURCE_TEXT.get(pin.get("clusters_source") or "", "the evidence")
+        out.append(_reason(
+            "cpus_unplaced", "warn",
+            f"CPU{'s' if many else ''} {cpu_ranges(unplaced)} could not be placed in a cluster "
+            f"({by} place only {listed}), so the allowed CPUs {_cpus(allowed)} leave "
+            f"{'them' if many else 'it'} out — name the CPUs to include them",
+            "every CPU placed", unplaced, {"cpus": unplaced, "clusters": clusters}, window))
+    return out
 
 
 # -- pinning -----------------------------------------------------------------------
 
-#: What each pinning diagnosis means and how to fix it.
-_PINNING_ADVICE = {
-    "never_pinned": "the app was never pinned (off the allowed CPUs from its first slices "
-                    "to its last) — apply the mask to the app's PID after it starts "
-                    "(taskset -p / sched_setaffinity on every thread), not to the launcher",
-    "pinned_late": "pinning took effect late (at {at}: off the allowed CPUs until then) — "
-                   "apply the mask as soon as the app starts (about 1 s after start, or the "
-                   "framework resets it) or start the window later (--pin-grace)",
-    "mask_lost": "the mask was lost at {at}: the app ran only on the allowed CPUs until "
-                 "then — something reset it (the app's own sched_setaffinity or a cgroup "
-                 "move): re-apply it, or record {evidence_config} to see who",
-}
+def _event_text(events: list[dict[str, Any]], w_start: int) -> str:
+    """Affinity evidence for reading: "cgroup_attach_task of tid 7663 at
+    +0.488 s (to /top-app)"."""
+    return ", ".join(f"{e['kind']} of tid {e['tid']} at {_rel(e['ts'], w_start)}"
+                     + (f" (to {e['detail']})" if e.get("detail") else "") for e in events)
 
 
 def pinning_advice(pin: dict[str, Any], w_start: int) -> str | None:
-    """The diagnosis of a run's off-mask time in words (CLI, report, notebooks)."""
+    """The diagnosis of a run's off-mask time in words (CLI, report, notebooks).
+    A story (late, lost) is told only with what shows it: an affinity or
+    cgroup event, or a long stretch on the allowed CPUs holding a
+    substantial part of the app's CPU; otherwise no mask was seen."""
+    from artscope.metrics.compute import PINNED_STRETCH_MIN_NS, PINNED_STRETCH_SHARE
+
     diagnosis = pin.get("diagnosis")
     if diagnosis is None:
         return None
-    at = _rel(pin["diagnosis_ts"], w_start) if pin.get("diagnosis_ts") is not None else "?"
-    text = _PINNING_ADVICE[diagnosis].format(
-        at=at, evidence_config=_config_for("pinning_evidence"))
-    if diagnosis == "pinned_late" and pin.get("relapse_ts") is not None:
-        text += (f"; then off them again from {_rel(pin['relapse_ts'], w_start)}: the mask "
-                 "was lost (the app's own sched_setaffinity or a cgroup move)")
-    return text
+    if diagnosis == "no_mask_seen":
+        return ("no mask seen: nothing in the trace shows the app pinned (no stretch of "
+                f"{_s(PINNED_STRETCH_MIN_NS)} or more on the allowed CPUs only holding "
+                f"{PINNED_STRETCH_SHARE * 100:.0f}% of its CPU so far, no sched_setaffinity or "
+                "cgroup move where it moved onto or off them) — to pin it, apply the mask to "
+                "the app's PID after it starts (taskset -p / sched_setaffinity on every "
+                "thread), not to the launcher")
+    st = pin["pinned_stretch"]
+    on = f"{_s(st['end_ts'] - st['start_ts'])}" + (
+        f", {st['cpu_share'] * 100:.0f}% of its CPU so far" if st["substantial"] else "")
+    before = [e for e in st["events"] if e["ts"] <= st["start_ts"]]
+    after = [e for e in st["events"] if e["ts"] > st["start_ts"]]
+    at = _rel(pin["diagnosis_ts"], w_start)
+    if diagnosis == "pinned_late":
+        text = (f"pinning took effect late (at {at}"
+                + (f", after {_event_text(before, w_start)}" if before else "")
+                + f": off the allowed CPUs until then, then on them only for {on}) — apply the "
+                "mask as soon as the app starts (about 1 s after start, or the framework resets "
+                "it) or start the window later (--pin-grace)")
+        if pin.get("relapse_ts") is not None:
+            text += (f"; then off them again from {_rel(pin['relapse_ts'], w_start)}"
+                     + (f", after {_event_text(after, w_start)}" if after else ""))
+        return text
+    who = (f"{_event_text(after, w_start)} reset it" if after else
+           "something reset it (the app's own sched_setaffinity or a cgroup move): record "
+           f"{_config_for('pinning_evidence')} to see who")
+    return (f"the mask was lost at {at}: the app ran only on the allowed CPUs until then "
+            f"({on}) — {who}; re-apply it")
 
 
 def _off_mask_reasons(pin: dict[str, Any], th: HealthThresholds,
@@ -224,12 +290,12 @@ def _off_mask_reasons(pin: dict[str, Any], th: HealthThresholds,
     advice = pinning_advice(pin, w_start)
     if advice:
         msg += " — " + advice
-    if pin.get("evidence"):
-        named = [f"{e['kind']} of tid {e['tid']} at {_rel(e['ts'], w_start)}"
-                 + (f" (to {e['detail']})" if e.get("detail") else "")
-                 for e in pin["evidence"][:5]]
-        more = len(pin["evidence"]) - len(named)
-        msg += "; seen: " + ", ".join(named) + (f" and {more} more" if more > 0 else "")
+    told = (pin.get("pinned_stretch") or {}).get("events") or []
+    others = [e for e in pin.get("evidence") or [] if e not in told]
+    if others:
+        more = len(others) - 5
+        msg += ("; seen: " + _event_text(others[:5], w_start)
+                + (f" and {more} more" if more > 0 else ""))
     ev: dict[str, Any] = {"threads": [{"tid": t["tid"], "name": t["name"],
                                        "off_mask_cpu_ns": t["off_mask_cpu_ns"]} for t in bad],
                           "cpus": bad_cpus, "time_ranges": [[first, last]],
@@ -269,7 +335,8 @@ def _instability(e: dict[str, Any]) -> str:
     """Why a series is not stable: its changes, or how little of W is known."""
     known = f"{(e.get('known_share') or 0) * 100:.0f}%"
     if e["transitions"]:
-        return (f"changed {e['transitions']} times (known {known} of the window, "
+        times = "once" if e["transitions"] == 1 else f"{e['transitions']} times"
+        return (f"changed {times} (known {known} of the window, "
                 f"{_freq_range(e)})")
     zeros = e.get("zero_samples") or 0
     gap = (f"{zeros} samples read 0, unknown" if zeros
@@ -301,7 +368,16 @@ def _thermal_evidence(result: dict[str, Any], cooling: list[dict[str, Any]],
 
 #: What each frequency cap of compute._caps_below is, for reading.
 _CAP_NAMES = {"cpu_max_limit": "the kernel's max-frequency limit",
-              "cpu_throttle": "Qualcomm LMh (dcvsh_freq)"}
+              "cpu_throttle": "Qualcomm LMh (dcvsh_freq)",
+              "cooling_device": "cooling device {device}"}
+
+
+def _cap_text(cap: dict[str, Any], unit: str | None) -> str:
+    """"the kernel's max-frequency limit capped it at 2 GHz for 0.3 s"."""
+    name = _CAP_NAMES[cap["source"]].format(device=cap.get("device"))
+    at = (f" at {format_frequency(cap['min'], unit)}" if cap.get("min") is not None
+          else " (its frequency table unknown) while it ran below that")
+    return f"{name} capped it{at} for {_s(cap['ns'])}"
 
 
 def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int],
@@ -322,27 +398,26 @@ def _cpufreq_reasons(result: dict[str, Any], th: HealthThresholds, cpus: set[int
                 "cpufreq_missing", "warn", f"{why} — capture with {_config_for('cpufreq')}",
                 "cpufreq samples", None, {"cpus": [c["cpu"]]}, window))
         elif c["stable"] is False:
+            why = ("a cap held it below its level (cpufreq_throttled)" if c.get("throttled")
+                   else "no cap held it below its level: its governor scaled it — fix the "
+                   "frequency (scaling_min_freq = scaling_max_freq, or the userspace governor "
+                   "and scaling_setspeed) below the thermal limit")
             out.append(_reason(
                 "cpufreq_unstable", "fail",
-                f"CPU {c['cpu']} frequency {_instability(c)} — "
-                "fix scaling_min_freq = scaling_max_freq below the thermal limit",
+                f"CPU {c['cpu']} frequency {_instability(c)} — {why}",
                 f"no transitions, known_share >= {th.stable_known_share}",
                 {"transitions": c["transitions"], "known_share": c["known_share"]},
                 {"cpus": [c["cpu"]], "time_ranges": [[w_start, w_end]]}, window))
         if c.get("throttled"):
             text, ev = _thermal_evidence(result, cooling or [], w_start)
-            caps = "".join(
-                f"; {_CAP_NAMES[k['source']]} capped it at "
-                f"{format_frequency(k['min'], c.get('unit'))} for {_s(k['ns'])}"
-                for k in c.get("capped_by") or [])
-            if c.get("capped_by"):
-                ev["capped_by"] = c["capped_by"]
+            caps = "; ".join(_cap_text(k, c.get("unit")) for k in c["capped_by"])
+            ev["capped_by"] = c["capped_by"]
             out.append(_reason(
                 "cpufreq_throttled", "fail",
-                f"CPU {c['cpu']} ran below its dominant "
+                f"CPU {c['cpu']} was capped below its dominant "
                 f"{format_frequency(c['dominant'], c.get('unit'))} for more than "
-                f"{th.throttle_share * 100:.0f}% of the window (thermal or power limit)"
-                f"{caps}; {text} — lower the fixed frequency or cool the device",
+                f"{th.throttle_share * 100:.0f}% of the window: {caps}; {text} — fix its "
+                "frequency below the cap, or cool the device",
                 "not throttled", True, {"cpus": [c["cpu"]], **ev}, window))
     return out
 
@@ -359,18 +434,27 @@ def _memfreq_reasons(result: dict[str, Any], th: HealthThresholds,
             f"{_config_for('memfreq')} (if the trace names its memory clock otherwise, "
             "--all-clocks lists every clock and --mem-device REGEX picks it)",
             "a memory devfreq or clock series", None, None, window)]
-    out = []
+    by_device: dict[str, list[dict[str, Any]]] = {}
     for m in mem:
-        name = f"memory controller ({m['device']}, {m['source']})"
-        if m["stable"] is False:
+        by_device.setdefault(m["device"], []).append(m)
+    out = []
+    # one line per controller: a device seen through several sources (a
+    # clock and sys_stats polling) is one controller
+    for device, series in by_device.items():
+        unstable = [m for m in series if m["stable"] is False]
+        if unstable:
+            name = f"memory controller ({device}, {'/'.join(m['source'] for m in unstable)})"
+            changes = "; ".join((f"as {m['source']}: " if len(unstable) > 1 else "")
+                                + _instability(m) for m in unstable)
             out.append(_reason(
                 "memfreq_unstable", "fail",
-                f"{name} frequency {_instability(m)} — set its devfreq governor to "
-                "performance",
+                f"{name} frequency {changes} — set its devfreq governor to performance",
                 f"no transitions, known_share >= {th.stable_known_share}",
-                {"transitions": m["transitions"], "known_share": m["known_share"]},
-                {"devices": [m["device"]], "time_ranges": [[w_start, w_end]]}, window))
-        elif m["stable"] is None:
+                {"transitions": sum(m["transitions"] for m in unstable),
+                 "known_share": min(m["known_share"] or 0 for m in unstable)},
+                {"devices": [device], "time_ranges": [[w_start, w_end]]}, window))
+        elif all(m["stable"] is None for m in series):
+            m = series[0]
             zeros = m.get("zero_samples") or 0
             why = (f"read 0 in all {zeros} samples: Perfetto polls a devfreq node it "
                    "cannot read as 0, so its frequency is unknown — make its cur_freq "
@@ -378,9 +462,10 @@ def _memfreq_reasons(result: dict[str, Any], th: HealthThresholds,
                    if zeros else "has no sample by the window end — capture with "
                    f"{_config_for('memfreq')} (sys_stats devfreq polling)")
             out.append(_reason(
-                "memfreq_missing", "warn", f"{name} {why}",
+                "memfreq_missing", "warn",
+                f"memory controller ({device}, {'/'.join(x['source'] for x in series)}) {why}",
                 "a sample at or before the window end", None,
-                {"devices": [m["device"]]}, window))
+                {"devices": [device]}, window))
     return out
 
 
@@ -448,8 +533,8 @@ def _loss_line(name: str, rows: list[dict[str, Any]]) -> tuple[str, str]:
     return f"{what}: {total} ({name})", fix
 
 
-def _data_loss_reasons(data_loss: list[dict[str, Any]],
-                       window: tuple[int, int]) -> list[dict[str, Any]]:
+def _data_loss_reasons(data_loss: list[dict[str, Any]], window: tuple[int, int],
+                       result: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """One data_loss reason per kind of loss the capture recorded, naming what
     is missing (CPUs, buffers, refused events)."""
     out = []
@@ -468,8 +553,19 @@ def _data_loss_reasons(data_loss: list[dict[str, Any]],
         out.append(_reason("data_loss", "warn", f"the trace lost {text} — {fix}",
                            "no data loss", {name: sum(int(r["value"]) for r in rows)},
                            ev, window))
-    out += _setup_error_reasons(setup, window)
+    out += _setup_error_reasons(setup, window, _served_metrics(result or {}))
     return out
+
+
+def _served_metrics(result: dict[str, Any]) -> set[str]:
+    """The metrics with interchangeable sources (configs.INTERCHANGEABLE)
+    whose data the run has: a known CPU frequency, a known memory controller."""
+    served = set()
+    if any(c.get("stable") is not None for c in result.get("cpufreq") or []):
+        served.add("cpufreq")
+    if any(m["is_memory"] and m.get("stable") is not None for m in result.get("memfreq") or []):
+        served.add("memfreq")
+    return served
 
 
 def _names(items: list[str], n: int = 6) -> str:
@@ -485,10 +581,19 @@ def _not_device_specific(setup: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [d for d in setup if not (d.get("kind") == "unknown" and d.get("what") in DEVICE_SPECIFIC)]
 
 
-def _setup_error_reasons(setup: list[dict[str, Any]],
-                         window: tuple[int, int]) -> list[dict[str, Any]]:
+def _setup_error_reasons(setup: list[dict[str, Any]], window: tuple[int, int],
+                         served: set[str] = frozenset()) -> list[dict[str, Any]]:
     """Events and atrace categories the capture asked for and did not get:
-    warn for what a metric reads, one info line for the rest."""
+    warn for what a metric reads, one info line for the rest — and for an
+    event whose metric another source served (``served``) or that is only
+    evidence (configs.EVIDENCE_ONLY)."""
+    from artscope.configs import EVIDENCE_ONLY, INTERCHANGEABLE
+
+    def stood_in(what: str) -> bool:
+        req = f"ftrace:{what}"
+        return req in EVIDENCE_ONLY or any(
+            req in group for m in served for group in INTERCHANGEABLE.get(m, ()))
+
     setup = _not_device_specific(setup)
     if not setup:
         return []
@@ -503,7 +608,7 @@ def _setup_error_reasons(setup: list[dict[str, Any]],
             "every configured event enabled", {"ftrace_setup_errors": n}, None, window)]
     out = []
     needed = [d for d in setup if d.get("kind") in ("failed", "unknown")
-              and d["what"] in METRIC_EVENTS]
+              and d["what"] in METRIC_EVENTS and not stood_in(d["what"])]
     atrace = [d for d in setup if d.get("kind") in ("atrace", "exclusive", "other")]
     rest = [d for d in setup if d not in needed and d not in atrace]
     if needed:
@@ -533,7 +638,8 @@ def _setup_error_reasons(setup: list[dict[str, Any]],
         out.append(_reason(
             "data_loss", "info",
             f"{len(rest)} configured ftrace events were not enabled (unknown to this "
-            f"kernel or refused: {_names(what)}); no metric reads them (ftrace_setup_errors)",
+            f"kernel or refused: {_names(what)}); no metric lost its data by them: none "
+            "reads them, or another source served it (ftrace_setup_errors)",
             "every configured event enabled", {"ftrace_setup_errors": len(rest)},
             {"ftrace_events": what}, window))
     return out
@@ -668,6 +774,7 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     allowed = pin.get("allowed_cpus")
 
     reasons += _unknown_reasons(result, captured or {}, window)
+    reasons += _jank_reasons(result["jank"], window)
     reasons += _cpus_reasons(pin, window)
     if allowed is not None and pin.get("off_mask_cpu_ns") is not None:
         reasons += _off_mask_reasons(pin, th, window)
@@ -677,8 +784,13 @@ def evaluate(result: dict[str, Any], th: HealthThresholds,
     if allowed is not None:
         judged = set(allowed) | set(pin.get("gc_allowed_cpus") or [])
         reasons += _cpufreq_reasons(result, th, judged, window, cooling)
+    elif not result["cpufreq"]:
+        reasons.append(_reason(
+            "cpufreq_missing", "warn",
+            "no CPU frequency data in the trace: the CPUs' frequency stability is unknown — "
+            f"capture with {_config_for('cpufreq')}", "cpufreq samples", None, None, window))
     reasons += _memfreq_reasons(result, th, window)
-    reasons += _data_loss_reasons(data_loss or [], window)
+    reasons += _data_loss_reasons(data_loss or [], window, result)
     if partial:
         detail = "; ".join(import_warnings or []) or "the trace is truncated or corrupt"
         reasons.append(_reason(

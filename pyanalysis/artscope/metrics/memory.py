@@ -172,7 +172,9 @@ def memory_metrics(run: int, w: tuple[int, int], sel: Selection, app_cpu_ns: int
                                   "(ftrace sched/sched_blocked_reason)")
 
     if cap.kills:
-        k = kills.filter((pl.col("ts") >= w_start) & (pl.col("ts") < w_end)) \
+        # a kill at W's end counts: a window that ends where the app was
+        # killed ends at the kill
+        k = kills.filter((pl.col("ts") >= w_start) & (pl.col("ts") <= w_end)) \
             if kills.height else kills
         out["kills"] = [{"ts": r["ts"], "pid": r["pid"], "process": r["process_name"],
                          "source": r["source"], "is_target": bool(r["is_target"])}

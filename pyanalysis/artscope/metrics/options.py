@@ -14,6 +14,8 @@ from artscope.units import parse_duration
 
 DEFAULT_GC_THREADS = ("HeapTaskDaemon", "Heap thread pool worker*")
 DEFAULT_GC_PATTERNS = ("* GC",)
+#: The Choreographer frame deadline when neither --frame-deadline nor the
+#: trace (frame timeline, VSYNC counters) gives one: a 60 Hz vsync.
 DEFAULT_FRAME_DEADLINE_NS = 16_666_667
 #: Device names that are the memory controller's frequency (and not per-CPU
 #: votes or bandwidth monitors), per docs/metrics.md "Frequency stability".
@@ -70,7 +72,8 @@ class AnalysisOptions:
     gc_threads: tuple[str, ...] = DEFAULT_GC_THREADS
     gc_patterns: tuple[str, ...] = DEFAULT_GC_PATTERNS
     pin_grace_ns: int = 0
-    frame_deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS
+    #: --frame-deadline; None = from the trace, else DEFAULT_FRAME_DEADLINE_NS.
+    frame_deadline_ns: int | None = None
     #: --mem-device REGEX replaces the include/exclude rule when set.
     mem_device: str | None = None
     #: --all-clocks: memfreq lists every clock, devfreq device and bus vote

@@ -178,8 +178,9 @@ def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
     runs = _marker_runs(runner, opts, mine, t_start, t_end)
     if runs:
         return runs
-    starts = [v for v in mine["start_ts"].to_list() if v is not None]
-    ends = mine["end_ts"].to_list()
+    lives = process_lifetimes(runner, mine)
+    starts = [s for s, _ in lives.values() if s is not None]
+    ends = [e for _, e in lives.values()]
     if starts or any(v is not None for v in ends):
         s = min(starts) if starts else t_start
         e = t_end if (not ends or any(v is None for v in ends)) else max(ends)
@@ -187,6 +188,33 @@ def _windows(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
         if run.end_ts > run.start_ts:
             return [run]
     return [Run(0, t_start, t_end, "trace")]
+
+
+def process_lifetimes(runner: MetricRunner, mine: pl.DataFrame
+                      ) -> dict[int, tuple[int | None, int | None]]:
+    """upid -> (start, end) of each target process (None: not in the trace).
+
+    A process ends when its main thread exits (sched_process_exit, a last
+    slice ending dead or zombie, the task freed: process_lifetime.sql) or it
+    is killed (lmkd, the OOM killer: memory_kills.sql), whichever the trace
+    shows first; its threads' last slices, which may end a moment later as
+    the process dies, are still part of it."""
+    life = runner.run("process_lifetime")
+    kills = runner.run("memory_kills")
+    killed: dict[int, int] = {}
+    for upid, ts in kills.filter(pl.col("is_target").cast(pl.Boolean)).select("upid", "ts").rows() \
+            if kills.height else []:
+        killed[upid] = min(ts, killed.get(upid, ts))
+    freed = dict(mine.select("upid", "end_ts").rows())
+    out = {}
+    for r in life.iter_rows(named=True):
+        known = [v for v in (r["main_end_ts"], killed.get(r["upid"]), freed.get(r["upid"]))
+                 if v is not None]
+        end = None
+        if known:
+            end = max(min(known), r["last_run_end_ts"] or min(known))
+        out[r["upid"]] = (r["start_ts"], end)
+    return out
 
 
 def _marker_runs(runner: MetricRunner, opts: AnalysisOptions, mine: pl.DataFrame,
@@ -275,17 +303,21 @@ def _cpus(spec: str, topo: Topology) -> list[int]:
     parsed = parse_cpu_list(spec)
     if isinstance(parsed, str):
         return topo.keyword(parsed)
-    return check_cpus_exist(parsed, topo.cluster_of)
+    return check_cpus_exist(parsed, topo.cpus)
 
 
 def check_cpus_exist(cpus: list[int], trace_cpus: Iterable[int]) -> list[int]:
     """``cpus`` (an explicit --cpus / --gc-cpus list) when the trace has each
-    of them; a UsageError (exit 2) naming the trace's CPUs otherwise. A trace
-    that names no CPU (no sched, cpufreq or CPU info data) cannot tell, and
-    ``cpus`` stand as given."""
+    of them; a UsageError (exit 2) naming the trace's CPUs otherwise, or
+    saying that it has none (no sched, cpufreq or CPU info data: nothing the
+    allowed CPUs would be judged against)."""
     known = sorted(set(trace_cpus))
+    if not known:
+        raise UsageError(
+            f"--cpus {cpu_ranges(cpus)}: the trace has no CPU data (no sched, CPU frequency "
+            "or CPU info), so pinning and CPU frequencies cannot be judged — leave --cpus out")
     missing = sorted(set(cpus) - set(known))
-    if known and missing:
+    if missing:
         raise UsageError(
             f"CPU{'s' if len(missing) > 1 else ''} {cpu_ranges(missing)} "
             f"{'are' if len(missing) > 1 else 'is'} not in the trace, whose CPUs are "

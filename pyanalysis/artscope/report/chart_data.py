@@ -297,8 +297,11 @@ def frame_rows(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
                deadline_ns: int = DEFAULT_FRAME_DEADLINE_NS) -> pl.DataFrame:
     """Finished frames of the run sorted by duration with their percentile
     (rank / n · 100) and jank class; over ``max_rows`` every janky frame is
-    kept plus evenly spaced ranks of the others."""
+    kept plus evenly spaced ranks of the others. Choreographer frames are
+    judged against the deadline the run's jank used (``deadline_ns`` when
+    it has none)."""
     result = _result(runset, run)
+    deadline_ns = result["jank"].get("frame_deadline_ns") or deadline_ns
     start, _ = _window(result)
     f = _by_run(runset.frames(), run)
     if f.is_empty():

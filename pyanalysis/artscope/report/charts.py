@@ -24,6 +24,7 @@ from artscope.report.chart_data import (  # noqa: F401 - also the API of the row
     MAX_ROWS, TOP_THREADS, Runs, _by_run, _clean, _result, _window, coinciding_cpus,
     downsample_slices, frame_rows, frequency_rows, gc_intervals, mmu_rows, pause_rows,
     strip_rows, timeline_rows, zoom_range)
+from artscope.units import format_frequency
 
 
 VERDICT_COLORS = {"pass": "#2ca02c", "warn": "#ff7f0e", "fail": "#d62728"}
@@ -174,11 +175,16 @@ def frequency(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
     if rows.is_empty():
         return placeholder(title, "no frequency samples for these CPUs / devices in this run "
                                   "(record power/cpu_frequency and devfreq/clock events)")
-    rows = rows.with_columns(  # cpufreq is kHz by definition; MHz reads better
-        shown=pl.when(pl.col("kind") == "cpu").then(pl.col("value") / 1e3)
+    # every series of known unit in MHz, as the reasons beside the chart
+    # write frequencies (cpufreq is kHz by definition); a value of unknown
+    # unit as recorded
+    khz = (pl.col("kind") == "cpu") | (pl.col("unit") == "kHz")
+    rows = rows.with_columns(
+        shown=pl.when(khz).then(pl.col("value") / 1e3)
+        .when(pl.col("unit") == "Hz").then(pl.col("value") / 1e6)
         .otherwise(pl.col("value")),
-        shown_unit=pl.when(pl.col("kind") == "cpu").then(pl.lit("MHz"))
-        .otherwise(pl.col("unit").fill_null("(unit unknown)")))
+        shown_unit=pl.when(khz | (pl.col("unit") == "Hz")).then(pl.lit("MHz"))
+        .otherwise(pl.lit("(unit unknown)")))
     x = alt.X("t:Q", title="time since run start (s)",
               scale=alt.Scale(domain=[0, (end - start) / 1e9], nice=False))
     tooltip = ["series:N", alt.Tooltip("t:Q", format=".4f", title="from (s since run start)"),
@@ -211,8 +217,6 @@ def frequency(runset: "Runs", run: int = 0, max_rows: int = MAX_ROWS,
             title=alt.Title(f"{title}: CPUs", subtitle=note or []), width=width, height=160))
     dev = rows.filter(pl.col("kind") == "device")
     if dev.height:
-        # Device values as recorded, in the unit the tables give (clock
-        # events are nominally Hz, but some kernels report kHz).
         memory = {m["device"] for m in result["memfreq"] if m["is_memory"]}
         # memory controllers first, then by name (as in the tables)
         names = sorted(dev["series"].unique().to_list(),
@@ -248,10 +252,12 @@ def residency(runset: "Runs", run: int = 0, all_clocks: bool = False) -> alt.Top
                            & pl.col("series").is_in(other)))
     if res.is_empty():
         return placeholder(title, "no frequency residency in this run")
+    units = {f"cpu{c['cpu']}": c.get("unit") for c in result["cpufreq"]}
+    units |= {m["device"]: m.get("unit") for m in result["memfreq"]}
     res = res.with_columns(
         share=pl.col("ns") / (end - start), ms=pl.col("ns") / 1e6,
-        label=pl.col("value").map_elements(
-            lambda v: str(int(v)) if float(v).is_integer() else f"{v:g}",
+        label=pl.struct("series", "value").map_elements(
+            lambda r: format_frequency(r["value"], units.get(r["series"])),
             return_dtype=pl.String),
         series=pl.col("series") + " (" + pl.col("source") + ")")
     names = res["series"].unique(maintain_order=True).to_list()
