@@ -47,11 +47,8 @@ target AS MATERIALIZED (
 -- from it).
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
 -- Per run and CPU, the last sched slice starting before W. A CPU's slices

@@ -62,11 +62,8 @@ gc_in_run AS MATERIALIZED (
 -- embedded: its index).
 sched_end AS NOT MATERIALIZED (
   SELECT s.utid, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
 -- The longest sched slice and R / R+ interval of the GC threads: an interval

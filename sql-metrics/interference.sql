@@ -15,11 +15,8 @@ WITH
 allowed AS (SELECT DISTINCT cpu FROM artscope_allowed_cpu),
 other_sched AS (
   SELECT s.utid, s.cpu, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
   WHERE s.cpu IN (SELECT cpu FROM allowed)
     AND s.utid != 0

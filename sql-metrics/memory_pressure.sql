@@ -31,11 +31,8 @@ kswapd AS MATERIALIZED (
 -- kswapd the outer loop (SQLite may otherwise scan sched and probe kswapd)
 kswapd_slice AS MATERIALIZED (
   SELECT s.cpu, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM kswapd k CROSS JOIN sched s ON s.utid = k.utid
 ),
 kswapd_in_run AS (

@@ -47,11 +47,8 @@ straddling AS MATERIALIZED (
   FROM sched_before_run b
   JOIN sched s ON s.id = b.id
   WHERE s.utid IN (SELECT utid FROM artscope_target_thread)
-    AND CASE WHEN s.dur = -1 THEN coalesce(
-          (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-          (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-          trace_end())
-        ELSE s.ts + s.dur END > b.start_ts
+    AND iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                         WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) > b.start_ts
 ),
 -- The candidates for both ends of a move: every CPU of the trace (the cpu
 -- table holds each CPU with sched data; a CPU no target thread ran on has
@@ -77,11 +74,10 @@ cpu_path AS MATERIALIZED (
                      FROM sched s
                      WHERE s.utid = t.utid
                        AND s.ts >= r.start_ts AND s.ts < r.end_ts
-                       AND (s.ts > r.start_ts OR CASE WHEN s.dur = -1 THEN coalesce(
-                             (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-                             (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-                             trace_end())
-                           ELSE s.ts + s.dur END > r.start_ts)
+                       AND (s.ts > r.start_ts
+                            OR iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                                                WHERE o.cpu = s.cpu AND o.ts = s.ts),
+                                   s.ts + s.dur) > r.start_ts)
                      ORDER BY s.ts, s.id)), ''),
       '') AS path
   FROM artscope_run r

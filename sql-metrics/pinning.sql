@@ -118,11 +118,8 @@ boundary AS MATERIALIZED (
            -- (dur -1: it ends at the next slice on its CPU, else where that
            -- CPU's data ends; dur 0: no time, but its CPU still gets a row).
            SELECT s.utid, s.cpu, s.ts,
-             CASE WHEN s.dur = -1 THEN coalesce(
-               (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-               (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-               trace_end())
-             ELSE s.ts + s.dur END AS end_ts
+             iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                              WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
            FROM (
              SELECT s.utid, s.cpu, s.ts, s.dur
              FROM sched_before_edge b JOIN sched s ON s.id = b.id

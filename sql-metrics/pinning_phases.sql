@@ -53,7 +53,9 @@ target AS MATERIALIZED (
 off_packed AS MATERIALIZED (
   SELECT r.run,
     (SELECT json_group_array(json_array(
-              s.ts, iif(s.dur = -1, r.end_ts, min(s.ts + s.dur, r.end_ts))))
+              s.ts, min(iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                                         WHERE o.cpu = s.cpu AND o.ts = s.ts),
+                            s.ts + s.dur), r.end_ts)))
      FROM sched s
      WHERE s.utid = t.utid AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
        AND s.dur != 0 AND NOT ((t.allowed_mask >> s.cpu) & 1)) AS packed
@@ -91,9 +93,9 @@ long_stretch AS MATERIALIZED (
 -- (artscope_cpu_data_end, as every CPU sum of artscope's), within W
 long_cpu AS (
   SELECT l.run, l.start_ts,
-    sum((SELECT coalesce(sum(iif(s.dur = -1, max(0, min(l.w_end, coalesce(
+    sum((SELECT coalesce(sum(iif(s.dur = -1, max(0, min(l.w_end,
                   (SELECT o.end_ts FROM artscope_cpu_data_end o
-                   WHERE o.cpu = s.cpu AND o.ts = s.ts), trace_end())) - s.ts), s.dur)), 0)
+                   WHERE o.cpu = s.cpu AND o.ts = s.ts)) - s.ts), s.dur)), 0)
          FROM sched s
          WHERE s.utid = t.utid AND s.ts >= l.start_ts AND s.ts < l.end_ts
            AND s.dur != 0)) AS cpu_ns,

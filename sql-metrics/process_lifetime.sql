@@ -46,9 +46,8 @@ process_exit AS MATERIALIZED (
 ),
 thread_end AS (
   SELECT l.utid, l.upid, l.is_main, l.free_ts,
-    iif(s.dur = -1, coalesce((SELECT o.end_ts FROM artscope_cpu_data_end o
-                              WHERE o.cpu = s.cpu AND o.ts = s.ts), trace_end()),
-        s.ts + s.dur) AS run_end_ts,
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS run_end_ts,
     iif(s.end_state IN ('X', 'Z') AND s.dur >= 0, s.ts + s.dur, NULL) AS dead_ts,
     x.ts AS exit_ts
   FROM last_slice l
