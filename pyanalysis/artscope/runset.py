@@ -84,13 +84,15 @@ class RunSet:
             infer_schema_length=None)
 
     def gc_pauses(self) -> pl.DataFrame:
-        """One row per run and pause (sql-metrics/gc_pause.sql): gc_id (null:
-        a suspend-all outside any GC), ts, dur, dur_in_run, source, thread."""
+        """One row per run and pause as ART registers it (sql-metrics/gc_pause.sql):
+        gc_id (null: a suspend-all outside any GC), ts, dur, dur_in_run, source,
+        bound (exact / upper / lower), end_slice, thread."""
         return self.analysis.tables["gc_pause"]
 
     def gc_mmu(self) -> pl.DataFrame:
-        """MMU per run and window: ``mmu`` over GC pauses, ``main_thread_mmu``
-        with the main thread's GC waits too (null: pauses unknown)."""
+        """MMU per run and window: ``mmu`` over GC pauses and foreground GCs,
+        ``main_thread_mmu`` over GC pauses, the main thread's GC waits and its
+        own GCs (null: pauses unknown)."""
         rows = []
         for r in self.results:
             main = {p["window_ns"]: p["mmu"] for p in r["gc"].get("main_thread_mmu") or []}
