@@ -22,7 +22,8 @@
 -- Output columns (one row per run, scope, GC, thread, CPU and frequency):
 --   run        run id
 --   scope      'app': all the target's CPU time in W; 'gc': the GC's
---              (gc_cpu_ns of gc.sql)
+--              (gc_cpu_ns of gc.sql); 'cpu': the CPU's busy time in W (any
+--              thread but the idle task: what the CPU's cluster ran)
 --   gc_id      the GC (artscope_target_gc.gc_id) the time was in; NULL for
 --              scope 'app' and for a dedicated GC worker's time
 --   utid       the thread that ran
@@ -47,19 +48,6 @@ sched_end AS NOT MATERIALIZED (
       trace_end())
     ELSE s.ts + s.dur END AS end_ts
   FROM sched s
-),
--- Per run and CPU, the last sched slice starting before W: the only one of
--- that CPU that can reach into W (see gc.sql).
-sched_before_run AS MATERIALIZED (
-  SELECT r.run, r.start_ts, r.end_ts, coalesce(
-    (SELECT s.id FROM sched s
-     WHERE s.cpu = c.cpu AND s.ts < r.start_ts AND s.ts >= r.start_ts - 100000000
-     ORDER BY s.ts DESC, s.id DESC LIMIT 1),
-    (SELECT s.id FROM sched s
-     WHERE s.cpu = c.cpu AND s.ts < r.start_ts - 100000000
-     ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
-  FROM artscope_run r
-  CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
 ),
 -- GCs overlapping W on threads that are not dedicated workers, clipped to W.
 gc_in_run AS MATERIALIZED (
@@ -123,27 +111,40 @@ freq_interval AS MATERIALIZED (
   FROM artscope_run r
   CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
 ),
--- The app's time per frequency interval: its slices on that CPU starting
--- in the interval (clipped at its end), plus the CPU's last slice starting
--- before it when that is the app's (a CPU's slices follow one another: only
--- that one can cross the interval's start; one seek, as sched_before_run).
--- sched is read by `cpu =` and the interval's ts range, never range-joined.
-app_in_interval AS (
+-- The app's time per frequency interval, and the CPU's busy time (any
+-- thread but the idle task): slices on that CPU starting in the interval
+-- (clipped at its end), plus the CPU's last slice starting before it (a
+-- CPU's slices follow one another: only that one can cross the interval's
+-- start; one seek, first within 100 ms as in gc.sql). sched is read by
+-- `cpu =` and the interval's ts range, never range-joined; each lookup
+-- returns its two sums as one 'app,busy' text.
+interval_time AS (
   SELECT i.run, i.cpu, i.khz,
-    coalesce((SELECT sum(iif(s.utid IN (SELECT utid FROM target), min(s.end_ts, i.b) - s.ts, 0))
-              FROM sched_end s
-              WHERE s.cpu = i.cpu AND s.ts >= i.a AND s.ts < i.b), 0)
-    + coalesce((SELECT iif(s.utid IN (SELECT utid FROM target), max(0, min(s.end_ts, i.b) - i.a), 0)
-                FROM sched_end s
-                WHERE s.id = coalesce(
-                  (SELECT p.id FROM sched p
-                   WHERE p.cpu = i.cpu AND p.ts < i.a AND p.ts >= i.a - 100000000
-                   ORDER BY p.ts DESC, p.id DESC LIMIT 1),
-                  (SELECT p.id FROM sched p
-                   WHERE p.cpu = i.cpu AND p.ts < i.a - 100000000
-                   ORDER BY p.ts DESC, p.id DESC LIMIT 1))), 0) AS ns
+    (SELECT sum(iif(s.utid IN (SELECT utid FROM target), min(s.end_ts, i.b) - s.ts, 0))
+            || ',' || sum(iif(s.utid != 0, min(s.end_ts, i.b) - s.ts, 0))
+     FROM sched_end s
+     WHERE s.cpu = i.cpu AND s.ts >= i.a AND s.ts < i.b) AS starting,
+    (SELECT iif(s.utid IN (SELECT utid FROM target), 1, 0) || ','
+            || iif(s.utid != 0, max(0, min(s.end_ts, i.b) - i.a), 0)
+     FROM sched_end s
+     WHERE s.id = coalesce(
+       (SELECT p.id FROM sched p
+        WHERE p.cpu = i.cpu AND p.ts < i.a AND p.ts >= i.a - 100000000
+        ORDER BY p.ts DESC, p.id DESC LIMIT 1),
+       (SELECT p.id FROM sched p
+        WHERE p.cpu = i.cpu AND p.ts < i.a - 100000000
+        ORDER BY p.ts DESC, p.id DESC LIMIT 1))) AS crossing
   FROM freq_interval i
   WHERE i.b > i.a
+),
+app_in_interval AS (
+  SELECT run, cpu, khz,
+    coalesce(cast(substr(starting, 1, instr(starting, ',') - 1) AS INT), 0)
+      + coalesce(cast(substr(crossing, 1, 1) AS INT)
+                 * cast(substr(crossing, 3) AS INT), 0) AS app_ns,
+    coalesce(cast(substr(starting, instr(starting, ',') + 1) AS INT), 0)
+      + coalesce(cast(substr(crossing, 3) AS INT), 0) AS busy_ns
+  FROM interval_time
 ),
 -- The GC's time by frequency: one ordered pass per (run, CPU) over the GC
 -- pieces and the samples that can reach W. Every row learns the last
@@ -185,7 +186,10 @@ gc_part AS (
   FROM swept WHERE kind = 0 AND last_end > ts
 ),
 at_frequency AS (
-  SELECT run, 'app' AS scope, NULL AS gc_id, NULL AS utid, cpu, khz, ns
+  SELECT run, 'app' AS scope, NULL AS gc_id, NULL AS utid, cpu, khz, app_ns AS ns
+  FROM app_in_interval
+  UNION ALL
+  SELECT run, 'cpu', NULL, NULL, cpu, khz, busy_ns
   FROM app_in_interval
   UNION ALL
   SELECT g.run, 'gc', g.gc_id, g.utid, g.cpu, p.khz, p.ns

@@ -1,0 +1,98 @@
+-- rail_energy: the energy each power rail used over each run window, and
+-- the battery's power as the fallback where no rail was recorded.
+--
+-- Rails: the android.power data source's ODPM samples (Pixel's on-device
+-- power monitor), which trace_processor imports as one counter track per
+-- rail, type 'power_rails', named 'power.rails.<friendly name>' for the
+-- rails it knows (cpu.little, cpu.mid, cpu.big, memory.interface, ddr.a,
+-- gpu, display ...) and 'power.<raw name>_uws' otherwise. A value is the
+-- rail's cumulative energy in µWs (= µJ) since the monitor started. The
+-- energy at a time t between two samples is interpolated linearly; a rail's
+-- energy over W is E(W end) - E(W start), known only when W lies within
+-- its samples (one at or before W's start, one at or after its end).
+--
+-- Battery: trace_processor's 'batt.power_mw' (|current × voltage| of each
+-- battery sample, named 'batt.<battery>.power_mw' for a named battery). A
+-- sample holds until the next one; the energy over W is the sum of power ×
+-- time over W, known when a sample holds at W's start.
+--
+-- Shape: a few seeks per run and series (`track_id =` and a ts bound).
+--
+-- Output columns (one row per run and series):
+--   run             run id
+--   source          'rail' | 'battery'
+--   name            the counter track's name
+--   energy_j        energy over W in joules; NULL when the samples do not
+--                   cover W
+--   first_ts        the series' first sample (absolute trace ns)
+--   last_ts         its last sample
+--   samples_in_run  samples inside W
+--
+-- Column types: run LONG, source STRING, name STRING, energy_j DOUBLE,
+--   first_ts TIMESTAMP, last_ts TIMESTAMP, samples_in_run LONG
+WITH
+series AS MATERIALIZED (
+  SELECT t.id AS track_id, 'rail' AS source, t.name
+  FROM counter_track t WHERE t.type = 'power_rails'
+  UNION ALL
+  SELECT t.id, 'battery', t.name
+  FROM counter_track t
+  WHERE t.name = 'batt.power_mw' OR t.name GLOB 'batt.*.power_mw'
+),
+-- Per run and series: the samples around each edge of W.
+edge AS (
+  SELECT r.run, r.start_ts, r.end_ts, s.track_id, s.source, s.name,
+    (SELECT c.ts || ',' || c.value FROM counter c
+     WHERE c.track_id = s.track_id AND c.ts <= r.start_ts ORDER BY c.ts DESC LIMIT 1) AS before_start,
+    (SELECT c.ts || ',' || c.value FROM counter c
+     WHERE c.track_id = s.track_id AND c.ts >= r.start_ts ORDER BY c.ts LIMIT 1) AS after_start,
+    (SELECT c.ts || ',' || c.value FROM counter c
+     WHERE c.track_id = s.track_id AND c.ts <= r.end_ts ORDER BY c.ts DESC LIMIT 1) AS before_end,
+    (SELECT c.ts || ',' || c.value FROM counter c
+     WHERE c.track_id = s.track_id AND c.ts >= r.end_ts ORDER BY c.ts LIMIT 1) AS after_end,
+    (SELECT min(c.ts) FROM counter c WHERE c.track_id = s.track_id) AS first_ts,
+    (SELECT max(c.ts) FROM counter c WHERE c.track_id = s.track_id) AS last_ts,
+    (SELECT count(*) FROM counter c
+     WHERE c.track_id = s.track_id AND c.ts >= r.start_ts AND c.ts < r.end_ts) AS samples_in_run
+  FROM artscope_run r CROSS JOIN series s
+),
+-- 'ts,value' texts taken apart
+edge_value AS (
+  SELECT run, start_ts, end_ts, track_id, source, name, first_ts, last_ts, samples_in_run,
+    cast(substr(before_start, 1, instr(before_start, ',') - 1) AS INT) AS t0,
+    cast(substr(before_start, instr(before_start, ',') + 1) AS REAL) AS v0,
+    cast(substr(after_start, 1, instr(after_start, ',') - 1) AS INT) AS t1,
+    cast(substr(after_start, instr(after_start, ',') + 1) AS REAL) AS v1,
+    cast(substr(before_end, 1, instr(before_end, ',') - 1) AS INT) AS t2,
+    cast(substr(before_end, instr(before_end, ',') + 1) AS REAL) AS v2,
+    cast(substr(after_end, 1, instr(after_end, ',') - 1) AS INT) AS t3,
+    cast(substr(after_end, instr(after_end, ',') + 1) AS REAL) AS v3
+  FROM edge
+),
+-- The battery's power samples holding in W (the one at or before W's
+-- start, then those inside): power (mW) × time (ns) summed, in joules.
+battery_energy AS (
+  SELECT e.run, e.track_id,
+    (SELECT sum(c.value * (coalesce(
+                 (SELECT min(n.ts) FROM counter n WHERE n.track_id = c.track_id AND n.ts > c.ts),
+                 e.end_ts) - max(c.ts, e.start_ts)))
+     FROM counter c
+     WHERE c.track_id = e.track_id AND c.ts >= coalesce(e.t0, e.start_ts) AND c.ts < e.end_ts)
+      / 1e12 AS energy_j
+  FROM edge_value e
+  WHERE e.source = 'battery' AND e.t0 IS NOT NULL
+)
+SELECT e.run, e.source, e.name,
+  CASE
+    WHEN e.source = 'battery' THEN b.energy_j
+    WHEN e.t0 IS NULL OR e.t3 IS NULL THEN NULL
+    -- µWs at W's end minus at its start, each interpolated between its
+    -- neighbouring samples (exact when a sample falls on the edge)
+    ELSE ((iif(e.t3 = e.t2, e.v2, e.v2 + (e.v3 - e.v2) * (e.end_ts - e.t2) / (e.t3 - e.t2)))
+          - (iif(e.t1 = e.t0, e.v0, e.v0 + (e.v1 - e.v0) * (e.start_ts - e.t0) / (e.t1 - e.t0))))
+         / 1e6
+  END AS energy_j,
+  e.first_ts, e.last_ts, e.samples_in_run
+FROM edge_value e
+LEFT JOIN battery_energy b ON b.run = e.run AND b.track_id = e.track_id
+ORDER BY e.run, e.source, e.name
