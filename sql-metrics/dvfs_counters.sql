@@ -42,11 +42,16 @@
 --   wrapped_ns       time of slices whose cycle count went down
 --   missing_slices, wrapped_slices  how many such pieces
 --   prorated_ns      time of pieces counted in proportion (part of a slice)
+--   tid, thread_name the thread (NULL for scope 'cpu')
+-- Scope 'cpu' rows: all that the CPU counted in W, whatever ran (the
+-- increases between its consecutive samples inside W; ns is W's length,
+-- missing_ns the time before its first and after its last sample in W,
+-- wrapped_ns / wrapped_slices the steps whose cycle count went down).
 --
 -- Column types: run LONG, scope STRING, gc_id LONG, utid LONG, cpu LONG,
 --   ns DURATION, counted_ns DURATION, cycles DOUBLE, instructions DOUBLE,
 --   missing_ns DURATION, wrapped_ns DURATION, missing_slices LONG,
---   wrapped_slices LONG, prorated_ns DURATION
+--   wrapped_slices LONG, prorated_ns DURATION, tid LONG, thread_name STRING
 WITH
 switch_session AS MATERIALIZED (
   SELECT DISTINCT perf_session_id FROM perf_counter_track
@@ -177,7 +182,35 @@ slice_count AS MATERIALIZED (
         FROM edge_sample GROUP BY slice_id, cpu) x
   LEFT JOIN switch_sample i ON i.cpu = x.cpu AND i.ord = x.in_ord
   LEFT JOIN switch_sample o ON o.cpu = x.cpu AND o.ord = x.out_ord
-)
+),
+-- Per run and CPU, everything the CPU counted in W (scope 'cpu'): the
+-- increases between consecutive samples inside W (a decrease: wrapped);
+-- the time before the first and after the last sample in W is missing.
+cpu_step AS (
+  SELECT r.run, x.cpu, r.start_ts, r.end_ts, x.ts,
+    x.cycles - lag(x.cycles) OVER w AS cycles,
+    x.instructions - lag(x.instructions) OVER w AS instructions,
+    x.ts - lag(x.ts) OVER w AS ns
+  FROM artscope_run r
+  JOIN switch_sample x ON x.ts >= r.start_ts AND x.ts <= r.end_ts
+  WINDOW w AS (PARTITION BY r.run, x.cpu ORDER BY x.ts)
+),
+cpu_total AS (
+  SELECT run, 'cpu' AS scope, NULL AS gc_id, NULL AS utid, cpu,
+    max(end_ts) - min(start_ts) AS ns,
+    sum(iif(cycles >= 0, ns, 0)) AS counted_ns,
+    sum(iif(cycles >= 0, cycles, 0)) AS cycles,
+    iif((SELECT has_instructions FROM counted), sum(iif(cycles >= 0, instructions, 0)), NULL)
+      AS instructions,
+    max(end_ts) - min(start_ts) - sum(coalesce(ns, 0)) AS missing_ns,
+    sum(iif(cycles < 0, ns, 0)) AS wrapped_ns,
+    0 AS missing_slices,
+    coalesce(sum(cycles < 0), 0) AS wrapped_slices,
+    0 AS prorated_ns
+  FROM cpu_step
+  GROUP BY run, cpu
+),
+per_piece AS (
 SELECT p.run, p.scope, p.gc_id, p.utid, p.cpu,
   sum(p.p_end - p.p_start) AS ns,
   sum(iif(c.status = 'counted', p.p_end - p.p_start, 0)) AS counted_ns,
@@ -196,4 +229,8 @@ FROM piece p
 JOIN slice_count c USING (slice_id)
 WHERE p.p_end > p.p_start
 GROUP BY p.run, p.scope, p.gc_id, p.utid, p.cpu
-ORDER BY p.run, p.scope, p.gc_id, p.utid, p.cpu
+)
+SELECT x.*, th.tid, th.name AS thread_name
+FROM (SELECT * FROM per_piece UNION ALL SELECT * FROM cpu_total) x
+LEFT JOIN thread th USING (utid)
+ORDER BY x.run, x.scope, x.gc_id, x.utid, x.cpu
