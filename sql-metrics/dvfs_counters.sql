@@ -42,7 +42,7 @@
 --   wrapped_ns       time of slices whose cycle count went down
 --   missing_slices, wrapped_slices  how many such pieces
 --   prorated_ns      time of pieces counted in proportion (part of a slice)
---   tid, thread_name the thread (NULL for scope 'cpu')
+--   tid, thread_name  the thread (NULL for scope 'cpu')
 -- Scope 'cpu' rows: all that the CPU counted in W, whatever ran (the
 -- increases between its consecutive samples inside W; ns is W's length,
 -- missing_ns the time before its first and after its last sample in W,

@@ -9,7 +9,9 @@
 -- rail's cumulative energy in µWs (= µJ) since the monitor started. The
 -- energy at a time t between two samples is interpolated linearly; a rail's
 -- energy over W is E(W end) - E(W start), known only when W lies within
--- its samples (one at or before W's start, one at or after its end).
+-- its samples (one at or before W's start, one at or after its end). The
+-- part of W its samples span (covered) has its energy either way: from
+-- E(max(W start, first sample)) to E(min(W end, last sample)).
 --
 -- Battery: trace_processor's 'batt.power_mw' (|current × voltage| of each
 -- battery sample, named 'batt.<battery>.power_mw' for a named battery). A
@@ -24,12 +26,15 @@
 --   name            the counter track's name
 --   energy_j        energy over W in joules; NULL when the samples do not
 --                   cover W
+--   covered_ns      the part of W the series' samples span (battery: from
+--                   the first sample holding in W to W's end)
+--   covered_j       the energy over that part, joules
 --   first_ts        the series' first sample (absolute trace ns)
 --   last_ts         its last sample
 --   samples_in_run  samples inside W
 --
 -- Column types: run LONG, source STRING, name STRING, energy_j DOUBLE,
---   first_ts TIMESTAMP, last_ts TIMESTAMP, samples_in_run LONG
+--   covered_ns DURATION, covered_j DOUBLE, first_ts TIMESTAMP, last_ts TIMESTAMP, samples_in_run LONG
 WITH
 series AS MATERIALIZED (
   SELECT t.id AS track_id, 'rail' AS source, t.name
@@ -69,30 +74,43 @@ edge_value AS (
     cast(substr(after_end, instr(after_end, ',') + 1) AS REAL) AS v3
   FROM edge
 ),
+-- Each rail's cumulative energy (µWs) where its samples' span meets W's
+-- edges: interpolated inside the span, the first / last sample outside.
+rail_edge AS (
+  SELECT run, track_id,
+    CASE WHEN t0 IS NULL THEN v1
+         WHEN t1 IS NULL OR t1 = t0 THEN v0
+         ELSE v0 + (v1 - v0) * (start_ts - t0) / (t1 - t0) END AS e_start,
+    CASE WHEN t3 IS NULL THEN v2
+         WHEN t2 IS NULL OR t3 = t2 THEN v3
+         ELSE v2 + (v3 - v2) * (end_ts - t2) / (t3 - t2) END AS e_end,
+    max(0, min(end_ts, last_ts) - max(start_ts, first_ts)) AS covered_ns,
+    t0 IS NOT NULL AND t3 IS NOT NULL AS covers
+  FROM edge_value
+  WHERE source = 'rail'
+),
 -- The battery's power samples holding in W (the one at or before W's
 -- start, then those inside): power (mW) × time (ns) summed, in joules.
 battery_energy AS (
   SELECT e.run, e.track_id,
+    e.end_ts - max(e.start_ts, coalesce(e.t0, e.t1)) AS covered_ns,
     (SELECT sum(c.value * (coalesce(
                  (SELECT min(n.ts) FROM counter n WHERE n.track_id = c.track_id AND n.ts > c.ts),
                  e.end_ts) - max(c.ts, e.start_ts)))
      FROM counter c
      WHERE c.track_id = e.track_id AND c.ts >= coalesce(e.t0, e.start_ts) AND c.ts < e.end_ts)
-      / 1e12 AS energy_j
+      / 1e12 AS covered_j,
+    e.t0 IS NOT NULL AS covers
   FROM edge_value e
-  WHERE e.source = 'battery' AND e.t0 IS NOT NULL
+  WHERE e.source = 'battery'
 )
 SELECT e.run, e.source, e.name,
-  CASE
-    WHEN e.source = 'battery' THEN b.energy_j
-    WHEN e.t0 IS NULL OR e.t3 IS NULL THEN NULL
-    -- µWs at W's end minus at its start, each interpolated between its
-    -- neighbouring samples (exact when a sample falls on the edge)
-    ELSE ((iif(e.t3 = e.t2, e.v2, e.v2 + (e.v3 - e.v2) * (e.end_ts - e.t2) / (e.t3 - e.t2)))
-          - (iif(e.t1 = e.t0, e.v0, e.v0 + (e.v1 - e.v0) * (e.start_ts - e.t0) / (e.t1 - e.t0))))
-         / 1e6
-  END AS energy_j,
+  iif(coalesce(x.covers, b.covers), coalesce((x.e_end - x.e_start) / 1e6, b.covered_j), NULL)
+    AS energy_j,
+  coalesce(x.covered_ns, b.covered_ns, 0) AS covered_ns,
+  coalesce((x.e_end - x.e_start) / 1e6, b.covered_j) AS covered_j,
   e.first_ts, e.last_ts, e.samples_in_run
 FROM edge_value e
+LEFT JOIN rail_edge x ON x.run = e.run AND x.track_id = e.track_id
 LEFT JOIN battery_energy b ON b.run = e.run AND b.track_id = e.track_id
 ORDER BY e.run, e.source, e.name

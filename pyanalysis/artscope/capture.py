@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from artscope import configs
+from artscope.dvfs_capture import dvfs_findings
 from artscope.errors import ArtscopeError, TraceError, UsageError
 
 if TYPE_CHECKING:  # the trace protos take ~0.1 s to import
@@ -307,6 +308,7 @@ def check_capture(
         + _loss_findings(engine)
         + _app_findings(engine, config, app, marker, pid)
         + _suspend_findings(engine)
+        + dvfs_findings(engine, config)
     )
     return CaptureCheck([line for line, _ in findings], [line for line, fatal in findings if fatal])
 

@@ -241,6 +241,53 @@ def _validity_columns() -> list[Column]:
     ]
 
 
+def _dvfs_cluster_ns(part: str, cluster: str) -> Column:
+    def get(r: dict[str, Any]) -> Any:
+        for c in _at(r, f"dvfs.{part}.by_cluster") or []:
+            if c["cluster"] == cluster:
+                return c["cpu_ns"]
+        return None
+    return derived(f"dvfs_{part}_{cluster}_cpu_ns", pl.Int64,
+                   f"{part} CPU time in W on the {cluster} cluster (null: no such cluster)", get)
+
+
+def _dvfs_columns() -> list[Column]:
+    """The GC under DVFS (docs/metrics.md): frequency of the GC's and the
+    mutators' CPU time (kHz), cycles (counted or estimated), energy."""
+    I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
+    cols = []
+    for part in ("gc", "mutator"):
+        cols += [
+            value(f"dvfs.{part}.mean", F, f"time-weighted frequency of the {part}'s CPU time in W, kHz"),
+            value(f"dvfs.{part}.min", F, f"lowest frequency the {part} ran at in W, kHz"),
+            value(f"dvfs.{part}.max", F, f"highest frequency the {part} ran at in W, kHz"),
+            value(f"dvfs.{part}.unknown_ns", I, f"{part} CPU time at an unknown frequency"),
+            *(_dvfs_cluster_ns(part, k) for k in ("little", "mid", "big")),
+        ]
+    return cols + [
+        value("dvfs.gc_to_mutator_freq_ratio", F, "dvfs_gc_mean / dvfs_mutator_mean"),
+        value("dvfs.cycles.source", S, "counters (perf counters at context switches) | estimate (CPU time × frequency)"),
+        value("dvfs.cycles.estimate", B, "the cycles are an estimate (no counters)"),
+        value("dvfs.cycles.app_cycles", F, "cycles of all target threads in W"),
+        value("dvfs.cycles.gc_cycles", F, "cycles of the GC's CPU time in W"),
+        value("dvfs.cycles.gc_cycles_share", F, "gc_cycles / app_cycles"),
+        value("dvfs.cycles.gc_cpi", F, "GC cycles per instruction (counters only)"),
+        value("dvfs.cycles.mutator_cpi", F, "mutator cycles per instruction (counters only)"),
+        value("dvfs.energy.source", S, "rails (ODPM power rails) | battery | null"),
+        value("dvfs.energy.total_j", F, "energy over W, J: all rails, else the battery's"),
+        value("dvfs.energy.mean_power_w", F, "mean power over the part of W the samples cover, W (all rails, else the battery)"),
+        value("dvfs.energy.gc_cpu_j", F, "estimate: the GC's share of the CPU rails' energy, J"),
+        value("dvfs.energy.gc_cpu_mean_power_w", F, "estimate: the GC's share of the CPU rails' mean power, W"),
+        as_json("dvfs.energy.rails", "energy per rail, with the GC's estimated share (JSON list)"),
+        value("dvfs.unknown_tolerance", F, "share of the time a DVFS number may not see and stay known"),
+        value("dvfs.reason", S, "why the GC's and the mutators' frequency is unknown (no sched, no dalvik)"),
+        as_json("dvfs.gc", "the GC's frequency summary, per cluster too (JSON)"),
+        as_json("dvfs.mutator", "the mutators' frequency summary, per cluster too (JSON)"),
+        as_json("dvfs.cycles", "cycles and instructions: counts, uncounted time, per thread (JSON)"),
+        as_json("dvfs.energy", "energy: per rail with covered time and mean power, battery (JSON)"),
+    ]
+
+
 @functools.lru_cache(maxsize=1)
 def _columns() -> tuple[Column, ...]:
     I, F, S, B = pl.Int64, pl.Float64, pl.String, pl.Boolean
@@ -347,6 +394,7 @@ def _columns() -> tuple[Column, ...]:
         *_memory_columns(),
         *_conditions_columns(),
         *_validity_columns(),
+        *_dvfs_columns(),
         value("partial", B, "the numbers cover only part of the run (truncated trace, data loss)"),
         value("health.verdict", S, "pass | warn | fail"),
         as_json("health.reasons", "the verdict's reasons (JSON list)"),

@@ -75,6 +75,18 @@ def launch_lines(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def gc_frequency_text(dvfs: dict[str, Any] | None) -> str:
+    """The GC's time-weighted frequency for a table cell: ``1.43 GHz``, ``?``
+    when unknown (some of its CPU time at an unknown frequency), ``—`` when
+    the trace cannot tell (no sched, no GCs known, no GC time)."""
+    from artscope.units import format_frequency
+
+    gc = (dvfs or {}).get("gc")
+    if not gc or not gc["cpu_ns"]:
+        return "—"
+    return format_frequency(gc["mean"], gc["unit"])
+
+
 def results_table(rows: list[dict[str, Any]]) -> str:
     """A readable summary: one line per run, then each run's reasons."""
     from rich.table import Table
@@ -82,13 +94,13 @@ def results_table(rows: list[dict[str, Any]]) -> str:
     def build(console: Any) -> None:
         t = Table(show_lines=False, pad_edge=False)
         for col in ("trace", "run", "window", "verdict", "GC share", "GC count",
-                    "max pause", "off-mask", "migr.", "janky", "cpufreq stable",
+                    "max pause", "GC freq", "off-mask", "migr.", "janky", "cpufreq stable",
                     "memfreq stable"):
             t.add_column(col, overflow="fold")
         for r in rows:
             if "error" in r:
                 # the message goes on a line of its own below the table
-                t.add_row(os.path.basename(r["trace"]), "—", "—", "error", *[""] * 8)
+                t.add_row(os.path.basename(r["trace"]), "—", "—", "error", *[""] * 9)
                 continue
             w = r["window"]
             mem = [m for m in r["memfreq"] if m["is_memory"]]
@@ -100,6 +112,7 @@ def results_table(rows: list[dict[str, Any]]) -> str:
                 r["health"]["verdict"], _pct(r["gc"]["gc_cpu_share"]),
                 _num(r["gc"]["gc_count"]),
                 "—" if pause is None else f"{pause / 1e6:.2f} ms",
+                gc_frequency_text(r.get("dvfs")),
                 _pct(r["pinning"]["off_mask_share"]),
                 _num(r["pinning"]["migrations"]),
                 "—" if jank["janky_pct"] is None else f"{jank['janky_pct']:.1f}%",

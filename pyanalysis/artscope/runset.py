@@ -107,6 +107,48 @@ class RunSet:
         runnable_ns."""
         return self.analysis.tables["gc_events"]
 
+    def dvfs(self) -> pl.DataFrame:
+        """At what frequency the GC and the mutators ran, and their cycles:
+        one row per run, part (gc, mutator) and cluster ('all': the whole
+        part), with mean / min / max frequency (kHz), CPU and unknown time,
+        cycles and whether they are an estimate (docs/metrics.md)."""
+        rows = []
+        for r in self.results:
+            d = r.get("dvfs") or {}
+            cyc = d.get("cycles") or {}
+            for part in ("gc", "mutator"):
+                f = d.get(part)
+                if f is None:
+                    continue
+                rows.append({"run": r["run"], "part": part, "cluster": "all",
+                             "cpu_ns": f["cpu_ns"], "unknown_ns": f["unknown_ns"],
+                             "freq_mean_khz": f["mean"], "freq_min_khz": f["min"],
+                             "freq_max_khz": f["max"], "cycles": cyc.get(f"{part}_cycles"),
+                             "cycles_estimate": cyc.get("estimate"), "reason": f["reason"]})
+                rows += [{"run": r["run"], "part": part, "cluster": c["cluster"],
+                          "cpu_ns": c["cpu_ns"], "unknown_ns": None,
+                          "freq_mean_khz": c["freq_mean"], "freq_min_khz": None,
+                          "freq_max_khz": None, "cycles": None,
+                          "cycles_estimate": None, "reason": None}
+                         for c in f["by_cluster"]]
+        return pl.DataFrame(rows, schema={
+            "run": pl.Int64, "part": pl.String, "cluster": pl.String, "cpu_ns": pl.Int64,
+            "unknown_ns": pl.Int64, "freq_mean_khz": pl.Float64, "freq_min_khz": pl.Float64,
+            "freq_max_khz": pl.Float64, "cycles": pl.Float64, "cycles_estimate": pl.Boolean,
+            "reason": pl.String})
+
+    def energy(self) -> pl.DataFrame:
+        """Energy per run and power rail (J; null where the rail's samples do
+        not cover the window), the covered part and its mean power, and per
+        CPU rail the GC's estimated share."""
+        rows = [{"run": r["run"], **x}
+                for r in self.results for x in ((r.get("dvfs") or {}).get("energy") or {})
+                .get("rails", [])]
+        return pl.DataFrame(rows, schema={
+            "run": pl.Int64, "name": pl.String, "energy_j": pl.Float64, "covered_ns": pl.Int64,
+            "covered_j": pl.Float64, "mean_power_w": pl.Float64, "cluster": pl.String,
+            "gc_share": pl.Float64, "gc_energy_j": pl.Float64})
+
     def pinning(self) -> pl.DataFrame:
         return self._section("pinning", drop=("threads", "top_interferers", "evidence",
                                               "allowed_cpus", "gc_allowed_cpus"))

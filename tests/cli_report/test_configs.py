@@ -12,7 +12,7 @@ from artscope.cli import main
 from artscope.errors import UsageError
 
 REPO = Path(__file__).resolve().parents[2]
-NAMES = ["artscope-affinity-debug", "artscope-full", "artscope-light"]
+NAMES = ["artscope-affinity-debug", "artscope-dvfs", "artscope-full", "artscope-light"]
 METRICS = ["gc", "pinning", "jank", "cpufreq", "memfreq"]
 
 
@@ -31,6 +31,7 @@ def test_list_configs_names_paths_and_summaries():
     assert [i.path for i in infos] == [REPO / "perfetto-configs" / f"{n}.pbtxt" for n in NAMES]
     assert [i.summary for i in infos] == [
         "artscope-full plus who changed the CPU mask.",
+        "artscope-light plus counters at context switches and power rails.",
         "every metric plus the evidence behind each health reason.",
         "the lowest-overhead capture that still feeds every metric.",
     ]
@@ -80,7 +81,7 @@ def test_every_config_renders_with_app_and_duration_set(name):
     assert cfg.duration_ms == 45000
     # The app replaces "*"; lmkd (its markers are the low-memory kills) stays.
     assert list(_ftrace(cfg).atrace_apps) == (
-        ["com.example.app"] if name == "artscope-light" else ["com.example.app", "lmkd"])
+        ["com.example.app"] if name in ("artscope-light", "artscope-dvfs") else ["com.example.app", "lmkd"])
     assert cfg.write_into_file is True
     assert cfg.file_write_period_ms == 2500
     assert _ftrace(cfg).compact_sched.enabled is True
@@ -247,7 +248,7 @@ def test_render_sets_fields_on_the_message_and_keeps_the_header(name):
     from google.protobuf import text_format
 
     # light records the app's markers only; the others also lmkd's kills.
-    apps = '"com.example.app"' if name == "artscope-light" else '"com.example.app" "lmkd"'
+    apps = '"com.example.app"' if name in ("artscope-light", "artscope-dvfs") else '"com.example.app" "lmkd"'
     assert rendered == (
         f"{title}\n#\n# Rendered by artscope from perfetto-configs/{name}.pbtxt:\n"
         f'# duration_ms 45000, atrace_apps {apps}, set on the\n'
@@ -269,7 +270,7 @@ def test_render_rounds_sub_millisecond_durations_up():
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"name": "nope"}, "unknown config 'nope' (available: artscope-affinity-debug, artscope-full, artscope-light)"),
+        ({"name": "nope"}, "unknown config 'nope' (available: artscope-affinity-debug, artscope-dvfs, artscope-full, artscope-light)"),
         ({"name": "full", "app": 'com.x" } x {'}, "invalid app 'com.x\" } x {': expected a package name like com.example.app"),
         ({"name": "full", "app": ""}, "invalid app '': expected a package name like com.example.app"),
         ({"name": "full", "duration": "0s"}, "invalid duration '0s': must be longer than 0"),
@@ -345,6 +346,7 @@ def test_cli_configs_list():
     assert result.exit_code == 0
     assert result.stdout == (
         "artscope-affinity-debug  artscope-full plus who changed the CPU mask.\n"
+        "artscope-dvfs            artscope-light plus counters at context switches and power rails.\n"
         "artscope-full            every metric plus the evidence behind each health reason.\n"
         "artscope-light           the lowest-overhead capture that still feeds every metric.\n"
     )
@@ -363,7 +365,7 @@ def test_cli_configs_show():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["configs", "show", "nope"], "unknown config 'nope' (available: artscope-affinity-debug, artscope-full, artscope-light)"),
+        (["configs", "show", "nope"], "unknown config 'nope' (available: artscope-affinity-debug, artscope-dvfs, artscope-full, artscope-light)"),
         (["configs", "show", "full", "--duration", "5x"], "invalid duration '5x': expected e.g. 30s, 500ms, 2m, 1500us or an integer number of ns"),
     ],
 )

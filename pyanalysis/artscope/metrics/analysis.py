@@ -12,7 +12,7 @@ from typing import Any
 import polars as pl
 
 from artscope.engines.base import Engine
-from artscope.metrics import compute, conditions, health, memory, startup, validity
+from artscope.metrics import compute, conditions, dvfs, health, memory, startup, validity
 from artscope.metrics.options import AnalysisOptions
 from artscope.metrics.runner import MetricRunner
 from artscope.metrics.selection import Selection, select
@@ -24,7 +24,8 @@ from artscope.metrics.setup_errors import setup_errors
 ANALYZE_METRICS = ("gc", "gc_events", "gc_pause", "gc_wait", "pinning", "migrations",
                    "interference", "frames", "frame_source", "frequency", "data_loss",
                    "conditions", "thermal", "heap",
-                   *memory.MEMORY_METRICS, "startups", "cooling_devices", "run_validity")
+                   *memory.MEMORY_METRICS, "startups", "cooling_devices", "run_validity",
+                   *dvfs.DVFS_METRICS)
 
 
 @dataclasses.dataclass
@@ -81,6 +82,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
                                                valid_rows)
     first_runs = validity.first_runs_of_process(
         valid_rows, {run.run: run.start_ts for run in sel.runs})
+    counted = dvfs.counters_recorded(engine)
     results = []
     for run in sel.runs:
         w_len = run.end_ts - run.start_ts
@@ -117,6 +119,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             next(iter(compute._by_run(valid_rows, run.run).to_dicts()), None),
             (run.start_ts, run.end_ts), first_runs.get(run.run), tables["memory_kills"],
             gc["app_cpu_ns"], valid_cap, opts.thresholds.cold_start_lead_ns)
+        _add_dvfs(result, run.run, tables, sel, cap, counted)
         result["conditions"] = conditions.conditions_metrics(
             run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
             tables["thermal"], tables["frequency"])
@@ -128,6 +131,19 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
         results.append(result)
     return Analysis(trace=trace, engine=engine.name, selection=sel, results=results,
                     tables=tables, runner=runner)
+
+
+def _add_dvfs(result: dict[str, Any], run: int, tables: dict[str, pl.DataFrame],
+              sel: Selection, cap: compute.Capture, counted: bool) -> None:
+    """The run's ``dvfs`` block, and each GC event's frequency and cycles."""
+    time, counters, energy = (dvfs.declared(n, tables[n]) for n in dvfs.DVFS_METRICS)
+    result["dvfs"] = dvfs.dvfs_metrics(run, time, counters, energy, sel.topology, cap.sched,
+                                       counted, cap.dalvik)
+    ev = tables["gc_events"]
+    gc_ids = ev.filter(pl.col("run") == run)["gc_id"].to_list() if ev.height else []
+    for event, gc_id in zip(result["gc"]["events"], gc_ids):
+        event["dvfs"] = (dvfs.gc_event_dvfs(run, gc_id, time, counters, sel.topology, counted)
+                         if cap.sched else None)
 
 
 def _ftrace_setup_errors(engine: Engine) -> list[dict[str, Any]]:

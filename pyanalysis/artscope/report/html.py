@@ -100,6 +100,7 @@ def vega_javascript() -> str:
     return js.replace("</script", "<\\/script").replace("<!--", "<\\!--")
 
 
+from artscope.report.dvfs_tables import dvfs_tables
 from artscope.report.html_tables import (  # noqa: E402 - the cells of every report table
     _FREQ_KEYS, _e, _fmt, _kv_table, _ms, _rel, _rows_table)
 
@@ -215,6 +216,7 @@ def _metric_tables(result: dict[str, Any], start: int) -> str:
            _rows_table([{"cause": k, **v} for k, v in result["gc"]["by_cause"].items()], start),
            "<h4>GC by kind</h4>",
            _rows_table([{"kind": k, **v} for k, v in result["gc"]["by_kind"].items()], start),
+           dvfs_tables(result),
            "<h4>Threads (pinning)</h4>", _rows_table(p.get("threads") or [], start),
            "<h4>Top interferers on the allowed CPUs</h4>",
            _rows_table(p.get("top_interferers") or [], start)]
