@@ -497,7 +497,10 @@ def study_options(f):
         click.option("--cost", type=click.Choice(list(COSTS)), default="task_clock",
                      show_default=True,
                      help="Cost measure: task_clock = app CPU in the run window, GC CPU removed; "
-                          "wall = the run window's length, GC pause time removed."),
+                          "wall = the run window's length, GC pause time removed; cycles = the "
+                          "app's CPU cycles, the GC's removed (counted where every run has perf "
+                          "counters, else estimated); energy = the power rails' energy, the "
+                          "GC's estimated share removed."),
         click.option("--ci", "ci_level", type=click.Choice([str(c) for c in CI_LEVELS]),
                      default="95", show_default=True,
                      help="Confidence level (%) of every CI, over invocations."),
@@ -582,7 +585,8 @@ def lbo_cmd(inputs, at_x, fmt, output, **kw) -> None:
 @label_options
 @selector_options
 @click.option("--metric", default="task_clock", show_default=True, metavar="NAME",
-              help="An analyze column (e.g. gc_app_cpu_ns) or task_clock | distilled | gc_cpu | gc_share.")
+              help="An analyze column (e.g. gc_app_cpu_ns) or task_clock | distilled | gc_cpu | "
+                   "gc_share | cycles.")
 @click.option("--group-by", "group_by", multiple=True, metavar="LABEL",
               help="Group runs by these labels/columns (repeatable or comma-separated; "
                    "default: benchmark, config, x).")

@@ -241,6 +241,10 @@ def _validity_columns() -> list[Column]:
     ]
 
 
+def _sum_known(*values: float | None) -> float | None:
+    return None if any(v is None for v in values) else sum(values)
+
+
 def _dvfs_cluster_ns(part: str, cluster: str) -> Column:
     def get(r: dict[str, Any]) -> Any:
         for c in _at(r, f"dvfs.{part}.by_cluster") or []:
@@ -271,6 +275,11 @@ def _dvfs_columns() -> list[Column]:
         value("dvfs.cycles.app_cycles", F, "cycles of all target threads in W"),
         value("dvfs.cycles.gc_cycles", F, "cycles of the GC's CPU time in W"),
         value("dvfs.cycles.gc_cycles_share", F, "gc_cycles / app_cycles"),
+        derived("dvfs_app_cycles_estimate", F, "the app's cycles estimated as CPU time × frequency (whether or not counted)",
+                lambda r: _sum_known(_at(r, "dvfs.gc.cycles_estimate"),
+                                     _at(r, "dvfs.mutator.cycles_estimate"))),
+        value("dvfs.gc.cycles_estimate", F, "the GC's cycles estimated as CPU time × frequency (whether or not counted)",
+              name="dvfs_gc_cycles_estimate"),
         value("dvfs.cycles.gc_cpi", F, "GC cycles per instruction (counters only)"),
         value("dvfs.cycles.mutator_cpi", F, "mutator cycles per instruction (counters only)"),
         value("dvfs.energy.source", S, "rails (ODPM power rails) | battery | null"),

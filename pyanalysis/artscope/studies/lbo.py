@@ -9,6 +9,13 @@ pluggable cost measure (:data:`COSTS`, ``--cost``):
   distilled(run) = cost - GC CPU (``gc_gc_cpu_ns``)
 * ``wall``: cost(run) = the length of the run window W; distilled(run) =
   cost - the run's GC pause time in W (``gc_pause_total_ns``)
+* ``cycles``: cost(run) = the app's CPU cycles in W, distilled(run) = cost -
+  the GC's; counted (perf counters at context switches) when every run has
+  them, else the estimate (CPU time × frequency) for every run, said in a
+  ``cost_source`` note
+* ``energy``: cost(run) = the power rails' energy over W (µJ), distilled(run)
+  = cost - the GC's estimated share of the CPU rails; a run without rails
+  covering W has no cost
 
 Per device (and build, when a device ran several), per benchmark b, config
 c and heap multiple x:
@@ -74,6 +81,46 @@ def _window_length(runs: pl.DataFrame) -> pl.DataFrame:
     return runs
 
 
+def _cycles_cost(runs: pl.DataFrame) -> pl.DataFrame:
+    """cycles_cost / cycles_gc_cost: counted where every analysed run
+    counted its cycles, else every run's estimate; cost_source says which."""
+    ok = runs.filter(pl.col("error").is_null()) if "error" in runs.columns else runs
+    counted = ("dvfs_cycles_source" in ok.columns and ok.height > 0
+               and (ok["dvfs_cycles_source"] == "counters").all())
+    app, gc = (("dvfs_cycles_app_cycles", "dvfs_cycles_gc_cycles") if counted
+               else ("dvfs_app_cycles_estimate", "dvfs_gc_cycles_estimate"))
+    col = (lambda c: pl.col(c).cast(pl.Float64, strict=False).round(0)
+           if c in runs.columns else pl.lit(None, pl.Float64))
+    return runs.with_columns(cycles_cost=col(app), cycles_gc_cost=col(gc),
+                             cost_source=pl.lit("counted" if counted else "estimate"))
+
+
+def _energy_cost(runs: pl.DataFrame) -> pl.DataFrame:
+    """energy_cost_uj / energy_gc_cost_uj from the power rails (µJ)."""
+    def uj(c: str) -> pl.Expr:
+        if c not in runs.columns or "dvfs_energy_source" not in runs.columns:
+            return pl.lit(None, pl.Float64)
+        return (pl.when(pl.col("dvfs_energy_source") == "rails")
+                .then((pl.col(c).cast(pl.Float64, strict=False) * 1e6).round(0)))
+    return runs.with_columns(energy_cost_uj=uj("dvfs_energy_total_j"),
+                             energy_gc_cost_uj=uj("dvfs_energy_gc_cpu_j"))
+
+
+def cost_source_note(runs: pl.DataFrame) -> pl.DataFrame:
+    """A note saying whether the cycles were counted or estimated (runs
+    prepared for ``--cost cycles``; none for the other measures)."""
+    from artscope.studies.checks import WARNING_SCHEMA
+
+    if "cost_source" not in runs.columns or not runs.height:
+        return pl.DataFrame(schema=WARNING_SCHEMA)
+    detail = ("cycles counted by perf counters at every context switch, in every run"
+              if runs["cost_source"][0] == "counted" else
+              "cycles estimated as CPU time × frequency: not every run has perf counters "
+              "sampled at context switches (capture config artscope-dvfs)")
+    return pl.DataFrame([{"check": "cost_source", "severity": "info", "detail": detail}],
+                        schema=WARNING_SCHEMA)
+
+
 #: The cost measures, by ``--cost`` name. A new measure is one entry here.
 COSTS: dict[str, CostMeasure] = {
     "task_clock": CostMeasure(
@@ -83,6 +130,14 @@ COSTS: dict[str, CostMeasure] = {
         "wall", "window_ns", "gc_pause_total_ns",
         "no GC pause times (the trace has GC slices without ART's phase slices)",
         "wall clock", derive=_window_length),
+    "cycles": CostMeasure(
+        "cycles", "cycles_cost", "cycles_gc_cost",
+        "no cycles (no sched data, or its frequency or counts unknown beyond the tolerance)",
+        "CPU cycles", derive=_cycles_cost),
+    "energy": CostMeasure(
+        "energy", "energy_cost_uj", "energy_gc_cost_uj",
+        "no energy over the window (no power rails, or their samples do not cover it)",
+        "energy (µJ, power rails)", derive=_energy_cost),
 }
 
 
@@ -426,7 +481,8 @@ def lbo_of(runs: pl.DataFrame, kept: pl.DataFrame, excluded: pl.DataFrame,
                       how="diagonal_relaxed")
     sweeps = checks.sweeps(kept)
     warnings = pl.concat([checks.mixed_devices(runs), checks.below_max(kept),
-                          checks.cpus_below_max(kept), checks.sweep_warnings(sweeps)])
+                          checks.cpus_below_max(kept), checks.sweep_warnings(sweeps),
+                          cost_source_note(kept)])
     return LboResult(table=table.select(TABLE_COLUMNS), flags=flags, excluded=excluded,
                      options=opts, warnings=warnings, failures=checks.failures(runs),
                      sweeps=sweeps)

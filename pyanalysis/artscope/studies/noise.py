@@ -35,7 +35,9 @@ from artscope.studies.stats import ci_half, rank_correlation
 
 #: --metric shorthands -> analyze columns.
 METRIC_ALIASES = {"task_clock": "gc_app_cpu_ns", "distilled": "gc_mutator_cpu_ns",
-                  "gc_cpu": "gc_gc_cpu_ns", "gc_share": "gc_gc_cpu_share"}
+                  "gc_cpu": "gc_gc_cpu_ns", "gc_share": "gc_gc_cpu_share",
+                  # counted, or estimated where the run has no counters (dvfs_cycles_source)
+                  "cycles": "dvfs_cycles_app_cycles"}
 MAD_OUTLIER = 3.5
 #: a factor "tracks" the metric when |rho| reaches this.
 TRACKS_RHO = 0.5
