@@ -15,6 +15,7 @@ from typing import Any
 
 import polars as pl
 
+from artscope.metrics.compute import _by_run, number
 from artscope.metrics.topology import Topology
 from artscope.units import FIXED_FREQUENCY_UNIT
 
@@ -47,10 +48,6 @@ def cluster_names(n: int) -> list[str]:
         n, [f"cluster{i}" for i in range(n)])
 
 
-def _by_run(df: pl.DataFrame, run: int) -> pl.DataFrame:
-    return df.filter(pl.col("run") == run) if df.height else df
-
-
 def _share(part: float, whole: float) -> float | None:
     return part / whole if whole else None
 
@@ -75,17 +72,10 @@ def frequency_summary(rows: pl.DataFrame, topo: Topology) -> dict[str, Any]:
                          f"unreadable), more than the {UNKNOWN_TOLERANCE:.0%} tolerance")
     else:
         weighted = float((known["freq_khz"] * known["ns"]).sum())
-        out.update(mean=weighted / (total - unknown), min=_num(known["freq_khz"].min()),
-                   max=_num(known["freq_khz"].max()), cycles_estimate=weighted / 1e6)
+        out.update(mean=weighted / (total - unknown), min=number(known["freq_khz"].min()),
+                   max=number(known["freq_khz"].max()), cycles_estimate=weighted / 1e6)
     out["by_cluster"] = _by_cluster(rows, topo)
     return out
-
-
-def _num(v: Any) -> int | float | None:
-    if v is None:
-        return None
-    f = float(v)
-    return int(f) if f.is_integer() else f
 
 
 def _by_cluster(rows: pl.DataFrame, topo: Topology) -> list[dict[str, Any]]:
