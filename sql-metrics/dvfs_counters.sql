@@ -21,7 +21,7 @@
 -- guessed. An open last slice ends where its CPU's data ends (as gc.sql),
 -- where no switch-out sample exists: missing.
 --
--- Time is split as gc.sql / dvfs_time.sql split it (the app: its slices ∩
+-- Time is split as gc.sql and dvfs_gc_time.sql split it (the app: its slices ∩
 -- W; the GC: each GC thread's slices inside its own GCs ∩ W, and dedicated
 -- GC workers' slices ∩ W). A piece that is only part of its slice (cut by
 -- W's or a GC's edge) gets the slice's counts in proportion to its time:
@@ -32,7 +32,7 @@
 -- one ordered pass per CPU over slice edges and samples.
 --
 -- Output columns (one row per run, scope, GC, thread and CPU):
---   run, scope, gc_id, utid, cpu   as in dvfs_time.sql
+--   run, scope, gc_id, utid, cpu   as in dvfs_gc_time.sql ('app', 'gc', 'cpu')
 --   ns               CPU time of these pieces
 --   counted_ns       the part of it whose slices have counts
 --   cycles           cycles over counted_ns (prorated pieces: their share)

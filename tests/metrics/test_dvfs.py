@@ -161,14 +161,15 @@ def test_rail_energy_interpolated_at_a_window_cutting_the_samples(tmp_path):
     assert rails["power.rails.display"]["energy_j"] == pytest.approx(400e-6)
     assert e["total_j"] == pytest.approx(2800e-6)
     # GC share of the big cluster (estimate, no counters): GC cycles there
-    # 8e6 + 36e6 + 10e6 + 14e6 = 68e6 of all cycles there: CPU 6 busy
-    # [10,20) @1 GHz 10e6, [20,30) 10e6, [30,50) @2 GHz 40e6, [60,70) 20e6,
-    # [70,90) @2.8 GHz 56e6 = 136e6 -> 0.5
+    # 8e6 + 36e6 + 10e6 + 14e6 = 68e6 (kHz × ms) of all cycles there: CPU 6
+    # busy 70 ms of W (MAIN [10,20), HTD [20,50), MAIN [60,90)) at its mean
+    # frequency over W, (20 ms × 1 GHz + 40 × 2 + 20 × 2.8) / 80 = 1.95 GHz:
+    # 136.5e6; CPU 7 never ran anything
     big = rails["power.rails.cpu.big"]
-    assert big["cluster"] == "big" and big["gc_share"] == pytest.approx(0.5)
-    assert big["gc_energy_j"] == pytest.approx(1200e-6)
+    assert big["cluster"] == "big" and big["gc_share"] == pytest.approx(68 / 136.5)
+    assert big["gc_energy_j"] == pytest.approx(68 / 136.5 * 2400e-6)
     assert rails["power.rails.display"]["gc_share"] is None
-    assert e["gc_cpu_j"] == pytest.approx(1200e-6)
+    assert e["gc_cpu_j"] == pytest.approx(68 / 136.5 * 2400e-6)
 
 
 def test_rail_samples_not_covering_the_window_leave_the_total_unknown(tmp_path):
@@ -212,7 +213,8 @@ def _counted_with_rails() -> bytes:
 
 
 @pytest.mark.tp
-@pytest.mark.parametrize("metric", ["dvfs_time", "dvfs_counters", "rail_energy", "results"])
+@pytest.mark.parametrize("metric", ["dvfs_gc_time", "dvfs_app_time", "dvfs_cpu_busy",
+                                    "dvfs_counters", "rail_energy", "results"])
 def test_both_engines_give_the_same_numbers(tp_bin, tmp_path, metric):
     from test_parity import assert_parity
 
@@ -244,7 +246,8 @@ def test_real_traces_on_both_engines(tp_bin, shared_traces, trace, options):
     from test_parity import assert_parity
 
     path = shared_traces / trace
-    for metric in ("dvfs_time", "dvfs_counters", "rail_energy"):
+    for metric in ("dvfs_gc_time", "dvfs_app_time", "dvfs_cpu_busy", "dvfs_counters",
+                   "rail_energy"):
         assert_parity(metric, path, tp_bin=tp_bin, **options)
     with artscope.open(str(path), engine="embedded", **options) as rs:
         for r in rs.results:

@@ -119,7 +119,7 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
             next(iter(compute._by_run(valid_rows, run.run).to_dicts()), None),
             (run.start_ts, run.end_ts), first_runs.get(run.run), tables["memory_kills"],
             gc["app_cpu_ns"], valid_cap, opts.thresholds.cold_start_lead_ns)
-        _add_dvfs(result, run.run, tables, sel, cap, counted)
+        _add_dvfs(result, run.run, tables, sel, cap, counted, runner)
         result["conditions"] = conditions.conditions_metrics(
             run.run, sel, result["cpufreq"], result["memfreq"], tables["conditions"],
             tables["thermal"], tables["frequency"])
@@ -134,9 +134,17 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
 
 
 def _add_dvfs(result: dict[str, Any], run: int, tables: dict[str, pl.DataFrame],
-              sel: Selection, cap: compute.Capture, counted: bool) -> None:
+              sel: Selection, cap: compute.Capture, counted: bool,
+              runner: MetricRunner) -> None:
     """The run's ``dvfs`` block, and each GC event's frequency and cycles."""
-    time, counters, energy = (dvfs.declared(n, tables[n]) for n in dvfs.DVFS_METRICS)
+    energy = dvfs.declared("rail_energy", tables["rail_energy"])
+    time_tables = list(dvfs.TIME_METRICS)
+    if dvfs.needs_busy(energy, counted):
+        if dvfs.BUSY_METRIC not in tables:
+            tables[dvfs.BUSY_METRIC] = runner.run(dvfs.BUSY_METRIC)
+        time_tables.append(dvfs.BUSY_METRIC)
+    time = pl.concat([dvfs.declared(n, tables[n]) for n in time_tables])
+    counters = dvfs.declared("dvfs_counters", tables["dvfs_counters"])
     result["dvfs"] = dvfs.dvfs_metrics(run, time, counters, energy, sel.topology, cap.sched,
                                        counted, cap.dalvik)
     ev = tables["gc_events"]

@@ -2,9 +2,11 @@
 cycles and instructions, and the energy the run used (docs/metrics.md,
 "GC under DVFS").
 
-Reads dvfs_time.sql (CPU time by frequency), dvfs_counters.sql (perf
-counters sampled at context switches) and rail_energy.sql (power rails,
-battery); the clusters are the selection's topology. A number whose data
+Reads dvfs_gc_time.sql and dvfs_app_time.sql (CPU time by frequency),
+dvfs_counters.sql (perf counters sampled at context switches),
+rail_energy.sql (power rails, battery) and, for the GC's share of a CPU
+rail without counters, dvfs_cpu_busy.sql; the clusters are the selection's
+topology. A number whose data
 is missing for more than ``UNKNOWN_TOLERANCE`` of the time it covers is
 null, with a reason.
 """
@@ -24,8 +26,13 @@ FREQUENCY_UNIT = FIXED_FREQUENCY_UNIT["cpufreq"]
 #: A frequency, or a count, stays known while the time it cannot see is at
 #: most this share of the time it covers.
 UNKNOWN_TOLERANCE = 0.01
-#: The DVFS metric files analyze runs.
-DVFS_METRICS = ("dvfs_time", "dvfs_counters", "rail_energy")
+#: The DVFS metric files analyze runs: the GC's and the app's CPU time by
+#: frequency (the same columns), the counters, the rails.
+TIME_METRICS = ("dvfs_gc_time", "dvfs_app_time")
+DVFS_METRICS = (*TIME_METRICS, "dvfs_counters", "rail_energy")
+#: Each CPU's busy time, read only for the GC's estimated share of a CPU
+#: rail (rails, no counters).
+BUSY_METRIC = "dvfs_cpu_busy"
 #: trace_processor's names of the CPU clusters' core rails (ODPM), littlest
 #: first.
 CPU_RAILS = ("power.rails.cpu.little", "power.rails.cpu.mid", "power.rails.cpu.big")
@@ -39,6 +46,13 @@ def declared(name: str, df: pl.DataFrame) -> pl.DataFrame:
 
     types = header_column_types(split_header(metric_sql(name))[0])
     return df.cast({c: POLARS_TYPES[t] for c, t in types.items() if c in df.columns})
+
+
+def needs_busy(energy_rows: pl.DataFrame, counters_recorded: bool) -> bool:
+    """Whether the GC's share of a CPU rail must be estimated from the
+    CPUs' busy time (a CPU rail, no counters)."""
+    return (not counters_recorded and energy_rows.height > 0
+            and energy_rows["name"].is_in(list(CPU_RAILS)).any())
 
 
 def cluster_names(n: int) -> list[str]:

@@ -1,0 +1,157 @@
+-- dvfs_app_time: the target's CPU time in each run window (the task
+-- clock, gc.sql's app_cpu_ns) by the frequency its CPU ran at, per CPU.
+--
+-- The app's time is its threads' sched slices ∩ W (an open last slice ends
+-- where its CPU's data ends: artscope_cpu_data_end). It is split at each
+-- CPU's frequency changes (the cpufreq series of frequency.sql,
+-- cpu_counter_track 'cpufreq'): a value holds until the next change on that
+-- CPU; before a CPU's first sample, or while it reads 0 (a polled node it
+-- could not read), the frequency is unknown. The mutators' time is this
+-- minus the GC's (dvfs_gc_time.sql).
+--
+-- Shape: sched is never range-joined. The time is summed per frequency
+-- interval of each CPU (from one change to the next) with one lookup by
+-- `cpu =`, the interval's ts range and a utid range: the target's utids
+-- in at most 4 ranges of neighbouring utids (a process's threads mostly
+-- have neighbouring utids), so trace_processor hands back little more than
+-- the target's slices. The slice crossing an interval's start is the
+-- latest target slice of the earlier intervals (a CPU's slices follow one
+-- another), or for W's start one seek per CPU.
+--
+-- Output columns (one row per run, CPU and frequency):
+--   run        run id
+--   scope      'app'
+--   gc_id      NULL (the columns of dvfs_gc_time.sql)
+--   utid       NULL
+--   cpu        the CPU
+--   freq_khz   the CPU's frequency (kHz, cpufreq); NULL: unknown
+--   ns         the target's CPU time at that frequency
+--
+-- Column types: run LONG, scope STRING, gc_id LONG, utid LONG, cpu LONG,
+--   freq_khz DOUBLE, ns DURATION
+WITH
+target AS MATERIALIZED (
+  SELECT t.utid,
+    (t.role = 'gc' AND coalesce(th.name, '') != 'HeapTaskDaemon') AS is_worker
+  FROM artscope_target_thread t JOIN thread th USING (utid)
+),
+-- The target's utids in at most 4 ranges: split at the 3 widest gaps
+-- between neighbouring target utids (a range may hold other threads too:
+-- their slices are left out below).
+target_gap AS MATERIALIZED (
+  SELECT utid, utid - lag(utid) OVER (ORDER BY utid) AS gap FROM target
+),
+target_split AS (
+  SELECT g.utid,
+    sum(iif(g.gap > 1 AND (SELECT count(*) FROM target_gap w
+                           WHERE w.gap > g.gap OR (w.gap = g.gap AND w.utid < g.utid)) < 3,
+            1, 0)) OVER (ORDER BY g.utid) AS grp
+  FROM target_gap g
+),
+utid_range AS MATERIALIZED (
+  SELECT min(utid) AS lo, max(utid) AS hi, count(*) = max(utid) - min(utid) + 1 AS pure
+  FROM target_split GROUP BY grp
+),
+-- Sched slices with their end (as gc.sql); inlined into the lookups below.
+sched_end AS NOT MATERIALIZED (
+  SELECT s.id, s.utid, s.cpu, s.ts,
+    CASE WHEN s.dur = -1 THEN coalesce(
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+      trace_end())
+    ELSE s.ts + s.dur END AS end_ts
+  FROM sched s
+),
+-- The changes of each CPU's frequency (frequency.sql's 'cpufreq' series; a
+-- sample repeating the previous value changes nothing): each with its value
+-- (0: unknown), the previous value, the next change, and a key that orders
+-- them and carries the value (ordinal * 2^24 + kHz).
+freq_sample AS (
+  SELECT t.cpu, c.ts, c.id, c.value AS khz, lag(c.value) OVER w AS prev_khz
+  FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id
+  WHERE t.name = 'cpufreq'
+  WINDOW w AS (PARTITION BY t.cpu ORDER BY c.ts, c.id)
+),
+freq_change AS MATERIALIZED (
+  SELECT cpu, ts, khz, prev_khz, lead(ts) OVER w AS next_ts,
+    row_number() OVER w * 16777216 + khz AS key
+  FROM freq_sample
+  WHERE prev_khz IS NULL OR khz != prev_khz
+  WINDOW w AS (PARTITION BY cpu ORDER BY ts, id)
+),
+-- Each CPU's frequency intervals in W: from each change (or W's start) to
+-- the next (or W's end), and before the CPU's first sample an interval of
+-- unknown frequency (khz NULL); numbered in time order per run and CPU.
+freq_interval AS MATERIALIZED (
+  SELECT run, cpu, a, b, khz, row_number() OVER (PARTITION BY run, cpu ORDER BY a) AS idx
+  FROM (
+    SELECT r.run, f.cpu, max(f.ts, r.start_ts) AS a,
+      min(coalesce(f.next_ts, r.end_ts), r.end_ts) AS b, f.khz
+    FROM artscope_run r
+    JOIN freq_change f ON f.ts < r.end_ts AND coalesce(f.next_ts, r.end_ts) > r.start_ts
+    UNION ALL
+    SELECT r.run, c.cpu, r.start_ts,
+      min(coalesce((SELECT min(f.ts) FROM freq_change f WHERE f.cpu = c.cpu), r.end_ts),
+          r.end_ts),
+      NULL
+    FROM artscope_run r
+    CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c)
+  WHERE b > a
+),
+-- Per interval and utid range, one lookup: the target's time of the slices
+-- starting in the interval (clipped at its end) and the latest end among
+-- them ('ns,end'; target slices of one CPU never overlap, so that is the
+-- end of the last one).
+interval_scan AS (
+  SELECT i.run, i.cpu, i.idx,
+    (SELECT sum(CASE WHEN u.pure OR s.utid IN (SELECT utid FROM target)
+                     THEN min(s.end_ts, i.b) - s.ts END)
+            || ',' || max(CASE WHEN u.pure OR s.utid IN (SELECT utid FROM target)
+                          THEN s.end_ts END)
+     FROM sched_end s
+     WHERE s.cpu = i.cpu AND s.ts >= i.a AND s.ts < i.b
+       AND s.utid >= u.lo AND s.utid <= u.hi) AS scan
+  FROM freq_interval i CROSS JOIN utid_range u
+),
+interval_app AS MATERIALIZED (
+  SELECT i.run, i.cpu, i.idx, i.a, i.b, i.khz,
+    coalesce(sum(cast(substr(x.scan, 1, instr(x.scan, ',') - 1) AS INT)), 0) AS ns,
+    max(cast(substr(x.scan, instr(x.scan, ',') + 1) AS INT)) AS last_end
+  FROM freq_interval i
+  LEFT JOIN interval_scan x ON x.run = i.run AND x.cpu = i.cpu AND x.idx = i.idx
+  GROUP BY i.run, i.cpu, i.idx
+),
+-- Per run and CPU, the last sched slice starting before W (the only one of
+-- that CPU that can reach into W; one seek each, as gc.sql), and whether it
+-- is the target's.
+slice_before_run AS MATERIALIZED (
+  SELECT b.run, b.cpu, s.end_ts, s.utid IN (SELECT utid FROM target) AS is_target
+  FROM (SELECT r.run, r.start_ts, c.cpu, coalesce(
+          (SELECT s.id FROM sched s
+           WHERE s.cpu = c.cpu AND s.ts < r.start_ts AND s.ts >= r.start_ts - 100000000
+           ORDER BY s.ts DESC, s.id DESC LIMIT 1),
+          (SELECT s.id FROM sched s
+           WHERE s.cpu = c.cpu AND s.ts < r.start_ts - 100000000
+           ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
+        FROM artscope_run r
+        CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c) b
+  JOIN sched_end s ON s.id = b.id
+),
+-- The target slice crossing an interval's start: the last of the latest
+-- earlier interval that has one (it crosses when it ends after the start),
+-- else the one crossing W's start.
+app_in_interval AS (
+  SELECT i.run, i.cpu, i.khz,
+    i.ns + max(0, min(coalesce(
+      max(i.last_end) OVER (PARTITION BY i.run, i.cpu ORDER BY i.idx
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+      iif(w.is_target, w.end_ts, NULL), i.a), i.b) - i.a) AS ns
+  FROM interval_app i
+  LEFT JOIN slice_before_run w ON w.run = i.run AND w.cpu = i.cpu
+)
+SELECT run, 'app' AS scope, NULL AS gc_id, NULL AS utid, cpu, iif(khz > 0, khz, NULL) AS freq_khz,
+  sum(ns) AS ns
+FROM app_in_interval
+GROUP BY run, cpu, iif(khz > 0, khz, NULL)
+HAVING sum(ns) != 0
+ORDER BY run, cpu, freq_khz

@@ -1,0 +1,122 @@
+-- dvfs_cpu_busy: each CPU's busy time in each run window (any thread but
+-- the idle task), at the CPU's time-weighted mean frequency over the
+-- window: what an estimate of all the cycles a CPU ran is made of (the
+-- denominator of the GC's estimated share of a CPU rail's energy, where no
+-- perf counters count them).
+--
+-- Busy time: sched slices with utid > 0 ∩ W (an open last slice ends where
+-- its CPU's data ends: artscope_cpu_data_end). The mean frequency: the
+-- cpufreq series of frequency.sql weighted by time over W, over the part of
+-- W where it is known; the busy time × the share of W at an unknown
+-- frequency is a row of its own (freq_khz NULL).
+--
+-- Shape: one lookup per run and CPU (`cpu =`, a ts range, `utid >`), one
+-- seek per run and CPU for the slice crossing W's start (as gc.sql).
+--
+-- Output columns (one row per run, CPU and known / unknown part):
+--   run        run id
+--   scope      'cpu'
+--   gc_id      NULL (the columns of dvfs_gc_time.sql)
+--   utid       NULL
+--   cpu        the CPU
+--   freq_khz   its time-weighted mean frequency over W (kHz); NULL: the
+--              part at an unknown frequency
+--   ns         busy time
+--
+-- Column types: run LONG, scope STRING, gc_id LONG, utid LONG, cpu LONG,
+--   freq_khz DOUBLE, ns DURATION
+WITH
+-- Sched slices with their end (as gc.sql); inlined into the lookups below.
+sched_end AS NOT MATERIALIZED (
+  SELECT s.id, s.utid, s.cpu, s.ts,
+    CASE WHEN s.dur = -1 THEN coalesce(
+      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
+      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+      trace_end())
+    ELSE s.ts + s.dur END AS end_ts
+  FROM sched s
+),
+-- The changes of each CPU's frequency (frequency.sql's 'cpufreq' series; a
+-- sample repeating the previous value changes nothing): each with its value
+-- (0: unknown), the previous value, the next change, and a key that orders
+-- them and carries the value (ordinal * 2^24 + kHz).
+freq_sample AS (
+  SELECT t.cpu, c.ts, c.id, c.value AS khz, lag(c.value) OVER w AS prev_khz
+  FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id
+  WHERE t.name = 'cpufreq'
+  WINDOW w AS (PARTITION BY t.cpu ORDER BY c.ts, c.id)
+),
+freq_change AS MATERIALIZED (
+  SELECT cpu, ts, khz, prev_khz, lead(ts) OVER w AS next_ts,
+    row_number() OVER w * 16777216 + khz AS key
+  FROM freq_sample
+  WHERE prev_khz IS NULL OR khz != prev_khz
+  WINDOW w AS (PARTITION BY cpu ORDER BY ts, id)
+),
+-- Each CPU's frequency intervals in W: from each change (or W's start) to
+-- the next (or W's end), and before the CPU's first sample an interval of
+-- unknown frequency (khz NULL); numbered in time order per run and CPU.
+freq_interval AS MATERIALIZED (
+  SELECT run, cpu, a, b, khz, row_number() OVER (PARTITION BY run, cpu ORDER BY a) AS idx
+  FROM (
+    SELECT r.run, f.cpu, max(f.ts, r.start_ts) AS a,
+      min(coalesce(f.next_ts, r.end_ts), r.end_ts) AS b, f.khz
+    FROM artscope_run r
+    JOIN freq_change f ON f.ts < r.end_ts AND coalesce(f.next_ts, r.end_ts) > r.start_ts
+    UNION ALL
+    SELECT r.run, c.cpu, r.start_ts,
+      min(coalesce((SELECT min(f.ts) FROM freq_change f WHERE f.cpu = c.cpu), r.end_ts),
+          r.end_ts),
+      NULL
+    FROM artscope_run r
+    CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c)
+  WHERE b > a
+),
+-- Per run and CPU, the last sched slice starting before W (the only one of
+-- that CPU that can reach into W; one seek each, as gc.sql), and whether it
+-- is busy.
+slice_before_run AS MATERIALIZED (
+  SELECT b.run, b.cpu, s.end_ts, s.utid != 0 AS is_busy
+  FROM (SELECT r.run, r.start_ts, c.cpu, coalesce(
+          (SELECT s.id FROM sched s
+           WHERE s.cpu = c.cpu AND s.ts < r.start_ts AND s.ts >= r.start_ts - 100000000
+           ORDER BY s.ts DESC, s.id DESC LIMIT 1),
+          (SELECT s.id FROM sched s
+           WHERE s.cpu = c.cpu AND s.ts < r.start_ts - 100000000
+           ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
+        FROM artscope_run r
+        CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c) b
+  JOIN sched_end s ON s.id = b.id
+),
+-- Each CPU's busy time in W (slices of any thread but the idle task, ∩ W),
+-- at its time-weighted mean frequency over W.
+-- Busy time per run and CPU: its closed slices starting in W (read from
+-- sched itself: the filters reach trace_processor), its open last slice
+-- (artscope_cpu_data_end: it ends where its CPU's data ends; the idle task
+-- is not there) and the slice crossing W's start.
+cpu_busy AS MATERIALIZED (
+  SELECT r.run, c.cpu,
+    coalesce((SELECT sum(min(s.ts + s.dur, r.end_ts) - s.ts) FROM sched s
+              WHERE s.cpu = c.cpu AND s.ts >= r.start_ts AND s.ts < r.end_ts
+                AND s.utid > 0 AND s.dur >= 0), 0)
+    + coalesce((SELECT sum(min(o.end_ts, r.end_ts) - o.ts) FROM artscope_cpu_data_end o
+                WHERE o.cpu = c.cpu AND o.ts >= r.start_ts AND o.ts < r.end_ts), 0)
+    + coalesce((SELECT iif(w.is_busy, max(0, min(w.end_ts, r.end_ts) - r.start_ts), 0)
+                FROM slice_before_run w WHERE w.run = r.run AND w.cpu = c.cpu), 0) AS busy_ns
+  FROM artscope_run r
+  CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
+),
+cpu_mean AS MATERIALIZED (
+  SELECT run, cpu,
+    sum(iif(khz > 0, khz * (b - a), 0)) / nullif(sum(iif(khz > 0, b - a, 0)), 0) AS khz,
+    sum(iif(khz > 0, b - a, 0)) * 1.0 / sum(b - a) AS known_share
+  FROM freq_interval GROUP BY run, cpu
+)
+SELECT b.run, 'cpu' AS scope, NULL AS gc_id, NULL AS utid, b.cpu, m.khz AS freq_khz,
+  cast(round(b.busy_ns * coalesce(m.known_share, 0)) AS INT) AS ns
+FROM cpu_busy b JOIN cpu_mean m USING (run, cpu)
+UNION ALL
+SELECT b.run, 'cpu', NULL, NULL, b.cpu, NULL,
+  b.busy_ns - cast(round(b.busy_ns * coalesce(m.known_share, 0)) AS INT)
+FROM cpu_busy b JOIN cpu_mean m USING (run, cpu)
+ORDER BY 1, 5, 6
