@@ -1,8 +1,8 @@
 -- dvfs_app_time: the target's CPU time in each run window (the task
 -- clock, gc.sql's app_cpu_ns) by the frequency its CPU ran at, per CPU.
 --
--- The app's time is its threads' sched slices ∩ W (an open last slice ends
--- where its CPU's data ends: artscope_cpu_data_end). It is split at each
+-- The app's time is its threads' sched slices ∩ W (an open slice ends
+-- where artscope_cpu_data_end says). It is split at each
 -- CPU's frequency changes (the cpufreq series of frequency.sql,
 -- cpu_counter_track 'cpufreq'): a value holds until the next change on that
 -- CPU; before a CPU's first sample, or while it reads 0 (a polled node it
@@ -52,14 +52,12 @@ utid_range AS MATERIALIZED (
   SELECT min(utid) AS lo, max(utid) AS hi, count(*) = max(utid) - min(utid) + 1 AS pure
   FROM target_split GROUP BY grp
 ),
--- Sched slices with their end (as gc.sql); inlined into the lookups below.
+-- Sched slices with their end (an open slice ends where artscope_cpu_data_end
+-- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
 -- The changes of each CPU's frequency (frequency.sql's 'cpufreq' series; a

@@ -18,8 +18,8 @@
 -- microseconds apart); a slice without a sample at a switch, or whose two
 -- switches found the same sample, is 'missing'; a slice whose cycle count
 -- went down is 'wrapped' (the counter wrapped or was reset): neither is
--- guessed. An open last slice ends where its CPU's data ends (as gc.sql),
--- where no switch-out sample exists: missing.
+-- guessed. An open slice ends where artscope_cpu_data_end says (as
+-- gc.sql); with no switch-out there, it has no sample: missing.
 --
 -- Time is split as gc.sql and dvfs_gc_time.sql split it (the app: its slices ∩
 -- W; the GC: each GC thread's slices inside its own GCs ∩ W, and dedicated
@@ -87,14 +87,12 @@ target AS MATERIALIZED (
   FROM artscope_target_thread t JOIN thread th USING (utid)
   WHERE (SELECT yes FROM counted)
 ),
--- Sched slices with their end (as gc.sql); inlined into the lookups below.
+-- Sched slices with their end (an open slice ends where artscope_cpu_data_end
+-- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts, s.dur,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
 -- The longest slice of a target thread: a slice overlapping [a, b) starts

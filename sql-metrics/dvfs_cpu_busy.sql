@@ -4,8 +4,8 @@
 -- denominator of the GC's estimated share of a CPU rail's energy, where no
 -- perf counters count them).
 --
--- Busy time: sched slices with utid > 0 ∩ W (an open last slice ends where
--- its CPU's data ends: artscope_cpu_data_end). The mean frequency: the
+-- Busy time: sched slices with utid > 0 ∩ W (an open slice ends where
+-- artscope_cpu_data_end says). The mean frequency: the
 -- cpufreq series of frequency.sql weighted by time over W, over the part of
 -- W where it is known; the busy time × the share of W at an unknown
 -- frequency is a row of its own (freq_khz NULL).
@@ -26,14 +26,12 @@
 -- Column types: run LONG, scope STRING, gc_id LONG, utid LONG, cpu LONG,
 --   freq_khz DOUBLE, ns DURATION
 WITH
--- Sched slices with their end (as gc.sql); inlined into the lookups below.
+-- Sched slices with their end (an open slice ends where artscope_cpu_data_end
+-- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
 -- The changes of each CPU's frequency (frequency.sql's 'cpufreq' series; a
@@ -91,16 +89,16 @@ slice_before_run AS MATERIALIZED (
 -- Each CPU's busy time in W (slices of any thread but the idle task, ∩ W),
 -- at its time-weighted mean frequency over W.
 -- Busy time per run and CPU: its closed slices starting in W (read from
--- sched itself: the filters reach trace_processor), its open last slice
--- (artscope_cpu_data_end: it ends where its CPU's data ends; the idle task
--- is not there) and the slice crossing W's start.
+-- sched itself: the filters reach trace_processor), its open slices
+-- (artscope_cpu_data_end) and the slice crossing W's start.
 cpu_busy AS MATERIALIZED (
   SELECT r.run, c.cpu,
     coalesce((SELECT sum(min(s.ts + s.dur, r.end_ts) - s.ts) FROM sched s
               WHERE s.cpu = c.cpu AND s.ts >= r.start_ts AND s.ts < r.end_ts
                 AND s.utid > 0 AND s.dur >= 0), 0)
     + coalesce((SELECT sum(min(o.end_ts, r.end_ts) - o.ts) FROM artscope_cpu_data_end o
-                WHERE o.cpu = c.cpu AND o.ts >= r.start_ts AND o.ts < r.end_ts), 0)
+                WHERE o.cpu = c.cpu AND o.ts >= r.start_ts AND o.ts < r.end_ts
+                  AND o.utid > 0), 0)
     + coalesce((SELECT iif(w.is_busy, max(0, min(w.end_ts, r.end_ts) - r.start_ts), 0)
                 FROM slice_before_run w WHERE w.run = r.run AND w.cpu = c.cpu), 0) AS busy_ns
   FROM artscope_run r

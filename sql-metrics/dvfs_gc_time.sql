@@ -2,8 +2,8 @@
 -- CPU ran at, per GC, thread and CPU.
 --
 -- The GC's time is gc.sql's gc_cpu_ns: each GC thread's sched slices inside
--- its own GCs (artscope_target_gc, GCs overlapping W, ∩ W; an open last
--- slice ends where its CPU's data ends: artscope_cpu_data_end) plus all the
+-- its own GCs (artscope_target_gc, GCs overlapping W, ∩ W; an open slice
+-- ends where artscope_cpu_data_end says) plus all the
 -- time of dedicated GC workers ('gc'-role threads other than
 -- HeapTaskDaemon). Each piece of it is split at its CPU's frequency changes
 -- (the cpufreq series of frequency.sql, cpu_counter_track 'cpufreq'): a
@@ -34,14 +34,12 @@ target AS MATERIALIZED (
     (t.role = 'gc' AND coalesce(th.name, '') != 'HeapTaskDaemon') AS is_worker
   FROM artscope_target_thread t JOIN thread th USING (utid)
 ),
--- Sched slices with their end (as gc.sql); inlined into the lookups below.
+-- Sched slices with their end (an open slice ends where artscope_cpu_data_end
+-- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts,
-    CASE WHEN s.dur = -1 THEN coalesce(
-      (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts),
-      (SELECT o.end_ts FROM artscope_cpu_data_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
-      trace_end())
-    ELSE s.ts + s.dur END AS end_ts
+    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                     WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
 -- GCs overlapping W on threads that are not dedicated workers, clipped to W.

@@ -149,9 +149,9 @@ def _add_dvfs(result: dict[str, Any], run: int, tables: dict[str, pl.DataFrame],
                                        counted, cap.dalvik)
     ev = tables["gc_events"]
     gc_ids = ev.filter(pl.col("run") == run)["gc_id"].to_list() if ev.height else []
+    per_gc = dvfs.gc_events_dvfs(run, gc_ids, time, counters, sel.topology, counted)
     for event, gc_id in zip(result["gc"]["events"], gc_ids):
-        event["dvfs"] = (dvfs.gc_event_dvfs(run, gc_id, time, counters, sel.topology, counted)
-                         if cap.sched else None)
+        event["dvfs"] = per_gc[gc_id] if cap.sched else None
 
 
 def _ftrace_setup_errors(engine: Engine) -> list[dict[str, Any]]:

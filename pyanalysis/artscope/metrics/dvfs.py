@@ -66,49 +66,51 @@ def _share(part: float, whole: float) -> float | None:
     return part / whole if whole else None
 
 
-def frequency_summary(rows: pl.DataFrame, topo: Topology) -> dict[str, Any]:
+def frequency_summary(rows: pl.DataFrame | list[tuple[int, float | None, int]],
+                      topo: Topology) -> dict[str, Any]:
     """Time-weighted frequency of some CPU time from its (cpu, freq_khz, ns)
     rows: mean, min, max, unknown time, time per cluster and the estimated
     cycles (Σ time × frequency)."""
-    rows = rows.filter(pl.col("ns") > 0) if rows.height else rows
-    total = int(rows["ns"].sum()) if rows.height else 0
-    known = rows.filter(pl.col("freq_khz").is_not_null()) if rows.height else rows
-    unknown = total - (int(known["ns"].sum()) if known.height else 0)
+    if isinstance(rows, pl.DataFrame):
+        rows = rows.select("cpu", "freq_khz", "ns").rows() if rows.height else []
+    rows = [r for r in rows if r[2] > 0]
+    total = sum(ns for _, _, ns in rows)
+    known = [(c, f, ns) for c, f, ns in rows if f is not None]
+    unknown = total - sum(ns for _, _, ns in known)
     out: dict[str, Any] = {"cpu_ns": total, "unknown_ns": unknown, "unit": FREQUENCY_UNIT,
                            "mean": None, "min": None, "max": None, "cycles_estimate": None,
                            "reason": None}
     if total == 0:
         out["reason"] = "no such CPU time in the window"
     elif unknown > UNKNOWN_TOLERANCE * total:
-        cpus = sorted(set(rows.filter(pl.col("freq_khz").is_null())["cpu"].to_list()))
+        cpus = sorted({c for c, f, _ in rows if f is None})
         out["reason"] = (f"frequency unknown for {unknown / total:.1%} of this CPU time "
                          f"(CPU {', '.join(map(str, cpus))}: no cpufreq sample yet, or "
                          f"unreadable), more than the {UNKNOWN_TOLERANCE:.0%} tolerance")
     else:
-        weighted = float((known["freq_khz"] * known["ns"]).sum())
-        out.update(mean=weighted / (total - unknown), min=number(known["freq_khz"].min()),
-                   max=number(known["freq_khz"].max()), cycles_estimate=weighted / 1e6)
+        weighted = sum(f * ns for _, f, ns in known)
+        out.update(mean=weighted / (total - unknown), min=number(min(f for _, f, _ in known)),
+                   max=number(max(f for _, f, _ in known)), cycles_estimate=weighted / 1e6)
     out["by_cluster"] = _by_cluster(rows, topo)
     return out
 
 
-def _by_cluster(rows: pl.DataFrame, topo: Topology) -> list[dict[str, Any]]:
+def _by_cluster(rows: list[tuple[int, float | None, int]],
+                topo: Topology) -> list[dict[str, Any]]:
     """CPU time and mean frequency per cluster (a CPU of no known cluster
     under 'unknown')."""
     clusters = topo.clusters()
-    names = cluster_names(len(clusters))
-    out = []
-    groups: list[tuple[str, list[int]]] = list(zip(names, clusters))
+    groups: list[tuple[str, list[int]]] = list(zip(cluster_names(len(clusters)), clusters))
     clustered = {c for cl in clusters for c in cl}
-    others = sorted(set(rows["cpu"].to_list()) - clustered) if rows.height else []
+    others = sorted({c for c, _, _ in rows} - clustered)
     if others:
         groups.append(("unknown", others))
+    out = []
     for name, cpus in groups:
-        sub = rows.filter(pl.col("cpu").is_in(cpus)) if rows.height else rows
-        ns = int(sub["ns"].sum()) if sub.height else 0
-        known = sub.filter(pl.col("freq_khz").is_not_null()) if sub.height else sub
-        kns = int(known["ns"].sum()) if known.height else 0
-        mean = (float((known["freq_khz"] * known["ns"]).sum()) / kns
+        mine = [(f, ns) for c, f, ns in rows if c in cpus]
+        ns = sum(n for _, n in mine)
+        kns = sum(n for f, n in mine if f is not None)
+        mean = (sum(f * n for f, n in mine if f is not None) / kns
                 if kns and ns - kns <= UNKNOWN_TOLERANCE * ns else None)
         out.append({"cluster": name, "cpus": cpus, "cpu_ns": ns, "freq_mean": mean})
     return out
@@ -384,22 +386,35 @@ def _energy(e: pl.DataFrame, t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str,
     return out
 
 
-def gc_event_dvfs(run: int, gc_id: int, time_rows: pl.DataFrame, counter_rows: pl.DataFrame,
-                  topo: Topology, counters_recorded: bool) -> dict[str, Any]:
-    """One GC's frequency and cycles (its own thread inside it, ∩ W)."""
-    t = time_rows.filter((pl.col("run") == run) & (pl.col("gc_id") == gc_id)) \
-        if time_rows.height else time_rows
-    f = frequency_summary(t.select("cpu", "freq_khz", "ns") if t.height else t, topo)
-    out = {"freq_mean": f["mean"], "freq_min": f["min"], "freq_max": f["max"],
-           "freq_unknown_ns": f["unknown_ns"], "freq_reason": f["reason"],
-           "cpu_ns_by_cluster": {x["cluster"]: x["cpu_ns"] for x in f["by_cluster"]}}
-    if counters_recorded:
-        c = counter_rows.filter((pl.col("run") == run) & (pl.col("gc_id") == gc_id)) \
-            if counter_rows.height else counter_rows
-        k = _counted(c)
-        out.update(cycles=k["cycles"], instructions=k["instructions"], cycles_estimate=False)
-    else:
-        out.update(cycles=f["cycles_estimate"], instructions=None, cycles_estimate=True)
+def gc_events_dvfs(run: int, gc_ids: list[int], time_rows: pl.DataFrame,
+                   counter_rows: pl.DataFrame, topo: Topology,
+                   counters_recorded: bool) -> dict[int, dict[str, Any]]:
+    """Each GC's frequency and cycles (its own thread inside it, ∩ W), by
+    gc_id."""
+    def by_gc(df: pl.DataFrame, cols: tuple[str, ...]) -> dict[int, list[tuple]]:
+        out: dict[int, list[tuple]] = {}
+        if df.height:
+            sub = df.filter((pl.col("run") == run) & pl.col("gc_id").is_not_null())
+            for gc_id, row in zip(sub["gc_id"].to_list(), sub.select(cols).iter_rows()):
+                out.setdefault(gc_id, []).append(row)
+        return out
+
+    times = by_gc(time_rows, ("cpu", "freq_khz", "ns"))
+    counts = by_gc(counter_rows, tuple(counter_rows.columns)) if counters_recorded else {}
+    out = {}
+    for gc_id in gc_ids:
+        f = frequency_summary(times.get(gc_id, []), topo)
+        event = {"freq_mean": f["mean"], "freq_min": f["min"], "freq_max": f["max"],
+                 "freq_unknown_ns": f["unknown_ns"], "freq_reason": f["reason"],
+                 "cpu_ns_by_cluster": {x["cluster"]: x["cpu_ns"] for x in f["by_cluster"]}}
+        if counters_recorded:
+            k = _counted(pl.DataFrame(counts.get(gc_id, []), schema=counter_rows.schema,
+                                      orient="row"))
+            event.update(cycles=k["cycles"], instructions=k["instructions"],
+                         cycles_estimate=False)
+        else:
+            event.update(cycles=f["cycles_estimate"], instructions=None, cycles_estimate=True)
+        out[gc_id] = event
     return out
 
 
