@@ -66,26 +66,35 @@ struct Plan {
     exact: bool,
     /// the rows are read in reverse (ORDER BY ... DESC, every term)
     desc: bool,
+    /// another integer column whose range bounds (`post_ops`, after the
+    /// range's in argv order) are checked per row in the cursor, as
+    /// trace_processor filters them: the rows SQLite would drop are never
+    /// handed to it (`cpu = ? AND ts BETWEEN ? AND ? AND utid BETWEEN ? AND ?`)
+    post: i32,
+    post_ops: Vec<u8>,
 }
 
 impl Plan {
     fn encode(&self) -> String {
         let ops = String::from_utf8_lossy(&self.ops);
+        let post_ops = String::from_utf8_lossy(&self.post_ops);
         format!(
-            "{} {} {} {} {} {ops}",
-            self.eq, self.range, self.then, self.exact as u8, self.desc as u8
+            "{} {} {} {} {} {} {ops} {post_ops}",
+            self.eq, self.range, self.then, self.exact as u8, self.desc as u8, self.post
         )
     }
 
     fn decode(s: &str) -> Option<Plan> {
-        let mut it = s.splitn(6, ' ');
+        let mut it = s.splitn(8, ' ');
         Some(Plan {
             eq: it.next()?.parse().ok()?,
             range: it.next()?.parse().ok()?,
             then: it.next()?.parse().ok()?,
             exact: it.next()? == "1",
             desc: it.next()? == "1",
+            post: it.next()?.parse().ok()?,
             ops: it.next().unwrap_or("").as_bytes().to_vec(),
+            post_ops: it.next().unwrap_or("").as_bytes().to_vec(),
         })
     }
 }
@@ -311,6 +320,8 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             ops: Vec::new(),
             exact,
             desc: false,
+            post: NONE,
+            post_ops: Vec::new(),
         };
         if let Some(c) = ordered_scan {
             plan.then = c;
@@ -338,6 +349,35 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
         if bounds == 0 {
             plan.range = NONE;
         }
+        // one more integer column's range, checked by the cursor (an exact
+        // plan reading a range of rows: not a unique row, not a whole index)
+        let post = if exact && !unique && ordered_scan.is_none() && (eq.is_some() || bounds > 0) {
+            cons.iter()
+                .map(|&(_, col, op)| (col, op))
+                .find(|&(col, op)| {
+                    op != b'='
+                        && col >= 0
+                        && col != plan.range
+                        && col != plan.eq
+                        && !self.is_row(col)
+                        && self.integer(col)
+                })
+                .map(|(col, _)| col)
+        } else {
+            None
+        };
+        if let Some(pc) = post {
+            plan.post = pc;
+            for &(i, col, op) in &cons {
+                if col == pc && op != b'=' {
+                    argv += 1;
+                    let mut usage = info.constraint_usage(i);
+                    usage.set_argv_index(argv);
+                    usage.set_omit(true);
+                    plan.post_ops.push(op);
+                }
+            }
+        }
         // estimates: SQLite orders joins by them
         let mut rows = n;
         if unique {
@@ -350,6 +390,9 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
         }
         if bounds > 0 {
             rows /= if bounds > 1 { 16.0 } else { 4.0 };
+        }
+        if post.is_some() {
+            rows /= 4.0;
         }
         let rows = rows.max(1.0);
         let seek = if eq.is_some() || bounds > 0 {
@@ -416,6 +459,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             pos: 0,
             desc: false,
             window: None,
+            post: None,
             filters: 0,
             steps: 0,
             cells: Cell::new(0),
@@ -465,6 +509,8 @@ pub struct ColumnCursor {
     /// a grouped plan's ts bounds, checked per row: (ts column, lowest,
     /// highest), inclusive
     window: Option<(usize, i64, i64)>,
+    /// a plan's post column and its inclusive bounds, checked per row
+    post: Option<(usize, i64, i64)>,
     /// work done, added to FILTERS / STEPS / CELLS when the cursor closes
     /// (plain counts: no atomic operation per row or value read)
     filters: u64,
@@ -496,16 +542,22 @@ impl ColumnCursor {
         }
     }
 
-    /// Moves past rows whose ts is outside a grouped plan's bounds.
+    /// Moves past rows whose ts is outside a grouped plan's bounds, or whose
+    /// post column is outside its bounds.
     fn skip_outside_window(&mut self) {
-        let Some((col, lo, hi)) = self.window else {
+        if self.window.is_none() && self.post.is_none() {
             return;
+        }
+        let inside = |b: Option<(usize, i64, i64)>, row: usize, t: &Table| match b {
+            None => true,
+            Some((col, lo, hi)) => matches!(t.get(col, row), V::Int(v) if v >= lo && v <= hi),
         };
         while self.pos < self.len() {
-            match self.table.get(col, self.row()) {
-                V::Int(ts) if ts >= lo && ts <= hi => return,
-                _ => self.pos += 1,
+            let row = self.row();
+            if inside(self.window, row, &self.table) && inside(self.post, row, &self.table) {
+                return;
             }
+            self.pos += 1;
         }
     }
 
@@ -592,6 +644,22 @@ fn window(bounds: &[(u8, V<'_>)]) -> Option<(i64, i64)> {
         }
     }
     (lo <= hi).then_some((lo as i64, hi as i64))
+}
+
+/// The inclusive integer bounds a post column's constraint values allow
+/// (compared as SQLite compares them with an integer column); None when no
+/// row can match.
+fn post_bounds(ops: &[u8], vals: &[ValueRef<'_>]) -> Option<(i64, i64)> {
+    let mut bounds = Vec::new();
+    for (&op, v) in ops.iter().zip(vals) {
+        match (operand(*v), op) {
+            (Operand::Null, _) => return None,
+            (Operand::Number(k), _) => bounds.push((op, k)),
+            (Operand::AboveNumbers, b'g' | b'G') => return None,
+            (Operand::AboveNumbers, _) => {}
+        }
+    }
+    window(&bounds)
 }
 
 /// What a plan's constraint values select, before any lookup.
@@ -732,9 +800,20 @@ unsafe impl VTabCursor for ColumnCursor {
         let Some(plan) = idx_str.and_then(Plan::decode) else {
             return Ok(());
         };
-        let vals: Vec<ValueRef<'_>> = args.iter().collect();
+        let mut vals: Vec<ValueRef<'_>> = args.iter().collect();
         self.window = None;
+        self.post = None;
         self.desc = plan.desc;
+        if plan.post != NONE {
+            let post_vals = vals.split_off(vals.len().saturating_sub(plan.post_ops.len()));
+            match post_bounds(&plan.post_ops, &post_vals) {
+                None => {
+                    self.rows = Rows::Range(0, 0);
+                    return Ok(());
+                }
+                Some((lo, hi)) => self.post = Some((plan.post as usize, lo, hi)),
+            }
+        }
         self.rows = match lookup(&t, &plan, &vals) {
             Lookup::Nothing => Rows::Range(0, 0),
             // grouped: the ts bounds are checked per row

@@ -116,6 +116,18 @@ LOOKUPS = [
     "SELECT * FROM sched WHERE cpu = 1 AND ts > {mid} ORDER BY ts LIMIT 5",
     "SELECT (SELECT min(n.ts) FROM sched n WHERE n.cpu = s.cpu AND n.ts > s.ts) "
     "FROM sched s WHERE s.utid = 3 ORDER BY s.id",
+    # a second integer column's range checked by the cursor beside the
+    # equality and ts range (reals, text and NULL compared as SQLite does)
+    "SELECT id, utid FROM sched WHERE cpu = 1 AND ts >= {mid} AND ts < {late} "
+    "AND utid >= 2 AND utid <= 4 ORDER BY id",
+    "SELECT id FROM sched WHERE cpu = 1 AND utid > 0 ORDER BY id",
+    "SELECT id FROM sched WHERE cpu = 1 AND utid > 2.5 AND utid <= 3.5 ORDER BY id",
+    "SELECT id FROM sched WHERE cpu = 1 AND utid < 'a' ORDER BY id",
+    "SELECT id FROM sched WHERE cpu = 1 AND utid > 'a'",
+    "SELECT id FROM sched WHERE cpu = 1 AND utid > NULL",
+    "SELECT id FROM sched WHERE ts >= {mid} AND utid < 3 ORDER BY id",
+    "SELECT id, ts FROM sched WHERE cpu = 1 AND ts < {late} AND utid >= 3 "
+    "ORDER BY ts DESC, id DESC LIMIT 2",
     # output order taken from the scan (index order, row order, sorted ts)
     "SELECT id, ts FROM sched WHERE utid = 3 ORDER BY ts",
     "SELECT id, ts FROM sched WHERE utid = 3 ORDER BY ts DESC",
