@@ -52,11 +52,16 @@ utid_range AS MATERIALIZED (
   SELECT min(utid) AS lo, max(utid) AS hi, count(*) = max(utid) - min(utid) + 1 AS pure
   FROM target_split GROUP BY grp
 ),
+-- Where each open sched slice ends, read once (the SQL package inlines
+-- artscope_cpu_data_end's own query where it is named).
+open_end AS MATERIALIZED (
+  SELECT cpu, ts, end_ts FROM artscope_cpu_data_end
+),
 -- Sched slices with their end (an open slice ends where artscope_cpu_data_end
 -- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts,
-    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+    iif(s.dur = -1, (SELECT o.end_ts FROM open_end o
                      WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),

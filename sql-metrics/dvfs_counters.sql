@@ -87,11 +87,16 @@ target AS MATERIALIZED (
   FROM artscope_target_thread t JOIN thread th USING (utid)
   WHERE (SELECT yes FROM counted)
 ),
+-- Where each open sched slice ends, read once (the SQL package inlines
+-- artscope_cpu_data_end's own query where it is named).
+open_end AS MATERIALIZED (
+  SELECT cpu, ts, end_ts FROM artscope_cpu_data_end
+),
 -- Sched slices with their end (an open slice ends where artscope_cpu_data_end
 -- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts, s.dur,
-    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+    iif(s.dur = -1, (SELECT o.end_ts FROM open_end o
                      WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
@@ -109,7 +114,8 @@ gc_in_run AS MATERIALIZED (
   JOIN artscope_run r ON g.ts < r.end_ts AND g.end_ts > r.start_ts
   JOIN target t ON t.utid = g.utid AND NOT t.is_worker
 ),
--- Pieces of time with the slice they are part of.
+-- Pieces of time with the slice they are part of (CROSS JOIN: sched is looked
+-- up per run and thread / per GC, never scanned first).
 piece AS MATERIALIZED (
   SELECT r.run, 'app' AS scope, NULL AS gc_id, s.utid, s.cpu, s.id AS slice_id,
     s.ts AS slice_ts, s.end_ts AS slice_end,
@@ -117,7 +123,7 @@ piece AS MATERIALIZED (
   FROM artscope_run r
   CROSS JOIN target t
   CROSS JOIN thread_bound b
-  JOIN sched_end s ON s.utid = t.utid
+  CROSS JOIN sched_end s ON s.utid = t.utid
     AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur AND s.end_ts > r.start_ts
   UNION ALL
   SELECT r.run, 'gc', NULL, s.utid, s.cpu, s.id, s.ts, s.end_ts,
@@ -125,7 +131,7 @@ piece AS MATERIALIZED (
   FROM artscope_run r
   CROSS JOIN target t
   CROSS JOIN thread_bound b
-  JOIN sched_end s ON s.utid = t.utid
+  CROSS JOIN sched_end s ON s.utid = t.utid
     AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur AND s.end_ts > r.start_ts
   WHERE t.is_worker
   UNION ALL
@@ -133,7 +139,7 @@ piece AS MATERIALIZED (
     max(s.ts, g.c_start), min(s.end_ts, g.c_end)
   FROM gc_in_run g
   CROSS JOIN thread_bound b
-  JOIN sched_end s ON s.utid = g.utid
+  CROSS JOIN sched_end s ON s.utid = g.utid
     AND s.ts < g.c_end AND s.ts > g.c_start - b.max_dur AND s.end_ts > g.c_start
 ),
 slice_edge AS (

@@ -26,11 +26,16 @@
 -- Column types: run LONG, scope STRING, gc_id LONG, utid LONG, cpu LONG,
 --   freq_khz DOUBLE, ns DURATION
 WITH
+-- Where each open sched slice ends, read once (the SQL package inlines
+-- artscope_cpu_data_end's own query where it is named).
+open_end AS MATERIALIZED (
+  SELECT cpu, utid, ts, end_ts FROM artscope_cpu_data_end
+),
 -- Sched slices with their end (an open slice ends where artscope_cpu_data_end
 -- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts,
-    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+    iif(s.dur = -1, (SELECT o.end_ts FROM open_end o
                      WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
@@ -96,7 +101,7 @@ cpu_busy AS MATERIALIZED (
     coalesce((SELECT sum(min(s.ts + s.dur, r.end_ts) - s.ts) FROM sched s
               WHERE s.cpu = c.cpu AND s.ts >= r.start_ts AND s.ts < r.end_ts
                 AND s.utid > 0 AND s.dur >= 0), 0)
-    + coalesce((SELECT sum(min(o.end_ts, r.end_ts) - o.ts) FROM artscope_cpu_data_end o
+    + coalesce((SELECT sum(min(o.end_ts, r.end_ts) - o.ts) FROM open_end o
                 WHERE o.cpu = c.cpu AND o.ts >= r.start_ts AND o.ts < r.end_ts
                   AND o.utid > 0), 0)
     + coalesce((SELECT iif(w.is_busy, max(0, min(w.end_ts, r.end_ts) - r.start_ts), 0)

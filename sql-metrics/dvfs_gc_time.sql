@@ -34,11 +34,16 @@ target AS MATERIALIZED (
     (t.role = 'gc' AND coalesce(th.name, '') != 'HeapTaskDaemon') AS is_worker
   FROM artscope_target_thread t JOIN thread th USING (utid)
 ),
+-- Where each open sched slice ends, read once (the SQL package inlines
+-- artscope_cpu_data_end's own query where it is named).
+open_end AS MATERIALIZED (
+  SELECT cpu, ts, end_ts FROM artscope_cpu_data_end
+),
 -- Sched slices with their end (an open slice ends where artscope_cpu_data_end
 -- says); inlined into the lookups below.
 sched_end AS NOT MATERIALIZED (
   SELECT s.id, s.utid, s.cpu, s.ts,
-    iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+    iif(s.dur = -1, (SELECT o.end_ts FROM open_end o
                      WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
@@ -58,7 +63,9 @@ gc_thread_bound AS MATERIALIZED (
 ),
 -- The GC's pieces: each GC thread's slices inside its GC (∩ W), and every
 -- slice of a dedicated worker in W; numbered (gc_piece_id) in time order
--- per CPU, to be found again by the frequency changes inside them.
+-- per CPU, to be found again by the frequency changes inside them. CROSS
+-- JOIN keeps sched the inner loop, looked up per GC / worker (the SQL
+-- package's inlined inputs would otherwise let SQLite scan sched first).
 gc_piece AS MATERIALIZED (
   SELECT row_number() OVER (ORDER BY run, cpu, p_start) AS gc_piece_id, *
   FROM (
@@ -66,14 +73,14 @@ gc_piece AS MATERIALIZED (
       min(s.end_ts, g.c_end) AS p_end
     FROM gc_in_run g
     CROSS JOIN gc_thread_bound b
-    JOIN sched_end s ON s.utid = g.utid
+    CROSS JOIN sched_end s ON s.utid = g.utid
       AND s.ts < g.c_end AND s.ts > g.c_start - b.max_dur AND s.end_ts > g.c_start
     UNION ALL
     SELECT r.run, NULL, t.utid, s.cpu, max(s.ts, r.start_ts), min(s.end_ts, r.end_ts)
     FROM artscope_run r
     CROSS JOIN target t
     CROSS JOIN gc_thread_bound b
-    JOIN sched_end s ON s.utid = t.utid
+    CROSS JOIN sched_end s ON s.utid = t.utid
       AND s.ts < r.end_ts AND s.ts > r.start_ts - b.max_dur AND s.end_ts > r.start_ts
     WHERE t.is_worker)
   WHERE p_end > p_start
