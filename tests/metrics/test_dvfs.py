@@ -271,3 +271,13 @@ def test_real_traces_on_both_engines(tp_bin, shared_traces, trace, options):
                 assert energy["total_j"] is None and "covered" in energy["reason"]
             else:
                 assert energy["source"] is None
+
+
+def test_a_window_without_gc_time_has_zero_gc_cycles(tmp_path):
+    # W = [50, 60): only Worker-1 runs (CPU 4 at 1.2 GHz); no GC overlaps W
+    d = _analyze(tmp_path, window="+50ms:+60ms")["dvfs"]
+    assert d["gc"]["cpu_ns"] == 0 and d["gc"]["mean"] is None
+    assert d["gc"]["reason"] == "no such CPU time in the window"
+    c = d["cycles"]
+    assert c["gc_cycles"] == 0 and c["app_cycles"] == pytest.approx(12 * M)
+    assert c["gc_cycles_share"] == 0

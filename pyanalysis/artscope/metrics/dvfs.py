@@ -81,6 +81,8 @@ def frequency_summary(rows: pl.DataFrame | list[tuple[int, float | None, int]],
                            "mean": None, "min": None, "max": None, "cycles_estimate": None,
                            "reason": None}
     if total == 0:
+        # no time, no cycles; no frequency to speak of
+        out["cycles_estimate"] = 0.0
         out["reason"] = "no such CPU time in the window"
     elif unknown > UNKNOWN_TOLERANCE * total:
         cpus = sorted({c for c, f, _ in rows if f is None})
@@ -194,14 +196,14 @@ def dvfs_metrics(run: int, time_rows: pl.DataFrame, counter_rows: pl.DataFrame,
         g, m = out["gc"]["mean"], out["mutator"]["mean"]
         out["gc_to_mutator_freq_ratio"] = g / m if g is not None and m else None
         out["reason"] = None
-    out["cycles"] = _cycles(run, t, _by_run(counter_rows, run), out, topo, sched,
+    out["cycles"] = _cycles(t, _by_run(counter_rows, run), out, topo, sched,
                             counters_recorded)
     out["energy"] = _energy(_by_run(energy_rows, run), t, _by_run(counter_rows, run),
                             out["cycles"], topo, sched and gcs_known)
     return out
 
 
-def _cycles(run: int, t: pl.DataFrame, c: pl.DataFrame, freq: dict[str, Any],
+def _cycles(t: pl.DataFrame, c: pl.DataFrame, freq: dict[str, Any],
             topo: Topology, sched: bool, counters_recorded: bool) -> dict[str, Any]:
     """Per run: app / GC / mutator cycles, GC share, CPI; counted from perf
     counters, else estimated (Σ time × frequency)."""
