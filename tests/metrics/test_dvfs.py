@@ -281,3 +281,31 @@ def test_a_window_without_gc_time_has_zero_gc_cycles(tmp_path):
     c = d["cycles"]
     assert c["gc_cycles"] == 0 and c["app_cycles"] == pytest.approx(12 * M)
     assert c["gc_cycles_share"] == 0
+
+
+@pytest.mark.parametrize("extra,lines", [
+    # 9 context switches on CPUs 2, 4 and 6, one sample missing (CPU 4 at 80)
+    (lambda sch: [D.perf_packets(D.counted_samples(sch, DELTAS, missing=[(4, 80)])),
+                  D.rail_packets(RAILS)],
+     ["counters at context switches: 8 cycle samples on 3 CPUs (dvfs_counters.sql)",
+      "power rails: 2 rails with samples (rail_energy.sql)"]),
+    (lambda sch: [D.battery_packets([(0, -500_000, 4_000_000)])],
+     ["counters at context switches: none arrived — traced_perf's counter mode needs "
+      "Android 15+ or a userdebug build; cycles will be estimated from CPU time × frequency",
+      "power rails: none (no on-device power monitor); the battery counters give the "
+      "device's energy"]),
+    (lambda sch: [],
+     ["counters at context switches: none arrived — traced_perf's counter mode needs "
+      "Android 15+ or a userdebug build; cycles will be estimated from CPU time × frequency",
+      "power rails: none, and no battery counters — no energy for this trace"]),
+])
+def test_the_capture_check_says_whether_counters_and_rails_arrived(load_embedded, extra, lines):
+    from artscope import configs
+    from artscope.dvfs_capture import dvfs_findings
+
+    sch = D.schedule("capture")
+    engine = load_embedded(D.build(sch, *extra(sch)))
+    dvfs_config = configs.parse_config(configs.render_config("artscope-dvfs"))
+    assert dvfs_findings(engine, dvfs_config) == [(line, False) for line in lines]
+    # a config that asked for neither gets no line
+    assert dvfs_findings(engine, configs.parse_config(configs.render_config("artscope-light"))) == []
