@@ -11,9 +11,13 @@
 
 use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
+
+pub use crate::ints::Ints;
+use crate::ints::each_width;
 
 /// Table definitions: (name, [(column, type, generated expression)]).
 pub type Col = (&'static str, &'static str, Option<&'static str>);
@@ -55,81 +59,6 @@ pub enum Cell {
     Int(i64),
     Real(f64),
     Text(u32),
-}
-
-/// A column's integers at the narrowest width that holds all of them: most
-/// integer columns (cpus, utids, states, prios, arg set ids) fit in 8 to 32
-/// bits, and at millions of rows the width is most of the engine's memory.
-pub enum Ints {
-    I8(Vec<i8>),
-    I16(Vec<i16>),
-    I32(Vec<i32>),
-    I64(Vec<i64>),
-}
-
-/// `$body` with `$v` bound to the vector of whichever width `$ints` holds.
-macro_rules! each_width {
-    ($ints:expr, $v:ident => $body:expr) => {
-        match $ints {
-            Ints::I8($v) => $body,
-            Ints::I16($v) => $body,
-            Ints::I32($v) => $body,
-            Ints::I64($v) => $body,
-        }
-    };
-}
-
-impl Ints {
-    #[inline]
-    #[allow(clippy::unnecessary_cast)] // a no-op for the I64 arm only
-    pub fn get(&self, row: usize) -> i64 {
-        each_width!(self, v => v[row] as i64)
-    }
-
-    fn len(&self) -> usize {
-        each_width!(self, v => v.len())
-    }
-
-    #[inline]
-    #[allow(clippy::unnecessary_cast)] // a no-op for the I8 arm only
-    fn ptr(&self, row: usize) -> *const i8 {
-        each_width!(self, v => v.as_ptr().wrapping_add(row) as *const i8)
-    }
-
-    fn iter(&self) -> impl Iterator<Item = i64> + '_ {
-        (0..self.len()).map(|r| self.get(r))
-    }
-
-    /// `values` at the narrowest width holding their range.
-    pub fn narrow<T: Copy + Into<i64>>(values: Vec<T>) -> Ints {
-        let (lo, hi) = values.iter().fold((0i64, 0i64), |(lo, hi), &x| {
-            let x = x.into();
-            (lo.min(x), hi.max(x))
-        });
-        let fits = |min: i64, max: i64| lo >= min && hi <= max;
-        if fits(i8::MIN as i64, i8::MAX as i64) {
-            Ints::I8(values.into_iter().map(|x| x.into() as i8).collect())
-        } else if fits(i16::MIN as i64, i16::MAX as i64) {
-            Ints::I16(values.into_iter().map(|x| x.into() as i16).collect())
-        } else if fits(i32::MIN as i64, i32::MAX as i64) {
-            Ints::I32(values.into_iter().map(|x| x.into() as i32).collect())
-        } else {
-            Ints::I64(values.into_iter().map(Into::into).collect())
-        }
-    }
-
-    /// 64-bit `values`, narrowed when their range allows (kept as they
-    /// are, without a copy, when it does not).
-    pub fn from_i64(values: Vec<i64>) -> Ints {
-        let wide = values
-            .iter()
-            .any(|&x| x < i32::MIN as i64 || x > i32::MAX as i64);
-        if wide {
-            Ints::I64(values)
-        } else {
-            Ints::narrow(values)
-        }
-    }
 }
 
 pub enum Data {
@@ -175,10 +104,25 @@ impl Stored {
         Stored::ints(Ints::narrow(v))
     }
 
-    fn ints(v: Ints) -> Stored {
+    /// integers as the trackers stored them
+    pub fn ints(v: Ints) -> Stored {
         Stored {
             data: Data::Int(v),
             nulls: Vec::new(),
+            dict: Vec::new(),
+        }
+    }
+
+    /// integers as the trackers stored them, negative values meaning NULL
+    pub fn ints_or_null(v: Ints) -> Stored {
+        let nulls = if v.iter().any(|x| x < 0) {
+            v.iter().map(|x| x < 0).collect()
+        } else {
+            Vec::new()
+        };
+        Stored {
+            data: Data::Int(v),
+            nulls,
             dict: Vec::new(),
         }
     }
@@ -284,7 +228,24 @@ pub struct Table {
     indexes: Mutex<HashMap<usize, Arc<Index>>>,
     /// (col, then): rows ordered by (col, then, ts, row), built on first use
     grouped: Mutex<HashMap<(usize, usize), Arc<Index>>>,
+    /// per column, the rows equality scans have read (`scan_allowed`)
+    scanned: Vec<AtomicUsize>,
 }
+
+/// An equality scan's key, as the column stores it.
+#[derive(Clone, Copy)]
+pub enum EqKey {
+    Int(i64),
+    /// a text column's dictionary id
+    Text(u32),
+}
+
+/// Equality scans may read this many times a table's rows per column
+/// before its index is built: a scan reads a row in a nanosecond or two,
+/// building an index costs some ten times that per row, so a column looked
+/// up once or twice (`WHERE dur = -1`) never pays for an index, and one
+/// looked up often pays at most about twice what the index alone costs.
+const SCAN_BUDGET: usize = 8;
 
 impl Column {
     /// The value at `row` (generated columns computed from `cols`).
@@ -376,18 +337,19 @@ impl Table {
         if let Some(ix) = guard.get(&col) {
             return ix.clone();
         }
-        // sort (key, ts key, row) as plain integers: keys preserve SQLite's
-        // order within one storage type (the only kind indexed)
-        let key = self.sort_keys(col);
+        let started = std::time::Instant::now();
         let ts = self.ts_col.filter(|&t| t != col);
-        let (perm, distinct) = match ts {
-            // ties in row order are ties in ts order: a counting sort by key
-            // when the keys are dense (ids, cpus, text ranks)
-            None => counting_sort(&key),
-            Some(t) if self.sorted[t] => counting_sort(&key),
-            Some(_) => None,
-        }
-        .unwrap_or_else(|| {
+        // ties in row order are ties in ts order: a counting sort by key
+        // when the keys are dense (ids, cpus, text ranks), read from the
+        // column as it is stored
+        let counted = match ts {
+            Some(t) if !self.sorted[t] => None,
+            _ => self.dense_keys(&[col]).map(|k| k.counting_sort(self.n)),
+        };
+        let (perm, distinct) = counted.unwrap_or_else(|| {
+            // sort (key, ts key, row) as plain integers: keys preserve
+            // SQLite's order within one storage type (the only kind indexed)
+            let key = self.sort_keys(col);
             let ts = ts.map(|t| self.sort_keys(t)).unwrap_or_default();
             let mut rows: Vec<(i64, i64, u32)> = (0..self.n)
                 .map(|r| (key[r], ts.get(r).copied().unwrap_or(0), r as u32))
@@ -400,51 +362,172 @@ impl Table {
             perm,
             distinct: distinct.min(self.n),
         });
+        self.timed_index(started, col, None);
         guard.insert(col, ix.clone());
         ix
     }
 
-    /// The rows ordered by (`col`, `then`, ts, row), built on first use from
-    /// `col`'s index: what a lookup by `col` grouped by `then` reads, so
-    /// SQLite needs no sorter for `WHERE col = ? GROUP BY then`.
+    /// Whether an equality on `col` may be looked up by scanning rows in
+    /// row order instead of through its index: the index is not built,
+    /// row order is ts order (the order an equality's rows are promised
+    /// in), and the column's scans are within their budget (`SCAN_BUDGET`).
+    pub fn scan_allowed(&self, col: usize) -> bool {
+        let in_ts_order = self.ts_col.map_or(true, |t| self.sorted[t]);
+        let indexed = || {
+            let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+            guard.contains_key(&col)
+        };
+        in_ts_order
+            && self.scanned[col].load(Relaxed) < SCAN_BUDGET * self.n.max(1)
+            && !indexed()
+    }
+
+    /// Counts `rows` more rows read by equality scans of `col`.
+    pub fn charge_scan(&self, col: usize, rows: usize) {
+        if rows > 0 {
+            self.scanned[col].fetch_add(rows, Relaxed);
+        }
+    }
+
+    /// `k` as an equality scan of `col` compares it: Some(None) when no
+    /// value of the column equals it, None when a scan cannot look it up
+    /// (the column's index can).
+    pub fn eq_key(&self, col: usize, k: V<'_>) -> Option<Option<EqKey>> {
+        let c = &self.cols[col];
+        match (&c.data, k) {
+            (Data::Int(_), V::Int(i)) => Some(Some(EqKey::Int(i))),
+            // (an integer equals a real only when the real is that integer;
+            // large reals are left to the index's comparison)
+            (Data::Int(_), V::Real(r)) if r.abs() < 1e15 => {
+                Some((r.fract() == 0.0).then_some(EqKey::Int(r as i64)))
+            }
+            (Data::Text(_), V::Text(t)) if c.dict.len() <= 4096 => Some(
+                c.dict
+                    .iter()
+                    .position(|d| d.as_bytes() == t.as_bytes())
+                    .map(|id| EqKey::Text(id as u32)),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The first row of `rows` (the last one when `desc`) whose `col`
+    /// equals `key`.
+    pub fn find_equal(
+        &self,
+        col: usize,
+        key: EqKey,
+        rows: std::ops::Range<usize>,
+        desc: bool,
+    ) -> Option<usize> {
+        let c = &self.cols[col];
+        let start = rows.start;
+        // the first match of `hit(offset, value)` in scan order
+        fn find<T: Copy>(v: &[T], desc: bool, hit: impl Fn(usize, T) -> bool) -> Option<usize> {
+            if desc {
+                (0..v.len()).rev().find(|&i| hit(i, v[i]))
+            } else {
+                (0..v.len()).find(|&i| hit(i, v[i]))
+            }
+        }
+        let found = match (&c.data, key) {
+            #[allow(clippy::unnecessary_cast)] // a no-op for the I64 arm only
+            (Data::Int(v), EqKey::Int(k)) => each_width!(v, v => {
+                let nulls = &c.nulls;
+                find(&v[rows], desc, |i, x| {
+                    x as i64 == k && (nulls.is_empty() || !nulls[start + i])
+                })
+            }),
+            (Data::Text(v), EqKey::Text(id)) => find(&v[rows], desc, |_, x| x == id),
+            _ => None,
+        };
+        found.map(|i| start + i)
+    }
+
+    /// The rows ordered by (`col`, `then`, ts, row), built on first use:
+    /// what a lookup by `col` grouped by `then` reads, so SQLite needs no
+    /// sorter for `WHERE col = ? GROUP BY then`.
     pub fn grouped_index(&self, col: usize, then: usize) -> Arc<Index> {
-        let base = self.index(col);
         let mut guard = self.grouped.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(ix) = guard.get(&(col, then)) {
             return ix.clone();
         }
-        let (key, then_key) = (self.sort_keys(col), self.sort_keys(then));
-        let (lo, hi) = then_key
-            .iter()
-            .fold((i64::MAX, i64::MIN), |(a, b), &k| (a.min(k), b.max(k)));
-        let span = hi.saturating_sub(lo).saturating_add(1).max(1);
-        // (col, then) as one integer, when it fits
-        let composite =
-            |r: usize| -> Option<i64> { key[r].checked_mul(span)?.checked_add(then_key[r] - lo) };
+        let started = std::time::Instant::now();
         let ts_in_row_order = match self.ts_col {
             Some(t) => t == col || t == then || self.sorted[t],
             None => true,
         };
-        // row order is (ts, row) order: one stable counting sort by the
-        // composite key when it is dense
+        // row order is (ts, row) order: one stable counting sort by
+        // (col, then) when the pair is dense
         let counted = if ts_in_row_order {
-            let keys: Option<Vec<i64>> = (0..self.n).map(composite).collect();
-            keys.and_then(|k| counting_sort(&k)).map(|(perm, _)| perm)
+            self.dense_keys(&[col, then])
+                .map(|k| (k.counting_sort(self.n).0, k.distinct_of_first(self.n)))
         } else {
             None
         };
-        let perm = counted.unwrap_or_else(|| {
+        let (perm, distinct) = counted.unwrap_or_else(|| {
             // a stable sort of the (col, ts, row) order by (col, then)
+            let base = self.index(col);
+            let (key, then_key) = (self.sort_keys(col), self.sort_keys(then));
             let mut perm = base.perm.clone();
             perm.sort_by_key(|&r| (key[r as usize], then_key[r as usize]));
-            perm
+            (perm, base.distinct)
         });
-        let ix = Arc::new(Index {
-            perm,
-            distinct: base.distinct,
-        });
+        let ix = Arc::new(Index { perm, distinct });
+        self.timed_index(started, col, Some(then));
         guard.insert((col, then), ix.clone());
         ix
+    }
+
+    /// The values of `cols` as one dense bucket number per row, ordered as
+    /// (cols[0], cols[1], ...) are (NULL first), read from the columns as
+    /// stored; None when a column is not integers or text, or the buckets
+    /// would span more than a counting sort's few times the rows.
+    fn dense_keys(&self, cols: &[usize]) -> Option<DenseKeys<'_>> {
+        let mut parts = Vec::with_capacity(cols.len());
+        let mut span: usize = 1;
+        for &col in cols {
+            let c = &self.cols[col];
+            let part = match &c.data {
+                Data::Int(v) => {
+                    let (lo, hi) = int_range(v, &c.nulls);
+                    // (NULL is bucket 0)
+                    let width = usize::try_from(hi as i128 - lo as i128 + 2).ok()?;
+                    KeyPart::Ints(v, &c.nulls, lo, width)
+                }
+                Data::RowNumber => KeyPart::Rows(self.n + 1),
+                Data::Text(v) => {
+                    let mut order: Vec<u32> = (0..c.dict.len() as u32).collect();
+                    order.sort_unstable_by(|&a, &b| {
+                        c.dict[a as usize]
+                            .as_bytes()
+                            .cmp(c.dict[b as usize].as_bytes())
+                    });
+                    let mut rank = vec![0u32; c.dict.len()];
+                    for (i, &d) in order.iter().enumerate() {
+                        rank[d as usize] = i as u32 + 1;
+                    }
+                    KeyPart::Text(v, rank)
+                }
+                _ => return None,
+            };
+            span = span.checked_mul(part.width())?;
+            parts.push(part);
+        }
+        (span <= 4 * self.n + 1024).then_some(DenseKeys { parts, span })
+    }
+
+    /// The time an index took, printed under ARTSCOPE_CORE_TIMINGS.
+    fn timed_index(&self, started: std::time::Instant, col: usize, then: Option<usize>) {
+        if std::env::var_os("ARTSCOPE_CORE_TIMINGS").is_some() {
+            let then = then.map_or(String::new(), |t| format!(", {}", self.cols[t].name));
+            eprintln!(
+                "core: index {}({}{then}) {:.3} s",
+                self.name,
+                self.cols[col].name,
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
 
     /// Per row, an integer ordered as the column's values (NULL lowest):
@@ -538,39 +621,107 @@ impl Table {
     }
 }
 
-/// Rows ordered by `key`, ties in row order, and the number of distinct
-/// keys; None when the keys span too wide a range for buckets.
-fn counting_sort(key: &[i64]) -> Option<(Vec<u32>, usize)> {
-    // NULL keys (i64::MIN, see sort_keys) get bucket 0, before every value
-    let values = key.iter().copied().filter(|&k| k != i64::MIN);
-    let lo = values.clone().min().unwrap_or(0);
-    let hi = values.max().unwrap_or(0);
-    let span = (hi as i128 - lo as i128 + 2) as usize;
-    if span > 4 * key.len() + 1024 {
-        return None;
-    }
-    let bucket = |k: i64| {
-        if k == i64::MIN {
-            0
-        } else {
-            (k - lo) as usize + 1
-        }
+/// The lowest and highest non-NULL value of an integer column ((0, 0)
+/// when every value is NULL).
+fn int_range(v: &Ints, nulls: &[bool]) -> (i64, i64) {
+    let fold = |(lo, hi): (i64, i64), x: i64| (lo.min(x), hi.max(x));
+    let none = (i64::MAX, i64::MIN);
+    #[allow(clippy::unnecessary_cast)] // a no-op for the I64 arm only
+    let (lo, hi) = if nulls.is_empty() {
+        each_width!(v, v => v.iter().fold(none, |a, &x| fold(a, x as i64)))
+    } else {
+        (0..v.len())
+            .filter(|&r| !nulls[r])
+            .fold(none, |a, r| fold(a, v.get(r)))
     };
-    let mut start = vec![0u32; span + 1];
-    for &k in key {
-        start[bucket(k) + 1] += 1;
+    if lo > hi {
+        (0, 0)
+    } else {
+        (lo, hi)
     }
-    let distinct = start.iter().filter(|&&c| c > 0).count();
-    for i in 1..start.len() {
-        start[i] += start[i - 1];
+}
+
+/// One column of `DenseKeys`.
+enum KeyPart<'a> {
+    /// integers from `lo` (NULL flags), `width` buckets with NULL's
+    Ints(&'a Ints, &'a [bool], i64, usize),
+    /// text ids and each id's rank in byte order (from 1; NULL is 0)
+    Text(&'a [u32], Vec<u32>),
+    /// the row number: rows + 1 buckets
+    Rows(usize),
+}
+
+impl KeyPart<'_> {
+    fn width(&self) -> usize {
+        match self {
+            KeyPart::Ints(_, _, _, w) | KeyPart::Rows(w) => *w,
+            KeyPart::Text(_, rank) => rank.len() + 1,
+        }
     }
-    let mut perm = vec![0u32; key.len()];
-    for (row, &k) in key.iter().enumerate() {
-        let slot = &mut start[bucket(k)];
-        perm[*slot as usize] = row as u32;
-        *slot += 1;
+
+    #[inline]
+    fn bucket(&self, row: usize) -> usize {
+        match self {
+            KeyPart::Ints(v, nulls, lo, _) => {
+                if !nulls.is_empty() && nulls[row] {
+                    0
+                } else {
+                    (v.get(row) - lo) as usize + 1
+                }
+            }
+            KeyPart::Text(v, rank) => match v[row] {
+                NULL_TEXT => 0,
+                id => rank[id as usize] as usize,
+            },
+            KeyPart::Rows(_) => row + 1,
+        }
     }
-    Some((perm, distinct))
+}
+
+/// Per row, one bucket number ordered as the row's values of some columns
+/// (`Table::dense_keys`), computed where read: no key is stored per row.
+struct DenseKeys<'a> {
+    parts: Vec<KeyPart<'a>>,
+    span: usize,
+}
+
+impl DenseKeys<'_> {
+    #[inline]
+    fn bucket(&self, row: usize) -> usize {
+        self.parts
+            .iter()
+            .fold(0, |b, p| b * p.width() + p.bucket(row))
+    }
+
+    /// Rows ordered by bucket, ties in row order, and the number of
+    /// distinct buckets.
+    fn counting_sort(&self, n: usize) -> (Vec<u32>, usize) {
+        let mut start = vec![0u32; self.span + 1];
+        for row in 0..n {
+            start[self.bucket(row) + 1] += 1;
+        }
+        let distinct = start.iter().filter(|&&c| c > 0).count();
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let mut perm = vec![0u32; n];
+        for row in 0..n {
+            let slot = &mut start[self.bucket(row)];
+            perm[*slot as usize] = row as u32;
+            *slot += 1;
+        }
+        (perm, distinct)
+    }
+
+    /// The number of distinct values of the first column.
+    fn distinct_of_first(&self, n: usize) -> usize {
+        let first = &self.parts[0];
+        let mut seen = vec![false; first.width()];
+        for row in 0..n {
+            seen[first.bucket(row)] = true;
+        }
+        seen.iter().filter(|&&s| s).count()
+    }
 }
 
 /// A text column's dictionary: each distinct string once, ids in order of
@@ -836,6 +987,7 @@ impl Table {
                 _ => false,
             })
             .collect();
+        let scanned = (0..cols.len()).map(|_| AtomicUsize::new(0)).collect();
         Table {
             name: name.to_string(),
             ts_col: cols.iter().position(|c| c.name == "ts"),
@@ -845,6 +997,7 @@ impl Table {
             sorted,
             indexes: Mutex::new(HashMap::default()),
             grouped: Mutex::new(HashMap::default()),
+            scanned,
         }
     }
 }

@@ -54,6 +54,7 @@
 // the leaf: what the decoders produce, the stats and metadata vocabularies,
 // the machines' numbering
 pub mod events;
+pub mod ints;
 pub mod machines;
 pub mod metadata;
 pub mod tp_stats;
@@ -78,7 +79,8 @@ pub mod time_functions;
 pub mod to_ftrace;
 pub mod vtab;
 
-// one trace's queries
+// one trace's queries, results as Arrow arrays
+pub mod arrow;
 pub mod session;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -272,14 +274,15 @@ fn validity(cells: &[session::OutCell]) -> Option<Vec<u8>> {
     Some(bits)
 }
 
-/// One column as (kind, length, values, validity, offsets): "int" / "real"
-/// little-endian 8-byte values, "text" UTF-8 bytes with i64 offsets
-/// (Arrow large_utf8), "null", or "object" (a list: blobs, mixed types).
+/// One column as (kind, values): "arrow", an `arrow::ArrowColumn` (int64,
+/// float64, large UTF-8 or all-NULL values: `polars.Series(values)` takes
+/// its buffers), or "object", a list of Python values (blobs, mixed types).
 fn column_to_py<'py>(
     py: Python<'py>,
-    col: session::OutColumn,
+    mut col: session::OutColumn,
     exact_types: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
+    use arrow::Values;
     use session::OutCell as C;
     let n = col.cells.len();
     let (mut ints, mut reals, mut texts, mut others) = (false, false, false, false);
@@ -292,93 +295,66 @@ fn column_to_py<'py>(
             C::Blob(_) => others = true,
         }
     }
-    let none = py.None();
-    let valid = validity(&col.cells).map(|v| PyBytes::new(py, &v).into_any().unbind());
-    let valid = valid.unwrap_or_else(|| none.clone_ref(py));
     // (exact_types: a mix of integers and reals stays a list of both)
     let mixed_numbers = exact_types && ints && reals;
     let numeric_only = !(texts || others || mixed_numbers);
-    let tuple = if !ints && !reals && !texts && !others {
-        ("null", n, none.clone_ref(py), none.clone_ref(py), none)
+    let values = if !ints && !reals && !texts && !others {
+        Some(Values::Null)
     } else if numeric_only && !reals {
-        let mut buf = Vec::with_capacity(n * 8);
-        for c in &col.cells {
-            let v = if let C::Int(x) = c { *x } else { 0 };
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        (
-            "int",
-            n,
-            PyBytes::new(py, &buf).into_any().unbind(),
-            valid,
-            none,
-        )
+        let v = col.cells.iter().map(|c| if let C::Int(x) = c { *x } else { 0 });
+        Some(Values::Int(v.collect()))
     } else if numeric_only {
-        let mut buf = Vec::with_capacity(n * 8);
-        for c in &col.cells {
-            let v = match c {
-                C::Int(x) => *x as f64,
-                C::Real(x) => *x,
-                _ => 0.0,
-            };
-            buf.extend_from_slice(&v.to_le_bytes());
-        }
-        (
-            "real",
-            n,
-            PyBytes::new(py, &buf).into_any().unbind(),
-            valid,
-            none,
-        )
+        let v = col.cells.iter().map(|c| match c {
+            C::Int(x) => *x as f64,
+            C::Real(x) => *x,
+            _ => 0.0,
+        });
+        Some(Values::Real(v.collect()))
     } else if texts && !ints && !reals && !others {
-        let mut offsets = Vec::with_capacity((n + 1) * 8);
-        offsets.extend_from_slice(&0i64.to_le_bytes());
+        let mut offsets = Vec::with_capacity(n + 1);
+        offsets.push(0i64);
         let mut end = 0i64;
         for c in &col.cells {
             if let C::Text(_, e) = c {
                 end = *e as i64;
             }
-            offsets.extend_from_slice(&end.to_le_bytes());
+            offsets.push(end);
         }
-        (
-            "text",
-            n,
-            PyBytes::new(py, &col.bytes).into_any().unbind(),
-            valid,
-            PyBytes::new(py, &offsets).into_any().unbind(),
-        )
+        Some(Values::Text(offsets, std::mem::take(&mut col.bytes)))
     } else {
-        let list = PyList::empty(py);
-        for c in &col.cells {
-            match c {
-                C::Null => list.append(py.None())?,
-                C::Int(x) => list.append(x.into_pyobject(py)?)?,
-                C::Real(x) => list.append(PyFloat::new(py, *x))?,
-                C::Text(s, e) => list.append(PyString::new(
-                    py,
-                    &String::from_utf8_lossy(&col.bytes[*s..*e]),
-                ))?,
-                C::Blob(b) => list.append(PyBytes::new(py, b))?,
-            }
-        }
-        (
-            "object",
-            n,
-            list.into_any().unbind(),
-            none.clone_ref(py),
-            none,
-        )
+        None
     };
-    PyTuple::new(
-        py,
-        [
-            PyString::new(py, tuple.0).into_any().unbind(),
-            tuple.1.into_pyobject(py)?.into_any().unbind(),
-            tuple.2,
-            tuple.3,
-            tuple.4,
-        ],
-    )
+    let (kind, values) = match values {
+        Some(values) => {
+            let validity = match values {
+                Values::Null => None,
+                _ => validity(&col.cells),
+            };
+            let column = arrow::Column {
+                len: n,
+                values,
+                validity,
+            };
+            ("arrow", Py::new(py, arrow::ArrowColumn::new(column))?.into_any())
+        }
+        None => {
+            let list = PyList::empty(py);
+            for c in &col.cells {
+                match c {
+                    C::Null => list.append(py.None())?,
+                    C::Int(x) => list.append(x.into_pyobject(py)?)?,
+                    C::Real(x) => list.append(PyFloat::new(py, *x))?,
+                    C::Text(s, e) => list.append(PyString::new(
+                        py,
+                        &String::from_utf8_lossy(&col.bytes[*s..*e]),
+                    ))?,
+                    C::Blob(b) => list.append(PyBytes::new(py, b))?,
+                }
+            }
+            ("object", list.into_any().unbind())
+        }
+    };
+    PyTuple::new(py, [PyString::new(py, kind).into_any().unbind(), values])
 }
 
 /// A query's result for Python: column names and columns (`column_to_py`).
@@ -765,6 +741,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(inspect, m)?)?;
     m.add_class::<ImportedTrace>()?;
     m.add_class::<Session>()?;
+    m.add_class::<arrow::ArrowColumn>()?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

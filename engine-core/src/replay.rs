@@ -257,12 +257,27 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
 
     // systrace: sched_switch rows only (trace_processor's text reader)
     let raw_switch = raw_on || sink.raw_sched_switch_only;
+    // the bulk events' pages go back to the system as the replay reads them
+    let mut read_switches = sorter::ReadOnce::new(&sink.switches);
+    let mut read_compact = sorter::ReadOnce::new(&sink.compact_switches);
+    let mut read_wakings = sorter::ReadOnce::new(&sink.wakings);
+    let mut last_read: Option<EvRef> = None;
     // the merge runs ahead on a second thread (a tenth of the replay's
     // time), handing its order over in chunks
     std::thread::scope(|scope| {
         let (merged_tx, merged) = std::sync::mpsc::sync_channel(sorter::CHUNKS_AHEAD);
         let merge = scope.spawn(move || sorter::send_in_chunks(order, merged_tx));
         for (ts, r) in merged.iter().flatten() {
+            // the previous event is done with (whichever way its turn ended)
+            let (read, i) = match last_read.replace(r) {
+                Some(EvRef::Switch(i)) => (&mut read_switches, i),
+                Some(EvRef::CompactSwitch(i)) => (&mut read_compact, i),
+                Some(EvRef::Waking(i)) => (&mut read_wakings, i),
+                _ => (&mut None, 0),
+            };
+            if let Some(read) = read {
+                read.read(i as usize);
+            }
             if machines > 1 && machine_switch.to(&mut ctx, &mut trackers, sink.machine_of(r)) {
                 soft_cut = soft_cuts[machine_switch.current as usize];
             }

@@ -112,6 +112,8 @@ const MAX_QUEUED_CPUS: u32 = 4096;
 
 pub struct TsOrder {
     events: Vec<(i64, EvRef)>,
+    /// `events`' pages given back as the queues read them in place
+    read: Option<ReadOnce>,
     /// every event, including those already yielded
     total: usize,
     queues: Vec<Queue>,
@@ -147,10 +149,13 @@ impl Queue {
     }
 
     #[inline]
-    fn pop(&mut self, all: &[(i64, EvRef)]) -> (i64, EvRef) {
+    fn pop(&mut self, all: &[(i64, EvRef)], read: &mut Option<ReadOnce>) -> (i64, EvRef) {
         match self {
             Queue::Runs { runs, run, pos } => {
                 let e = all[*pos as usize];
+                if let Some(read) = read {
+                    read.read(*pos as usize);
+                }
                 *pos += 1;
                 if *pos == runs[*run].1 {
                     *run += 1;
@@ -268,6 +273,7 @@ impl TsOrder {
                     .into_iter()
                     .collect(),
                 events: Vec::new(),
+                read: None,
                 total,
                 queues: vec![all],
                 current: None,
@@ -306,6 +312,7 @@ impl TsOrder {
             runs[c as usize].push((run_start, events.len() as u32));
         }
         let n_runs: usize = runs.iter().map(Vec::len).sum();
+        let mut read = ReadOnce::new(&events);
         let mut queues = Vec::with_capacity(runs.len());
         for (q, runs) in runs.into_iter().enumerate() {
             if in_order[q] {
@@ -316,6 +323,10 @@ impl TsOrder {
                 let mut mine: Vec<(i64, EvRef)> = Vec::with_capacity(events_in);
                 for (a, b) in runs {
                     mine.extend_from_slice(&events[a as usize..b as usize]);
+                    // (read from the copy)
+                    if let Some(read) = &mut read {
+                        (a..b).for_each(|i| read.read(i as usize));
+                    }
                 }
                 radix_sort_by_ts(&mut mine);
                 queues.push(Queue::Sorted {
@@ -339,6 +350,7 @@ impl TsOrder {
             .collect();
         TsOrder {
             events,
+            read,
             total,
             queues,
             heap,
@@ -361,7 +373,9 @@ impl Iterator for TsOrder {
             if let Some((q, through)) = self.current {
                 let queue = &mut self.queues[q as usize];
                 match queue.front_ts(&self.events) {
-                    Some(ts) if ts <= through => return Some(queue.pop(&self.events)),
+                    Some(ts) if ts <= through => {
+                        return Some(queue.pop(&self.events, &mut self.read))
+                    }
                     Some(ts) => self.heap.push(Reverse((ts, q))),
                     None => {}
                 }
@@ -396,6 +410,102 @@ pub fn send_in_chunks(order: TsOrder, to: SyncSender<Vec<(i64, EvRef)>>) {
     if !chunk.is_empty() {
         let _ = to.send(chunk);
     }
+}
+
+/// Elements of one buffer per block, for `ReadOnce`.
+const READ_BLOCK: usize = 4096;
+
+/// Gives a buffer's memory back to the system while it is read once, in
+/// roughly its own order: the replay reads each held event once (the
+/// events are most of the import's memory, and the tables grow as they are
+/// read), so each block of elements whose every element was read has its
+/// pages released (`madvise(MADV_DONTNEED)`). The buffer stays allocated;
+/// the elements read are never read again (they would read as zeros),
+/// only freed with it, which is why elements that need dropping are not
+/// released. The page a block shares with its neighbour is released with
+/// whichever of the two finishes last; the buffer's first and last pages
+/// are kept (the allocator's header, other allocations).
+pub struct ReadOnce {
+    /// the buffer's address and element size
+    base: usize,
+    size: usize,
+    len: usize,
+    /// per block, its elements not read yet
+    left: Vec<u32>,
+}
+
+impl ReadOnce {
+    /// For `buffer` (None for elements that need dropping, or a buffer too
+    /// small to be worth it).
+    pub fn new<T>(buffer: &[T]) -> Option<ReadOnce> {
+        let size = std::mem::size_of::<T>();
+        if std::mem::needs_drop::<T>() || size == 0 || buffer.len() < 2 * READ_BLOCK {
+            return None;
+        }
+        let len = buffer.len();
+        let left = (0..len.div_ceil(READ_BLOCK))
+            .map(|b| (len - b * READ_BLOCK).min(READ_BLOCK) as u32)
+            .collect();
+        Some(ReadOnce {
+            base: buffer.as_ptr() as usize,
+            size,
+            len,
+            left,
+        })
+    }
+
+    /// Element `i` was read for the last time.
+    #[inline]
+    pub fn read(&mut self, i: usize) {
+        let b = i / READ_BLOCK;
+        let Some(left) = self.left.get_mut(b) else {
+            return;
+        };
+        *left -= 1;
+        if *left == 0 {
+            self.release(b);
+        }
+    }
+
+    #[cold]
+    fn release(&self, b: usize) {
+        const PAGE: usize = 4096;
+        let done = |b: Option<usize>| b.and_then(|b| self.left.get(b)) == Some(&0);
+        let start = self.base + b * READ_BLOCK * self.size;
+        let end = self.base + ((b + 1) * READ_BLOCK).min(self.len) * self.size;
+        // the page shared with a neighbour that is done too is released now
+        let start = if done(b.checked_sub(1)) {
+            start / PAGE * PAGE
+        } else {
+            start.div_ceil(PAGE) * PAGE
+        };
+        let end = if done(Some(b + 1)) {
+            end.div_ceil(PAGE) * PAGE
+        } else {
+            end / PAGE * PAGE
+        };
+        if end > start {
+            release_pages(start, end - start);
+        }
+    }
+}
+
+/// Returns the pages of [addr, addr + len) (page aligned, inside one live
+/// allocation whose elements there are never read again) to the system.
+fn release_pages(addr: usize, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        extern "C" {
+            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::os::raw::c_int)
+                -> std::os::raw::c_int;
+        }
+        const MADV_DONTNEED: std::os::raw::c_int = 4;
+        // SAFETY: whole pages of an allocation of ours, none of whose
+        // bytes are read again (see `ReadOnce`); the mapping stays
+        unsafe { madvise(addr as *mut std::ffi::c_void, len, MADV_DONTNEED) };
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (addr, len);
 }
 
 /// Sorts events by ts, stably. An LSD radix sort on the offsets from the

@@ -5,11 +5,12 @@
 use rusqlite::{Connection, Statement};
 
 use crate::columns::{Col, RowSink, Stored, Table, NULL_TEXT, V};
+use crate::ints::Ints;
 use crate::machines::HOST_MACHINE_ID;
 use crate::replay::Imported;
 use crate::trackers::core::raw::FlagsColumn;
 use crate::trackers::core::raw::RawTable;
-use crate::trackers::core::sched::{SchedTable, ThreadStateTable, NO_STATE};
+use crate::trackers::core::sched::{SchedTable, ThreadStateTable};
 use crate::trackers::core::tracks::Args;
 use crate::trackers::extra::stack_profile::SampleSource;
 use crate::trackers::CpuSet;
@@ -732,22 +733,14 @@ pub fn moved_columns(
         .iter()
         .map(|n| n.as_deref().unwrap_or("").into())
         .collect();
-    let state_ids = |ids: Vec<u16>, names: &[Option<String>]| -> Vec<u32> {
-        ids.into_iter()
-            .map(|st| match names.get(st as usize) {
-                Some(Some(_)) if st != NO_STATE => st as u32,
+    // state ids (NULL: -1, or a state with no name) -> text ids
+    let state_ids = |ids: Ints, names: &[Option<String>]| -> Vec<u32> {
+        ids.iter()
+            .map(|st| match usize::try_from(st).ok().and_then(|i| names.get(i)) {
+                Some(Some(_)) => st as u32,
                 _ => NULL_TEXT,
             })
             .collect()
-    };
-    let u32_ids = |v: Vec<u32>| {
-        let nulls: Vec<bool> = v.iter().map(|&u| u == u32::MAX).collect();
-        Stored::int_nulls(
-            v.into_iter()
-                .map(|u| if u == u32::MAX { 0 } else { u })
-                .collect(),
-            nulls,
-        )
     };
     match data {
         Moved::Sched(t) => {
@@ -755,28 +748,25 @@ pub fn moved_columns(
                 Stored::row_number(),
                 Stored::int(t.ts),
                 Stored::int(t.dur),
-                Stored::narrow(t.cpu),
-                Stored::narrow(t.utid),
+                Stored::ints(t.cpu),
+                Stored::ints(t.utid),
                 Stored::text(state_ids(t.end_state, state_names), names),
-                Stored::narrow(t.prio),
+                Stored::ints(t.prio),
             ]
         }
         Moved::ThreadState(t) => {
-            let cpu_nulls = t.cpu.iter().map(|&c| c < 0).collect();
-            let io_nulls = t.io_wait.iter().map(|&v| v < 0).collect();
-            let irq_nulls: Vec<bool> = t.irq_context.iter().map(|&v| v < 0).collect();
             let rows = t.ts.len();
             vec![
                 Stored::row_number(),
                 Stored::int(t.ts),
                 Stored::int(t.dur),
-                Stored::int_nulls(t.cpu, cpu_nulls),
-                Stored::narrow(t.utid),
+                Stored::ints_or_null(t.cpu),
+                Stored::ints(t.utid),
                 Stored::text(state_ids(t.state, state_names), names),
-                Stored::int_nulls(t.io_wait.iter().map(|&v| v.max(0)).collect(), io_nulls),
+                Stored::ints_or_null(Ints::I8(t.io_wait)),
                 blocked_functions(t.blocked_function, rows),
-                u32_ids(t.waker),
-                Stored::int_nulls(t.irq_context.iter().map(|&v| v.max(0)).collect(), irq_nulls),
+                Stored::ints_or_null(t.waker),
+                Stored::ints_or_null(Ints::I8(t.irq_context)),
             ]
         }
         Moved::Args(a) => {
@@ -814,23 +804,22 @@ pub fn moved_columns(
                 FlagsColumn::Narrow(v) => Stored::narrow(v),
                 FlagsColumn::Wide(v) => Stored::narrow(v),
             };
+            let mut arg_set = r.arg_set;
+            for row in 0..arg_set.len() {
+                let set = arg_set.get(row);
+                let public = crate::replay::public_arg_set_id(arg_set_ids, Some(set));
+                arg_set.set(row, public.unwrap_or(-1));
+            }
             vec![
                 Stored::row_number(),
                 Stored::int(r.ts),
                 Stored::text(
-                    r.name.into_iter().map(u32::from).collect(),
+                    r.name.iter().map(|n| n as u32).collect(),
                     r.names.iter().map(|&n| n.into()).collect(),
                 ),
-                Stored::narrow(r.cpu),
-                u32_ids(r.utid),
-                {
-                    let public = |set: u32| match set {
-                        u32::MAX => u32::MAX,
-                        s => crate::replay::public_arg_set_id(arg_set_ids, Some(s as i64))
-                            .map_or(u32::MAX, |id| id as u32),
-                    };
-                    u32_ids(r.arg_set.into_iter().map(public).collect())
-                },
+                Stored::ints(r.cpu),
+                Stored::ints_or_null(r.utid),
+                Stored::ints_or_null(arg_set),
                 flags,
             ]
         }
@@ -854,8 +843,8 @@ pub fn fill<'v>(
             let mut cpus = imp.cpus_seen.clone();
             // sched's cpus (millions of rows)
             let mut sched_cpus = CpuSet::default();
-            for &c in &imp.sched.table.cpu {
-                sched_cpus.insert(c as i64);
+            for c in imp.sched.table.cpu.iter() {
+                sched_cpus.insert(c);
             }
             cpus.extend(sched_cpus.into_set());
             cpus.extend(ctx.tracks.cpus.iter().copied());

@@ -27,7 +27,7 @@ use rusqlite::vtab::{
     VTabCursor, VTabKind, Values,
 };
 
-use crate::columns::{value_cmp, Index, Table, V};
+use crate::columns::{value_cmp, EqKey, Index, Table, V};
 
 /// The tables a connection serves, by name (the module's client data).
 pub type Catalog = Arc<std::collections::HashMap<String, Arc<Table>>>;
@@ -463,6 +463,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             filters: 0,
             steps: 0,
             cells: Cell::new(0),
+            scanned: 0,
         })
     }
 }
@@ -495,6 +496,9 @@ enum Rows {
     Range(usize, usize),
     /// perm[start..end] of an index
     Perm(Arc<Index>, usize, usize),
+    /// rows start..end in row order whose column `col` equals the key (an
+    /// equality looked up without an index: `Table::scan_allowed`)
+    Scan(usize, EqKey, usize, usize),
 }
 
 #[repr(C)]
@@ -516,10 +520,13 @@ pub struct ColumnCursor {
     filters: u64,
     steps: u64,
     cells: Cell<u64>,
+    /// rows an equality scan read since its filter (`Table::charge_scan`)
+    scanned: usize,
 }
 
 impl Drop for ColumnCursor {
     fn drop(&mut self) {
+        self.charge_scan();
         FILTERS.fetch_add(self.filters, Relaxed);
         STEPS.fetch_add(self.steps, Relaxed);
         CELLS.fetch_add(self.cells.get(), Relaxed);
@@ -537,7 +544,7 @@ impl ColumnCursor {
     fn row_at(&self, pos: usize) -> usize {
         let i = if self.desc { self.len() - 1 - pos } else { pos };
         match &self.rows {
-            Rows::Range(s, _) => s + i,
+            Rows::Range(s, _) | Rows::Scan(_, _, s, _) => s + i,
             Rows::Perm(ix, s, _) => ix.perm[s + i] as usize,
         }
     }
@@ -563,7 +570,40 @@ impl ColumnCursor {
 
     fn len(&self) -> usize {
         match &self.rows {
-            Rows::Range(s, e) | Rows::Perm(_, s, e) => e.saturating_sub(*s),
+            Rows::Range(s, e) | Rows::Perm(_, s, e) | Rows::Scan(_, _, s, e) => e.saturating_sub(*s),
+        }
+    }
+
+    /// Moves to the next row of a scan whose value equals its key (from
+    /// the current one), counting the rows read.
+    fn skip_unequal(&mut self) {
+        let Rows::Scan(col, key, s, e) = self.rows else {
+            return;
+        };
+        let len = self.len();
+        if self.pos >= len {
+            return;
+        }
+        // the rows not yet read, in row order
+        let rest = if self.desc {
+            s..e - self.pos
+        } else {
+            s + self.pos..e
+        };
+        let found = self.table.find_equal(col, key, rest, self.desc);
+        let pos = match found {
+            Some(row) if self.desc => e - 1 - row,
+            Some(row) => row - s,
+            None => len,
+        };
+        self.scanned += pos.min(len - 1) + 1 - self.pos;
+        self.pos = pos;
+    }
+
+    /// Adds the rows an equality scan read to its column's count.
+    fn charge_scan(&mut self) {
+        if let Rows::Scan(col, ..) = self.rows {
+            self.table.charge_scan(col, std::mem::take(&mut self.scanned));
         }
     }
 }
@@ -736,6 +776,20 @@ fn rows_for(t: &Arc<Table>, plan: &Plan, eq: Option<V<'_>>, bounds: &[(u8, V<'_>
             };
         }
         let col = plan.eq as usize;
+        if plan.then == NONE && t.scan_allowed(col) {
+            if let Some(key) = t.eq_key(col, k) {
+                // no index yet: the rows in the ts range, in row order,
+                // those whose value equals the key (`ColumnCursor::skip_unequal`)
+                let (lo, hi) = match plan.range {
+                    r if r >= 0 => narrow(0, n, bounds, |i| t.get(r as usize, i)),
+                    _ => (0, n),
+                };
+                return match key {
+                    Some(key) => Rows::Scan(col, key, lo, hi),
+                    None => Rows::Range(0, 0),
+                };
+            }
+        }
         let ix = match plan.then {
             NONE => t.index(col),
             then => t.grouped_index(col, then as usize),
@@ -793,6 +847,7 @@ unsafe impl VTabCursor for ColumnCursor {
         args: &Values<'_>,
     ) -> rusqlite::Result<()> {
         self.filters += 1;
+        self.charge_scan();
         let t = self.table.clone();
         self.pos = 0;
         self.desc = false;
@@ -830,6 +885,7 @@ unsafe impl VTabCursor for ColumnCursor {
             Lookup::Everything => everything(&t, &plan),
         };
         self.skip_outside_window();
+        self.skip_unequal();
         Ok(())
     }
 
@@ -837,6 +893,7 @@ unsafe impl VTabCursor for ColumnCursor {
         self.steps += 1;
         self.pos += 1;
         self.skip_outside_window();
+        self.skip_unequal();
         // index order jumps across the table: fetch a row a few steps ahead
         let ahead = self.pos + PREFETCH_AHEAD;
         if matches!(self.rows, Rows::Perm(..)) && ahead < self.len() {

@@ -36,7 +36,7 @@ if __name__ == "__main__" and len(sys.argv) > 1:
 LAYERS: list[tuple[str, list[str]]] = [
     # the decoders' payload types, the stats and metadata vocabularies, the
     # machines' numbering: imports nothing of the crate
-    ("events", ["events", "tp_stats", "metadata", "machines"]),
+    ("events", ["events", "ints", "tp_stats", "metadata", "machines"]),
     # wire format, packets and text: trace bytes -> events (`decoder::sink`)
     ("decoder", ["decoder", "diagnostics"]),
     # timestamp order (trace_processor's TraceSorter)
@@ -58,7 +58,7 @@ LAYERS: list[tuple[str, list[str]]] = [
         ],
     ),
     # one opened trace: import, tables, queries; the Python module
-    ("session", ["session", "crate"]),
+    ("session", ["session", "arrow", "crate"]),
 ]
 
 

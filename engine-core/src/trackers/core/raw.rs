@@ -4,6 +4,7 @@
 use crate::decoder::ftrace_schema::generic_fields;
 use crate::decoder::proto::{symbol_address_field, SYMBOL_FIELD};
 use crate::decoder::wire::FieldKind;
+use crate::ints::Ints;
 use crate::trackers::core::tracks::{ArgVal, Args};
 use std::sync::Arc;
 
@@ -15,19 +16,20 @@ use crate::events::{
 };
 
 /// ftrace_event rows, narrow (millions of rows on a real trace): names as
-/// ids into `names`, NULLs as u32::MAX.
+/// ids into `names`, integers as narrow as their values (`Ints`), NULLs as
+/// -1.
 #[derive(Default)]
 pub struct RawTable {
     pub ts: Vec<i64>,
-    pub name: Vec<u16>,
+    pub name: Ints,
     /// the distinct event names, in order of first appearance
     pub names: Vec<&'static str>,
     /// the cpu field (uint32)
-    pub cpu: Vec<u32>,
-    /// u32::MAX = NULL
-    pub utid: Vec<u32>,
-    /// u32::MAX = NULL
-    pub arg_set: Vec<u32>,
+    pub cpu: Ints,
+    /// -1 = NULL
+    pub utid: Ints,
+    /// the trackers' arg set; -1 = NULL
+    pub arg_set: Ints,
     /// first / last ts of the rows that are not sched_switch rows of sched
     /// (trace bounds, as the reference computes them)
     pub other_first_last: Option<(i64, i64)>,
@@ -73,11 +75,10 @@ impl RawTable {
             self.flags.push((self.name.len() as u32, self.next_flags));
             self.next_flags = 0;
         }
-        self.name.push(id as u16);
-        self.cpu.push(cpu as u32);
-        self.utid.push(utid.unwrap_or(u32::MAX));
-        self.arg_set
-            .push(arg_set.map_or(u32::MAX, |a| u32::try_from(a).unwrap_or(u32::MAX - 1)));
+        self.name.push(id as i64);
+        self.cpu.push(cpu as u32 as i64);
+        self.utid.push(utid.map_or(-1, i64::from));
+        self.arg_set.push(arg_set.unwrap_or(-1));
         if !sched_row {
             self.other_first_last = Some(match self.other_first_last {
                 None => (ts, ts),

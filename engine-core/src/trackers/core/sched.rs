@@ -3,6 +3,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use crate::ints::Ints;
 use crate::trackers::PerCpu;
 
 /// major.minor from utsname; trace_processor assumes 4.4 when unknown.
@@ -152,16 +153,17 @@ impl EndStates {
     }
 }
 
-/// sched rows, in replay order of the switches that made them.
+/// sched rows, in replay order of the switches that made them (the
+/// integer columns as narrow as their values: `Ints`).
 #[derive(Default)]
 pub struct SchedTable {
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
-    pub cpu: Vec<u32>,
-    pub utid: Vec<u32>,
-    /// end_state id (EndStates), u16::MAX = NULL
-    pub end_state: Vec<u16>,
-    pub prio: Vec<i32>,
+    pub cpu: Ints,
+    pub utid: Ints,
+    /// end_state id (EndStates), NO_STATE = NULL
+    pub end_state: Ints,
+    pub prio: Ints,
 }
 
 impl SchedTable {
@@ -175,7 +177,8 @@ impl SchedTable {
     }
 }
 
-pub const NO_STATE: u16 = u16::MAX;
+/// The end_state / state of a row that has none (NULL).
+pub const NO_STATE: i64 = -1;
 
 /// The per-CPU pending slice: a row is closed by the next kept switch on its
 /// CPU (dur = the gap, end_state = that switch's prev_state), unless that
@@ -206,7 +209,7 @@ impl SchedTracker {
         if let Some(&(row, pid)) = self.pending.get(cpu) {
             if compact || prev_pid == pid {
                 t.dur[row] = ts - t.ts[row];
-                t.end_state[row] = prev_state;
+                t.end_state.set(row, prev_state as i64);
             } else {
                 let machine = (cpu / crate::machines::MAX_CPUS_PER_MACHINE).max(0) as usize;
                 if machine >= self.mismatched.len() {
@@ -219,10 +222,10 @@ impl SchedTracker {
         t.ts.push(ts);
         t.dur.push(-1);
         // cpu: a uint32 field; prio: an int32 field (as trace_processor reads them)
-        t.cpu.push(cpu as u32);
-        t.utid.push(next_utid);
+        t.cpu.push(cpu as u32 as i64);
+        t.utid.push(next_utid as i64);
         t.end_state.push(NO_STATE);
-        t.prio.push(next_prio as i32);
+        t.prio.push(next_prio as i32 as i64);
         self.pending.insert(cpu, (row, next_pid));
     }
 
@@ -232,19 +235,21 @@ impl SchedTracker {
     }
 }
 
-/// thread_state rows, ids in creation (replay) order.
+/// thread_state rows, ids in creation (replay) order (the integer columns
+/// as narrow as their values: `Ints`).
 #[derive(Default)]
 pub struct ThreadStateTable {
     pub ts: Vec<i64>,
     pub dur: Vec<i64>,
     /// -1 = NULL
-    pub cpu: Vec<i32>,
-    pub utid: Vec<u32>,
-    pub state: Vec<u16>,
+    pub cpu: Ints,
+    pub utid: Ints,
+    /// state id (EndStates)
+    pub state: Ints,
     /// 0 / 1, -1 = NULL (trace_processor keeps it as a bool)
     pub io_wait: Vec<i8>,
-    /// u32::MAX = NULL
-    pub waker: Vec<u32>,
+    /// -1 = NULL
+    pub waker: Ints,
     /// irq_context: -1 = NULL (switches, wakings without common_flags),
     /// else 0 / 1 (a compact_sched waking's flags: in a hard or soft irq;
     /// a new task: 0)
@@ -315,11 +320,11 @@ impl ThreadStateTracker {
         let row = t.ts.len() as u32;
         t.ts.push(ts);
         t.dur.push(-1);
-        t.cpu.push(cpu as i32);
-        t.utid.push(utid);
-        t.state.push(state);
+        t.cpu.push(cpu as i32 as i64);
+        t.utid.push(utid as i64);
+        t.state.push(state as i64);
         t.io_wait.push(-1);
-        t.waker.push(waker);
+        t.waker.push(if waker == NONE { -1 } else { waker as i64 });
         t.irq_context.push(irq.map_or(-1, |i| i as i8));
         let u = utid as usize;
         if self.last.len() <= u {
@@ -350,7 +355,7 @@ impl ThreadStateTracker {
             return;
         }
         if let Some(r) = self.last_row(utid) {
-            if self.table.state[r] == RUNNING {
+            if self.table.state.get(r) == RUNNING as i64 {
                 self.table.dur[r] = ts - self.table.ts[r];
             }
         }
@@ -381,8 +386,8 @@ impl ThreadStateTracker {
             return false;
         }
         if let Some(r) = self.last_row(utid) {
-            let st = self.table.state[r];
-            if st == RUNNING || st == R {
+            let st = self.table.state.get(r);
+            if st == RUNNING as i64 || st == R as i64 {
                 self.spurious += 1;
                 return false;
             }

@@ -5,8 +5,8 @@ It unwraps containers (gzip, zip, ctrace), decodes Perfetto protobuf and
 systrace HTML / text, and replays them with trace_processor's import
 semantics into tables. They stay in Rust as columns, served to the core's
 own SQLite as virtual tables (trace_processor's design); queries run there
-and their results cross into Python as Arrow buffers per column
-(``CoreStore``). ``import_proto`` / ``import_trace`` give the same tables as
+and their results cross into Python as Arrow arrays per column, through the
+Arrow C data interface that polars reads directly (``CoreStore``). ``import_proto`` / ``import_trace`` give the same tables as
 one serialized SQLite database (``sqlite3.Connection.deserialize``), which
 tests use as an oracle for the virtual tables. The extension is always built
 by ``pip install`` (maturin), or in place by ``python3 tools/build_core.py``.
@@ -18,7 +18,6 @@ import sqlite3
 from typing import Any, Callable, NamedTuple, Sequence
 
 import polars as pl
-import pyarrow as pa
 
 from artscope import _core  # type: ignore[attr-defined]
 from artscope.errors import TraceError
@@ -201,25 +200,16 @@ def _to_session(imported: Any, path: str) -> CoreSession:
     return CoreSession(CoreStore(session), partial, warnings, packets)
 
 
-_ARROW_TYPES = {"int": pa.int64(), "real": pa.float64(), "text": pa.large_utf8()}
-
-
 def _series(name: str, spec: tuple[Any, ...]) -> pl.Series:
-    """One result column from the core's buffers (see lib.rs column_to_py)."""
-    kind, n, values, valid, offsets = spec
-    if kind == "null":
-        return pl.Series(name, [None] * n)
+    """One result column from the core (see lib.rs column_to_py): an Arrow
+    array polars takes as it is, or a list of Python values."""
+    kind, values = spec
     if kind == "object":  # blobs or mixed types: base.columns_to_frame's rules
         kinds = {type(v) for v in values if v is not None}
         if len(kinds) > 1:
             values = [None if v is None else str(v) for v in values]
         return pl.Series(name, values, strict=False)
-    buffers = [None if valid is None else pa.py_buffer(valid)]
-    if kind == "text":
-        buffers.append(pa.py_buffer(offsets))
-    buffers.append(pa.py_buffer(values))
-    array = pa.Array.from_buffers(_ARROW_TYPES[kind], n, buffers)
-    return pl.Series(name, array)
+    return pl.Series(values).alias(name)
 
 
 def _frame(names: list[str], columns: list[tuple[Any, ...]]) -> pl.DataFrame:
@@ -241,7 +231,7 @@ class CoreStore:
 
     def frame(self, sql: str) -> pl.DataFrame:
         """The last statement's result as a DataFrame (columns from Arrow
-        buffers: no per-row Python objects)."""
+        arrays: no per-row Python objects)."""
         return _frame(*self.session.execute(sql))
 
     def frames(self, queries: list[str]) -> list[pl.DataFrame]:
@@ -260,7 +250,7 @@ class CoreStore:
         names, columns = self.session.execute(sql, exact_types=True)
         if not names:
             return [], []
-        values = [list(spec[2]) if spec[0] == "object" else _series(name, spec).to_list()
+        values = [list(spec[1]) if spec[0] == "object" else _series(name, spec).to_list()
                   for name, spec in zip(names, columns)]
         names = unique_column_names(list(names)) if unique_names else list(names)
         return names, list(zip(*values))
