@@ -65,8 +65,9 @@ pub enum Data {
     /// integers; `nulls` marks the NULLs
     Int(Ints),
     Real(Vec<f64>),
-    /// ids into the column's dictionary (`NULL_TEXT` for NULL)
-    Text(Vec<u32>),
+    /// ids into the column's dictionary, as narrow as the dictionary
+    /// allows (-1 for NULL)
+    Text(Ints),
     Mixed(Vec<Cell>),
     /// a generated column: `a + b` of two integer columns
     Sum(usize, usize),
@@ -78,19 +79,59 @@ pub enum Data {
     RowNumber,
 }
 
+/// A column's NULL flags, one bit per row (none stored when no row is
+/// NULL).
+#[derive(Default)]
+pub struct Nulls(Vec<u64>);
+
+impl Nulls {
+    pub fn none() -> Nulls {
+        Nulls(Vec::new())
+    }
+
+    /// The flags of `n` rows, `null(row)` saying which are NULL.
+    pub fn of(n: usize, null: impl Fn(usize) -> bool) -> Nulls {
+        let mut bits = Vec::with_capacity(n.div_ceil(64));
+        let mut any = 0;
+        for lo in (0..n).step_by(64) {
+            let word = (lo..(lo + 64).min(n)).fold(0u64, |w, r| w | (null(r) as u64) << (r - lo));
+            any |= word;
+            bits.push(word);
+        }
+        if any == 0 {
+            Nulls::none()
+        } else {
+            Nulls(bits)
+        }
+    }
+
+    /// No row is NULL.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Whether `row` is NULL.
+    #[inline]
+    pub fn get(&self, row: usize) -> bool {
+        self.0
+            .get(row / 64)
+            .is_some_and(|w| w >> (row % 64) & 1 != 0)
+    }
+}
+
 pub struct Column {
     pub name: &'static str,
     pub decl: &'static str,
     pub data: Data,
     /// per row, for Int / Real (empty when the column has no NULL)
-    pub nulls: Vec<bool>,
+    pub nulls: Nulls,
     pub dict: Vec<Box<str>>,
 }
 
 /// A stored (not generated) column's values, before the table is built.
 pub struct Stored {
     data: Data,
-    nulls: Vec<bool>,
+    nulls: Nulls,
     dict: Vec<Box<str>>,
 }
 
@@ -108,18 +149,14 @@ impl Stored {
     pub fn ints(v: Ints) -> Stored {
         Stored {
             data: Data::Int(v),
-            nulls: Vec::new(),
+            nulls: Nulls::none(),
             dict: Vec::new(),
         }
     }
 
     /// integers as the trackers stored them, negative values meaning NULL
     pub fn ints_or_null(v: Ints) -> Stored {
-        let nulls = if v.iter().any(|x| x < 0) {
-            v.iter().map(|x| x < 0).collect()
-        } else {
-            Vec::new()
-        };
+        let nulls = each_width!(&v, v => Nulls::of(v.len(), |r| v[r] < 0));
         Stored {
             data: Data::Int(v),
             nulls,
@@ -127,13 +164,18 @@ impl Stored {
         }
     }
 
+    /// integers as the trackers stored them, with a NULL flag per row
+    pub fn ints_nulls(v: Ints, nulls: &[bool]) -> Stored {
+        Stored {
+            data: Data::Int(v),
+            nulls: Nulls::of(nulls.len(), |r| nulls[r]),
+            dict: Vec::new(),
+        }
+    }
+
     /// integers with a NULL flag per row
     pub fn int_nulls<T: Copy + Into<i64>>(v: Vec<T>, nulls: Vec<bool>) -> Stored {
-        let nulls = if nulls.iter().any(|&n| n) {
-            nulls
-        } else {
-            Vec::new()
-        };
+        let nulls = Nulls::of(nulls.len(), |r| nulls[r]);
         Stored {
             data: Data::Int(Ints::narrow(v)),
             nulls,
@@ -143,9 +185,14 @@ impl Stored {
 
     /// text as ids into `dict` (`NULL_TEXT` for NULL)
     pub fn text(ids: Vec<u32>, dict: Vec<Box<str>>) -> Stored {
+        Stored::text_ids(text_ids(ids), dict)
+    }
+
+    /// text as ids into `dict` (-1 for NULL), as the trackers stored them
+    pub fn text_ids(ids: Ints, dict: Vec<Box<str>>) -> Stored {
         Stored {
             data: Data::Text(ids),
-            nulls: Vec::new(),
+            nulls: Nulls::none(),
             dict,
         }
     }
@@ -154,11 +201,7 @@ impl Stored {
     pub fn interned(values: &[&str]) -> Stored {
         let mut dict = Dict::default();
         let ids = values.iter().map(|s| dict.id(s)).collect();
-        Stored {
-            data: Data::Text(ids),
-            nulls: Vec::new(),
-            dict: dict.strings,
-        }
+        Stored::text(ids, dict.strings)
     }
 
     /// text given per row (None: NULL), interned
@@ -167,22 +210,19 @@ impl Stored {
         let ids = values
             .map(|v| v.map_or(NULL_TEXT, |s| dict.id(s.as_ref())))
             .collect();
-        Stored {
-            data: Data::Text(ids),
-            nulls: Vec::new(),
-            dict: dict.strings,
-        }
+        Stored::text(ids, dict.strings)
     }
 
     /// reals (None: NULL)
     pub fn real_opt(values: impl Iterator<Item = Option<f64>>) -> Stored {
         let (v, nulls): (Vec<f64>, Vec<bool>) =
             values.map(|x| (x.unwrap_or(0.0), x.is_none())).unzip();
-        let nulls = if nulls.iter().any(|&n| n) {
-            nulls
-        } else {
-            Vec::new()
-        };
+        Stored::real_nulls(v, nulls)
+    }
+
+    /// reals with a NULL flag per row
+    pub fn real_nulls(v: Vec<f64>, nulls: Vec<bool>) -> Stored {
+        let nulls = Nulls::of(nulls.len(), |r| nulls[r]);
         Stored {
             data: Data::Real(v),
             nulls,
@@ -194,7 +234,7 @@ impl Stored {
     pub fn row_number() -> Stored {
         Stored {
             data: Data::RowNumber,
-            nulls: Vec::new(),
+            nulls: Nulls::none(),
             dict: Vec::new(),
         }
     }
@@ -203,7 +243,7 @@ impl Stored {
     pub fn null() -> Stored {
         Stored {
             data: Data::Null,
-            nulls: Vec::new(),
+            nulls: Nulls::none(),
             dict: Vec::new(),
         }
     }
@@ -237,7 +277,7 @@ pub struct Table {
 pub enum EqKey {
     Int(i64),
     /// a text column's dictionary id
-    Text(u32),
+    Text(i64),
 }
 
 /// Equality scans may read this many times a table's rows per column
@@ -253,21 +293,21 @@ impl Column {
     pub fn get<'a>(&'a self, cols: &'a [Column], row: usize) -> V<'a> {
         match &self.data {
             Data::Int(v) => {
-                if !self.nulls.is_empty() && self.nulls[row] {
+                if self.nulls.get(row) {
                     V::Null
                 } else {
                     V::Int(v.get(row))
                 }
             }
             Data::Real(v) => {
-                if !self.nulls.is_empty() && self.nulls[row] {
+                if self.nulls.get(row) {
                     V::Null
                 } else {
                     V::Real(v[row])
                 }
             }
-            Data::Text(v) => match v[row] {
-                NULL_TEXT => V::Null,
+            Data::Text(v) => match v.get(row) {
+                id if id < 0 => V::Null,
                 id => V::Text(&self.dict[id as usize]),
             },
             Data::Mixed(v) => match v[row] {
@@ -405,7 +445,7 @@ impl Table {
                 c.dict
                     .iter()
                     .position(|d| d.as_bytes() == t.as_bytes())
-                    .map(|id| EqKey::Text(id as u32)),
+                    .map(|id| EqKey::Text(id as i64)),
             ),
             _ => None,
         }
@@ -432,13 +472,13 @@ impl Table {
         }
         let found = match (&c.data, key) {
             #[allow(clippy::unnecessary_cast)] // a no-op for the I64 arm only
-            (Data::Int(v), EqKey::Int(k)) => each_width!(v, v => {
+            // (a text column's ids: a NULL's -1 is no id)
+            (Data::Int(v), EqKey::Int(k)) | (Data::Text(v), EqKey::Text(k)) => each_width!(v, v => {
                 let nulls = &c.nulls;
                 find(&v[rows], desc, |i, x| {
-                    x as i64 == k && (nulls.is_empty() || !nulls[start + i])
+                    x as i64 == k && !nulls.get(start + i)
                 })
             }),
-            (Data::Text(v), EqKey::Text(id)) => find(&v[rows], desc, |_, x| x == id),
             _ => None,
         };
         found.map(|i| start + i)
@@ -541,7 +581,7 @@ impl Table {
         let keyed = |n: usize, key: &dyn Fn(usize) -> i64| -> Vec<i64> {
             (0..n)
                 .map(|r| {
-                    if !c.nulls.is_empty() && c.nulls[r] {
+                    if c.nulls.get(r) {
                         null_key
                     } else {
                         key(r).max(i64::MIN + 1)
@@ -575,13 +615,7 @@ impl Table {
                     rank[d as usize] = i as i64;
                 }
                 v.iter()
-                    .map(|&id| {
-                        if id == NULL_TEXT {
-                            null_key
-                        } else {
-                            rank[id as usize]
-                        }
-                    })
+                    .map(|id| if id < 0 { null_key } else { rank[id as usize] })
                     .collect()
             }
             // generated and mixed columns: through their values (numbers
@@ -606,7 +640,7 @@ impl Table {
             let p: *const i8 = match &c.data {
                 Data::Int(v) => v.ptr(row),
                 Data::Real(v) => v.as_ptr().wrapping_add(row) as *const i8,
-                Data::Text(v) => v.as_ptr().wrapping_add(row) as *const i8,
+                Data::Text(v) => v.ptr(row),
                 _ => continue,
             };
             // SAFETY: prefetch is a hint; it never faults, even out of bounds
@@ -623,7 +657,7 @@ impl Table {
 
 /// The lowest and highest non-NULL value of an integer column ((0, 0)
 /// when every value is NULL).
-fn int_range(v: &Ints, nulls: &[bool]) -> (i64, i64) {
+fn int_range(v: &Ints, nulls: &Nulls) -> (i64, i64) {
     let fold = |(lo, hi): (i64, i64), x: i64| (lo.min(x), hi.max(x));
     let none = (i64::MAX, i64::MIN);
     #[allow(clippy::unnecessary_cast)] // a no-op for the I64 arm only
@@ -631,7 +665,7 @@ fn int_range(v: &Ints, nulls: &[bool]) -> (i64, i64) {
         each_width!(v, v => v.iter().fold(none, |a, &x| fold(a, x as i64)))
     } else {
         (0..v.len())
-            .filter(|&r| !nulls[r])
+            .filter(|&r| !nulls.get(r))
             .fold(none, |a, r| fold(a, v.get(r)))
     };
     if lo > hi {
@@ -641,12 +675,24 @@ fn int_range(v: &Ints, nulls: &[bool]) -> (i64, i64) {
     }
 }
 
+/// Text ids (`NULL_TEXT` for NULL) as a text column stores them: as narrow
+/// as the largest id allows, -1 for NULL.
+fn text_ids(ids: Vec<u32>) -> Ints {
+    let wide = |id: u32| if id == NULL_TEXT { -1 } else { id as i64 };
+    let top = ids.iter().filter(|&&id| id != NULL_TEXT).max().copied();
+    match top.unwrap_or(0) {
+        0..=0x7f => Ints::I8(ids.into_iter().map(|id| wide(id) as i8).collect()),
+        0x80..=0x7fff => Ints::I16(ids.into_iter().map(|id| wide(id) as i16).collect()),
+        _ => Ints::I32(ids.into_iter().map(|id| wide(id) as i32).collect()),
+    }
+}
+
 /// One column of `DenseKeys`.
 enum KeyPart<'a> {
     /// integers from `lo` (NULL flags), `width` buckets with NULL's
-    Ints(&'a Ints, &'a [bool], i64, usize),
+    Ints(&'a Ints, &'a Nulls, i64, usize),
     /// text ids and each id's rank in byte order (from 1; NULL is 0)
-    Text(&'a [u32], Vec<u32>),
+    Text(&'a Ints, Vec<u32>),
     /// the row number: rows + 1 buckets
     Rows(usize),
 }
@@ -663,14 +709,14 @@ impl KeyPart<'_> {
     fn bucket(&self, row: usize) -> usize {
         match self {
             KeyPart::Ints(v, nulls, lo, _) => {
-                if !nulls.is_empty() && nulls[row] {
+                if nulls.get(row) {
                     0
                 } else {
                     (v.get(row) - lo) as usize + 1
                 }
             }
-            KeyPart::Text(v, rank) => match v[row] {
-                NULL_TEXT => 0,
+            KeyPart::Text(v, rank) => match v.get(row) {
+                id if id < 0 => 0,
                 id => rank[id as usize] as usize,
             },
             KeyPart::Rows(_) => row + 1,
@@ -727,13 +773,19 @@ impl DenseKeys<'_> {
 /// A text column's dictionary: each distinct string once, ids in order of
 /// first appearance.
 #[derive(Default)]
-struct Dict {
+pub struct Dict {
     strings: Vec<Box<str>>,
     ids: HashMap<Box<str>, u32>,
 }
 
 impl Dict {
-    fn id(&mut self, s: &str) -> u32 {
+    /// The strings, by id.
+    pub fn into_strings(self) -> Vec<Box<str>> {
+        self.strings
+    }
+
+    /// The id of `s`, added if new.
+    pub fn id(&mut self, s: &str) -> u32 {
         if let Some(&id) = self.ids.get(s) {
             return id;
         }
@@ -915,10 +967,10 @@ impl Builder {
                 data: match b.data {
                     Building::Int(v) => Data::Int(Ints::from_i64(v)),
                     Building::Real(v) => Data::Real(v),
-                    Building::Text(v) => Data::Text(v),
+                    Building::Text(v) => Data::Text(text_ids(v)),
                     Building::Mixed(v) => Data::Mixed(v),
                 },
-                nulls: b.nulls,
+                nulls: Nulls::of(b.nulls.len(), |r| b.nulls[r]),
                 dict: b.dict.strings,
             })
             .collect();
@@ -955,7 +1007,7 @@ impl Table {
                         },
                         None => position(expr.trim()).map_or(Data::Null, Data::Alias),
                     },
-                    nulls: Vec::new(),
+                    nulls: Nulls::none(),
                     dict: Vec::new(),
                 },
             };

@@ -675,6 +675,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
     ] {
         v.clear_free();
     }
+    sorter::trim_free_memory();
     probe_stage("freed");
     let cpu_info = crate::trackers::core::cpu::CpuInfoTables::apply(&mut ctx.args, &sink.cpu_info);
     let arg_set_ids = ctx.args.public_ids().into();

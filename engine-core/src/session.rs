@@ -589,5 +589,7 @@ fn arg_index(args: &Table) -> HashMap<(i64, String), Value> {
 pub fn open_session(imp: Imported, trace_config_pbtxt: Option<&str>) -> rusqlite::Result<Session> {
     let bounds = trace_bounds(&imp);
     let tables = build_tables(imp, trace_config_pbtxt)?;
+    // (the import's many small blocks are free now)
+    crate::sorter::trim_free_memory();
     Session::open(tables, bounds)
 }

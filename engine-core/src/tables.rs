@@ -733,15 +733,6 @@ pub fn moved_columns(
         .iter()
         .map(|n| n.as_deref().unwrap_or("").into())
         .collect();
-    // state ids (NULL: -1, or a state with no name) -> text ids
-    let state_ids = |ids: Ints, names: &[Option<String>]| -> Vec<u32> {
-        ids.iter()
-            .map(|st| match usize::try_from(st).ok().and_then(|i| names.get(i)) {
-                Some(Some(_)) => st as u32,
-                _ => NULL_TEXT,
-            })
-            .collect()
-    };
     match data {
         Moved::Sched(t) => {
             vec![
@@ -750,7 +741,7 @@ pub fn moved_columns(
                 Stored::int(t.dur),
                 Stored::ints(t.cpu),
                 Stored::ints(t.utid),
-                Stored::text(state_ids(t.end_state, state_names), names),
+                Stored::text_ids(t.end_state, names),
                 Stored::ints(t.prio),
             ]
         }
@@ -762,43 +753,14 @@ pub fn moved_columns(
                 Stored::int(t.dur),
                 Stored::ints_or_null(t.cpu),
                 Stored::ints(t.utid),
-                Stored::text(state_ids(t.state, state_names), names),
+                Stored::text_ids(t.state, names),
                 Stored::ints_or_null(Ints::I8(t.io_wait)),
                 blocked_functions(t.blocked_function, rows),
                 Stored::ints_or_null(t.waker),
                 Stored::ints_or_null(Ints::I8(t.irq_context)),
             ]
         }
-        Moved::Args(a) => {
-            let keys: Vec<u32> = a.rows.iter().map(|r| r.key).collect();
-            let ints: Vec<Option<i64>> = a.rows.iter().map(|r| r.value.int_value()).collect();
-            // flat_key: the key without array indices, per distinct key
-            let flat_of_key: Vec<String> = a
-                .keys
-                .iter()
-                .map(|k| crate::trackers::core::tracks::flat_key(k).into_owned())
-                .collect();
-            vec![
-                Stored::row_number(),
-                // (every row's set has args: a public id)
-                Stored::int(
-                    a.rows
-                        .iter()
-                        .map(|r| arg_set_ids[r.set_id as usize].unwrap_or(r.set_id))
-                        .collect(),
-                ),
-                Stored::text_opt(keys.iter().map(|&k| Some(&flat_of_key[k as usize]))),
-                Stored::text(keys, a.keys),
-                Stored::int_nulls(
-                    ints.iter().map(|v| v.unwrap_or(0)).collect(),
-                    ints.iter().map(Option::is_none).collect(),
-                ),
-                Stored::text_opt(a.rows.iter().map(|r| r.value.string_value())),
-                Stored::real_opt(a.rows.iter().map(|r| r.value.real_value())),
-                Stored::text_opt(a.rows.iter().map(|r| Some(r.value.value_type()))),
-                Stored::text_opt(a.rows.iter().map(|r| r.value.display())),
-            ]
-        }
+        Moved::Args(a) => args_columns(a, arg_set_ids),
         Moved::FtraceEvent(r) => {
             let flags = match r.flags_column() {
                 FlagsColumn::Narrow(v) => Stored::narrow(v),
@@ -813,10 +775,7 @@ pub fn moved_columns(
             vec![
                 Stored::row_number(),
                 Stored::int(r.ts),
-                Stored::text(
-                    r.name.iter().map(|n| n as u32).collect(),
-                    r.names.iter().map(|&n| n.into()).collect(),
-                ),
+                Stored::text_ids(r.name, r.names.iter().map(|&n| n.into()).collect()),
                 Stored::ints(r.cpu),
                 Stored::ints_or_null(r.utid),
                 Stored::ints_or_null(arg_set),
@@ -824,6 +783,95 @@ pub fn moved_columns(
             ]
         }
     }
+}
+
+/// The args table's stored columns. Millions of rows repeat a few keys,
+/// types and values: each text column is interned per distinct value (a
+/// display text formatted once per distinct number), not per row.
+fn args_columns(a: Args, arg_set_ids: &[Option<i64>]) -> Vec<Stored> {
+    use crate::columns::Dict;
+    use crate::trackers::core::tracks::{flat_key, ArgValue};
+    let n = a.rows.len();
+    // flat_key: the key without array indices, per distinct key
+    let mut flat = Dict::default();
+    let flat_of_key: Vec<u32> = a.keys.iter().map(|k| flat.id(&flat_key(k))).collect();
+    let (mut displays, mut types) = (Dict::default(), Dict::default());
+    // display ids: of a string by its string id, of a number by (kind,
+    // bits); value_type ids by kind
+    let mut display_of_string: Vec<u32> = Vec::new();
+    let mut display_of_number: rustc_hash::FxHashMap<(u8, i64), u32> = Default::default();
+    let mut type_of_kind = [NULL_TEXT; 7];
+    // (each column written at its narrowest width: `Ints`)
+    let column = || Ints::with_capacity(n);
+    let (mut set_ids, mut keys, mut flat_keys, mut ints) = (column(), column(), column(), column());
+    let (mut string_ids, mut type_ids, mut display_ids) = (column(), column(), column());
+    let (mut reals, mut int_nulls, mut real_nulls) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    // text ids: NULL is -1
+    let text = |id: u32| if id == NULL_TEXT { -1 } else { id as i64 };
+    for r in &a.rows {
+        // (every row's set has args: a public id)
+        set_ids.push(arg_set_ids[r.set_id as usize].unwrap_or(r.set_id as i64));
+        keys.push(r.key as i64);
+        flat_keys.push(flat_of_key[r.key as usize] as i64);
+        let v = &r.value;
+        let int = v.int_value();
+        ints.push(int.unwrap_or(0));
+        int_nulls.push(int.is_none());
+        let real = v.real_value();
+        reals.push(real.unwrap_or(0.0));
+        real_nulls.push(real.is_none());
+        let kind = match v {
+            ArgValue::Int(_) => 0,
+            ArgValue::Uint(_) => 1,
+            ArgValue::Bool(_) => 2,
+            ArgValue::Real(_) => 3,
+            ArgValue::Str(_) => 4,
+            ArgValue::NullStr => 5,
+            ArgValue::Pointer(_) => 6,
+        };
+        if type_of_kind[kind] == NULL_TEXT {
+            type_of_kind[kind] = types.id(v.value_type());
+        }
+        type_ids.push(type_of_kind[kind] as i64);
+        let (string, display) = match v {
+            ArgValue::NullStr => (NULL_TEXT, NULL_TEXT),
+            // (string values are ids into `a.strings`, the column's dictionary)
+            &ArgValue::Str(id) => {
+                if display_of_string.len() <= id as usize {
+                    display_of_string.resize(id as usize + 1, NULL_TEXT);
+                }
+                let d = &mut display_of_string[id as usize];
+                if *d == NULL_TEXT {
+                    *d = displays.id(&a.strings[id as usize]);
+                }
+                (id, *d)
+            }
+            _ => {
+                let bits = match *v {
+                    ArgValue::Real(x) => x.to_bits() as i64,
+                    _ => int.unwrap_or(0),
+                };
+                let d = *display_of_number
+                    .entry((kind as u8, bits))
+                    .or_insert_with(|| displays.id(&v.display(&a.strings).unwrap_or_default()));
+                (NULL_TEXT, d)
+            }
+        };
+        string_ids.push(text(string));
+        display_ids.push(text(display));
+    }
+    vec![
+        Stored::row_number(),
+        Stored::ints(set_ids),
+        Stored::text_ids(flat_keys, flat.into_strings()),
+        Stored::text_ids(keys, a.keys),
+        Stored::ints_nulls(ints, &int_nulls),
+        Stored::text_ids(string_ids, a.strings),
+        Stored::real_nulls(reals, real_nulls),
+        Stored::text_ids(type_ids, types.into_strings()),
+        Stored::text_ids(display_ids, displays.into_strings()),
+    ]
 }
 
 pub fn fill<'v>(

@@ -104,8 +104,8 @@ pub struct EndStates {
 }
 
 /// Ids of the states thread_state treats specially.
-pub const RUNNING: u16 = 0;
-pub const R: u16 = 1;
+pub const RUNNING: i64 = 0;
+pub const R: i64 = 1;
 
 impl EndStates {
     pub fn new(version: (u32, u32)) -> Self {
@@ -131,9 +131,9 @@ impl EndStates {
         id
     }
 
-    /// A switch's prev_state as an end state (NULL: invalid, counted for
-    /// `machine`).
-    pub fn decode(&mut self, raw: i64, machine: u16) -> u16 {
+    /// A switch's prev_state as an end state id (`NO_STATE`, NULL, for an
+    /// invalid one, counted for `machine`).
+    pub fn decode(&mut self, raw: i64, machine: u16) -> i64 {
         let id = match self.cache.get(&raw) {
             Some(&id) => id,
             None => {
@@ -148,8 +148,9 @@ impl EndStates {
                 self.invalid.resize(m + 1, 0);
             }
             self.invalid[m] += 1;
+            return NO_STATE;
         }
-        id
+        id as i64
     }
 }
 
@@ -161,7 +162,7 @@ pub struct SchedTable {
     pub dur: Vec<i64>,
     pub cpu: Ints,
     pub utid: Ints,
-    /// end_state id (EndStates), NO_STATE = NULL
+    /// end_state id (`EndStates::decode`), NO_STATE = NULL
     pub end_state: Ints,
     pub prio: Ints,
 }
@@ -200,7 +201,7 @@ impl SchedTracker {
         cpu: i64,
         compact: bool,
         prev_pid: i64,
-        prev_state: u16,
+        prev_state: i64,
         next_pid: i64,
         next_utid: u32,
         next_prio: i64,
@@ -209,7 +210,7 @@ impl SchedTracker {
         if let Some(&(row, pid)) = self.pending.get(cpu) {
             if compact || prev_pid == pid {
                 t.dur[row] = ts - t.ts[row];
-                t.end_state.set(row, prev_state as i64);
+                t.end_state.set(row, prev_state);
             } else {
                 let machine = (cpu / crate::machines::MAX_CPUS_PER_MACHINE).max(0) as usize;
                 if machine >= self.mismatched.len() {
@@ -244,7 +245,7 @@ pub struct ThreadStateTable {
     /// -1 = NULL
     pub cpu: Ints,
     pub utid: Ints,
-    /// state id (EndStates)
+    /// state id (`EndStates::decode`), NO_STATE = NULL
     pub state: Ints,
     /// 0 / 1, -1 = NULL (trace_processor keeps it as a bool)
     pub io_wait: Vec<i8>,
@@ -315,14 +316,14 @@ impl ThreadStateTracker {
         }
     }
 
-    fn open(&mut self, utid: u32, ts: i64, state: u16, cpu: i64, waker: u32, irq: Option<bool>) {
+    fn open(&mut self, utid: u32, ts: i64, state: i64, cpu: i64, waker: u32, irq: Option<bool>) {
         let t = &mut self.table;
         let row = t.ts.len() as u32;
         t.ts.push(ts);
         t.dur.push(-1);
         t.cpu.push(cpu as i32 as i64);
         t.utid.push(utid as i64);
-        t.state.push(state as i64);
+        t.state.push(state);
         t.io_wait.push(-1);
         t.waker.push(if waker == NONE { -1 } else { waker as i64 });
         t.irq_context.push(irq.map_or(-1, |i| i as i8));
@@ -350,12 +351,12 @@ impl ThreadStateTracker {
         }
     }
 
-    pub fn switch_out(&mut self, utid: u32, ts: i64, state: u16) {
+    pub fn switch_out(&mut self, utid: u32, ts: i64, state: i64) {
         if self.is_idle(utid) {
             return;
         }
         if let Some(r) = self.last_row(utid) {
-            if self.table.state.get(r) == RUNNING as i64 {
+            if self.table.state.get(r) == RUNNING {
                 self.table.dur[r] = ts - self.table.ts[r];
             }
         }
@@ -387,7 +388,7 @@ impl ThreadStateTracker {
         }
         if let Some(r) = self.last_row(utid) {
             let st = self.table.state.get(r);
-            if st == RUNNING as i64 || st == R as i64 {
+            if st == RUNNING || st == R {
                 self.spurious += 1;
                 return false;
             }

@@ -10,7 +10,7 @@ pub use crate::events::ArgVal;
 /// int_value / string_value /
 /// real_value / display_value all follow from the value (`ArgValue`).
 pub struct ArgRow {
-    pub set_id: i64,
+    pub set_id: u32,
     pub key: u32,
     pub value: ArgValue,
 }
@@ -23,7 +23,8 @@ pub enum ArgValue {
     Uint(i64),
     Bool(bool),
     Real(f64),
-    Str(Box<str>),
+    /// an id into `Args::strings`
+    Str(u32),
     /// value_type 'string', every value NULL
     NullStr,
     /// value_type 'pointer': the int64 bit pattern of the address
@@ -32,14 +33,14 @@ pub enum ArgValue {
 
 impl ArgValue {
     /// The value as the importers give it (the inverse of `Args::add_set`'s
-    /// conversion).
-    fn to_arg(&self) -> ArgVal {
+    /// conversion); `strings`: `Args::strings`.
+    fn to_arg(&self, strings: &[Box<str>]) -> ArgVal {
         match self {
             ArgValue::Int(i) => ArgVal::Int(*i as i128),
             ArgValue::Uint(u) => ArgVal::Uint(*u as u64),
             ArgValue::Bool(b) => ArgVal::Bool(*b),
             ArgValue::Real(r) => ArgVal::Real(*r),
-            ArgValue::Str(s) => ArgVal::Str(s.to_string()),
+            ArgValue::Str(s) => ArgVal::Str(strings[*s as usize].to_string()),
             ArgValue::NullStr => ArgVal::NullStr,
             ArgValue::Pointer(p) => ArgVal::Pointer(*p as u64),
         }
@@ -64,12 +65,6 @@ impl ArgValue {
         }
     }
 
-    pub fn string_value(&self) -> Option<&str> {
-        match self {
-            ArgValue::Str(s) => Some(s),
-            _ => None,
-        }
-    }
 
     pub fn real_value(&self) -> Option<f64> {
         match *self {
@@ -78,15 +73,15 @@ impl ArgValue {
         }
     }
 
-    /// The value as text (display_value).
-    pub fn display(&self) -> Option<std::borrow::Cow<'_, str>> {
+    /// The value as text (display_value); `strings`: `Args::strings`.
+    pub fn display<'a>(&self, strings: &'a [Box<str>]) -> Option<std::borrow::Cow<'a, str>> {
         use std::borrow::Cow;
         Some(match self {
             ArgValue::Int(i) => Cow::Owned(i.to_string()),
             ArgValue::Uint(bits) => Cow::Owned((*bits as u64).to_string()),
             ArgValue::Bool(b) => Cow::Borrowed(if *b { "true" } else { "false" }),
             ArgValue::Real(r) => Cow::Owned(sqlite_real_text(*r)),
-            ArgValue::Str(s) => Cow::Borrowed(s),
+            ArgValue::Str(s) => Cow::Borrowed(&strings[*s as usize]),
             ArgValue::Pointer(p) => Cow::Owned(format!("0x{:x}", *p as u64)),
             ArgValue::NullStr => return None,
         })
@@ -99,6 +94,10 @@ pub struct Args {
     /// the distinct keys, by id (few: keys repeat on every row)
     pub keys: Vec<Box<str>>,
     key_ids: HashMap<Box<str>, u32>,
+    /// the distinct string values, by id (`ArgValue::Str`: comms, names
+    /// and paths repeat on many rows)
+    pub strings: Vec<Box<str>>,
+    string_ids: HashMap<Box<str>, u32>,
     next_id: i64,
     /// every set added by `add_set`, by a 64-bit hash of its content (as
     /// trace_processor's ArgSetHash)
@@ -198,12 +197,12 @@ impl Args {
         let mut next_row = 0;
         for id in ids {
             let first = next_row;
-            while next_row < rows.len() && self.rows[rows[next_row] as usize].set_id == id {
+            while next_row < rows.len() && self.rows[rows[next_row] as usize].set_id as i64 == id {
                 next_row += 1;
             }
             let hash = content_hash(rows[first..next_row].iter().map(|&r| {
                 let row = &self.rows[r as usize];
-                (&*self.keys[row.key as usize], row.value.hashed())
+                (&*self.keys[row.key as usize], row.value.hashed(&self.strings))
             }));
             match self.by_content.get(&hash) {
                 Some(&equal) => {
@@ -215,7 +214,7 @@ impl Args {
             }
         }
         if !replaced.is_empty() {
-            self.rows.retain(|r| !replaced.contains_key(&r.set_id));
+            self.rows.retain(|r| !replaced.contains_key(&(r.set_id as i64)));
         }
         replaced
     }
@@ -234,7 +233,7 @@ impl Args {
                 ArgVal::Int(i) if *i > i64::MAX as i128 => ArgValue::Uint(*i as u64 as i64),
                 ArgVal::Int(i) => ArgValue::Int(*i as i64),
                 ArgVal::Real(r) => ArgValue::Real(*r),
-                ArgVal::Str(s) => ArgValue::Str(s.as_str().into()),
+                ArgVal::Str(s) => ArgValue::Str(self.string_id(s)),
                 ArgVal::NullStr => ArgValue::NullStr,
                 ArgVal::Pointer(p) => ArgValue::Pointer(*p as i64),
             };
@@ -254,7 +253,12 @@ impl Args {
                     self.grown.entry(set_id).or_default().push(row);
                 }
             }
-            self.rows.push(ArgRow { set_id, key, value });
+            // (set ids are dense from 0: far from u32's range)
+            self.rows.push(ArgRow {
+                set_id: set_id as u32,
+                key,
+                value,
+            });
         }
     }
 
@@ -282,11 +286,11 @@ impl Args {
     pub fn items_of(&self, set_id: i64) -> Vec<(String, Option<ArgVal>)> {
         self.rows
             .iter()
-            .filter(|r| r.set_id == set_id)
+            .filter(|r| r.set_id as i64 == set_id)
             .map(|r| {
                 (
                     self.keys[r.key as usize].to_string(),
-                    Some(r.value.to_arg()),
+                    Some(r.value.to_arg(&self.strings)),
                 )
             })
             .collect()
@@ -299,19 +303,28 @@ impl Args {
         };
         match self.growing_rows(set_id) {
             Some(mut rows) => rows.any(|r| self.rows[r as usize].key == key),
-            None => self.rows.iter().any(|r| r.set_id == set_id && r.key == key),
+            None => self.rows.iter().any(|r| r.set_id as i64 == set_id && r.key == key),
         }
     }
 
     fn key_id(&mut self, key: &str) -> u32 {
-        if let Some(&id) = self.key_ids.get(key) {
-            return id;
-        }
-        let id = self.keys.len() as u32;
-        self.keys.push(key.into());
-        self.key_ids.insert(key.into(), id);
-        id
+        intern(&mut self.keys, &mut self.key_ids, key)
     }
+
+    fn string_id(&mut self, s: &str) -> u32 {
+        intern(&mut self.strings, &mut self.string_ids, s)
+    }
+}
+
+/// The id of `s` in `list` (by `ids`), added if new.
+fn intern(list: &mut Vec<Box<str>>, ids: &mut HashMap<Box<str>, u32>, s: &str) -> u32 {
+    if let Some(&id) = ids.get(s) {
+        return id;
+    }
+    let id = list.len() as u32;
+    list.push(s.into());
+    ids.insert(s.into(), id);
+    id
 }
 
 /// `items` with each repeated key kept once, at its first place, with its
@@ -408,12 +421,12 @@ impl ArgVal {
 
 impl ArgValue {
     /// As `to_arg()`'s value hashes.
-    fn hashed(&self) -> Hashed<'_> {
+    fn hashed<'a>(&self, strings: &'a [Box<str>]) -> Hashed<'a> {
         match self {
             ArgValue::Int(i) => Hashed::Int(*i as i128),
             ArgValue::Uint(u) => Hashed::Uint(*u as u64),
             ArgValue::Real(r) => Hashed::Real(r.to_bits()),
-            ArgValue::Str(s) => Hashed::Str(s),
+            ArgValue::Str(s) => Hashed::Str(&strings[*s as usize]),
             ArgValue::Bool(b) => Hashed::Bool(*b),
             ArgValue::NullStr => Hashed::NullStr,
             ArgValue::Pointer(p) => Hashed::Pointer(*p as u64),
@@ -743,13 +756,13 @@ mod tests {
         let e = args.add_set_unique(&[("cpu", Some(ArgVal::Int(1)))]);
         args.extend_set(e, &[("end", Some(ArgVal::Int(9)))]);
         let f = args.add_set_unique(&[("cpu", Some(ArgVal::Int(2)))]);
-        assert_eq!(args.rows.iter().filter(|r| r.set_id == a).count(), 1);
-        assert_eq!(args.rows.iter().filter(|r| r.set_id == d).count(), 2);
+        assert_eq!(args.rows.iter().filter(|r| r.set_id as i64 == a).count(), 1);
+        assert_eq!(args.rows.iter().filter(|r| r.set_id as i64 == d).count(), 2);
         let replaced = args.commit_pending();
         // e equals d; f (cpu 2) equals c
         assert_eq!(replaced.len(), 2);
         assert_eq!((replaced[&e], replaced[&f]), (d, c));
-        assert!(args.rows.iter().all(|r| r.set_id != e && r.set_id != f));
-        assert_eq!(args.rows.iter().filter(|r| r.set_id == d).count(), 2);
+        assert!(args.rows.iter().all(|r| r.set_id as i64 != e && r.set_id as i64 != f));
+        assert_eq!(args.rows.iter().filter(|r| r.set_id as i64 == d).count(), 2);
     }
 }
