@@ -1,7 +1,9 @@
-"""Study benchmark: how long `lbo` / `noise` take beyond the analysis itself.
+"""Study benchmark: how long `lbo` / `noise` take beyond the analysis itself,
+and a whole study from traces.
 
     python3 bench/bench_study.py              # synthetic 10,000-run study + 50 traces
     python3 bench/bench_study.py --runs 2000  # a smaller synthetic study
+    python3 bench/bench_study.py --traces 5040 --jobs 2   # a study from 5,040 traces
 
 1. Synthetic saved analyze output (Parquet): B benchmarks x 4 configs x 5 heap
    multiples x 10 invocations named as running-ng names its results, costs
@@ -11,13 +13,25 @@
    diagnose_noise (the study math alone).
 2. The 50 traces of fixtures/study_sets.py (clean + flagged + noisy_memfreq),
    `artscope lbo` end to end with --jobs 1 and --jobs 2 (analysis dominates).
+3. ``--traces N``: ISMM'24's design at about N traces -- 10 benchmarks x 4
+   collectors x 9 heap multiples x N/360 invocations -- of small generated
+   runs (fixtures/study_sets.py's StudyRun: one benchmark window, a GC
+   slice, costs drawn from a seeded generator; cached under bench/out/),
+   then `artscope lbo DIR --name-pattern running-ng -o RESULTS/` with
+   ``--jobs``: wall and CPU time (the command and its workers) and peak
+   RSS (the command; its largest worker). Then the same study into a new
+   dataset, interrupted (SIGINT, as Ctrl-C) once about half the traces are
+   in, and rerun: the traces the interrupted run finished (its index
+   lines) against the traces the rerun analysed (its summary line).
 
-Not part of the test run; numbers go to docs/studies.md "Cost".
+Not part of the test run; numbers go to docs/studies.md "Cost" and
+bench/README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import subprocess
 import sys
@@ -84,6 +98,112 @@ def synthetic(n_runs: int, path: Path, checks: bool = True) -> None:
     pl.DataFrame(rows).write_parquet(path)
 
 
+#: ISMM'24's design: benchmarks x collectors x heap multiples (x invocations).
+STUDY_CONFIGS = ("cmc", "cc", "ss", "gss")
+STUDY_XS = (1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5.0, 6.0)
+STUDY_BENCHMARKS = 10
+
+
+def study_traces(n: int, log=print) -> Path:
+    """A folder of about ``n`` small study traces named as running-ng names
+    its results (generated once, cached under bench/out/)."""
+    import study_sets
+
+    invocations = max(1, round(n / (STUDY_BENCHMARKS * len(STUDY_CONFIGS) * len(STUDY_XS))))
+    total = STUDY_BENCHMARKS * len(STUDY_CONFIGS) * len(STUDY_XS) * invocations
+    folder = REPO / "bench" / "out" / f"study-v1-{total}"
+    if (folder / ".done").exists():
+        return folder
+    rng = random.Random(48)
+    folder.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    for b in range(STUDY_BENCHMARKS):
+        base = rng.uniform(80, 200)  # distilled (mutator) ms
+        for c in STUDY_CONFIGS:
+            share = rng.uniform(0.1, 0.4)
+            for x in STUDY_XS:
+                for i in range(invocations):
+                    run = study_sets.StudyRun(f"bm{b}", c, x, i,
+                                              mutator_ms=round(base * rng.gauss(1, 0.01), 3),
+                                              gc_ms=round(base * share / x * rng.gauss(1, 0.05), 3))
+                    (folder / run.file_name).write_bytes(study_sets.trace_bytes(run))
+    (folder / ".done").write_text("")
+    log(f"generated {total} study traces in {time.perf_counter() - t0:.1f} s")
+    return folder
+
+
+def run_lbo(folder: Path, results: Path, jobs: int, interrupt_at: int | None = None) -> dict:
+    """`artscope lbo FOLDER ... -o RESULTS/` in a child process: wall time,
+    CPU time and peak RSS of the command and its workers, its stderr; with
+    ``interrupt_at``, SIGINT once that many traces are in the index."""
+    import resource
+    import signal
+
+    cmd = [sys.executable, "-m", "artscope.cli", "lbo", str(folder), "--app",
+           "com.example.bench", "--cpus", "6,7", "--name-pattern", "running-ng",
+           "--engine", "embedded", "--jobs", str(jobs), "--format", "csv",
+           "-o", f"{results}/"]
+    env = {**os.environ, "PYTHONPATH": str(REPO / "pyanalysis")}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
+        # (its own session: the interrupt reaches the command and its
+        # workers, as Ctrl-C reaches a terminal's foreground group)
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, start_new_session=True)
+        if interrupt_at is not None:
+            while proc.poll() is None and _index_lines(results) < interrupt_at:
+                time.sleep(0.2)
+            os.killpg(proc.pid, signal.SIGINT)
+        proc.wait()
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        err.seek(0)
+        out.seek(0)
+        stderr, stdout = err.read().decode(), out.read().decode()
+    return {"wall": wall, "returncode": proc.returncode,
+            "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            # (the largest of the command and its workers, in MB)
+            "max_rss_mb": after.ru_maxrss / 1024, "stderr": stderr, "stdout": stdout}
+
+
+def _index_lines(results: Path) -> int:
+    """Finished traces in a results dataset's index (one line each)."""
+    try:
+        return sum(1 for line in (results / "_index.jsonl").open() if line.strip())
+    except FileNotFoundError:
+        return 0
+
+
+def study_from_traces(n: int, jobs: int) -> None:
+    """The study of about ``n`` traces end to end, then interrupted and resumed."""
+    import shutil
+
+    folder = study_traces(n)
+    total = sum(1 for _ in folder.glob("*.pftrace"))
+    print(f"machine load average {os.getloadavg()[0]:.1f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "results"
+        r = run_lbo(folder, results, jobs)
+        rows = max(0, r["stdout"].count("\n") - 1)
+        print(f"artscope lbo, {total} traces, --jobs {jobs}, into a results dataset: "
+              f"{r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU, peak RSS {r['max_rss_mb']:.0f} MB "
+              f"(largest process), {rows} lbo rows, exit {r['returncode']}")
+        last = [x for x in r["stderr"].splitlines() if "reused" in x]
+        print(f"  {last[-1] if last else r['stderr'][-300:]}")
+        r = run_lbo(folder, results, jobs)
+        print(f"rerun on the finished dataset: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU")
+        print(f"  {[x for x in r['stderr'].splitlines() if 'reused' in x][-1:]}")
+        shutil.rmtree(results)
+        r = run_lbo(folder, results, jobs, interrupt_at=total // 2)
+        done = _index_lines(results)
+        print(f"interrupted (SIGINT) after {r['wall']:.1f} s: exit {r['returncode']}, "
+              f"{done} traces finished (index lines)")
+        r = run_lbo(folder, results, jobs)
+        print(f"resumed: {r['wall']:.1f} s wall, {r['cpu']:.1f} s CPU, exit {r['returncode']}")
+        print(f"  {[x for x in r['stderr'].splitlines() if 'reused' in x][-1:]} "
+              f"(expected {total - done} analysed, {done} reused)")
+
+
 def timed(label: str, fn) -> float:
     t0 = time.perf_counter()
     fn()
@@ -98,7 +218,13 @@ def main() -> int:
     ap.add_argument("--no-traces", action="store_true")
     ap.add_argument("--no-checks", action="store_true",
                     help="only the columns LBO and noise read (no levels, times, validity)")
+    ap.add_argument("--traces", type=int, metavar="N",
+                    help="only the study from about N generated traces, interrupted and resumed")
+    ap.add_argument("--jobs", type=int, default=2, help="--jobs of the study from traces")
     args = ap.parse_args()
+    if args.traces:
+        study_from_traces(args.traces, args.jobs)
+        return 0
     from artscope.studies import Labels, Study, apply_labels, load_runs
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,7 +256,7 @@ def main() -> int:
             env_path = {"PYTHONPATH": str(REPO / "pyanalysis")}
             timed(f"artscope lbo, 50 traces, --jobs {jobs}",
                   lambda: subprocess.run(cmd, check=True, capture_output=True,
-                                         env={**__import__("os").environ, **env_path}))
+                                         env={**os.environ, **env_path}))
     return 0
 
 

@@ -72,11 +72,13 @@ def iter_results(traces: list[str], opts: AnalysisOptions, engine: str = "auto",
     # spawn, not fork: polars' thread pool does not survive a fork.
     ctx = multiprocessing.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=min(jobs, len(traces)), mp_context=ctx) as pool:
-        futs = {pool.submit(analyze_trace, t, opts, engine, tp_bin): i
+        # (the workers keep the cores busy: each runs its queries one at a time)
+        futs = {pool.submit(analyze_trace, t, opts, engine, tp_bin, concurrent_queries=False): i
                 for i, t in enumerate(traces)}
         try:
             for fut in cf.as_completed(futs):
-                i = futs[fut]
+                # (dropped once read: a finished future holds its result)
+                i = futs.pop(fut)
                 try:
                     res = fut.result()
                 except Exception as e:  # a worker crash must not stop the batch

@@ -173,8 +173,7 @@ def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str
             rows = analyze_many(paths, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
                                 jobs=jobs, progress=progress, cluster=cluster)
     if dataset:
-        click.echo(f"artscope: {dataset}: {len(paths)} trace(s), {run.analysed} analysed, "
-                   f"{run.reused} reused", err=True)
+        _dataset_summary(run, len(paths))
     if len(paths) == 1 and rows and "error" in rows[0]:
         raise ArtscopeError(rows[0]["error"])
     for r in rows:
@@ -182,6 +181,12 @@ def _run_batch(traces: tuple[str, ...], kw: dict, jobs: int | None, cluster: str
             if reason["id"] == "partial_trace" and r["run"] == 0:
                 click.echo(f"artscope: warning: {r['trace']}: {reason['message']}", err=True)
     return rows
+
+
+def _dataset_summary(run, traces: int) -> None:
+    """What a run into a results dataset did (how many traces it reused)."""
+    click.echo(f"artscope: {run.directory}: {traces} trace(s), {run.analysed} analysed, "
+               f"{run.reused} reused", err=True)
 
 
 def _dataset_dir(output: str | None) -> str | None:
@@ -480,10 +485,13 @@ def _study_runs(inputs: tuple[str, ...], kw: dict, labels_required: bool = True,
     n = len(expand_paths(traces)) if traces else 0
     resume = kw.get("resume", True)
     cluster = _backend(kw.get("jobs"), kw.get("cluster"), dataset, resume)
+    dataset_runs: list = []
     with progress_printer(n) as progress:
         runs = load_runs(inputs, opts, engine=kw["engine"], tp_bin=kw.get("tp_bin"),
                          jobs=kw.get("jobs"), progress=progress, cluster=cluster,
-                         output=dataset, resume=resume)
+                         output=dataset, resume=resume, on_dataset=dataset_runs.append)
+    for run in dataset_runs:
+        _dataset_summary(run, n)
     return runs if labels is None else apply_labels(runs, labels)
 
 

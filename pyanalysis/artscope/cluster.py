@@ -125,7 +125,9 @@ def iter_cluster_results(address: str, traces: list[str], opts: AnalysisOptions,
         # Unique keys: the same trace given twice is analysed twice, as locally,
         # and a rerun never picks up a stale result from the scheduler.
         run = uuid.uuid4().hex[:12]
+        # (the workers keep their cores busy: each runs its queries one at a time)
         futures = client.map(analyze_trace, traces, opts=opts, engine=engine, tp_bin=tp_bin,
+                             concurrent_queries=False,
                              key=[f"artscope-{run}-{i}" for i in range(len(traces))])
         position = {f.key: i for i, f in enumerate(futures)}
         try:

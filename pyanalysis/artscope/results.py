@@ -87,10 +87,24 @@ class DatasetRun:
     """What one run into a dataset did."""
 
     directory: str
-    #: nested per-run rows of every trace, in input order (as a single run)
-    rows: list[dict[str, Any]]
     analysed: int
     reused: int
+    #: the flat rows of the parts this run wrote, by part file name (what
+    #: :meth:`frame` need not read back)
+    written: dict[str, list[dict[str, Any]]] = dataclasses.field(
+        default_factory=dict, repr=False, compare=False)
+
+    def frame(self) -> pl.DataFrame:
+        """The flat per-run rows of every trace, as :func:`load_results`
+        reads them, without reading back the parts this run wrote."""
+        return _load_flat(self.directory, self.written)
+
+    @property
+    def rows(self) -> list[dict[str, Any]]:
+        """Nested per-run rows of every trace, in input order (as a single
+        run), read from the dataset when asked for (a study reads the flat
+        rows only: ``load_results``)."""
+        return load_rows(self.directory)
 
 
 class ResultStore:
@@ -124,6 +138,8 @@ class ResultStore:
         self._index = open(self._path(INDEX), "a", encoding="utf-8")  # noqa: SIM115
         self._traces: list[str] = []
         self._keys: list[str] = []
+        #: flat rows of the parts written by this run, by part file name
+        self.written: dict[str, list[dict[str, Any]]] = {}
 
     def _path(self, name: str) -> str:
         return os.path.join(self.directory, name)
@@ -202,9 +218,10 @@ class ResultStore:
         meta = {"format": FORMAT, "trace": result.trace, "content_hash": result.content_hash,
                 "options_hash": self.options_key, "rows": result.rows}
         buf = io.BytesIO()
-        flat_frame([flatten(r) for r in result.rows]).write_parquet(
-            buf, metadata={_META_KEY: json.dumps(meta, default=str)})
+        flat = [flatten(r) for r in result.rows]
+        flat_frame(flat).write_parquet(buf, metadata={_META_KEY: json.dumps(meta, default=str)})
         write_atomic(self._path(part), buf.getvalue())
+        self.written[part] = flat
         entry = {"trace": key, "options_hash": self.options_key,
                  "size": st[0] if st else None, "mtime": st[1] if st else None,
                  "content_hash": result.content_hash, "part": part, "error": error}
@@ -212,11 +229,6 @@ class ResultStore:
         self._index.flush()
         os.fsync(self._index.fileno())
         self._entries[(key, self.options_key)] = entry
-
-    def rows(self) -> list[dict[str, Any]]:
-        """Nested rows of this run's traces, in input order."""
-        return _manifest_rows(self.directory, self._traces, self._keys, self.options_key,
-                              self._entries)
 
 
 def analyze_to_dataset(directory: str, traces: list[str], opts: AnalysisOptions, *,
@@ -240,8 +252,7 @@ def analyze_to_dataset(directory: str, traces: list[str], opts: AnalysisOptions,
                 store.put(todo[j], res, stamps[todo[j]])
                 if progress:
                     progress(reused + done, total)
-        rows = store.rows()
-    return DatasetRun(directory, rows, analysed=len(todo), reused=reused)
+    return DatasetRun(directory, analysed=len(todo), reused=reused, written=store.written)
 
 
 # -- reading -------------------------------------------------------------------
@@ -316,14 +327,50 @@ def load_results(directory: str | os.PathLike[str]) -> pl.DataFrame:
     """The flat per-run DataFrame of DIR's last run: the rows, columns, dtypes
     and order `analyze --format parquet` gives for the same traces. Traces
     not finished yet (an interrupted run) are left out, with a warning."""
-    directory = os.fspath(directory)
+    return _load_flat(os.fspath(directory), {})
+
+
+def _load_flat(directory: str, written: dict[str, list[dict[str, Any]]]) -> pl.DataFrame:
+    """load_results, with the flat rows of the parts in ``written`` (by part
+    file name) taken as given instead of read."""
     m = _read_manifest(directory)
-    frames = []
-    for trace, part in _parts(directory, m["traces"], m["keys"], m["options_hash"],
-                              _read_index(os.path.join(directory, INDEX))):
-        df = pl.read_parquet(part)
-        if df.height:  # (a trace with no runs adds no row, as in a single run)
-            frames.append(df.with_columns(pl.lit(trace, pl.String).alias("trace")))
-    if not frames:
+    parts = list(_parts(directory, m["traces"], m["keys"], m["options_hash"],
+                        _read_index(os.path.join(directory, INDEX))))
+    # Each part once (two traces with the same bytes share one): those in
+    # `written` as one frame, the others read; then each part's rows where
+    # each of its traces comes in this run, named as that trace (a trace
+    # with no runs adds no row, as in a single run).
+    files = list(dict.fromkeys(part for _, part in parts))
+    given = [f for f in files if os.path.basename(f) in written]
+    read = [f for f in files if os.path.basename(f) not in written]
+    rows = [r for f in given for r in written[os.path.basename(f)]]
+    frames, heights = [flat_frame(rows)], [len(written[os.path.basename(f)]) for f in given]
+    if read:
+        frame, read_heights = _read_parts(read)
+        frames.append(frame)
+        heights += read_heights
+    # each part's first row in the frames' rows
+    at, start = {}, 0
+    for f, h in zip(given + read, heights):
+        at[f] = (start, h)
+        start += h
+    order = [first + i for _, part in parts for first, h in [at[part]] for i in range(h)]
+    if not order:
         return pl.DataFrame()
-    return pl.concat(frames, how="diagonal_relaxed")
+    traces = [trace for trace, part in parts for _ in range(at[part][1])]
+    every = pl.concat(frames, how="diagonal_relaxed")
+    return every[order].with_columns(pl.Series("trace", traces, pl.String))
+
+
+def _read_parts(files: list[str]) -> tuple[pl.DataFrame, list[int]]:
+    """The rows of the part files, in order, and how many each has. Parts
+    written by one artscope share the flat schema (flatschema.flat_frame)
+    and are read in one parallel scan; parts of differing schemas one by
+    one."""
+    try:
+        df = pl.read_parquet(files, include_file_paths="_part")
+    except pl.exceptions.PolarsError:
+        frames = [pl.read_parquet(f) for f in files]
+        return pl.concat(frames, how="diagonal_relaxed"), [f.height for f in frames]
+    counts = dict(df["_part"].value_counts().iter_rows())
+    return df.drop("_part"), [counts.get(f, 0) for f in files]

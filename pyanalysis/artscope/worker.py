@@ -26,19 +26,23 @@ class TraceResult:
 
 
 def analyze_trace(trace: str, opts: AnalysisOptions, engine: str = "auto",
-                  tp_bin: str | None = None) -> TraceResult:
+                  tp_bin: str | None = None, *, concurrent_queries: bool = True) -> TraceResult:
     """The per-trace function of every backend: fetch (paths and fsspec URLs),
-    hash, analyse. Never raises for a bad trace: that is an error row."""
+    hash, analyse. Never raises for a bad trace: that is an error row.
+    ``concurrent_queries``: off where other traces keep every core busy
+    (see Engine.concurrent_queries)."""
     try:
         with sources.fetched(trace) as (local, digest):
-            rows = analyze_one(local, opts, engine, tp_bin, label=trace)
+            rows = analyze_one(local, opts, engine, tp_bin, label=trace,
+                               concurrent_queries=concurrent_queries)
     except ArtscopeError as e:
         return TraceResult(trace, [{"trace": trace, "error": str(e)}], None)
     return TraceResult(trace, rows, digest)
 
 
 def analyze_one(path: str, opts: AnalysisOptions, engine: str = "auto",
-                tp_bin: str | None = None, label: str | None = None) -> list[dict[str, Any]]:
+                tp_bin: str | None = None, label: str | None = None, *,
+                concurrent_queries: bool = True) -> list[dict[str, Any]]:
     """Results of every run of one local trace file, or one error row.
 
     ``label`` is the name rows carry in ``trace`` (default: ``path``).
@@ -55,6 +59,7 @@ def analyze_one(path: str, opts: AnalysisOptions, engine: str = "auto",
         if os.environ.get("ARTSCOPE_DEBUG"):
             raise
         return [{"trace": label, "error": internal_error(e)}]
+    eng.concurrent_queries = concurrent_queries
     try:
         return analyze_engine(eng, opts, label).results
     except ArtscopeError as e:

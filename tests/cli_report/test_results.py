@@ -123,6 +123,45 @@ def test_resume_trusts_path_size_mtime_and_force_recomputes(generated_batch, tmp
     assert len(parts(d)) == 4  # tiny_1 and tiny_2 share a part; two error parts
 
 
+def test_a_run_reads_back_only_the_parts_it_did_not_write(generated_batch, monkeypatch,
+                                                        tmp_path):
+    """What a study reads after analysing into a dataset (DatasetRun.frame)
+    is load_results' frame: the parts this run wrote come from memory, the
+    reused ones are read; two traces with the same bytes share a part and
+    keep their own names; the bad trace's error row is there."""
+    from artscope import results
+    from artscope.metrics.options import AnalysisOptions
+    from artscope.results import analyze_to_dataset
+
+    traces = copy_traces(BT.tiny_traces(generated_batch) + generated_batch[-1:],
+                         tmp_path / "t")
+    shutil.copyfile(traces[2], traces[1])  # tiny_1 holds tiny_2's bytes
+    paths = [str(t) for t in traces]
+    opts = AnalysisOptions(app=BT.APP, cpus=BT.CPUS)
+    read: list[str] = []
+    read_parts = results._read_parts
+
+    def recorded(files: list[str]) -> tuple[pl.DataFrame, list[int]]:
+        read.extend(os.path.basename(f) for f in files)
+        return read_parts(files)
+
+    monkeypatch.setattr(results, "_read_parts", recorded)
+    d = str(tmp_path / "ds")
+    first = analyze_to_dataset(d, paths[:2], opts, engine="embedded", jobs=1)
+    assert (first.analysed, first.reused) == (2, 0)
+    assert first.frame().equals(artscope.load_results(d)) and first.frame().height == 2
+    assert read == [e["part"] for e in index_lines(Path(d))]  # load_results only
+    read.clear()
+    run = analyze_to_dataset(d, paths, opts, engine="embedded", jobs=1)
+    assert (run.analysed, run.reused) == (3, 2)
+    df = run.frame()
+    assert read == [e["part"] for e in index_lines(Path(d))[:1]]  # the part tiny_0 wrote
+    assert df.equals(artscope.load_results(d))
+    assert df["trace"].to_list() == paths
+    assert df["gc_app_cpu_ns"].to_list()[:4] == [35 * BT.MS, 55 * BT.MS, 55 * BT.MS, 65 * BT.MS]
+    assert df["error"].to_list()[-1] is not None
+
+
 def test_options_are_part_of_the_key(generated_batch, tmp_path):
     traces = [str(t) for t in BT.tiny_traces(generated_batch)[:2]]
     d = tmp_path / "ds"
@@ -263,6 +302,8 @@ def test_lbo_and_noise_read_and_write_datasets(tmp_path):
     lbo = ["lbo", "--name-pattern", SD.PRESET, "--format", "json"]
     first = cli(*lbo, str(traces), *sel, "-o", f"{d}/")
     assert first.returncode == 0, first.stderr
+    n = len(list(traces.glob("*.pftrace")))
+    assert summary(first) == f"{n} trace(s), {n} analysed, 0 reused"
     # the numbers test_study_lbo derives by hand for this set: LBO 1.1 over 3 runs
     (a,) = [r for r in json.loads(first.stdout)["rows"] if r["kind"] == "benchmark"]
     assert a["lbo"] == pytest.approx(1.1) and a["n"] == 3
@@ -276,6 +317,7 @@ def test_lbo_and_noise_read_and_write_datasets(tmp_path):
     os.utime(victim, ns=(st.st_atime_ns, st.st_mtime_ns))
     again = cli(*lbo, str(traces), *sel, "-o", f"{d}/")
     assert again.returncode == 0 and again.stdout == first.stdout
+    assert summary(again) == f"{n} trace(s), 0 analysed, {n} reused"
     forced = cli(*lbo, str(traces), *sel, "--force", "-o", f"{d}/")
     assert "artscope: excluded" in forced.stderr and victim.name in forced.stderr
 

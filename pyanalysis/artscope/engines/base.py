@@ -33,6 +33,9 @@ class Engine(abc.ABC):
 
     #: 'embedded' or 'trace_processor'; recorded in every result.
     name: str = ""
+    #: Whether query_many may run queries concurrently (on another core); a
+    #: batch whose workers keep every core busy turns it off.
+    concurrent_queries: bool = True
 
     def __init__(self) -> None:
         self.info: LoadInfo | None = None

@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 import polars as pl
 
 from artscope.errors import TraceError, UsageError
 from artscope.metrics.options import AnalysisOptions
+
+if TYPE_CHECKING:
+    from artscope.results import DatasetRun
 
 #: Files read as saved ``artscope analyze --format json|csv|parquet`` output.
 ANALYZE_OUTPUT_SUFFIXES = (".json", ".csv", ".parquet")
@@ -64,14 +67,16 @@ def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None,
               engine: str = "auto", tp_bin: str | None = None, jobs: int | None = None,
               progress: Callable[[int, int], None] | None = None,
               cluster: str | None = None, output: str | None = None,
-              resume: bool = True) -> pl.DataFrame:
+              resume: bool = True,
+              on_dataset: Callable[[DatasetRun], None] | None = None) -> pl.DataFrame:
     """Every run of ``inputs`` as one flat frame (one row per run).
 
     ``inputs`` are trace files, directories or globs (analysed with ``opts``
     in ``jobs`` processes or on a Dask ``cluster``, as ``artscope analyze``
     does; kept in the results dataset ``output`` when given, which a rerun
-    resumes) and saved analyze output: ``.json``/``.csv``/``.parquet`` files
-    and results dataset directories. A trace that cannot be analysed is a
+    resumes, ``on_dataset`` receiving what that run did) and saved analyze
+    output: ``.json``/``.csv``/``.parquet`` files and results dataset
+    directories. A trace that cannot be analysed is a
     row with ``error`` set (the study reports it as excluded).
     """
     from artscope.batch import analyze_many, expand_paths
@@ -90,11 +95,14 @@ def load_runs(inputs: Iterable[str | Path], opts: AnalysisOptions | None = None,
         if not paths:
             raise TraceError("no traces found in " + ", ".join(traces))
         if output is not None:
-            from artscope.results import analyze_to_dataset, load_results
+            from artscope.results import analyze_to_dataset
 
-            analyze_to_dataset(output, paths, opts, engine=engine, tp_bin=tp_bin, jobs=jobs,
-                               cluster=cluster, resume=resume, progress=progress)
-            frames.append(load_results(output))
+            run = analyze_to_dataset(output, paths, opts, engine=engine, tp_bin=tp_bin,
+                                     jobs=jobs, cluster=cluster, resume=resume,
+                                     progress=progress)
+            if on_dataset:
+                on_dataset(run)
+            frames.append(run.frame())
         else:
             rows = analyze_many(paths, opts, engine=engine, tp_bin=tp_bin, jobs=jobs,
                                 progress=progress, cluster=cluster)

@@ -64,7 +64,10 @@ class EmbeddedEngine(Engine):
 
     def query_many(self, queries: Sequence[str]) -> list[pl.DataFrame]:
         """As :meth:`query` for each, run two at a time by the core (the
-        second on a connection of its own over the same tables)."""
+        second on a connection of its own over the same tables) unless
+        :attr:`concurrent_queries` is off or the trace is small."""
+        if not self.concurrent_queries:
+            return super().query_many(queries)
         return self._served(lambda store: store.frames(list(queries)), "\n".join(queries))
 
     def _served(self, run: Callable[[Any], T], sql: str) -> T:
