@@ -11,12 +11,13 @@
 -- once: GCs of one thread never overlap.
 --
 -- Shape (why it is fast on trace_processor, whose tables have no indexes of
--- ours): sched is never joined by time range. Every sum over sched is a
--- scalar subquery per (run, thread) or per GC whose constraints are a
--- thread and a ts range (utid =, ts <, ts >=), which trace_processor answers
--- from its sorted ts column and the embedded engine from its (utid, ts)
--- index; no sort over sched rows is needed. Slices starting before W that
--- reach into it come from one seek per CPU (see sched_before_run).
+-- ours): each target thread's CPU time in W comes from artscope_target_cpu
+-- (the runner's one pass over the target's sched rows, target_cpu_time.sql).
+-- sched is never joined by time range: the CPU inside each GC is a scalar
+-- subquery per GC whose constraints are a thread and a ts range (utid =,
+-- ts <, ts >=), which trace_processor answers from its sorted ts column and
+-- the embedded engine from its (utid, ts) index; no sort over sched rows is
+-- needed.
 --
 -- Output columns:
 --   run               run id
@@ -51,38 +52,11 @@ sched_end AS NOT MATERIALIZED (
                      WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
--- Per run and CPU, the last sched slice starting before W. A CPU's slices
--- follow one another (each ends where the next on its CPU starts), so it is
--- the only slice of that CPU that can start before W and reach into it.
--- One seek per CPU: first within 100 ms before W (on trace_processor a short
--- ts range to filter), else anywhere before.
-sched_before_run AS MATERIALIZED (
-  SELECT r.run, r.start_ts, r.end_ts, coalesce(
-    (SELECT s.id FROM sched s
-     WHERE s.cpu = c.cpu AND s.ts < r.start_ts AND s.ts >= r.start_ts - 100000000
-     ORDER BY s.ts DESC, s.id DESC LIMIT 1),
-    (SELECT s.id FROM sched s
-     WHERE s.cpu = c.cpu AND s.ts < r.start_ts - 100000000
-     ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
-  FROM artscope_run r
-  CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
-),
--- Target slices starting before W and overlapping it, clipped to W.
-straddling_cpu AS MATERIALIZED (
-  SELECT b.run, s.utid, min(s.end_ts, b.end_ts) - b.start_ts AS cpu_ns
-  FROM sched_before_run b
-  JOIN sched_end s ON s.id = b.id
-  WHERE s.utid IN (SELECT utid FROM target) AND s.end_ts > b.start_ts
-),
--- CPU time per run and target thread: its slices starting in W (end_ts >=
--- ts >= start_ts, clipped at W's end) plus those reaching in from before.
+-- CPU time per run and target thread: its time on every CPU in W.
 thread_cpu AS MATERIALIZED (
   SELECT r.run, t.utid, t.is_worker, t.is_daemon,
-    coalesce((SELECT sum(min(s.end_ts, r.end_ts) - s.ts)
-              FROM sched_end s
-              WHERE s.utid = t.utid AND s.ts >= r.start_ts AND s.ts < r.end_ts), 0)
-    + coalesce((SELECT sum(x.cpu_ns) FROM straddling_cpu x
-                WHERE x.run = r.run AND x.utid = t.utid), 0) AS cpu_ns
+    coalesce((SELECT sum(c.cpu_ns) FROM artscope_target_cpu c
+              WHERE c.run = r.run AND c.utid = t.utid), 0) AS cpu_ns
   FROM artscope_run r CROSS JOIN target t
 ),
 cpu_per_run AS (

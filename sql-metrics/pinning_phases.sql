@@ -24,7 +24,7 @@
 -- CPU's last, so none starts before a stretch).
 --
 -- Shape: per run and target thread one scalar subquery reads the thread's
--- off-mask slices by `utid =` and a ts range (as pinning.sql's interior),
+-- off-mask slices by `utid =` and a ts range (as target_cpu_time.sql's interior),
 -- packed as JSON; the off-mask slices, few when the app was pinned, are
 -- merged in ts order; the CPU sums are one lookup per long stretch and
 -- thread.

@@ -427,8 +427,10 @@ def flatten(result: dict[str, Any]) -> dict[str, Any]:
 def flat_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
     """Flat rows (from one trace or many) -> one DataFrame of the declared schema."""
     cols = _columns()
-    data = {c.name: [r.get(c.name) for r in rows] for c in cols}
-    return pl.DataFrame(data, schema={c.name: c.dtype for c in cols}, strict=False)
+    # (built row by row: a batch makes one frame per trace, and per column
+    # building costs a Series each)
+    return pl.DataFrame([tuple(r.get(c.name) for c in cols) for r in rows],
+                        schema={c.name: c.dtype for c in cols}, orient="row", strict=False)
 
 
 def markdown() -> str:

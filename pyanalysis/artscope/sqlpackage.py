@@ -264,12 +264,27 @@ def _inputs_of(body: str) -> list[str]:
     return [t for t in INPUT_TABLES if t in read]
 
 
+#: The columns of derived input tables that depend on the --pin-grace period
+#: (a file reading one needs the pin_grace_ns argument).
+_GRACE_COLUMNS: dict[str, tuple[str, ...]] = {
+    "artscope_target_cpu": ("grace_ns", "post_ns", "post_slices", "first_post_ts",
+                            "last_post_end_ts"),
+}
+
+
+def _uses_grace(body: str, inputs: list[str]) -> bool:
+    """Whether ``body``'s rows depend on the grace period: it reads
+    grace_end_ts, or a derived table's columns computed from it."""
+    names = ["grace_end_ts"] + [c for t in inputs for c in _GRACE_COLUMNS.get(t, ())]
+    return any(re.search(rf"\b{n}\b", body) for n in names)
+
+
 def _arguments_for(inputs: list[str], body: str) -> list[Argument]:
     names: set[str] = set()
     for t in inputs:
         if t == "artscope_run":
             names |= {"start_ts", "end_ts"}
-            if re.search(r"\bgrace_end_ts\b", body):
+            if _uses_grace(body, inputs):
                 names.add("pin_grace_ns")
         elif t in ("artscope_target_thread", "artscope_target_process"):
             names.add("app")
@@ -291,7 +306,7 @@ def _input_ctes(inputs: list[str], body: str) -> list[str]:
             continue
         text = _INPUT_CTES[t]
         if t == "artscope_run":
-            grace = _GRACE if re.search(r"\bgrace_end_ts\b", body) else _NO_GRACE
+            grace = _GRACE if _uses_grace(body, inputs) else _NO_GRACE
             text = text.format(grace=grace)
         ctes.append(text)
     return ctes

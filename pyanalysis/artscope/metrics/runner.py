@@ -2,10 +2,11 @@
 the SQL text from the package data, returns polars DataFrames.
 
 The SQL is never formatted: inputs reach it only through the temp tables
-described in sql-metrics/README.md. Two of them are derived: computed by a
-metric file of their own from the trace and the other inputs (the GC set,
-the ends of open sched slices), once, before the first file that reads them,
-so every file reads the same rows and none recomputes them.
+described in sql-metrics/README.md. Three of them are derived: computed by a
+metric file of their own from the trace and the other inputs (the ends of
+open sched slices, the target's CPU time per thread and CPU, the GC set),
+once, before the first file that reads them, so every file reads the same
+rows and none recomputes them.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ INPUT_TABLES: dict[str, tuple[str, ...]] = {
     "artscope_gc_pattern": ("pattern",),
     "artscope_marker": ("name",),
     "artscope_cpu_data_end": ("cpu", "utid", "ts", "end_ts"),
+    "artscope_target_cpu": ("run", "utid", "cpu", "cpu_ns", "grace_ns", "post_ns", "post_slices",
+                            "first_post_ts", "last_post_end_ts"),
     "artscope_target_gc": ("gc_id", "utid", "upid", "track_id", "depth", "ts", "end_ts", "name",
                     "foreground", "is_main_thread", "unfinished", "has_phases"),
 }
@@ -35,6 +38,7 @@ INPUT_TABLES: dict[str, tuple[str, ...]] = {
 #: INPUT_TABLES' list), in dependency order.
 DERIVED_INPUTS: dict[str, str] = {
     "artscope_cpu_data_end": "sched_open_end",
+    "artscope_target_cpu": "target_cpu_time",
     "artscope_target_gc": "gc_slices",
 }
 
