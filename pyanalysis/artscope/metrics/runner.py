@@ -78,10 +78,19 @@ class MetricRunner:
                 continue
             body = metric_sql(metric)
             self._derive_inputs_for(body)
-            frame = self.engine.query(body).select(INPUT_TABLES[table])
-            self.engine.create_table(table, INPUT_TABLES[table], frame.rows())
-            self._derived_rows[table] = frame
-            self._derived_current.add(table)
+            self._set_derived(table, self.engine.query(body))
+
+    def _set_derived(self, table: str, frame: pl.DataFrame) -> None:
+        """A derived input table's rows, from its metric file's result."""
+        frame = frame.select(INPUT_TABLES[table])
+        self.engine.create_table(table, INPUT_TABLES[table], frame.rows())
+        self._derived_rows[table] = frame
+        self._derived_current.add(table)
+
+    def _stale_reads(self, sql: str) -> set[str]:
+        """The derived input tables ``sql`` reads that are not current."""
+        return {t for t in DERIVED_INPUTS
+                if t not in self._derived_current and _reads(sql, t)}
 
     def derived(self, table: str) -> pl.DataFrame:
         """The current rows of a derived input table (computed if needed)."""
@@ -103,12 +112,31 @@ class MetricRunner:
 
     def run_many(self, names: Sequence[str]) -> dict[str, pl.DataFrame]:
         """Several metric files (independent queries: the engine may run
-        them concurrently), by name."""
-        sqls = [metric_sql(n) for n in names]
-        for sql in sqls:
-            self._derive_inputs_for(sql)
-        frames = self.engine.query_many(sqls)
-        return dict(zip(names, frames))
+        them concurrently), by name. The derived input tables they read are
+        computed in the same batches, beside the files that need none of
+        them not yet computed: each batch holds every query whose inputs
+        are ready."""
+        pending = {n: metric_sql(n) for n in names}
+        done: dict[str, pl.DataFrame] = {}
+        while pending:
+            stale = set().union(*map(self._stale_reads, pending.values()))
+            while True:  # with the derived tables those read
+                more = set().union(*(self._stale_reads(metric_sql(DERIVED_INPUTS[t]))
+                                     for t in stale)) - stale
+                if not more:
+                    break
+                stale |= more
+            tables = [t for t in DERIVED_INPUTS if t in stale
+                      and not self._stale_reads(metric_sql(DERIVED_INPUTS[t]))]
+            ready = [n for n, sql in pending.items() if not self._stale_reads(sql)]
+            frames = self.engine.query_many(
+                [metric_sql(DERIVED_INPUTS[t]) for t in tables] + [pending[n] for n in ready])
+            for table, frame in zip(tables, frames):
+                self._set_derived(table, frame)
+            for name, frame in zip(ready, frames[len(tables):]):
+                done[name] = frame
+                del pending[name]
+        return {n: done[n] for n in names}
 
 
 def _reads(sql: str, table: str) -> bool:
