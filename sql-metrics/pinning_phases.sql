@@ -23,9 +23,12 @@
 -- recorded on that CPU, artscope_cpu_data_end; an open slice is always its
 -- CPU's last, so none starts before a stretch).
 --
--- Shape: per run and target thread one scalar subquery reads the thread's
--- off-mask slices by `utid =` and a ts range (as target_cpu_time.sql's interior),
--- packed as JSON; the off-mask slices, few when the app was pinned, are
+-- Shape: the CPUs each target thread ran on in W are known
+-- (artscope_target_cpu, the runner's pass over the target's sched rows, and
+-- artscope_cpu_data_end's open slices): per run, thread and CPU outside its
+-- allowed set, one scalar subquery reads that thread's slices on that CPU by
+-- `utid =`, `cpu =` and a ts range, packed as JSON (only the off-mask
+-- slices are read); the off-mask slices, few when the app was pinned, are
 -- merged in ts order; the CPU sums are one lookup per long stretch and
 -- thread.
 --
@@ -50,6 +53,19 @@ target AS MATERIALIZED (
   FROM artscope_target_thread t
   WHERE EXISTS (SELECT 1 FROM artscope_allowed_cpu a WHERE a.role = t.role)
 ),
+-- per run, the target threads' CPUs outside their allowed sets: those they
+-- ran on in W (artscope_target_cpu), and that of an open slice starting in
+-- W (one that ends where it starts has no time in W, but is off-mask time
+-- to end a stretch at)
+off_mask_cpu AS MATERIALIZED (
+  SELECT DISTINCT u.run, u.utid, u.cpu
+  FROM (SELECT c.run, c.utid, c.cpu FROM artscope_target_cpu c
+        UNION ALL
+        SELECT r.run, o.utid, o.cpu FROM artscope_cpu_data_end o
+        JOIN artscope_run r ON o.ts >= r.grace_end_ts AND o.ts < r.end_ts) u
+  JOIN target t USING (utid)
+  WHERE NOT ((t.allowed_mask >> u.cpu) & 1)
+),
 off_packed AS MATERIALIZED (
   SELECT r.run,
     (SELECT json_group_array(json_array(
@@ -57,10 +73,10 @@ off_packed AS MATERIALIZED (
                                          WHERE o.cpu = s.cpu AND o.ts = s.ts),
                             s.ts + s.dur), r.end_ts)))
      FROM sched s
-     WHERE s.utid = t.utid AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-       AND s.dur != 0 AND NOT ((t.allowed_mask >> s.cpu) & 1)) AS packed
-  FROM artscope_run r
-  CROSS JOIN target t
+     WHERE s.utid = c.utid AND s.cpu = c.cpu AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
+       AND s.dur != 0) AS packed
+  FROM off_mask_cpu c
+  JOIN artscope_run r USING (run)
 ),
 off_slice AS MATERIALIZED (
   SELECT p.run, o.value ->> 0 AS ts, o.value ->> 1 AS end_ts

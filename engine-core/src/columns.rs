@@ -270,6 +270,8 @@ pub struct Table {
     grouped: Mutex<HashMap<(usize, usize), Arc<Index>>>,
     /// per column, the rows equality scans have read (`scan_allowed`)
     scanned: Vec<AtomicUsize>,
+    /// per column, how many values it holds about (`distinct_estimate`)
+    spans: Vec<std::sync::OnceLock<usize>>,
 }
 
 /// An equality scan's key, as the column stores it.
@@ -646,6 +648,29 @@ impl Table {
             // SAFETY: prefetch is a hint; it never faults, even out of bounds
             unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p) };
         }
+    }
+
+    /// About how many distinct values `col` holds (planning estimates): its
+    /// index's count when built, else an integer column's span of values
+    /// (a text column's dictionary), at most the rows.
+    pub fn distinct_estimate(&self, col: usize) -> usize {
+        if let Some(d) = self.known_distinct(col) {
+            return d;
+        }
+        let c = &self.cols[col];
+        *self.spans[col].get_or_init(|| {
+            let span = match &c.data {
+                Data::Int(v) => {
+                    let (lo, hi) = int_range(v, &c.nulls);
+                    usize::try_from(hi as i128 - lo as i128 + 1).unwrap_or(usize::MAX)
+                }
+                Data::Text(_) => c.dict.len(),
+                Data::RowNumber => self.n,
+                // (reals, mixed, generated: no cheap estimate)
+                _ => (self.n as f64).sqrt() as usize,
+            };
+            span.clamp(1, self.n.max(1))
+        })
     }
 
     /// Distinct values of `col` if its index exists (planning estimates).
@@ -1040,6 +1065,7 @@ impl Table {
             })
             .collect();
         let scanned = (0..cols.len()).map(|_| AtomicUsize::new(0)).collect();
+        let spans = (0..cols.len()).map(|_| std::sync::OnceLock::new()).collect();
         Table {
             name: name.to_string(),
             ts_col: cols.iter().position(|c| c.name == "ts"),
@@ -1050,6 +1076,7 @@ impl Table {
             indexes: Mutex::new(HashMap::default()),
             grouped: Mutex::new(HashMap::default()),
             scanned,
+            spans,
         }
     }
 }

@@ -77,17 +77,8 @@ impl Ints {
         (0..self.len()).map(|r| self.get(r))
     }
 
-    fn width(&self) -> u8 {
-        match self {
-            Ints::I8(_) => 0,
-            Ints::I16(_) => 1,
-            Ints::I32(_) => 2,
-            Ints::I64(_) => 3,
-        }
-    }
-
-    /// Rewrites the column at `width` (wider than it is), keeping its
-    /// reserved room.
+    /// Rewrites the column at `width` (0: 8 bits .. 3: 64 bits; wider than
+    /// it is), keeping its reserved room.
     #[cold]
     #[allow(clippy::unnecessary_cast)] // no-ops for the widths already i64
     fn widen(&mut self, width: u8) {
@@ -115,30 +106,30 @@ impl Ints {
     /// Appends `x`, widening the column first when it does not fit.
     #[inline]
     pub fn push(&mut self, x: i64) {
-        let w = width_of(x);
-        if w > self.width() {
-            self.widen(w);
-        }
         match self {
-            Ints::I8(v) => v.push(x as i8),
-            Ints::I16(v) => v.push(x as i16),
-            Ints::I32(v) => v.push(x as i32),
+            Ints::I8(v) if x as i8 as i64 == x => v.push(x as i8),
+            Ints::I16(v) if x as i16 as i64 == x => v.push(x as i16),
+            Ints::I32(v) if x as i32 as i64 == x => v.push(x as i32),
             Ints::I64(v) => v.push(x),
+            _ => {
+                self.widen(width_of(x));
+                self.push(x);
+            }
         }
     }
 
     /// Sets row `row` to `x`, widening the column first when it does not fit.
     #[inline]
     pub fn set(&mut self, row: usize, x: i64) {
-        let w = width_of(x);
-        if w > self.width() {
-            self.widen(w);
-        }
         match self {
-            Ints::I8(v) => v[row] = x as i8,
-            Ints::I16(v) => v[row] = x as i16,
-            Ints::I32(v) => v[row] = x as i32,
+            Ints::I8(v) if x as i8 as i64 == x => v[row] = x as i8,
+            Ints::I16(v) if x as i16 as i64 == x => v[row] = x as i16,
+            Ints::I32(v) if x as i32 as i64 == x => v[row] = x as i32,
             Ints::I64(v) => v[row] = x,
+            _ => {
+                self.widen(width_of(x));
+                self.set(row, x);
+            }
         }
     }
 

@@ -56,6 +56,9 @@ pub struct ColumnTab {
 /// operators of the range values (argv order: equality value first).
 struct Plan {
     eq: i32,
+    /// a second equality (integer columns both): the rows of the two
+    /// values come from the (eq, eq2, ts) index (`Table::grouped_index`)
+    eq2: i32,
     range: i32,
     /// grouped: rows of the equality ordered by this column, then ts
     /// (`Table::grouped_index`); the range (on ts) is then checked per row
@@ -79,15 +82,16 @@ impl Plan {
         let ops = String::from_utf8_lossy(&self.ops);
         let post_ops = String::from_utf8_lossy(&self.post_ops);
         format!(
-            "{} {} {} {} {} {} {ops} {post_ops}",
-            self.eq, self.range, self.then, self.exact as u8, self.desc as u8, self.post
+            "{} {} {} {} {} {} {} {ops} {post_ops}",
+            self.eq, self.eq2, self.range, self.then, self.exact as u8, self.desc as u8, self.post
         )
     }
 
     fn decode(s: &str) -> Option<Plan> {
-        let mut it = s.splitn(8, ' ');
+        let mut it = s.splitn(9, ' ');
         Some(Plan {
             eq: it.next()?.parse().ok()?,
+            eq2: it.next()?.parse().ok()?,
             range: it.next()?.parse().ok()?,
             then: it.next()?.parse().ok()?,
             exact: it.next()? == "1",
@@ -178,7 +182,7 @@ impl ColumnTab {
     /// ts, when the plan is exact (its ts bounds are numbers, checked per
     /// row).
     fn grouping(&self, plan: &Plan, wanted: &[i32], unique: bool) -> Option<i32> {
-        if unique || plan.eq == NONE || plan.eq == ROWID || !plan.exact {
+        if unique || plan.eq == NONE || plan.eq == ROWID || plan.eq2 != NONE || !plan.exact {
             return None;
         }
         let ts = self.table.ts_col.map_or(NONE, |t| t as i32);
@@ -253,13 +257,34 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             })
             .collect();
         let is_eq = |op: &u8| *op == b'=';
-        // the equality: a row-number column first, then any indexable one
-        let eq = cons
+        let eqs: Vec<(usize, i32, u8)> = cons
             .iter()
             .filter(|(_, col, op)| is_eq(op) && self.usable(*col))
-            .min_by_key(|(_, col, _)| (!self.is_row(*col), *col))
+            .copied()
+            .collect();
+        // the values a column holds, about (the likely more selective
+        // equality is the one looked up)
+        let distinct = |col: i32| match col {
+            ROWID => self.table.n,
+            c => self.table.distinct_estimate(c as usize),
+        };
+        // the equality: a row-number column first, then the column of the
+        // most values
+        let eq = eqs
+            .iter()
+            .min_by_key(|(_, col, _)| (!self.is_row(*col), std::cmp::Reverse(distinct(*col)), *col))
             .copied();
         let unique = eq.is_some_and(|(_, col, _)| self.is_row(col));
+        // a second equality on another integer column: both looked up at once
+        let integer_key = |col: i32| col >= 0 && !self.is_row(col) && self.integer(col);
+        let eq2 = eq
+            .filter(|e| integer_key(e.1))
+            .and_then(|e| {
+                eqs.iter()
+                    .filter(|x| x.1 != e.1 && integer_key(x.1))
+                    .max_by_key(|x| (distinct(x.1), std::cmp::Reverse(x.1)))
+            })
+            .copied();
         let wanted: Vec<i32> = info.order_bys().map(|o| o.column()).collect();
         // every term ascending, or every term descending (the rows are then
         // read in reverse: `WHERE cpu = ? AND ts < ? ORDER BY ts DESC LIMIT
@@ -315,6 +340,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             && (range_col == NONE || self.integer(range_col));
         let mut plan = Plan {
             eq: eq.map_or(NONE, |e| e.1),
+            eq2: eq2.map_or(NONE, |e| e.1),
             range: range_col,
             then: NONE,
             ops: Vec::new(),
@@ -327,7 +353,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
             plan.then = c;
         }
         let mut argv = 0;
-        if let Some((i, _, _)) = eq {
+        for (i, _, _) in eq.into_iter().chain(eq2) {
             argv += 1;
             let mut usage = info.constraint_usage(i);
             usage.set_argv_index(argv);
@@ -359,6 +385,7 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
                         && col >= 0
                         && col != plan.range
                         && col != plan.eq
+                        && col != plan.eq2
                         && !self.is_row(col)
                         && self.integer(col)
                 })
@@ -387,6 +414,9 @@ unsafe impl<'vtab> VTab<'vtab> for ColumnTab {
                 Some(d) => n / d.max(1) as f64,
                 None => n.sqrt(),
             };
+            if let Some((_, col2, _)) = eq2 {
+                rows /= distinct(col2).max(1) as f64;
+            }
         }
         if bounds > 0 {
             rows /= if bounds > 1 { 16.0 } else { 4.0 };
@@ -549,6 +579,19 @@ impl ColumnCursor {
         }
     }
 
+    /// Moves to the first row from the current one that every per-row check
+    /// passes: the window and post bounds, and a scan's equality.
+    fn skip_to_match(&mut self) {
+        loop {
+            self.skip_outside_window();
+            let at = self.pos;
+            self.skip_unequal();
+            if self.pos == at {
+                return;
+            }
+        }
+    }
+
     /// Moves past rows whose ts is outside a grouped plan's bounds, or whose
     /// post column is outside its bounds.
     fn skip_outside_window(&mut self) {
@@ -570,7 +613,9 @@ impl ColumnCursor {
 
     fn len(&self) -> usize {
         match &self.rows {
-            Rows::Range(s, e) | Rows::Perm(_, s, e) | Rows::Scan(_, _, s, e) => e.saturating_sub(*s),
+            Rows::Range(s, e) | Rows::Perm(_, s, e) | Rows::Scan(_, _, s, e) => {
+                e.saturating_sub(*s)
+            }
         }
     }
 
@@ -603,7 +648,8 @@ impl ColumnCursor {
     /// Adds the rows an equality scan read to its column's count.
     fn charge_scan(&mut self) {
         if let Rows::Scan(col, ..) = self.rows {
-            self.table.charge_scan(col, std::mem::take(&mut self.scanned));
+            self.table
+                .charge_scan(col, std::mem::take(&mut self.scanned));
         }
     }
 }
@@ -706,9 +752,9 @@ fn post_bounds(ops: &[u8], vals: &[ValueRef<'_>]) -> Option<(i64, i64)> {
 enum Lookup<'a> {
     /// no row can match
     Nothing,
-    /// the equality value (if the plan has one) and the range bounds, led
-    /// by `b'n'` (NULL never satisfies a range constraint)
-    Keys(Option<V<'a>>, Vec<(u8, V<'a>)>),
+    /// the equality values (if the plan has them) and the range bounds,
+    /// led by `b'n'` (NULL never satisfies a range constraint)
+    Keys(Option<V<'a>>, Option<V<'a>>, Vec<(u8, V<'a>)>),
     /// an equality value the lookup cannot compare: every row (SQLite
     /// checks them), in the order the plan promised
     Everything,
@@ -719,9 +765,10 @@ enum Lookup<'a> {
 /// operand as SQLite compares it with an integer column; any other plan
 /// drops the values it cannot compare, returning a superset.
 fn lookup<'a>(t: &Table, plan: &Plan, vals: &[ValueRef<'a>]) -> Lookup<'a> {
+    let keys = (plan.eq != NONE) as usize + (plan.eq2 != NONE) as usize;
     let (eq_val, range_vals) = match plan.eq {
         NONE => (None, vals),
-        _ => (vals.first().copied(), vals.get(1..).unwrap_or(&[])),
+        _ => (vals.first().copied(), vals.get(keys..).unwrap_or(&[])),
     };
     let mut bounds: Vec<(u8, V<'a>)> = vec![(b'n', V::Null)];
     if plan.exact {
@@ -729,6 +776,12 @@ fn lookup<'a>(t: &Table, plan: &Plan, vals: &[ValueRef<'a>]) -> Lookup<'a> {
             None => None,
             Some(Operand::Number(k)) => Some(k),
             Some(_) => return Lookup::Nothing,
+        };
+        // (a second equality only ever comes with an exact first one)
+        let eq2 = match (plan.eq2, vals.get(1).map(|v| operand(*v))) {
+            (NONE, _) | (_, None) => None,
+            (_, Some(Operand::Number(k))) => Some(k),
+            _ => return Lookup::Nothing,
         };
         for (&op, v) in plan.ops.iter().zip(range_vals) {
             match (operand(*v), op) {
@@ -739,7 +792,7 @@ fn lookup<'a>(t: &Table, plan: &Plan, vals: &[ValueRef<'a>]) -> Lookup<'a> {
                 (Operand::AboveNumbers, _) => {}
             }
         }
-        return Lookup::Keys(eq, bounds);
+        return Lookup::Keys(eq, eq2, bounds);
     }
     let is_text =
         |col: i32| col >= 0 && matches!(t.cols[col as usize].data, crate::columns::Data::Text(_));
@@ -757,12 +810,18 @@ fn lookup<'a>(t: &Table, plan: &Plan, vals: &[ValueRef<'a>]) -> Lookup<'a> {
             .filter_map(|(&op, v)| key(*v).map(|k| (op, k)))
             .filter(|(_, k)| same_class(is_text(plan.range), k)),
     );
-    Lookup::Keys(eq, bounds)
+    Lookup::Keys(eq, None, bounds)
 }
 
 /// The rows of `plan` for an equality key and range bounds, in the order
 /// `best_index` promised: row order, or the index's (value, ts, row).
-fn rows_for(t: &Arc<Table>, plan: &Plan, eq: Option<V<'_>>, bounds: &[(u8, V<'_>)]) -> Rows {
+fn rows_for(
+    t: &Arc<Table>,
+    plan: &Plan,
+    eq: Option<V<'_>>,
+    eq2: Option<V<'_>>,
+    bounds: &[(u8, V<'_>)],
+) -> Rows {
     let n = t.n;
     let row_col = |col: i32| col == ROWID || (col >= 0 && t.row_alias[col as usize]);
     if let Some(k) = eq {
@@ -776,6 +835,21 @@ fn rows_for(t: &Arc<Table>, plan: &Plan, eq: Option<V<'_>>, bounds: &[(u8, V<'_>
             };
         }
         let col = plan.eq as usize;
+        if let (Some(k2), true) = (eq2, plan.eq2 >= 0) {
+            // both equalities from the (col, col2, ts) index: the rows of
+            // the two values are one run, in ts order
+            let col2 = plan.eq2 as usize;
+            let ix = t.grouped_index(col, col2);
+            let perm = &ix.perm;
+            let at = |c: usize| move |i: usize| t.get(c, perm[i] as usize);
+            let (lo, hi) = narrow(0, n, &[(b'G', k), (b'L', k)], at(col));
+            let (lo, hi) = narrow(lo, hi, &[(b'G', k2), (b'L', k2)], at(col2));
+            let (lo, hi) = match plan.range {
+                r if r >= 0 => narrow(lo, hi, bounds, at(r as usize)),
+                _ => (lo, hi),
+            };
+            return Rows::Perm(ix, lo, hi);
+        }
         if plan.then == NONE && t.scan_allowed(col) {
             if let Some(key) = t.eq_key(col, k) {
                 // no index yet: the rows in the ts range, in row order,
@@ -872,28 +946,26 @@ unsafe impl VTabCursor for ColumnCursor {
         self.rows = match lookup(&t, &plan, &vals) {
             Lookup::Nothing => Rows::Range(0, 0),
             // grouped: the ts bounds are checked per row
-            Lookup::Keys(eq, bounds) if plan.then != NONE && plan.range >= 0 => {
+            Lookup::Keys(eq, eq2, bounds) if plan.then != NONE && plan.range >= 0 => {
                 match window(&bounds) {
                     None => Rows::Range(0, 0),
                     Some((lo, hi)) => {
                         self.window = Some((plan.range as usize, lo, hi));
-                        rows_for(&t, &plan, eq, &bounds)
+                        rows_for(&t, &plan, eq, eq2, &bounds)
                     }
                 }
             }
-            Lookup::Keys(eq, bounds) => rows_for(&t, &plan, eq, &bounds),
+            Lookup::Keys(eq, eq2, bounds) => rows_for(&t, &plan, eq, eq2, &bounds),
             Lookup::Everything => everything(&t, &plan),
         };
-        self.skip_outside_window();
-        self.skip_unequal();
+        self.skip_to_match();
         Ok(())
     }
 
     fn next(&mut self) -> rusqlite::Result<()> {
         self.steps += 1;
         self.pos += 1;
-        self.skip_outside_window();
-        self.skip_unequal();
+        self.skip_to_match();
         // index order jumps across the table: fetch a row a few steps ahead
         let ahead = self.pos + PREFETCH_AHEAD;
         if matches!(self.rows, Rows::Perm(..)) && ahead < self.len() {

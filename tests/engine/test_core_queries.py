@@ -220,6 +220,27 @@ LOOKUPS = [
     "SELECT t.utid, (SELECT group_concat(cpu || ':' || n) FROM (SELECT cpu, count(*) AS n "
     "FROM sched s WHERE s.utid = t.utid AND s.ts < {late} GROUP BY cpu)) FROM thread t "
     "ORDER BY t.utid",
+    # two equalities on integer columns: both looked up at once, in ts order,
+    # with ts bounds of every operand type; one on a text column, NULL and
+    # text operands, a key no row has
+    "SELECT id, ts FROM sched WHERE utid = 3 AND cpu = 1 ORDER BY ts, id",
+    "SELECT id, ts FROM sched WHERE cpu = 1 AND utid = 3 AND ts >= {mid} AND ts < {late} "
+    "ORDER BY ts, id",
+    "SELECT id FROM sched WHERE utid = 3 AND cpu = 1 AND ts > {mid}.5 AND ts <= 1e30",
+    "SELECT id FROM sched WHERE utid = 3 AND cpu = '1' AND ts < 'abc' ORDER BY ts DESC, id DESC",
+    "SELECT id FROM sched WHERE utid = 3 AND cpu = NULL",
+    "SELECT id FROM sched WHERE utid = 3 AND cpu = 'abc'",
+    "SELECT id FROM sched WHERE utid = 3 AND cpu = 1.5",
+    "SELECT id, ts FROM sched WHERE utid = 3 AND cpu = 1 AND ts > {mid} AND priority >= 0 "
+    "ORDER BY ts DESC, id DESC",
+    "SELECT id FROM thread_state WHERE io_wait = 1 AND utid >= 2 AND utid <= 4 ORDER BY id",
+    "SELECT id FROM thread_state WHERE io_wait = 0 AND ts < {late} AND utid > 3 "
+    "ORDER BY ts DESC, id DESC LIMIT 5",
+    "SELECT id FROM sched WHERE utid = 99999 AND cpu = 1",
+    "SELECT id FROM thread_state WHERE utid = 3 AND cpu = 1 ORDER BY id",
+    "SELECT id FROM thread_state WHERE utid = 3 AND state = 'S' AND ts > {mid} ORDER BY id",
+    "SELECT t.utid, c.cpu, (SELECT count(*) FROM sched s WHERE s.utid = t.utid "
+    "AND s.cpu = c.cpu AND s.ts < {late}) FROM thread t, cpu c ORDER BY t.utid, c.cpu",
     # descending: every ORDER BY term DESC reads the scan order in reverse
     # (index ranges, grouped plans with their per-row ts window, row order);
     # mixed directions are sorted by SQLite
