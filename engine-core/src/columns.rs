@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
 
-pub use crate::ints::Ints;
+pub use crate::ints::{Ints, Offsets};
 use crate::ints::each_width;
 
 /// Table definitions: (name, [(column, type, generated expression)]).
@@ -64,6 +64,9 @@ pub enum Cell {
 pub enum Data {
     /// integers; `nulls` marks the NULLs
     Int(Ints),
+    /// 64-bit integers as offsets from a base per block of rows (`Offsets`:
+    /// timestamps), no NULL
+    Offsets(Offsets),
     Real(Vec<f64>),
     /// ids into the column's dictionary, as narrow as the dictionary
     /// allows (-1 for NULL)
@@ -137,7 +140,20 @@ pub struct Stored {
 
 impl Stored {
     pub fn int(v: Vec<i64>) -> Stored {
-        Stored::ints(Ints::from_i64(v))
+        let ints = Ints::from_i64(v);
+        // values needing 64 bits (timestamps): as offsets when they fit
+        let offsets = match &ints {
+            Ints::I64(v) => Offsets::encode(v),
+            _ => None,
+        };
+        match offsets {
+            Some(o) => Stored {
+                data: Data::Offsets(o),
+                nulls: Nulls::none(),
+                dict: Vec::new(),
+            },
+            None => Stored::ints(ints),
+        }
     }
 
     /// integers of any width (narrowed to their range)
@@ -301,6 +317,7 @@ impl Column {
                     V::Int(v.get(row))
                 }
             }
+            Data::Offsets(v) => V::Int(v.get(row)),
             Data::Real(v) => {
                 if self.nulls.get(row) {
                     V::Null
@@ -332,7 +349,7 @@ impl Column {
     pub fn indexable(&self) -> bool {
         matches!(
             self.data,
-            Data::Int(_) | Data::Real(_) | Data::Text(_) | Data::RowNumber
+            Data::Int(_) | Data::Offsets(_) | Data::Real(_) | Data::Text(_) | Data::RowNumber
         )
     }
 }
@@ -597,6 +614,7 @@ impl Table {
                 each_width!(v, v => v.iter().map(|&x| i64::from(x).max(i64::MIN + 1)).collect())
             }
             Data::Int(v) => keyed(v.len(), &|r| v.get(r)),
+            Data::Offsets(v) => keyed(v.len(), &|r| v.get(r)),
             Data::Real(v) => keyed(v.len(), &|r| {
                 let b = v[r].to_bits() as i64;
                 if b < 0 {
@@ -641,6 +659,7 @@ impl Table {
         for c in &self.cols {
             let p: *const i8 = match &c.data {
                 Data::Int(v) => v.ptr(row),
+                Data::Offsets(v) => v.ptr(row),
                 Data::Real(v) => v.as_ptr().wrapping_add(row) as *const i8,
                 Data::Text(v) => v.ptr(row),
                 _ => continue,
@@ -665,7 +684,7 @@ impl Table {
                     usize::try_from(hi as i128 - lo as i128 + 1).unwrap_or(usize::MAX)
                 }
                 Data::Text(_) => c.dict.len(),
-                Data::RowNumber => self.n,
+                Data::RowNumber | Data::Offsets(_) => self.n,
                 // (reals, mixed, generated: no cheap estimate)
                 _ => (self.n as f64).sqrt() as usize,
             };
@@ -1011,6 +1030,7 @@ impl Table {
             .iter()
             .find_map(|s| match &s.data {
                 Data::Int(v) => Some(v.len()),
+                Data::Offsets(v) => Some(v.len()),
                 Data::Real(v) => Some(v.len()),
                 Data::Text(v) => Some(v.len()),
                 Data::Mixed(v) => Some(v.len()),
@@ -1060,6 +1080,7 @@ impl Table {
                 Data::Int(v) if c.nulls.is_empty() => {
                     each_width!(v, v => v.windows(2).all(|w| w[0] <= w[1]))
                 }
+                Data::Offsets(v) => (1..v.len()).all(|r| v.get(r - 1) <= v.get(r)),
                 Data::RowNumber => true,
                 _ => false,
             })

@@ -170,6 +170,60 @@ impl Ints {
     }
 }
 
+/// Rows per block of `Offsets` (a power of two).
+const BLOCK_SHIFT: usize = 12;
+
+/// 64-bit integers whose values within each block of 4,096 rows lie within
+/// 2^32 of one another, as each block's lowest value and every row's 32-bit
+/// offset from it: half the memory of `Ints::I64`. Timestamps are such a
+/// column (the big tables' rows come in time order: a block spans well under
+/// the 4.3 s 2^32 ns allow).
+pub struct Offsets {
+    base: Vec<i64>,
+    offset: Vec<u32>,
+}
+
+impl Offsets {
+    /// `values` as offsets, when every block's values fit.
+    pub fn encode(values: &[i64]) -> Option<Offsets> {
+        let mut base = Vec::with_capacity(values.len().div_ceil(1 << BLOCK_SHIFT));
+        for block in values.chunks(1 << BLOCK_SHIFT) {
+            let (lo, hi) = block
+                .iter()
+                .fold((i64::MAX, i64::MIN), |(a, b), &x| (a.min(x), b.max(x)));
+            if hi as i128 - lo as i128 > u32::MAX as i128 {
+                return None;
+            }
+            base.push(lo);
+        }
+        let offset = values
+            .iter()
+            .enumerate()
+            .map(|(i, &x)| x.wrapping_sub(base[i >> BLOCK_SHIFT]) as u32)
+            .collect();
+        Some(Offsets { base, offset })
+    }
+
+    #[inline]
+    pub fn get(&self, row: usize) -> i64 {
+        self.base[row >> BLOCK_SHIFT].wrapping_add(self.offset[row] as i64)
+    }
+
+    pub fn len(&self) -> usize {
+        self.offset.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.offset.is_empty()
+    }
+
+    /// Where `row`'s offset is (a prefetch address).
+    #[inline]
+    pub fn ptr(&self, row: usize) -> *const i8 {
+        self.offset.as_ptr().wrapping_add(row) as *const i8
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -194,5 +248,18 @@ mod tests {
         v.set(1, 5);
         assert_eq!(v.get(1), 5);
         assert_eq!(v.len(), 6);
+    }
+
+    #[test]
+    fn offsets_hold_blocks_within_32_bits() {
+        let ts: Vec<i64> = (0..10_000i64).map(|i| 3_600_000_000_000 + i * 1_000_003).collect();
+        let o = Offsets::encode(&ts).expect("blocks of 4 s");
+        assert_eq!((0..ts.len()).map(|r| o.get(r)).collect::<Vec<_>>(), ts);
+        // a block whose values spread wider than 2^32 does not fit
+        assert!(Offsets::encode(&[0, 1 << 33]).is_none());
+        let edge = [i64::MIN, i64::MIN + u32::MAX as i64, -1];
+        assert!(Offsets::encode(&edge).is_none());
+        let o = Offsets::encode(&edge[..2]).expect("exactly 2^32 - 1 apart");
+        assert_eq!((o.get(0), o.get(1)), (edge[0], edge[1]));
     }
 }

@@ -163,7 +163,9 @@ impl ColumnTab {
             || (col >= 0
                 && matches!(
                     self.table.cols[col as usize].data,
-                    crate::columns::Data::Int(_) | crate::columns::Data::RowNumber
+                    crate::columns::Data::Int(_)
+                        | crate::columns::Data::Offsets(_)
+                        | crate::columns::Data::RowNumber
                 ))
     }
 }
