@@ -109,9 +109,7 @@ impl Column {
             .map_or(std::ptr::null(), |v| v.as_ptr() as *const c_void);
         let null_count = match (&self.values, &self.validity) {
             (Values::Null, _) => len,
-            (_, Some(bits)) => {
-                len - bits.iter().map(|b| b.count_ones() as i64).sum::<i64>()
-            }
+            (_, Some(bits)) => len - bits.iter().map(|b| b.count_ones() as i64).sum::<i64>(),
             (_, None) => 0,
         };
         let buffers: Vec<*const c_void> = match &self.values {

@@ -16,8 +16,8 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
 
-pub use crate::ints::{Ints, Offsets};
 use crate::ints::each_width;
+pub use crate::ints::{Ints, Offsets};
 
 /// Table definitions: (name, [(column, type, generated expression)]).
 pub type Col = (&'static str, &'static str, Option<&'static str>);
@@ -436,9 +436,7 @@ impl Table {
             let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
             guard.contains_key(&col)
         };
-        in_ts_order
-            && self.scanned[col].load(Relaxed) < SCAN_BUDGET * self.n.max(1)
-            && !indexed()
+        in_ts_order && self.scanned[col].load(Relaxed) < SCAN_BUDGET * self.n.max(1) && !indexed()
     }
 
     /// Counts `rows` more rows read by equality scans of `col`.
@@ -492,12 +490,14 @@ impl Table {
         let found = match (&c.data, key) {
             #[allow(clippy::unnecessary_cast)] // a no-op for the I64 arm only
             // (a text column's ids: a NULL's -1 is no id)
-            (Data::Int(v), EqKey::Int(k)) | (Data::Text(v), EqKey::Text(k)) => each_width!(v, v => {
-                let nulls = &c.nulls;
-                find(&v[rows], desc, |i, x| {
-                    x as i64 == k && !nulls.get(start + i)
+            (Data::Int(v), EqKey::Int(k)) | (Data::Text(v), EqKey::Text(k)) => {
+                each_width!(v, v => {
+                    let nulls = &c.nulls;
+                    find(&v[rows], desc, |i, x| {
+                        x as i64 == k && !nulls.get(start + i)
+                    })
                 })
-            }),
+            }
             _ => None,
         };
         found.map(|i| start + i)
@@ -556,17 +556,7 @@ impl Table {
                 }
                 Data::RowNumber => KeyPart::Rows(self.n + 1),
                 Data::Text(v) => {
-                    let mut order: Vec<u32> = (0..c.dict.len() as u32).collect();
-                    order.sort_unstable_by(|&a, &b| {
-                        c.dict[a as usize]
-                            .as_bytes()
-                            .cmp(c.dict[b as usize].as_bytes())
-                    });
-                    let mut rank = vec![0u32; c.dict.len()];
-                    for (i, &d) in order.iter().enumerate() {
-                        rank[d as usize] = i as u32 + 1;
-                    }
-                    KeyPart::Text(v, rank)
+                    KeyPart::Text(v, dict_ranks(&c.dict).iter().map(|r| r + 1).collect())
                 }
                 _ => return None,
             };
@@ -624,18 +614,15 @@ impl Table {
                 }
             }),
             Data::Text(v) => {
-                let mut order: Vec<u32> = (0..c.dict.len() as u32).collect();
-                order.sort_unstable_by(|&a, &b| {
-                    c.dict[a as usize]
-                        .as_bytes()
-                        .cmp(c.dict[b as usize].as_bytes())
-                });
-                let mut rank = vec![0i64; c.dict.len()];
-                for (i, &d) in order.iter().enumerate() {
-                    rank[d as usize] = i as i64;
-                }
+                let rank = dict_ranks(&c.dict);
                 v.iter()
-                    .map(|id| if id < 0 { null_key } else { rank[id as usize] })
+                    .map(|id| {
+                        if id < 0 {
+                            null_key
+                        } else {
+                            rank[id as usize] as i64
+                        }
+                    })
                     .collect()
             }
             // generated and mixed columns: through their values (numbers
@@ -704,6 +691,17 @@ impl Table {
         let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
         guard.get(&col).map(|ix| ix.distinct)
     }
+}
+
+/// Each dictionary id's rank among the dictionary's strings in byte order.
+fn dict_ranks(dict: &[Box<str>]) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..dict.len() as u32).collect();
+    order.sort_unstable_by(|&a, &b| dict[a as usize].as_bytes().cmp(dict[b as usize].as_bytes()));
+    let mut rank = vec![0u32; dict.len()];
+    for (i, &d) in order.iter().enumerate() {
+        rank[d as usize] = i as u32;
+    }
+    rank
 }
 
 /// The lowest and highest non-NULL value of an integer column ((0, 0)
@@ -1093,7 +1091,9 @@ impl Table {
             })
             .collect();
         let scanned = (0..cols.len()).map(|_| AtomicUsize::new(0)).collect();
-        let spans = (0..cols.len()).map(|_| std::sync::OnceLock::new()).collect();
+        let spans = (0..cols.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         Table {
             name: name.to_string(),
             ts_col: cols.iter().position(|c| c.name == "ts"),

@@ -252,7 +252,9 @@ mod tests {
 
     #[test]
     fn offsets_hold_blocks_within_32_bits() {
-        let ts: Vec<i64> = (0..10_000i64).map(|i| 3_600_000_000_000 + i * 1_000_003).collect();
+        let ts: Vec<i64> = (0..10_000i64)
+            .map(|i| 3_600_000_000_000 + i * 1_000_003)
+            .collect();
         let o = Offsets::encode(&ts).expect("blocks of 4 s");
         assert_eq!((0..ts.len()).map(|r| o.get(r)).collect::<Vec<_>>(), ts);
         // a block whose values spread wider than 2^32 does not fit

@@ -301,7 +301,10 @@ fn column_to_py<'py>(
     let values = if !ints && !reals && !texts && !others {
         Some(Values::Null)
     } else if numeric_only && !reals {
-        let v = col.cells.iter().map(|c| if let C::Int(x) = c { *x } else { 0 });
+        let v = col
+            .cells
+            .iter()
+            .map(|c| if let C::Int(x) = c { *x } else { 0 });
         Some(Values::Int(v.collect()))
     } else if numeric_only {
         let v = col.cells.iter().map(|c| match c {
@@ -335,7 +338,10 @@ fn column_to_py<'py>(
                 values,
                 validity,
             };
-            ("arrow", Py::new(py, arrow::ArrowColumn::new(column))?.into_any())
+            (
+                "arrow",
+                Py::new(py, arrow::ArrowColumn::new(column))?.into_any(),
+            )
         }
         None => {
             let list = PyList::empty(py);

@@ -91,7 +91,9 @@ pub fn build_tables(
                 .iter()
                 .zip(side_data)
                 .map(|(name, data)| {
-                    timed(timings, name, || moved_columns(data, &state_names, &arg_set_ids))
+                    timed(timings, name, || {
+                        moved_columns(data, &state_names, &arg_set_ids)
+                    })
                 })
                 .collect();
             made
@@ -126,10 +128,7 @@ pub fn build_tables(
         Ok::<_, rusqlite::Error>((out, made))
     })?;
     for (name, stored) in side_tables.iter().zip(side_made) {
-        let at = schema
-            .iter()
-            .position(|(n, _)| n == name)
-            .expect("a table");
+        let at = schema.iter().position(|(n, _)| n == name).expect("a table");
         out[at] = Some(Table::new(name, &schema[at].1, stored));
     }
     Ok(out.into_iter().flatten().collect())

@@ -496,8 +496,11 @@ fn release_pages(addr: usize, len: usize) {
     #[cfg(target_os = "linux")]
     {
         extern "C" {
-            fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: std::os::raw::c_int)
-                -> std::os::raw::c_int;
+            fn madvise(
+                addr: *mut std::ffi::c_void,
+                len: usize,
+                advice: std::os::raw::c_int,
+            ) -> std::os::raw::c_int;
         }
         const MADV_DONTNEED: std::os::raw::c_int = 4;
         // SAFETY: whole pages of an allocation of ours, none of whose

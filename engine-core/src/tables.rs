@@ -805,8 +805,11 @@ fn args_columns(a: Args, arg_set_ids: &[Option<i64>]) -> Vec<Stored> {
     let column = || Ints::with_capacity(n);
     let (mut set_ids, mut keys, mut flat_keys, mut ints) = (column(), column(), column(), column());
     let (mut string_ids, mut type_ids, mut display_ids) = (column(), column(), column());
-    let (mut reals, mut int_nulls, mut real_nulls) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut reals, mut int_nulls, mut real_nulls) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
     // text ids: NULL is -1
     let text = |id: u32| if id == NULL_TEXT { -1 } else { id as i64 };
     for r in &a.rows {

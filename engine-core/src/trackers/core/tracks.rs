@@ -65,7 +65,6 @@ impl ArgValue {
         }
     }
 
-
     pub fn real_value(&self) -> Option<f64> {
         match *self {
             ArgValue::Real(r) => Some(r),
@@ -202,7 +201,10 @@ impl Args {
             }
             let hash = content_hash(rows[first..next_row].iter().map(|&r| {
                 let row = &self.rows[r as usize];
-                (&*self.keys[row.key as usize], row.value.hashed(&self.strings))
+                (
+                    &*self.keys[row.key as usize],
+                    row.value.hashed(&self.strings),
+                )
             }));
             match self.by_content.get(&hash) {
                 Some(&equal) => {
@@ -214,7 +216,8 @@ impl Args {
             }
         }
         if !replaced.is_empty() {
-            self.rows.retain(|r| !replaced.contains_key(&(r.set_id as i64)));
+            self.rows
+                .retain(|r| !replaced.contains_key(&(r.set_id as i64)));
         }
         replaced
     }
@@ -303,7 +306,10 @@ impl Args {
         };
         match self.growing_rows(set_id) {
             Some(mut rows) => rows.any(|r| self.rows[r as usize].key == key),
-            None => self.rows.iter().any(|r| r.set_id as i64 == set_id && r.key == key),
+            None => self
+                .rows
+                .iter()
+                .any(|r| r.set_id as i64 == set_id && r.key == key),
         }
     }
 
@@ -762,7 +768,10 @@ mod tests {
         // e equals d; f (cpu 2) equals c
         assert_eq!(replaced.len(), 2);
         assert_eq!((replaced[&e], replaced[&f]), (d, c));
-        assert!(args.rows.iter().all(|r| r.set_id as i64 != e && r.set_id as i64 != f));
+        assert!(args
+            .rows
+            .iter()
+            .all(|r| r.set_id as i64 != e && r.set_id as i64 != f));
         assert_eq!(args.rows.iter().filter(|r| r.set_id as i64 == d).count(), 2);
     }
 }
