@@ -551,7 +551,7 @@ fn run(conn: &Connection, sql: &str, edited: &AtomicBool) -> rusqlite::Result<Qu
         let rss_mb = std::fs::read_to_string("/proc/self/statm")
             .ok()
             .and_then(|s| s.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .map_or(0, |pages| pages * 4096 >> 20);
+            .map_or(0, |pages| (pages * 4096) >> 20);
         eprintln!(
             "core: query {:.3} s filters {} steps {} cells {} rss {rss_mb} MB  {head}",
             t0.elapsed().as_secs_f64(),
