@@ -299,11 +299,12 @@ pub enum EqKey {
 }
 
 /// Equality scans may read this many times a table's rows per column
-/// before its index is built: a scan reads a row in a nanosecond or two,
-/// building an index costs some ten times that per row, so a column looked
-/// up once or twice (`WHERE dur = -1`) never pays for an index, and one
-/// looked up often pays at most about twice what the index alone costs.
-const SCAN_BUDGET: usize = 8;
+/// before its index is built: a column looked up once or twice (`WHERE dur
+/// = -1`, `WHERE io_wait = 1`) never pays for an index, and one looked up
+/// often (thousands of `cpu = ? AND ts` lookups, each scan reading every
+/// CPU's rows in its ts range) pays at most about what the index costs
+/// again.
+const SCAN_BUDGET: usize = 2;
 
 impl Column {
     /// The value at `row` (generated columns computed from `cols`).
