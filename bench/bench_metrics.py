@@ -2,7 +2,7 @@
 
     python3 bench/bench_metrics.py                    # 60 s bench trace, both engines
     python3 bench/bench_metrics.py --scale            # + 1x/2x/4x curve on trace_processor
-    (whole-run times are the best of --repeat runs, default 3)
+    (whole-run times are the best of --repeat interleaved rounds, default 3)
     python3 bench/bench_metrics.py --seconds 6 --switches 200000 --engines trace_processor
 
 For each engine: load the trace, bind the inputs exactly as `artscope.open`
@@ -29,7 +29,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import gen_trace  # noqa: E402
-from run_bench import APP, CPUS, best, run_child  # noqa: E402  (fresh-process children)
+from run_bench import APP, CPUS, run_child  # noqa: E402  (fresh-process children)
 
 def tp_binary() -> str | None:
     """ARTSCOPE_TP_BIN, else trace_processor_shell on PATH (as the engine finds it)."""
@@ -85,6 +85,21 @@ def package_s(path: str) -> float:
         return time.perf_counter() - t0
 
 
+def interleaved_ratio(path: str, repeat: int, package: bool = True) -> tuple[float, float, float]:
+    """Best of ``repeat`` rounds of: the shell's own load, analyze on the
+    trace_processor engine (a fresh process), and (``package``) the SQL
+    package in the shell. One round runs the three back to back, so a
+    change in the machine's load reaches all of them, not just the ones
+    measured last."""
+    load = an = pkg = float("inf")
+    for _ in range(repeat):
+        load = min(load, tp_load_s(path, 1))
+        an = min(an, run_child("analyze", path, "trace_processor")["seconds"])
+        if package:
+            pkg = min(pkg, package_s(path))
+    return load, an, pkg
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description="per-metric SQL timings")
     ap.add_argument("--seconds", type=float, default=60)
@@ -111,9 +126,7 @@ def main() -> int:
         print(f"{e}: load {r['load_s']:.2f} s, select {r['select_s']:.2f} s, "
               f"metrics {sum(v[0] for v in r['metrics'].values()):.2f} s")
     if "trace_processor" in engines:
-        load = tp_load_s(path, a.repeat)
-        an = best("analyze", a.repeat, path, "trace_processor")["seconds"]
-        pkg = min(package_s(path) for _ in range(a.repeat))
+        load, an, pkg = interleaved_ratio(path, a.repeat)
         print(f"trace_processor_shell load: {load:.2f} s; artscope analyze --engine "
               f"trace_processor: {an:.2f} s ({an / load:.2f}x); SQL package in the shell, load + "
               f"analyze's functions: {pkg:.2f} s ({pkg / load:.2f}x)")
@@ -123,8 +136,7 @@ def main() -> int:
         base = None
         for k in (1, 2, 4):
             p = str(gen_trace.ensure(a.seconds * k, a.switches * k, encodings=("compact",))["compact"])
-            load = tp_load_s(p, a.repeat)
-            an = best("analyze", a.repeat, p, "trace_processor")["seconds"]
+            load, an, _ = interleaved_ratio(p, a.repeat, package=False)
             base = base or an
             print(f"| {k}x | {a.switches * k:,} | {load:.2f} s | {an:.2f} s | "
                   f"{an / load:.2f}x | {an / base:.2f}x |")

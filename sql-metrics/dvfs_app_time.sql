@@ -16,7 +16,13 @@
 -- have neighbouring utids), so trace_processor hands back little more than
 -- the target's slices. The slice crossing an interval's start is the
 -- latest target slice of the earlier intervals (a CPU's slices follow one
--- another), or for W's start one seek per CPU.
+-- another), or for W's start one seek per CPU. One interval per run and
+-- CPU, the longest, is not read at all: its time is the target's CPU time
+-- on that CPU in W (artscope_target_cpu, the runner's pass over the
+-- target's rows) less that of the CPU's other intervals, and the slice
+-- crossing its end is the CPU's last slice before that end (one seek). A
+-- pinned app mostly runs on CPUs whose frequency rarely changes, so most
+-- of its slices are never read twice.
 --
 -- Output columns (one row per run, CPU and frequency):
 --   run        run id
@@ -85,21 +91,28 @@ freq_change AS MATERIALIZED (
 -- Each CPU's frequency intervals in W: from each change (or W's start) to
 -- the next (or W's end), and before the CPU's first sample an interval of
 -- unknown frequency (khz NULL); numbered in time order per run and CPU.
+-- `skip`: the longest of a CPU's intervals, where they cover W, is read by
+-- difference (below).
 freq_interval AS MATERIALIZED (
-  SELECT run, cpu, a, b, khz, row_number() OVER (PARTITION BY run, cpu ORDER BY a) AS idx
+  SELECT run, cpu, a, b, khz, idx,
+    row_number() OVER (PARTITION BY run, cpu ORDER BY b - a DESC, a) = 1
+      AND sum(b - a) OVER (PARTITION BY run, cpu) = end_ts - start_ts AS skip
   FROM (
-    SELECT r.run, f.cpu, max(f.ts, r.start_ts) AS a,
-      min(coalesce(f.next_ts, r.end_ts), r.end_ts) AS b, f.khz
-    FROM artscope_run r
-    JOIN freq_change f ON f.ts < r.end_ts AND coalesce(f.next_ts, r.end_ts) > r.start_ts
-    UNION ALL
-    SELECT r.run, c.cpu, r.start_ts,
-      min(coalesce((SELECT min(f.ts) FROM freq_change f WHERE f.cpu = c.cpu), r.end_ts),
-          r.end_ts),
-      NULL
-    FROM artscope_run r
-    CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c)
-  WHERE b > a
+    SELECT run, cpu, a, b, khz, start_ts, end_ts,
+      row_number() OVER (PARTITION BY run, cpu ORDER BY a) AS idx
+    FROM (
+      SELECT r.run, f.cpu, max(f.ts, r.start_ts) AS a,
+        min(coalesce(f.next_ts, r.end_ts), r.end_ts) AS b, f.khz, r.start_ts, r.end_ts
+      FROM artscope_run r
+      JOIN freq_change f ON f.ts < r.end_ts AND coalesce(f.next_ts, r.end_ts) > r.start_ts
+      UNION ALL
+      SELECT r.run, c.cpu, r.start_ts,
+        min(coalesce((SELECT min(f.ts) FROM freq_change f WHERE f.cpu = c.cpu), r.end_ts),
+            r.end_ts),
+        NULL, r.start_ts, r.end_ts
+      FROM artscope_run r
+      CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c)
+    WHERE b > a)
 ),
 -- Per interval and utid range, one lookup: the target's time of the slices
 -- starting in the interval (clipped at its end) and the latest end among
@@ -115,14 +128,35 @@ interval_scan AS (
      WHERE s.cpu = i.cpu AND s.ts >= i.a AND s.ts < i.b
        AND s.utid >= u.lo AND s.utid <= u.hi) AS scan
   FROM freq_interval i CROSS JOIN utid_range u
+  WHERE NOT i.skip
 ),
 interval_app AS MATERIALIZED (
-  SELECT i.run, i.cpu, i.idx, i.a, i.b, i.khz,
+  SELECT i.run, i.cpu, i.idx, i.a, i.b, i.khz, i.skip,
     coalesce(sum(cast(substr(x.scan, 1, instr(x.scan, ',') - 1) AS INT)), 0) AS ns,
     max(cast(substr(x.scan, instr(x.scan, ',') + 1) AS INT)) AS last_end
   FROM freq_interval i
   LEFT JOIN interval_scan x ON x.run = i.run AND x.cpu = i.cpu AND x.idx = i.idx
+  WHERE NOT i.skip
   GROUP BY i.run, i.cpu, i.idx
+  UNION ALL
+  -- the interval read by difference: the end of the target slice crossing
+  -- its end, if the CPU's last slice before that end is the target's and
+  -- starts in it (that is the latest end of the target slices starting in
+  -- it); one seek, as for W's start below
+  SELECT i.run, i.cpu, i.idx, i.a, i.b, i.khz, 1, 0,
+    iif(s.ts >= i.a AND s.utid IN (SELECT utid FROM target),
+        iif(s.dur = -1, (SELECT o.end_ts FROM open_end o WHERE o.cpu = s.cpu AND o.ts = s.ts),
+            s.ts + s.dur), NULL)
+  FROM (SELECT i.*, coalesce(
+          (SELECT s.id FROM sched s
+           WHERE s.cpu = i.cpu AND s.ts < i.b AND s.ts >= i.b - 100000000
+           ORDER BY s.ts DESC, s.id DESC LIMIT 1),
+          (SELECT s.id FROM sched s
+           WHERE s.cpu = i.cpu AND s.ts < i.b - 100000000
+           ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
+        FROM freq_interval i WHERE i.skip) i
+  -- (sched itself: a LEFT JOIN to sched_end would not look the id up)
+  LEFT JOIN sched s ON s.id = i.id
 ),
 -- Per run and CPU, the last sched slice starting before W (the only one of
 -- that CPU that can reach into W; one seek each, as gc.sql), and whether it
@@ -143,18 +177,30 @@ slice_before_run AS MATERIALIZED (
 -- The target slice crossing an interval's start: the last of the latest
 -- earlier interval that has one (it crosses when it ends after the start),
 -- else the one crossing W's start.
-app_in_interval AS (
-  SELECT i.run, i.cpu, i.khz,
+app_in_interval AS MATERIALIZED (
+  SELECT i.run, i.cpu, i.khz, i.skip,
     i.ns + max(0, min(coalesce(
       max(i.last_end) OVER (PARTITION BY i.run, i.cpu ORDER BY i.idx
                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
       iif(w.is_target, w.end_ts, NULL), i.a), i.b) - i.a) AS ns
   FROM interval_app i
   LEFT JOIN slice_before_run w ON w.run = i.run AND w.cpu = i.cpu
+),
+-- The skipped interval's time: the target's time on its CPU in W less that
+-- of the CPU's other intervals (they cover W together).
+app_time AS (
+  SELECT run, cpu, khz, ns FROM app_in_interval WHERE NOT skip
+  UNION ALL
+  SELECT i.run, i.cpu, i.khz,
+    coalesce((SELECT sum(c.cpu_ns) FROM artscope_target_cpu c
+              WHERE c.run = i.run AND c.cpu = i.cpu), 0)
+      - coalesce((SELECT sum(o.ns) FROM app_in_interval o
+                  WHERE o.run = i.run AND o.cpu = i.cpu AND NOT o.skip), 0)
+  FROM app_in_interval i WHERE i.skip
 )
 SELECT run, 'app' AS scope, NULL AS gc_id, NULL AS utid, cpu, iif(khz > 0, khz, NULL) AS freq_khz,
   sum(ns) AS ns
-FROM app_in_interval
+FROM app_time
 GROUP BY run, cpu, iif(khz > 0, khz, NULL)
 HAVING sum(ns) != 0
 ORDER BY run, cpu, freq_khz
