@@ -54,6 +54,13 @@ class Engine(abc.ABC):
         them concurrently; this one runs them one after another."""
         return [self.query(sql) for sql in queries]
 
+    @property
+    def runs_queries_concurrently(self) -> bool:
+        """Whether :meth:`query_many` runs its queries beside one another
+        (then one more in a batch costs no wall time while another still
+        runs)."""
+        return False
+
     @abc.abstractmethod
     def create_table(
         self, name: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]

@@ -70,6 +70,10 @@ class EmbeddedEngine(Engine):
             return super().query_many(queries)
         return self._served(lambda store: store.frames(list(queries)), "\n".join(queries))
 
+    @property
+    def runs_queries_concurrently(self) -> bool:
+        return self.concurrent_queries
+
     def _served(self, run: Callable[[Any], T], sql: str) -> T:
         """`run` on the store, for :meth:`query` / :meth:`query_many`: the
         user's first query says which data was skipped."""
