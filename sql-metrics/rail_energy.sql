@@ -11,7 +11,13 @@
 -- energy over W is E(W end) - E(W start), known only when W lies within
 -- its samples (one at or before W's start, one at or after its end). The
 -- part of W its samples span (covered) has its energy either way: from
--- E(max(W start, first sample)) to E(min(W end, last sample)).
+-- E(max(W start, first sample)) to E(min(W end, last sample)). A rail
+-- whose value goes down between two of the samples spanning W (the power
+-- monitor reset, or its counter wrapped: at a value that differs between
+-- devices) has no energy over W: neither energy_j nor covered_j is known
+-- (trace_processor's power_drain_in_watts metric counts only the value
+-- after such a drop, an undercount), and resets says how many drops there
+-- were.
 --
 -- Battery: trace_processor's 'batt.power_mw' (|current × voltage| of each
 -- battery sample, named 'batt.<battery>.power_mw' for a named battery). A
@@ -32,9 +38,13 @@
 --   first_ts        the series' first sample (absolute trace ns)
 --   last_ts         its last sample
 --   samples_in_run  samples inside W
+--   resets          rails: drops of the value between the samples spanning
+--                   the covered part of W (energy unknown when above 0);
+--                   battery: NULL
 --
 -- Column types: run LONG, source STRING, name STRING, energy_j DOUBLE,
---   covered_ns DURATION, covered_j DOUBLE, first_ts TIMESTAMP, last_ts TIMESTAMP, samples_in_run LONG
+--   covered_ns DURATION, covered_j DOUBLE, first_ts TIMESTAMP, last_ts TIMESTAMP,
+--   samples_in_run LONG, resets LONG
 WITH
 series AS MATERIALIZED (
   SELECT t.id AS track_id, 'rail' AS source, t.name
@@ -78,6 +88,12 @@ edge_value AS (
 -- edges: interpolated inside the span, the first / last sample outside.
 rail_edge AS (
   SELECT run, track_id,
+    (SELECT count(*) FROM (
+       SELECT c.value < lag(c.value) OVER (ORDER BY c.ts, c.id) AS down
+       FROM counter c
+       WHERE c.track_id = e.track_id
+         AND c.ts >= coalesce(e.t0, e.t1) AND c.ts <= coalesce(e.t3, e.t2))
+     WHERE down) AS resets,
     CASE WHEN t0 IS NULL THEN v1
          WHEN t1 IS NULL OR t1 = t0 THEN v0
          ELSE v0 + (v1 - v0) * (start_ts - t0) / (t1 - t0) END AS e_start,
@@ -86,7 +102,7 @@ rail_edge AS (
          ELSE v2 + (v3 - v2) * (end_ts - t2) / (t3 - t2) END AS e_end,
     max(0, min(end_ts, last_ts) - max(start_ts, first_ts)) AS covered_ns,
     t0 IS NOT NULL AND t3 IS NOT NULL AS covers
-  FROM edge_value
+  FROM edge_value e
   WHERE source = 'rail'
 ),
 -- The battery's power samples holding in W (the one at or before W's
@@ -105,11 +121,12 @@ battery_energy AS (
   WHERE e.source = 'battery'
 )
 SELECT e.run, e.source, e.name,
-  iif(coalesce(x.covers, b.covers), coalesce((x.e_end - x.e_start) / 1e6, b.covered_j), NULL)
-    AS energy_j,
+  iif(coalesce(x.covers, b.covers) AND coalesce(x.resets, 0) = 0,
+      coalesce((x.e_end - x.e_start) / 1e6, b.covered_j), NULL) AS energy_j,
   coalesce(x.covered_ns, b.covered_ns, 0) AS covered_ns,
-  coalesce((x.e_end - x.e_start) / 1e6, b.covered_j) AS covered_j,
-  e.first_ts, e.last_ts, e.samples_in_run
+  iif(coalesce(x.resets, 0) = 0, coalesce((x.e_end - x.e_start) / 1e6, b.covered_j), NULL)
+    AS covered_j,
+  e.first_ts, e.last_ts, e.samples_in_run, x.resets
 FROM edge_value e
 LEFT JOIN rail_edge x ON x.run = e.run AND x.track_id = e.track_id
 LEFT JOIN battery_energy b ON b.run = e.run AND b.track_id = e.track_id

@@ -139,14 +139,16 @@ class RunSet:
 
     def energy(self) -> pl.DataFrame:
         """Energy per run and power rail (J; null where the rail's samples do
-        not cover the window), the covered part and its mean power, and per
-        CPU rail the GC's estimated share."""
+        not cover the window or its counter went down inside it: resets),
+        the covered part and its mean power, and per CPU rail the GC's
+        estimated share."""
         rows = [{"run": r["run"], **x}
                 for r in self.results for x in ((r.get("dvfs") or {}).get("energy") or {})
                 .get("rails", [])]
         return pl.DataFrame(rows, schema={
             "run": pl.Int64, "name": pl.String, "energy_j": pl.Float64, "covered_ns": pl.Int64,
-            "covered_j": pl.Float64, "mean_power_w": pl.Float64, "cluster": pl.String,
+            "covered_j": pl.Float64, "mean_power_w": pl.Float64, "resets": pl.Int64,
+            "cluster": pl.String,
             "gc_share": pl.Float64, "gc_energy_j": pl.Float64})
 
     def pinning(self) -> pl.DataFrame:

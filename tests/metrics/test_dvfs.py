@@ -184,6 +184,45 @@ def test_rail_samples_not_covering_the_window_leave_the_total_unknown(tmp_path):
     assert e["mean_power_w"] == pytest.approx(0.03 + 0.005)
 
 
+#: cpu.big's cumulative energy drops between 40 and 60 ms (the monitor reset)
+RESET_RAILS = {"S4M_VDD_CPUCL2": [(0, 0), (40, 800), (60, 100), (100, 900)],
+               "VSYS_PWR_DISPLAY": [(0, 100), (100, 600)]}
+
+
+def test_a_rail_reset_inside_the_window_leaves_its_energy_unknown(tmp_path):
+    # W = [10, 90): cpu.big's samples spanning W (0, 40, 60, 100 ms) go down
+    # once; display: E(10) = 100 + 500·10/100 = 150, E(90) = 550 -> 400 µJ
+    e = _analyze(tmp_path, D.rail_packets(RESET_RAILS), window="+10ms:+90ms")["dvfs"]["energy"]
+    rails = {x["name"]: x for x in e["rails"]}
+    big, display = rails["power.rails.cpu.big"], rails["power.rails.display"]
+    assert big["resets"] == 1
+    assert big["energy_j"] is None and big["covered_j"] is None and big["mean_power_w"] is None
+    assert big["gc_energy_j"] is None and e["gc_cpu_j"] is None
+    assert display["resets"] == 0 and display["energy_j"] == pytest.approx(400e-6)
+    assert e["total_j"] is None
+    assert "went down inside the window for 1 rail(s) (power.rails.cpu.big)" in e["reason"]
+    assert "do not cover" not in e["reason"]
+
+
+def test_a_rail_reset_before_the_samples_spanning_the_window_does_not_count(tmp_path):
+    # cpu.big drops from 500 to 0 at 5 ms, before W = [10, 90) (its samples
+    # spanning W: 5, 50, 100 ms): E(10) = 1000·5/45, E(90) = 1000 + 2000·40/50
+    rails = {"S4M_VDD_CPUCL2": [(0, 500), (5, 0), (50, 1000), (100, 3000)]}
+    e = _analyze(tmp_path, D.rail_packets(rails), window="+10ms:+90ms")["dvfs"]["energy"]
+    (big,) = e["rails"]
+    assert big["resets"] == 0 and e["reason"] is None
+    assert big["energy_j"] == pytest.approx((2600 - 1000 * 5 / 45) * 1e-6)
+
+
+@pytest.mark.tp
+def test_rail_resets_on_both_engines(tp_bin, tmp_path):
+    from test_parity import assert_parity
+
+    path = tmp_path / "reset.pftrace"
+    path.write_bytes(D.build(D.schedule("dvfs"), D.rail_packets(RESET_RAILS)))
+    assert_parity("rail_energy", path, tp_bin=tp_bin, window="+10ms:+90ms")
+
+
 def test_battery_gives_the_energy_without_rails(tmp_path):
     # |I·V| = 0.5 A × 4 V = 2 W over [0,50), 0.6 A × 4 V = 2.4 W over [50,100)
     e = _analyze(tmp_path, D.battery_packets([(0, -500_000, 4_000_000),

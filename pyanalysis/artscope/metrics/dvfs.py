@@ -315,6 +315,12 @@ def _cluster_cycles(t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str, Any],
     return estimate(gc), estimate(every)
 
 
+def _listed(names: list[str]) -> str:
+    """'N rail(s) (a, b, c ...)' for a reason line."""
+    return (f"{len(names)} rail(s) ({', '.join(names[:3])}"
+            f"{' ...' if len(names) > 3 else ''})")
+
+
 def _energy(e: pl.DataFrame, t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str, Any],
             topo: Topology, gcs_known: bool) -> dict[str, Any]:
     """Energy per rail and in total (J); per CPU rail the GC's estimated
@@ -327,7 +333,7 @@ def _energy(e: pl.DataFrame, t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str,
                            "battery_j": None, "reason": None}
     if rails.height:
         out["source"] = "rails"
-        uncovered = []
+        uncovered, reset = [], []
         gc_j = gc_w = power_w = 0.0
         gc_known = False
         for r in rails.sort("name").iter_rows(named=True):
@@ -336,12 +342,15 @@ def _energy(e: pl.DataFrame, t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str,
                      "mean_power_w": (r["covered_j"] / (r["covered_ns"] / 1e9)
                                       if r["covered_ns"] and r["covered_j"] is not None
                                       else None),
+                     "resets": r["resets"] or 0,
                      "cluster": None, "gc_share": None, "gc_energy_j": None}
             power_w += entry["mean_power_w"] or 0.0
             k = _rail_cluster(r["name"], len(clusters))
             if k is not None:
                 entry["cluster"] = cluster_names(len(clusters))[k]
-            if r["energy_j"] is None:
+            if r["resets"]:
+                reset.append(r["name"])
+            elif r["energy_j"] is None:
                 uncovered.append(r["name"])
             if k is not None and gcs_known:
                 g, a = _cluster_cycles(t, c, cycles, clusters[k])
@@ -362,13 +371,18 @@ def _energy(e: pl.DataFrame, t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str,
         out["mean_power_w"] = power_w
         out["gc_cpu_mean_power_w"] = gc_w if any(x["gc_share"] is not None
                                                  for x in out["rails"]) else None
+        reasons = []
         if uncovered:
-            covered = min(x["covered_ns"] for x in out["rails"])
-            out["reason"] = (f"rail samples do not cover the window for {len(uncovered)} "
-                             f"rail(s) ({', '.join(uncovered[:3])}"
-                             f"{' ...' if len(uncovered) > 3 else ''}; at least "
-                             f"{covered / 1e9:.3f} s of it covered): energy over the window "
-                             "unknown, mean power over the covered part given")
+            covered = min(x["covered_ns"] for x in out["rails"] if x["name"] in uncovered)
+            reasons.append(f"rail samples do not cover the window for {_listed(uncovered)} (at "
+                           f"least {covered / 1e9:.3f} s of it covered): energy over the window "
+                           "unknown, mean power over the covered part given")
+        if reset:
+            reasons.append(f"the cumulative energy went down inside the window for "
+                           f"{_listed(reset)} (the power monitor reset or its counter "
+                           "wrapped): energy unknown")
+        if reasons:
+            out["reason"] = "; ".join(reasons)
         else:
             out["total_j"] = float(rails["energy_j"].sum())
     elif battery.height:
