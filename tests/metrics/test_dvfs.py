@@ -198,6 +198,8 @@ def test_a_rail_reset_inside_the_window_leaves_its_energy_unknown(tmp_path):
     assert big["resets"] == 1
     assert big["energy_j"] is None and big["covered_j"] is None and big["mean_power_w"] is None
     assert big["gc_energy_j"] is None and e["gc_cpu_j"] is None
+    # the sums over rails leave none out: unknown with it
+    assert e["mean_power_w"] is None and e["gc_cpu_mean_power_w"] is None
     assert display["resets"] == 0 and display["energy_j"] == pytest.approx(400e-6)
     assert e["total_j"] is None
     assert "went down inside the window for 1 rail(s) (power.rails.cpu.big)" in e["reason"]

@@ -368,9 +368,11 @@ def _energy(e: pl.DataFrame, t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str,
                         gc_known = True
             out["rails"].append(entry)
         out["gc_cpu_j"] = gc_j if gc_known else None
-        out["mean_power_w"] = power_w
-        out["gc_cpu_mean_power_w"] = gc_w if any(x["gc_share"] is not None
-                                                 for x in out["rails"]) else None
+        # (a rail that reset has no mean power: a sum without it would
+        # undercount)
+        out["mean_power_w"] = None if reset else power_w
+        out["gc_cpu_mean_power_w"] = gc_w if not reset and any(
+            x["gc_share"] is not None for x in out["rails"]) else None
         reasons = []
         if uncovered:
             covered = min(x["covered_ns"] for x in out["rails"] if x["name"] in uncovered)
