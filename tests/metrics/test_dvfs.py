@@ -225,6 +225,14 @@ def test_rail_resets_on_both_engines(tp_bin, tmp_path):
     assert_parity("rail_energy", path, tp_bin=tp_bin, window="+10ms:+90ms")
 
 
+def test_rails_without_a_cpu_rail_say_why_the_gc_share_is_unknown(tmp_path):
+    # only the display rail: its energy over W = [10, 90) is 900 - 500 µJ
+    rails = {"VSYS_PWR_DISPLAY": [(10, 500), (90, 900)]}
+    e = _analyze(tmp_path, D.rail_packets(rails), window="+10ms:+90ms")["dvfs"]["energy"]
+    assert e["total_j"] == pytest.approx(400e-6) and e["gc_cpu_j"] is None
+    assert e["reason"].startswith("no rail powers a CPU cluster of this trace")
+
+
 def test_battery_gives_the_energy_without_rails(tmp_path):
     # |I·V| = 0.5 A × 4 V = 2 W over [0,50), 0.6 A × 4 V = 2.4 W over [50,100)
     e = _analyze(tmp_path, D.battery_packets([(0, -500_000, 4_000_000),

@@ -383,9 +383,15 @@ def _energy(e: pl.DataFrame, t: pl.DataFrame, c: pl.DataFrame, cycles: dict[str,
             reasons.append(f"the cumulative energy went down inside the window for "
                            f"{_listed(reset)} (the power monitor reset or its counter "
                            "wrapped): energy unknown")
+        if gcs_known and not any(x["cluster"] for x in out["rails"]):
+            # (trace_processor names Pixel's CPU core rails power.rails.cpu.*;
+            # other devices' rails keep their raw names)
+            reasons.append(f"no rail powers a CPU cluster of this trace "
+                           f"({', '.join(CPU_RAILS)} for {len(clusters)} cluster(s)): "
+                           "the GC's share of the CPU energy unknown")
         if reasons:
             out["reason"] = "; ".join(reasons)
-        else:
+        if not (uncovered or reset):
             out["total_j"] = float(rails["energy_j"].sum())
     elif battery.height:
         out["source"] = "battery"
