@@ -141,7 +141,17 @@ class MetricRunner:
 
 def _reads(sql: str, table: str) -> bool:
     """Whether metric SQL reads the input table ``table`` (outside comments)."""
-    return re.search(rf"\b{table}\b", _COMMENT.sub("", sql)) is not None
+    return table in _input_tables_read(sql)
+
+
+@functools.lru_cache(maxsize=None)
+def _input_tables_read(sql: str) -> frozenset[str]:
+    """The input tables metric SQL names outside its comments. Cached: the
+    runner asks this of the same few texts hundreds of times per trace
+    (each search over a whole file cost ~0.05 ms, ~10 ms a trace, a sixth of
+    a small study trace's analysis)."""
+    code = _COMMENT.sub("", sql)
+    return frozenset(t for t in INPUT_TABLES if re.search(rf"\b{t}\b", code))
 
 
 _COMMENT = re.compile(r"--[^\n]*")
