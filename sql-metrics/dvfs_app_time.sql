@@ -71,48 +71,14 @@ sched_end AS NOT MATERIALIZED (
                      WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
   FROM sched s
 ),
--- The changes of each CPU's frequency (frequency.sql's 'cpufreq' series; a
--- sample repeating the previous value changes nothing): each with its value
--- (0: unknown), the previous value, the next change, and a key that orders
--- them and carries the value (ordinal * 2^24 + kHz).
-freq_sample AS (
-  SELECT t.cpu, c.ts, c.id, c.value AS khz, lag(c.value) OVER w AS prev_khz
-  FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id
-  WHERE t.name = 'cpufreq'
-  WINDOW w AS (PARTITION BY t.cpu ORDER BY c.ts, c.id)
-),
-freq_change AS MATERIALIZED (
-  SELECT cpu, ts, khz, prev_khz, lead(ts) OVER w AS next_ts,
-    row_number() OVER w * 16777216 + khz AS key
-  FROM freq_sample
-  WHERE prev_khz IS NULL OR khz != prev_khz
-  WINDOW w AS (PARTITION BY cpu ORDER BY ts, id)
-),
--- Each CPU's frequency intervals in W: from each change (or W's start) to
--- the next (or W's end), and before the CPU's first sample an interval of
--- unknown frequency (khz NULL); numbered in time order per run and CPU.
--- `skip`: the longest of a CPU's intervals, where they cover W, is read by
--- difference (below).
+-- Each CPU's frequency intervals in W (cpufreq_interval). `skip`: the
+-- longest of a CPU's intervals, where they cover W, is read by difference
+-- (below).
 freq_interval AS MATERIALIZED (
-  SELECT run, cpu, a, b, khz, idx,
-    row_number() OVER (PARTITION BY run, cpu ORDER BY b - a DESC, a) = 1
-      AND sum(b - a) OVER (PARTITION BY run, cpu) = end_ts - start_ts AS skip
-  FROM (
-    SELECT run, cpu, a, b, khz, start_ts, end_ts,
-      row_number() OVER (PARTITION BY run, cpu ORDER BY a) AS idx
-    FROM (
-      SELECT r.run, f.cpu, max(f.ts, r.start_ts) AS a,
-        min(coalesce(f.next_ts, r.end_ts), r.end_ts) AS b, f.khz, r.start_ts, r.end_ts
-      FROM artscope_run r
-      JOIN freq_change f ON f.ts < r.end_ts AND coalesce(f.next_ts, r.end_ts) > r.start_ts
-      UNION ALL
-      SELECT r.run, c.cpu, r.start_ts,
-        min(coalesce((SELECT min(f.ts) FROM freq_change f WHERE f.cpu = c.cpu), r.end_ts),
-            r.end_ts),
-        NULL, r.start_ts, r.end_ts
-      FROM artscope_run r
-      CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c)
-    WHERE b > a)
+  SELECT i.run, i.cpu, i.a, i.b, i.khz, i.idx,
+    row_number() OVER (PARTITION BY i.run, i.cpu ORDER BY i.b - i.a DESC, i.a) = 1
+      AND sum(i.b - i.a) OVER (PARTITION BY i.run, i.cpu) = r.end_ts - r.start_ts AS skip
+  FROM cpufreq_interval i JOIN artscope_run r USING (run)
 ),
 -- Per interval and utid range, one lookup: the target's time of the slices
 -- starting in the interval (clipped at its end) and the latest end among

@@ -85,23 +85,6 @@ gc_piece AS MATERIALIZED (
     WHERE t.is_worker)
   WHERE p_end > p_start
 ),
--- The changes of each CPU's frequency (frequency.sql's 'cpufreq' series; a
--- sample repeating the previous value changes nothing): each with its value
--- (0: unknown), the previous value, the next change, and a key that orders
--- them and carries the value (ordinal * 2^24 + kHz).
-freq_sample AS (
-  SELECT t.cpu, c.ts, c.id, c.value AS khz, lag(c.value) OVER w AS prev_khz
-  FROM counter c JOIN cpu_counter_track t ON t.id = c.track_id
-  WHERE t.name = 'cpufreq'
-  WINDOW w AS (PARTITION BY t.cpu ORDER BY c.ts, c.id)
-),
-freq_change AS MATERIALIZED (
-  SELECT cpu, ts, khz, prev_khz, lead(ts) OVER w AS next_ts,
-    row_number() OVER w * 16777216 + khz AS key
-  FROM freq_sample
-  WHERE prev_khz IS NULL OR khz != prev_khz
-  WINDOW w AS (PARTITION BY cpu ORDER BY ts, id)
-),
 -- The GC's time by frequency: one ordered pass per (run, CPU) over the GC
 -- pieces and the frequency changes that can reach W. Every row learns the
 -- last change at or before it (its key), the end of the last piece starting
@@ -114,7 +97,7 @@ event AS (
   UNION ALL
   SELECT r.run, f.cpu, f.ts, 0, NULL, NULL, f.key, f.khz, f.prev_khz
   FROM artscope_run r
-  JOIN freq_change f ON f.ts < r.end_ts AND coalesce(f.next_ts, r.end_ts) >= r.start_ts
+  JOIN cpufreq_change f ON f.ts < r.end_ts AND coalesce(f.next_ts, r.end_ts) >= r.start_ts
   WHERE f.cpu IN (SELECT cpu FROM gc_piece)
 ),
 swept AS (

@@ -6,7 +6,8 @@ described in sql-metrics/README.md. Three of them are derived: computed by a
 metric file of their own from the trace and the other inputs (the ends of
 open sched slices, the target's CPU time per thread and CPU, the GC set),
 once, before the first file that reads them, so every file reads the same
-rows and none recomputes them.
+rows and none recomputes them. A few cheap shared definitions are inlined
+into the files that read them instead (SHARED_CTES).
 """
 
 from __future__ import annotations
@@ -43,10 +44,39 @@ DERIVED_INPUTS: dict[str, str] = {
 }
 
 
+#: Shared CTEs: sql-metrics files (each a metric file of its own) that other
+#: files read by their name as if it were a table. metric_sql inlines the
+#: defining file's query as a MATERIALIZED CTE of that name at the head of
+#: each reader's WITH, so the text an engine runs is self-contained and one
+#: file defines it. For definitions that are cheap to compute: a derived
+#: input table would cost more to fill on trace_processor (its rows sent
+#: back as SQL literals) than computing them again.
+SHARED_CTES = ("cpufreq_change", "cpufreq_interval")
+
+
 @functools.lru_cache(maxsize=None)
 def metric_sql(name: str) -> str:
-    """The text of sql-metrics/<name>.sql."""
-    return (resource_dir("sql_metrics") / f"{name}.sql").read_text()
+    """The text of sql-metrics/<name>.sql, with the shared CTEs it reads
+    (SHARED_CTES) inlined."""
+    return _with_shared_ctes(name, (resource_dir("sql_metrics") / f"{name}.sql").read_text())
+
+
+def _with_shared_ctes(name: str, text: str) -> str:
+    from artscope.sqlheader import split_header
+
+    code = _COMMENT.sub("", text)
+    shared = [s for s in SHARED_CTES if s != name and re.search(rf"\b{s}\b", code)]
+    if not shared:
+        return text
+    header, body = split_header(text)
+    if not body.startswith("WITH\n"):
+        raise ValueError(f"{name}.sql reads {shared[0]} but does not start with WITH")
+    ctes = []
+    for s in shared:
+        query = split_header(metric_sql(s))[1].rstrip().rstrip(";")
+        inner = "\n".join("  " + ln if ln else ln for ln in query.splitlines())
+        ctes.append(f"{s} AS MATERIALIZED (\n{inner}\n),\n")
+    return "".join(ln + "\n" for ln in header) + "WITH\n" + "".join(ctes) + body[len("WITH\n"):]
 
 
 def metric_names() -> list[str]:
