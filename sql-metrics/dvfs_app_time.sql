@@ -9,20 +9,25 @@
 -- could not read), the frequency is unknown. The mutators' time is this
 -- minus the GC's (dvfs_gc_time.sql).
 --
--- Shape: sched is never range-joined. The time is summed per frequency
--- interval of each CPU (from one change to the next) with one lookup by
--- `cpu =`, the interval's ts range and a utid range: the target's utids
--- in at most 4 ranges of neighbouring utids (a process's threads mostly
--- have neighbouring utids), so trace_processor hands back little more than
--- the target's slices. The slice crossing an interval's start is the
--- latest target slice of the earlier intervals (a CPU's slices follow one
--- another), or for W's start one seek per CPU. One interval per run and
--- CPU, the longest, is not read at all: its time is the target's CPU time
--- on that CPU in W (artscope_target_cpu, the runner's pass over the
--- target's rows) less that of the CPU's other intervals, and the slice
--- crossing its end is the CPU's last slice before that end (one seek). A
--- pinned app mostly runs on CPUs whose frequency rarely changes, so most
--- of its slices are never read twice.
+-- Shape: sched is never range-joined. Each CPU is read one of two ways,
+-- whichever reads less:
+-- * per frequency interval (a CPU where the target runs often): one lookup
+--   by `cpu =`, the interval's ts range and a utid range per interval: the
+--   target's utids in at most 4 ranges of neighbouring utids (a process's
+--   threads mostly have neighbouring utids), so trace_processor hands back
+--   little more than the target's slices. The slice crossing an interval's
+--   start is the latest target slice of the earlier intervals (a CPU's
+--   slices follow one another), or for W's start one seek per CPU. One
+--   interval per run and CPU, the longest, is not read at all: its time is
+--   the target's CPU time on that CPU in W (artscope_target_cpu, the
+--   runner's pass over the target's rows) less that of the CPU's other
+--   intervals, and the slice crossing its end is the CPU's last slice
+--   before that end (one seek). A pinned app mostly runs on CPUs whose
+--   frequency rarely changes, so most of its slices are never read twice.
+-- * in one pass (a CPU whose frequency changes more often than the target
+--   runs there): the target's slices on it, by `utid =` and `cpu =`, in
+--   time order with the intervals' starts; the time of an interval is the
+--   difference of the target's running CPU time at its two ends.
 --
 -- Output columns (one row per run, CPU and frequency):
 --   run        run id
@@ -80,6 +85,25 @@ freq_interval AS MATERIALIZED (
       AND sum(i.b - i.a) OVER (PARTITION BY i.run, i.cpu) = r.end_ts - r.start_ts AS skip
   FROM cpufreq_interval i JOIN artscope_run r USING (run)
 ),
+-- The CPUs (per run) read in one pass instead of per interval: those where
+-- the target has at most 4 slices per lookup the intervals would take (on
+-- trace_processor a lookup costs ~9 us, a slice read in one pass ~2 us).
+-- The slices are artscope_target_cpu's post-grace slices scaled to all the
+-- target's CPU time there; a CPU with no time after the grace period is
+-- read per interval.
+scan_cpu AS MATERIALIZED (
+  SELECT i.run, i.cpu
+  FROM freq_interval i
+  GROUP BY i.run, i.cpu
+  HAVING coalesce((SELECT sum(iif(c.post_ns > 0, 1.0 * c.post_slices * c.cpu_ns / c.post_ns, 1e18))
+                   FROM artscope_target_cpu c WHERE c.run = i.run AND c.cpu = i.cpu), 0)
+    <= 4 * sum(NOT i.skip) * (SELECT count(*) FROM utid_range)
+),
+-- The intervals read by lookups: those of the other CPUs.
+lookup_interval AS MATERIALIZED (
+  SELECT i.* FROM freq_interval i
+  WHERE NOT EXISTS (SELECT 1 FROM scan_cpu c WHERE c.run = i.run AND c.cpu = i.cpu)
+),
 -- Per interval and utid range, one lookup: the target's time of the slices
 -- starting in the interval (clipped at its end) and the latest end among
 -- them ('ns,end'; target slices of one CPU never overlap, so that is the
@@ -93,14 +117,14 @@ interval_scan AS (
      FROM sched_end s
      WHERE s.cpu = i.cpu AND s.ts >= i.a AND s.ts < i.b
        AND s.utid >= u.lo AND s.utid <= u.hi) AS scan
-  FROM freq_interval i CROSS JOIN utid_range u
+  FROM lookup_interval i CROSS JOIN utid_range u
   WHERE NOT i.skip
 ),
 interval_app AS MATERIALIZED (
   SELECT i.run, i.cpu, i.idx, i.a, i.b, i.khz, i.skip,
     coalesce(sum(cast(substr(x.scan, 1, instr(x.scan, ',') - 1) AS INT)), 0) AS ns,
     max(cast(substr(x.scan, instr(x.scan, ',') + 1) AS INT)) AS last_end
-  FROM freq_interval i
+  FROM lookup_interval i
   LEFT JOIN interval_scan x ON x.run = i.run AND x.cpu = i.cpu AND x.idx = i.idx
   WHERE NOT i.skip
   GROUP BY i.run, i.cpu, i.idx
@@ -120,7 +144,7 @@ interval_app AS MATERIALIZED (
           (SELECT s.id FROM sched s
            WHERE s.cpu = i.cpu AND s.ts < i.b - 100000000
            ORDER BY s.ts DESC, s.id DESC LIMIT 1)) AS id
-        FROM freq_interval i WHERE i.skip) i
+        FROM lookup_interval i WHERE i.skip) i
   -- (sched itself: a LEFT JOIN to sched_end would not look the id up)
   LEFT JOIN sched s ON s.id = i.id
 ),
@@ -128,7 +152,7 @@ interval_app AS MATERIALIZED (
 -- that CPU that can reach into W; one seek each, as gc.sql), and whether it
 -- is the target's.
 slice_before_run AS MATERIALIZED (
-  SELECT b.run, b.cpu, s.end_ts, s.utid IN (SELECT utid FROM target) AS is_target
+  SELECT b.run, b.cpu, s.ts, s.end_ts, s.utid IN (SELECT utid FROM target) AS is_target
   FROM (SELECT r.run, r.start_ts, c.cpu, coalesce(
           (SELECT s.id FROM sched s
            WHERE s.cpu = c.cpu AND s.ts < r.start_ts AND s.ts >= r.start_ts - 100000000
@@ -154,7 +178,7 @@ app_in_interval AS MATERIALIZED (
 ),
 -- The skipped interval's time: the target's time on its CPU in W less that
 -- of the CPU's other intervals (they cover W together).
-app_time AS (
+lookup_time AS (
   SELECT run, cpu, khz, ns FROM app_in_interval WHERE NOT skip
   UNION ALL
   SELECT i.run, i.cpu, i.khz,
@@ -163,6 +187,53 @@ app_time AS (
       - coalesce((SELECT sum(o.ns) FROM app_in_interval o
                   WHERE o.run = i.run AND o.cpu = i.cpu AND NOT o.skip), 0)
   FROM app_in_interval i WHERE i.skip
+),
+-- On the CPUs read in one pass: the target's slices that can overlap W
+-- (starting in it, or the one crossing its start) ...
+scan_slice AS (
+  SELECT c.run, c.cpu, s.ts, s.end_ts
+  FROM scan_cpu c
+  CROSS JOIN artscope_run r
+  CROSS JOIN (SELECT DISTINCT utid FROM target) t
+  CROSS JOIN sched_end s
+  WHERE r.run = c.run AND s.utid = t.utid AND s.cpu = c.cpu
+    AND s.ts >= r.start_ts AND s.ts < r.end_ts
+  UNION ALL
+  SELECT w.run, w.cpu, w.ts, w.end_ts
+  FROM slice_before_run w JOIN scan_cpu c USING (run, cpu)
+  WHERE w.is_target
+),
+-- ... and each interval's start and W's end, in time order: the target's
+-- CPU time on the CPU up to a point t is the time of the slices starting
+-- before t less what the last of them runs past t (a CPU's slices follow
+-- one another), and an interval's time the difference at its two ends.
+scan_point AS (
+  SELECT run, cpu, ts, end_ts, NULL AS khz FROM scan_slice
+  UNION ALL
+  SELECT i.run, i.cpu, i.a, NULL, i.khz FROM freq_interval i JOIN scan_cpu c USING (run, cpu)
+  UNION ALL
+  SELECT c.run, c.cpu, r.end_ts, NULL, NULL FROM scan_cpu c JOIN artscope_run r USING (run)
+),
+time_until_point AS (
+  SELECT run, cpu, khz, ts, end_ts IS NULL AS is_edge,
+    coalesce(sum(end_ts - ts) OVER until_here, 0)
+      - max(0, coalesce(max(end_ts) OVER until_here, ts) - ts) AS ns_before
+  FROM scan_point
+  -- an edge sorts before a slice starting at the same time
+  WINDOW until_here AS (PARTITION BY run, cpu ORDER BY ts, end_ts IS NOT NULL
+                        ROWS UNBOUNDED PRECEDING)
+),
+scan_time AS (
+  SELECT run, cpu, khz, ns
+  FROM (SELECT run, cpu, khz,
+          lead(ns_before) OVER (PARTITION BY run, cpu ORDER BY ts) - ns_before AS ns
+        FROM time_until_point WHERE is_edge)
+  WHERE ns IS NOT NULL  -- W's end
+),
+app_time AS (
+  SELECT * FROM lookup_time
+  UNION ALL
+  SELECT * FROM scan_time
 )
 SELECT run, 'app' AS scope, NULL AS gc_id, NULL AS utid, cpu, iif(khz > 0, khz, NULL) AS freq_khz,
   sum(ns) AS ns

@@ -33,7 +33,7 @@ from artscope.engines.trace_processor import ENV_VAR, TraceProcessorEngine, find
 from artscope.errors import EngineUnavailable
 from artscope.metrics.analysis import analyze_engine
 from artscope.metrics.options import AnalysisOptions
-from artscope.metrics.runner import MetricRunner, metric_names, metric_sql
+from artscope.metrics.runner import MetricRunner, metric_names
 from artscope.metrics.selection import select
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -130,10 +130,6 @@ def _close_engines():
     _LOADED.close()
 
 
-def _sql_of(sql_or_metric: str) -> str:
-    return metric_sql(sql_or_metric) if sql_or_metric in metric_names() else sql_or_metric
-
-
 def run_on(kind: str, sql_or_metric: str, trace: str | Path, opts: AnalysisOptions,
            tp_bin: str | None = None) -> Any:
     """The rows (DataFrame) or, for "results", the per-run result dicts on one engine."""
@@ -142,7 +138,9 @@ def run_on(kind: str, sql_or_metric: str, trace: str | Path, opts: AnalysisOptio
         return analyze_engine(eng, opts, str(trace)).results
     runner = MetricRunner(eng)
     select(runner, opts)  # binds artscope_run / _target_thread / _allowed_cpu / ...
-    return eng.query(_sql_of(sql_or_metric))
+    if sql_or_metric in metric_names():
+        return runner.run(sql_or_metric)  # with the derived input tables it reads
+    return eng.query(sql_or_metric)
 
 
 def values_equal(a: Any, b: Any, rel: float = REL_TOL) -> bool:

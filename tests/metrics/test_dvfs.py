@@ -24,7 +24,7 @@ import pytest
 
 import dvfs_traces as D
 import metric_traces as MT
-from metric_traces import ms
+from metric_traces import MAIN, W1, ms, run
 
 M = 1_000_000
 #: (cpu, run start ms) -> (cycles, instructions) across that run
@@ -277,6 +277,43 @@ def test_counter_and_rail_tracks_are_imported_as_trace_processor_does(tp_diffs):
     diffs, compared = tp_diffs(_counted_with_rails())
     for table in ("perf_counter_track", "counter", "counter_track", "track"):
         assert table in compared and table not in diffs, (table, diffs.get(table))
+
+
+def _busy_and_churning(tmp_path):
+    """CPU 2: MAIN in ten 2 ms slices [3k+1, 3k+3) for k = 0..9, cpufreq
+    1 GHz from 0 and 2 GHz from 5 (inside the slice [4,6)): many slices, one
+    change. CPU 4: Worker-1 [10,30) and [50,60), cpufreq 1 GHz from 0,
+    2 GHz from 15, 1 GHz from 20, 3 GHz from 25, 1 GHz from 55: few slices,
+    many changes. Window: the whole trace [0, 100)."""
+    runs = [run(2, 3 * k + 1, 3 * k + 3, MAIN) for k in range(10)]
+    runs += [run(4, 10, 30, W1), run(4, 50, 60, W1)]
+    freq = [(2, 0, 1_000_000), (2, 5, 2_000_000), (4, 0, 1_000_000), (4, 15, 2_000_000),
+            (4, 20, 1_000_000), (4, 25, 3_000_000), (4, 55, 1_000_000), (4, 100, 1_000_000)]
+    sch = MT.tiny("churn", 100, threads=(MAIN, W1), runs=runs,
+                  cpufreq=[D.CpuFreq(D.t(a), c, khz) for c, a, khz in freq])
+    return MT.write(sch, tmp_path)
+
+
+def test_app_time_by_frequency_on_a_busy_cpu_and_on_a_churning_one(tmp_path):
+    from artscope.metrics.options import AnalysisOptions
+    from test_parity import run_on
+
+    rows = run_on("embedded", "dvfs_app_time", _busy_and_churning(tmp_path),
+                  AnalysisOptions(app=MT.APP))
+    got = {(c, f): ns for c, f, ns in rows.select("cpu", "freq_khz", "ns").iter_rows()}
+    assert got == {
+        # CPU 2: [1,3) and [4,5) at 1 GHz; [5,6) and eight more slices at 2 GHz
+        (2, 1_000_000): ms(3), (2, 2_000_000): ms(1 + 8 * 2),
+        # CPU 4: [10,15) + [20,25) + [55,60) at 1 GHz, [15,20) at 2 GHz,
+        # [25,30) + [50,55) at 3 GHz
+        (4, 1_000_000): ms(15), (4, 2_000_000): ms(5), (4, 3_000_000): ms(10)}
+
+
+@pytest.mark.tp
+def test_app_time_by_frequency_on_both_engines(tp_bin, tmp_path):
+    from test_parity import assert_parity
+
+    assert_parity("dvfs_app_time", _busy_and_churning(tmp_path), tp_bin=tp_bin, app=MT.APP)
 
 
 REAL = [("perfskills-api32_startup_warm.perfetto-trace", dict(app="com.google.android.gms.persistent")),
