@@ -59,8 +59,9 @@ target_cpu AS MATERIALIZED (
 ),
 -- Per run and thread, the CPUs of its slices overlapping W, in (ts, id)
 -- order: those reaching in from before W (all start before the others), then
--- those starting in W. A slice starting at W's start overlaps W unless it
--- ends there too.
+-- those starting at W's start (they overlap W unless they end there too: a
+-- lookup of their own, so the pass over the rest checks no end per row),
+-- then those starting in W after it.
 cpu_path AS MATERIALIZED (
   SELECT r.run, t.utid,
     nullif(
@@ -72,12 +73,16 @@ cpu_path AS MATERIALIZED (
                    FROM (
                      SELECT char(48 + s.cpu) AS c
                      FROM sched s
-                     WHERE s.utid = t.utid
-                       AND s.ts >= r.start_ts AND s.ts < r.end_ts
-                       AND (s.ts > r.start_ts
-                            OR iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
-                                                WHERE o.cpu = s.cpu AND o.ts = s.ts),
-                                   s.ts + s.dur) > r.start_ts)
+                     WHERE s.utid = t.utid AND s.ts = r.start_ts
+                       AND iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
+                                            WHERE o.cpu = s.cpu AND o.ts = s.ts),
+                               s.ts + s.dur) > r.start_ts
+                     ORDER BY s.id)), '')
+      || coalesce((SELECT group_concat(c, '')
+                   FROM (
+                     SELECT char(48 + s.cpu) AS c
+                     FROM sched s
+                     WHERE s.utid = t.utid AND s.ts > r.start_ts AND s.ts < r.end_ts
                      ORDER BY s.ts, s.id)), ''),
       '') AS path
   FROM artscope_run r

@@ -213,6 +213,18 @@ def test_slice_reaching_in_from_long_before_the_window(long_before_trace, grace_
     assert p["migrations"] == 2
 
 
+def test_migrations_at_the_window_start(tmp_path):
+    """W = [100, 300). main: CPU 1 [50, 100) (ends where W starts: not in
+    W), CPU 2 [100, 120) (starts where W starts: in W), CPU 3 [150, 160).
+    W1: CPU 4 [60, 100), CPU 5 [100, 100.001), CPU 4 [130, 140)."""
+    runs = [run(1, 50, 100, MAIN), run(2, 100, 120, MAIN), run(3, 150, 160, MAIN),
+            run(4, 60, 100, W1), run(5, 100, 100.001, W1), run(4, 130, 140, W1)]
+    sch = MT.tiny("at_start", 400, threads=(MAIN, W1), runs=runs)
+    (r,) = MT.analyze(MT.write(sch, tmp_path), window="+100ms:+300ms")
+    # main 2 -> 3; W1's [100, 100.001) is in W: 5 -> 4
+    assert r["pinning"]["migrations"] == 2
+
+
 @pytest.mark.parametrize("word,cpus,off_mask_ms", [
     # off-mask = app CPU in W not on the allowed CPUs (GC threads share the set)
     ("big", [6, 7], 110),     # see test_gc_shares_cpus_without_gc_cpus
