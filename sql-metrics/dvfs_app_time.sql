@@ -12,10 +12,9 @@
 -- Shape: sched is never range-joined. Each CPU is read one of two ways,
 -- whichever reads less:
 -- * per frequency interval (a CPU where the target runs often): one lookup
---   by `cpu =`, the interval's ts range and a utid range per interval: the
---   target's utids in at most 4 ranges of neighbouring utids (a process's
---   threads mostly have neighbouring utids), so trace_processor hands back
---   little more than the target's slices. The slice crossing an interval's
+--   by `cpu =`, the interval's ts range and a utid range per interval (the
+--   target's utids in at most 4 ranges, target_utid_range), so
+--   trace_processor hands back little more than the target's slices. The slice crossing an interval's
 --   start is the latest target slice of the earlier intervals (a CPU's
 --   slices follow one another), or for W's start one seek per CPU. One
 --   interval per run and CPU, the longest, is not read at all: its time is
@@ -45,23 +44,6 @@ target AS MATERIALIZED (
   SELECT t.utid,
     (t.role = 'gc' AND coalesce(th.name, '') != 'HeapTaskDaemon') AS is_worker
   FROM artscope_target_thread t JOIN thread th USING (utid)
-),
--- The target's utids in at most 4 ranges: split at the 3 widest gaps
--- between neighbouring target utids (a range may hold other threads too:
--- their slices are left out below).
-target_gap AS MATERIALIZED (
-  SELECT utid, utid - lag(utid) OVER (ORDER BY utid) AS gap FROM target
-),
-target_split AS (
-  SELECT g.utid,
-    sum(iif(g.gap > 1 AND (SELECT count(*) FROM target_gap w
-                           WHERE w.gap > g.gap OR (w.gap = g.gap AND w.utid < g.utid)) < 3,
-            1, 0)) OVER (ORDER BY g.utid) AS grp
-  FROM target_gap g
-),
-utid_range AS MATERIALIZED (
-  SELECT min(utid) AS lo, max(utid) AS hi, count(*) = max(utid) - min(utid) + 1 AS pure
-  FROM target_split GROUP BY grp
 ),
 -- Where each open sched slice ends, read once (the SQL package inlines
 -- artscope_cpu_data_end's own query where it is named).
@@ -97,7 +79,7 @@ scan_cpu AS MATERIALIZED (
   GROUP BY i.run, i.cpu
   HAVING coalesce((SELECT sum(iif(c.post_ns > 0, 1.0 * c.post_slices * c.cpu_ns / c.post_ns, 1e18))
                    FROM artscope_target_cpu c WHERE c.run = i.run AND c.cpu = i.cpu), 0)
-    <= 4 * sum(NOT i.skip) * (SELECT count(*) FROM utid_range)
+    <= 4 * sum(NOT i.skip) * (SELECT count(*) FROM target_utid_range)
 ),
 -- The intervals read by lookups: those of the other CPUs.
 lookup_interval AS MATERIALIZED (
@@ -117,7 +99,7 @@ interval_scan AS (
      FROM sched_end s
      WHERE s.cpu = i.cpu AND s.ts >= i.a AND s.ts < i.b
        AND s.utid >= u.lo AND s.utid <= u.hi) AS scan
-  FROM lookup_interval i CROSS JOIN utid_range u
+  FROM lookup_interval i CROSS JOIN target_utid_range u
   WHERE NOT i.skip
 ),
 interval_app AS MATERIALIZED (

@@ -138,6 +138,40 @@ def test_interference(gc_on_2):
     ]
 
 
+@pytest.fixture
+def between_trace(tmp_path):
+    """Threads get utids in tid order, so with the app's threads main (1000),
+    W1 (1020), W2 (1021), HTD (1030), pool (1031), w5 (1040), w6 (1050) and
+    com.other.x's x1 (1005), x2 (1024), x3 (1035), x4 (1045), other threads
+    sit between the app's, x4 inside the app's last utid range (w5..w6).
+    CPU 6 (--cpus 6), W = the whole trace [0, 100): x1 [5,10), main [10,20),
+    x4 [20,35), w6 [35,40), x3 [40,41); CPU 2: x2 [5,50), off A."""
+    x1, x2, x3, x4, w5, w6 = 1005, 1024, 1035, 1045, 1040, 1050
+    threads = [Thread(x, 3000, f"x{i}") for i, x in enumerate((x1, x2, x3, x4), 1)]
+    threads += [MT.APP_THREADS[t] for t in (W1, MT.W2, HTD, POOL)]
+    threads += [Thread(w5, MT.PID, "Worker-5"), Thread(w6, MT.PID, "Worker-6")]
+    runs = [run(6, 5, 10, x1), run(6, 10, 20, MAIN), run(6, 20, 35, x4),
+            run(6, 35, 40, w6), run(6, 40, 41, x3), run(2, 5, 50, x2)]
+    sch = MT.tiny("between", 100, threads=(MAIN,), extra_threads=threads,
+                  extra_processes=[Process(3000, "com.other.x", uid=10300, ppid=700)],
+                  runs=runs)
+    return MT.write(sch, tmp_path)
+
+
+def test_interference_from_threads_whose_utids_sit_between_the_apps(between_trace):
+    (r,) = MT.analyze(between_trace, cpus="6")
+    # x1 5 + x4 15 + x3 1 = 21 ms (x2 ran off A; the app's own time is no
+    # interference)
+    assert r["pinning"]["interference_cpu_ns"] == ms(21)
+
+
+@pytest.mark.tp
+def test_interference_between_the_apps_utids_on_both_engines(tp_bin, between_trace):
+    from test_parity import assert_parity
+
+    assert_parity("interference", between_trace, tp_bin=tp_bin, app=MT.APP, cpus="6")
+
+
 def test_gc_shares_cpus_without_gc_cpus(pin_trace):
     (r,) = MT.analyze(pin_trace, cpus="6,7", window="+100ms:+300ms")
     p = r["pinning"]

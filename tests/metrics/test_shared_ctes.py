@@ -1,5 +1,5 @@
-"""Shared CTEs: a metric file reading cpufreq_change / cpufreq_interval by
-name runs with the defining file's query inlined at the head of its WITH."""
+"""Shared CTEs: a metric file reading cpufreq_change / cpufreq_interval /
+target_utid_range by name runs with the defining file's query inlined at the head of its WITH."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ def test_each_reader_gets_one_definition_at_the_head_of_its_with():
     readers = {n: [s for s in SHARED_CTES if n != s and re.search(
         rf"\b{s}\b", re.sub(r"--[^\n]*", "", _raw(n)))] for n in metric_names()}
     assert readers["dvfs_gc_time"] == ["cpufreq_change"]
-    assert readers["dvfs_app_time"] == readers["dvfs_cpu_busy"] == ["cpufreq_interval"]
+    assert readers["dvfs_app_time"] == ["cpufreq_interval", "target_utid_range"]
+    assert readers["dvfs_cpu_busy"] == ["cpufreq_interval"]
+    assert readers["interference"] == ["target_utid_range"]
     assert readers["cpufreq_interval"] == ["cpufreq_change"]
     for name, shared in readers.items():
         text = metric_sql(name)
@@ -28,7 +30,8 @@ def test_each_reader_gets_one_definition_at_the_head_of_its_with():
             continue
         body = text[text.index("\nWITH\n") + len("\nWITH\n"):]
         assert body.startswith(f"{shared[0]} AS MATERIALIZED (\n"), name
-        assert text.count(f"{shared[0]} AS MATERIALIZED (") == 1, name
+        for s in shared:
+            assert text.count(f"{s} AS MATERIALIZED (") == 1, (name, s)
 
 
 def test_a_name_only_in_comments_is_not_inlined():

@@ -51,7 +51,7 @@ DERIVED_INPUTS: dict[str, str] = {
 #: file defines it. For definitions that are cheap to compute: a derived
 #: input table would cost more to fill on trace_processor (its rows sent
 #: back as SQL literals) than computing them again.
-SHARED_CTES = ("cpufreq_change", "cpufreq_interval")
+SHARED_CTES = ("cpufreq_change", "cpufreq_interval", "target_utid_range")
 
 
 @functools.lru_cache(maxsize=None)
