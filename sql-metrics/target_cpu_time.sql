@@ -9,19 +9,20 @@
 -- grace_end_ts, post-grace time the rest.
 --
 -- Shape (trace_processor's tables have no indexes of ours, and SQLite's
--- sorter over every sched row of the app was most of the time): slices
--- wholly inside W after the grace period ("interior": nearly all of them)
--- count their whole dur and need no clipping. Per run and target thread,
--- one scalar subquery reads them by `utid =` and a ts range and groups them
--- by cpu: the embedded engine serves those rows already grouped (its
--- (utid, cpu, ts) index: no sorter), trace_processor filters its sorted ts
--- range. Only the few other slices (reaching in from before W, starting in
--- the grace period, running past W's end, open or empty) are clipped one by
--- one, per run. A CPU's slices follow one another (each ends where the next
--- on its CPU starts), so the slices crossing W's start or end are, per CPU,
--- the last one starting before that edge: one seek each, not a pass over
--- every target slice. Each subquery's groups come back packed as one JSON
--- array and are unpacked with json_each.
+-- per-row work over every sched row of the app was most of the time):
+-- slices starting in W after the grace period with time ("interior":
+-- nearly all of them) count their whole dur. Per run, target thread and
+-- CPU, one lookup by `utid =`, `cpu =`, a ts range and `dur > 0` sums
+-- them, reading no other column per row (trace_processor filters those
+-- constraints itself; the embedded engine serves them from its (utid, cpu,
+-- ts) index), and two seeks find the first and the last. A CPU's slices
+-- follow one another (each ends where the next on its CPU starts), so the
+-- slices crossing W's start or end are, per CPU, the last one starting
+-- before that edge: one seek each, not a pass over every target slice.
+-- The one crossing W's end is in the interior; its part after W's end is
+-- taken off. Only the few other slices (reaching in from before W,
+-- starting in the grace period, open or empty) are clipped one by one, per
+-- run, packed as one JSON array and unpacked with json_each.
 --
 -- The runner computes this once per selection and hands it to the metric
 -- files as the input table artscope_target_cpu.
@@ -67,28 +68,42 @@ open_or_empty AS MATERIALIZED (
   FROM sched s
   WHERE s.utid IN (SELECT utid FROM target) AND s.dur <= 0
 ),
--- Per (run, thread, CPU), the off-mask quantities as if the CPU were not
--- allowed; they are zeroed below for allowed CPUs. Interior slices (ts in
--- [grace_end_ts, end_ts), dur > 0, ending by end_ts): all their time is in W
--- and after the grace period, so cpu_ns = post_ns = dur, grace_ns = 0 and
--- each is one post-grace slice.
-interior AS MATERIALIZED (
-  SELECT r.run,
-    (SELECT json_group_array(json_array(t.utid, cpu, cpu_ns, 0, cpu_ns,
-                                        post_slices, first_post_ts, last_post_end_ts))
-     FROM (
-       SELECT s.cpu,
-         sum(s.dur) AS cpu_ns,
-         count(*) AS post_slices,
-         min(s.ts) AS first_post_ts,
-         max(s.ts + s.dur) AS last_post_end_ts
-       FROM sched s
-       WHERE s.utid = t.utid
-         AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts
-         AND s.dur > 0 AND s.ts + s.dur <= r.end_ts
-       GROUP BY s.cpu)) AS packed
+-- Per (run, thread, CPU), the slices with time starting in W after the
+-- grace period (ts in [grace_end_ts, end_ts), dur > 0): all their time is
+-- after the grace period, so grace_ns = 0 and each is one post-grace
+-- slice. The one running past W's end (a CPU's last before it) counts its
+-- whole dur here and its part after W's end is taken off below
+-- (past_end); the end of the last slice is clipped at W's end. Per
+-- (thread, CPU) one lookup sums the rows (the only columns read per row
+-- are dur and the constraints trace_processor filters itself) and two
+-- seeks find the first slice and the last.
+interior_sum AS MATERIALIZED (
+  SELECT r.run, t.utid, c.cpu, r.grace_end_ts, r.end_ts,
+    (SELECT sum(s.dur) || ',' || count(*) FROM sched s
+     WHERE s.utid = t.utid AND s.cpu = c.cpu
+       AND s.ts >= r.grace_end_ts AND s.ts < r.end_ts AND s.dur > 0) AS sum_count
   FROM artscope_run r
-  CROSS JOIN (SELECT DISTINCT utid FROM target) t
+  CROSS JOIN target t
+  CROSS JOIN (SELECT DISTINCT cpu FROM cpu WHERE cpu IS NOT NULL) c
+),
+interior_total AS (
+  SELECT run, utid, cpu, grace_end_ts, end_ts,
+    cast(substr(sum_count, 1, instr(sum_count, ',') - 1) AS INT) AS cpu_ns,
+    cast(substr(sum_count, instr(sum_count, ',') + 1) AS INT) AS slices
+  FROM interior_sum
+  WHERE sum_count IS NOT NULL
+),
+interior AS (
+  SELECT i.run, json_array(i.utid, i.cpu, i.cpu_ns, 0, i.cpu_ns, i.slices,
+    (SELECT s.ts FROM sched s
+     WHERE s.utid = i.utid AND s.cpu = i.cpu
+       AND s.ts >= i.grace_end_ts AND s.ts < i.end_ts AND s.dur > 0
+     ORDER BY s.ts LIMIT 1),
+    (SELECT min(s.ts + s.dur, i.end_ts) FROM sched s
+     WHERE s.utid = i.utid AND s.cpu = i.cpu
+       AND s.ts >= i.grace_end_ts AND s.ts < i.end_ts AND s.dur > 0
+     ORDER BY s.ts DESC LIMIT 1)) AS value
+  FROM interior_total i
 ),
 -- The other slices, per run, clipped one by one.
 boundary AS MATERIALIZED (
@@ -109,11 +124,11 @@ boundary AS MATERIALIZED (
            -- the part of the slice after the grace period starts here
            max(s.ts, r.start_ts, r.grace_end_ts) AS post_start
          FROM (
-           -- Every other slice that may overlap W, in four disjoint sets:
-           -- reaching in from before W, starting in the grace period,
-           -- starting after it and running past W's end, and open or empty
-           -- (dur -1: it ends at the next slice on its CPU, else where that
-           -- CPU's data ends; dur 0: no time, but its CPU still gets a row).
+           -- Every other slice that may overlap W, in three disjoint sets:
+           -- reaching in from before W, starting in the grace period, and
+           -- open or empty (dur -1: it ends at the next slice on its CPU,
+           -- else where that CPU's data ends; dur 0: no time, but its CPU
+           -- still gets a row).
            SELECT s.utid, s.cpu, s.ts,
              iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
                               WHERE o.cpu = s.cpu AND o.ts = s.ts), s.ts + s.dur) AS end_ts
@@ -127,13 +142,6 @@ boundary AS MATERIALIZED (
              WHERE s.utid IN (SELECT utid FROM target)
                AND s.ts >= r.start_ts AND s.ts < r.grace_end_ts AND s.ts < r.end_ts
              UNION ALL
-             SELECT s.utid, s.cpu, s.ts, s.dur
-             FROM sched_before_edge b JOIN sched s ON s.id = b.id
-             WHERE b.run = r.run AND b.at_end
-               AND s.utid IN (SELECT utid FROM target)
-               AND s.ts >= r.grace_end_ts
-               AND s.dur != -1 AND s.ts + s.dur > r.end_ts
-             UNION ALL
              SELECT o.value ->> 0, o.value ->> 1, o.value ->> 2, o.value ->> 3
              FROM open_or_empty oe, json_each(oe.slices) o
              WHERE o.value ->> 2 >= r.grace_end_ts AND o.value ->> 2 < r.end_ts) s) s
@@ -141,8 +149,22 @@ boundary AS MATERIALIZED (
        GROUP BY utid, cpu)) AS packed
   FROM artscope_run r
 ),
+-- The part after W's end of the slice running past it, which interior
+-- counted whole: taken off its CPU time (one per CPU at most: its last
+-- slice starting before W's end).
+past_end AS (
+  SELECT r.run, json_array(s.utid, s.cpu, r.end_ts - s.ts - s.dur, 0,
+                           r.end_ts - s.ts - s.dur, 0, NULL, NULL) AS value
+  FROM sched_before_edge b
+  JOIN artscope_run r ON r.run = b.run
+  JOIN sched s ON s.id = b.id
+  WHERE b.at_end AND s.utid IN (SELECT utid FROM target)
+    AND s.ts >= r.grace_end_ts AND s.dur > 0 AND s.ts + s.dur > r.end_ts
+),
 packed_group AS (
-  SELECT p.run, g.value FROM interior p, json_each(p.packed) g
+  SELECT run, value FROM interior
+  UNION ALL
+  SELECT run, value FROM past_end
   UNION ALL
   SELECT p.run, g.value FROM boundary p, json_each(p.packed) g
 )
