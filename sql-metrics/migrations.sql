@@ -73,7 +73,9 @@ cpu_path AS MATERIALIZED (
                    FROM (
                      SELECT char(48 + s.cpu) AS c
                      FROM sched s
-                     WHERE s.utid = t.utid AND s.ts = r.start_ts
+                     -- (ts as a range: the embedded engine looks an equality
+                     -- on ts and utid up in a (ts, utid) index it would build)
+                     WHERE s.utid = t.utid AND s.ts >= r.start_ts AND s.ts <= r.start_ts
                        AND iif(s.dur = -1, (SELECT o.end_ts FROM artscope_cpu_data_end o
                                             WHERE o.cpu = s.cpu AND o.ts = s.ts),
                                s.ts + s.dur) > r.start_ts
