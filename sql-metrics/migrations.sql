@@ -90,15 +90,33 @@ cpu_path AS MATERIALIZED (
   FROM artscope_run r
   CROSS JOIN (SELECT DISTINCT utid FROM artscope_target_thread) t
 ),
+-- The path with its runs on one CPU shortened: "cc" -> "c" for each CPU,
+-- five rounds (a run of k slices becomes about k/32 long). The pairs of
+-- different CPUs stay as they were, and the 56 counts per thread below
+-- (8 CPUs) then read a path about as long as its moves, not its slices.
+short_path AS MATERIALIZED (
+  SELECT p.run, p.utid, (
+    WITH RECURSIVE shrink(i, path) AS (
+      SELECT 0, p.path
+      UNION ALL
+      SELECT i + 1, replace(path, char(48 + c.cpu, 48 + c.cpu), char(48 + c.cpu))
+      FROM shrink
+      JOIN (SELECT cpu, row_number() OVER (ORDER BY cpu) - 1 AS k FROM target_cpu) c
+        ON c.k = i % (SELECT count(*) FROM target_cpu)
+      WHERE i < 5 * (SELECT count(*) FROM target_cpu))
+    SELECT path FROM shrink ORDER BY i DESC LIMIT 1) AS path
+  FROM cpu_path p
+  WHERE p.path IS NOT NULL
+),
 thread_move AS (
   SELECT p.run, p.utid, a.cpu AS from_cpu, z.cpu AS to_cpu,
     (length(CAST(p.path AS BLOB))
      - length(CAST(replace(p.path, char(48 + a.cpu, 48 + z.cpu), '') AS BLOB)))
       / length(CAST(char(48 + a.cpu, 48 + z.cpu) AS BLOB)) AS moves
-  FROM cpu_path p
+  FROM short_path p
   CROSS JOIN target_cpu a
   CROSS JOIN target_cpu z
-  WHERE a.cpu != z.cpu AND p.path IS NOT NULL
+  WHERE a.cpu != z.cpu
 )
 SELECT run, from_cpu, to_cpu, sum(moves) AS migrations, sum(moves > 0) AS threads
 FROM thread_move

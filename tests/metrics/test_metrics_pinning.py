@@ -138,6 +138,20 @@ def test_interference(gc_on_2):
     ]
 
 
+def test_migrations_between_long_runs_on_one_cpu(tmp_path):
+    """main: 40 slices on CPU 6 ([2k+1, 2k+2) for k < 40), 3 on CPU 7
+    ([81,82), [83,84), [85,86)), 45 on CPU 6 again from 87, then 1 on CPU 5
+    (at 200); W = the whole trace [0, 300)."""
+    runs = [run(6, 2 * k + 1, 2 * k + 2, MAIN) for k in range(40)]
+    runs += [run(7, 81 + 2 * k, 82 + 2 * k, MAIN) for k in range(3)]
+    runs += [run(6, 87 + 2 * k, 88 + 2 * k, MAIN) for k in range(45)]
+    runs += [run(5, 200, 201, MAIN)]
+    sch = MT.tiny("long_runs", 300, threads=(MAIN,), runs=runs)
+    (r,) = MT.analyze(MT.write(sch, tmp_path), cpus="6,7")
+    # 6 -> 7, 7 -> 6, 6 -> 5
+    assert r["pinning"]["migrations"] == 3
+
+
 @pytest.fixture
 def between_trace(tmp_path):
     """Threads get utids in tid order, so with the app's threads main (1000),
