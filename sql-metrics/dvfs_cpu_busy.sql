@@ -10,8 +10,9 @@
 -- W where it is known; the busy time × the share of W at an unknown
 -- frequency is a row of its own (freq_khz NULL).
 --
--- Shape: one lookup per run and CPU (`cpu =`, a ts range, `utid >`), one
--- seek per run and CPU for the slice crossing W's start (as gc.sql).
+-- Shape: one lookup per run and CPU (`cpu =`, a ts range, `utid >`, `dur
+-- >`, summing dur alone), one seek per run and CPU for each slice crossing
+-- an edge of W (as gc.sql).
 --
 -- Output columns (one row per run, CPU and known / unknown part):
 --   run        run id
@@ -58,13 +59,19 @@ slice_before_run AS MATERIALIZED (
 -- Each CPU's busy time in W (slices of any thread but the idle task, ∩ W),
 -- at its time-weighted mean frequency over W.
 -- Busy time per run and CPU: its closed slices starting in W (read from
--- sched itself: the filters reach trace_processor), its open slices
+-- sched itself: the filters reach trace_processor, and only dur is read
+-- per row), less the part after W's end of the one running past it (the
+-- CPU's last slice starting before W's end: one seek), its open slices
 -- (artscope_cpu_data_end) and the slice crossing W's start.
 cpu_busy AS MATERIALIZED (
   SELECT r.run, c.cpu,
-    coalesce((SELECT sum(min(s.ts + s.dur, r.end_ts) - s.ts) FROM sched s
+    coalesce((SELECT sum(s.dur) FROM sched s
               WHERE s.cpu = c.cpu AND s.ts >= r.start_ts AND s.ts < r.end_ts
-                AND s.utid > 0 AND s.dur >= 0), 0)
+                AND s.utid > 0 AND s.dur > 0), 0)
+    - coalesce((SELECT max(0, s.ts + s.dur - r.end_ts) FROM sched s
+                WHERE s.cpu = c.cpu AND s.ts >= r.start_ts AND s.ts < r.end_ts
+                  AND s.utid > 0 AND s.dur > 0
+                ORDER BY s.ts DESC LIMIT 1), 0)
     + coalesce((SELECT sum(min(o.end_ts, r.end_ts) - o.ts) FROM open_end o
                 WHERE o.cpu = c.cpu AND o.ts >= r.start_ts AND o.ts < r.end_ts
                   AND o.utid > 0), 0)

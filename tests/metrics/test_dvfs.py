@@ -172,6 +172,17 @@ def test_rail_energy_interpolated_at_a_window_cutting_the_samples(tmp_path):
     assert e["gc_cpu_j"] == pytest.approx(68 / 136.5 * 2400e-6)
 
 
+def test_a_window_cutting_a_busy_slice_counts_its_part_inside(tmp_path):
+    # W = [10, 80): CPU 6 busy MAIN [10,20) + HTD [20,50) + MAIN [60,80) = 60
+    # ms at its mean frequency over W, (20 ms × 1 GHz + 40 × 2 + 10 × 2.8) /
+    # 70 = 128/70 GHz; the GC's cycles there are still 68e6 (kHz × ms);
+    # cpu.big E(80) = 1000 + 2000·30/50 = 2200 µWs, E(10) = 200
+    d = _analyze(tmp_path, D.rail_packets(RAILS), window="+10ms:+80ms")["dvfs"]
+    big = {x["name"]: x for x in d["energy"]["rails"]}["power.rails.cpu.big"]
+    assert big["energy_j"] == pytest.approx(2000e-6)
+    assert big["gc_share"] == pytest.approx(68 / (60 * 128 / 70))
+
+
 def test_rail_samples_not_covering_the_window_leave_the_total_unknown(tmp_path):
     e = _analyze(tmp_path, D.rail_packets(RAILS))["dvfs"]["energy"]  # W = [0, 100)
     rails = {x["name"]: x for x in e["rails"]}
