@@ -25,16 +25,19 @@
 --   timeline_frames LONG, choreographer_frames LONG, marker_slices LONG,
 --   markers STRING
 WITH
+-- Each process thread's CPU time: one lookup per thread (utid =, dur > 0,
+-- which the engine filters) summing dur alone, no sorter over every sched
+-- row (as process_cpu.sql).
 thread_cpu AS MATERIALIZED (
-  SELECT utid, sum(dur) AS cpu_ns FROM sched
-  WHERE dur > 0 AND utid != 0
-  GROUP BY utid
+  SELECT th.upid, (SELECT sum(s.dur) FROM sched s WHERE s.utid = th.utid AND s.dur > 0) AS cpu_ns
+  FROM thread th
+  WHERE th.utid != 0 AND th.upid IS NOT NULL
 ),
 process_cpu AS MATERIALIZED (
-  SELECT th.upid, sum(c.cpu_ns) AS cpu_ns
-  FROM thread_cpu c JOIN thread th USING (utid)
-  WHERE th.upid IS NOT NULL
-  GROUP BY th.upid
+  SELECT upid, sum(cpu_ns) AS cpu_ns
+  FROM thread_cpu
+  WHERE cpu_ns IS NOT NULL
+  GROUP BY upid
 ),
 -- the latest thread with tid = pid (tid reuse keeps older ones in the table)
 main_thread AS MATERIALIZED (
