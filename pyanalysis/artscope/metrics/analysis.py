@@ -52,7 +52,15 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
     # the others (on a clean run it costs ~0.03 s on the 60 s bench trace,
     # hidden there); one that runs them in turn, only where needed, below.
     ahead = ("pinning_phases",) if engine.runs_queries_concurrently else ()
-    tables = runner.run_many(ANALYZE_METRICS + ahead)
+    # Files that can only have rows with data the trace lacks are not run
+    # (their declared columns, no rows): preparing them is most of what they
+    # cost on a small trace, and a study analyses thousands.
+    counted = dvfs.counters_recorded(engine)
+    absent = {name: runner.empty(name) for name, recorded in (
+        ("startups", startup.launches_recorded(engine)), ("dvfs_counters", counted))
+        if not recorded}
+    tables = runner.run_many(tuple(n for n in ANALYZE_METRICS + ahead if n not in absent))
+    tables.update(absent)
     tables["gc_slices"] = runner.derived("artscope_target_gc")
     try:
         tables["affinity_evidence"] = runner.run("affinity_evidence")
@@ -88,7 +96,6 @@ def analyze_engine(engine: Engine, opts: AnalysisOptions, trace: str) -> Analysi
                                                valid_rows)
     first_runs = validity.first_runs_of_process(
         valid_rows, {run.run: run.start_ts for run in sel.runs})
-    counted = dvfs.counters_recorded(engine)
     results = []
     for run in sel.runs:
         w_len = run.end_ts - run.start_ts

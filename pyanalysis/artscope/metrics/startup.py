@@ -14,6 +14,15 @@ PHASES = ("process_start_ns", "bind_application_ns", "activity_start_ns",
           "activity_resume_ns", "first_frame_ns")
 
 
+def launches_recorded(engine: Any) -> bool:
+    """Whether the trace has a slice every launch of startups.sql starts
+    from (system_server's "launchingActivity#<id>" or "launching:
+    <package>"): without one startups.sql has no rows."""
+    row = engine.query(
+        "SELECT EXISTS (SELECT 1 FROM slice WHERE name GLOB 'launching*') AS yes")
+    return bool(row["yes"][0])
+
+
 def _is_target(names: list[str], upids: list[int]) -> pl.Expr:
     return pl.col("package").is_in(names) | pl.col("upid").is_in(upids)
 
