@@ -357,10 +357,14 @@ def pinning_diagnosis(stretches: pl.DataFrame, events: list[dict[str, Any]],
     w_start, grace_end, w_end = window
     none = {"diagnosis": None, "diagnosis_ts": None, "relapse_ts": None,
             "pinned_stretch": None}
-    rows = stretches.sort("start_ts").select(
-        "start_ts", "end_ts", "cpu_ns", "cpu_before_ns").rows() if stretches.height else []
-    if not rows:
+    if not stretches.height:
         return none
+    if not events:
+        # without events only a long stretch (one with CPU sums) can show a
+        # mask: the short ones, most of the rows, are not read
+        stretches = stretches.filter(pl.col("cpu_ns").is_not_null())
+    rows = stretches.sort("start_ts").select(
+        "start_ts", "end_ts", "cpu_ns", "cpu_before_ns").rows()
     changes = sorted({t for s, e, _, _ in rows for t in (s, e) if grace_end < t < w_end})
     explained: dict[int, list[dict[str, Any]]] = {}
     for ev in events:
