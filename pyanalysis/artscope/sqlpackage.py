@@ -38,7 +38,7 @@ from pathlib import Path
 
 from artscope.errors import ArtscopeError
 from artscope.metrics.options import DEFAULT_GC_PATTERNS, DEFAULT_GC_THREADS
-from artscope.metrics.runner import DERIVED_INPUTS, INPUT_TABLES, metric_names, metric_sql
+from artscope.metrics.runner import DERIVED_INPUTS, INPUT_TABLES, metric_names, metric_sql, reads
 from artscope.sqlheader import (COLUMN_TYPE_NAMES, _comment_text, header_column_types,  # noqa: F401
                                 header_columns, split_header)
 
@@ -257,7 +257,7 @@ def _description(header: list[str]) -> list[str]:
 def _inputs_of(body: str) -> list[str]:
     """The input tables ``body`` reads, with those a derived input it reads
     is computed from, in INPUT_TABLES order (derived ones last)."""
-    read = {t for t in INPUT_TABLES if re.search(rf"\b{t}\b", body)}
+    read = {t for t in INPUT_TABLES if reads(body, t)}
     for t in list(DERIVED_INPUTS)[::-1]:  # a derived table may read earlier ones
         if t in read:
             read |= set(_inputs_of(split_header(metric_sql(DERIVED_INPUTS[t]))[1]))

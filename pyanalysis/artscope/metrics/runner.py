@@ -64,8 +64,7 @@ def metric_sql(name: str) -> str:
 def _with_shared_ctes(name: str, text: str) -> str:
     from artscope.sqlheader import split_header
 
-    code = _COMMENT.sub("", text)
-    shared = [s for s in SHARED_CTES if s != name and re.search(rf"\b{s}\b", code)]
+    shared = [s for s in SHARED_CTES if s != name and s in _names_read(text)]
     if not shared:
         return text
     header, body = split_header(text)
@@ -98,13 +97,13 @@ class MetricRunner:
         self.engine.create_table(name, INPUT_TABLES[name], rows)
         # derived tables computed from this input are stale now
         self._derived_current -= {d for d in self._derived_current
-                                  if _reads(metric_sql(DERIVED_INPUTS[d]), name)}
+                                  if reads(metric_sql(DERIVED_INPUTS[d]), name)}
 
     def _derive_inputs_for(self, sql: str) -> None:
         """Compute the derived input tables ``sql`` reads, directly or through
         another derived table, that are not current."""
         for table, metric in DERIVED_INPUTS.items():
-            if table in self._derived_current or not _reads(sql, table):
+            if table in self._derived_current or not reads(sql, table):
                 continue
             body = metric_sql(metric)
             self._derive_inputs_for(body)
@@ -120,7 +119,7 @@ class MetricRunner:
     def _stale_reads(self, sql: str) -> set[str]:
         """The derived input tables ``sql`` reads that are not current."""
         return {t for t in DERIVED_INPUTS
-                if t not in self._derived_current and _reads(sql, t)}
+                if t not in self._derived_current and reads(sql, t)}
 
     def derived(self, table: str) -> pl.DataFrame:
         """The current rows of a derived input table (computed if needed)."""
@@ -169,20 +168,20 @@ class MetricRunner:
         return {n: done[n] for n in names}
 
 
-def _reads(sql: str, table: str) -> bool:
+def reads(sql: str, table: str) -> bool:
     """Whether metric SQL reads the input table ``table`` (outside comments)."""
-    return table in _input_tables_read(sql)
+    return table in _names_read(sql)
 
 
 @functools.lru_cache(maxsize=None)
-def _input_tables_read(sql: str) -> frozenset[str]:
-    """The input tables metric SQL names outside its comments. Cached: the
-    runner asks this of the same few texts hundreds of times per trace
-    (each search over a whole file cost ~0.05 ms, ~10 ms a trace, a sixth of
-    a small study trace's analysis)."""
-    return frozenset(_WORD.findall(_COMMENT.sub("", sql))) & _INPUT_TABLE_NAMES
+def _names_read(sql: str) -> frozenset[str]:
+    """Every word of metric SQL outside its comments (table and CTE names
+    among them). Cached: the runner asks this of the same few texts
+    hundreds of times per trace (a regex search over a whole file per
+    question was ~10 ms a trace, a sixth of a small study trace's
+    analysis)."""
+    return frozenset(_WORD.findall(_COMMENT.sub("", sql)))
 
 
 _COMMENT = re.compile(r"--[^\n]*")
 _WORD = re.compile(r"\w+")
-_INPUT_TABLE_NAMES = frozenset(INPUT_TABLES)
