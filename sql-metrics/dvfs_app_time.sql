@@ -41,9 +41,7 @@
 --   freq_khz DOUBLE, ns DURATION
 WITH
 target AS MATERIALIZED (
-  SELECT t.utid,
-    (t.role = 'gc' AND coalesce(th.name, '') != 'HeapTaskDaemon') AS is_worker
-  FROM artscope_target_thread t JOIN thread th USING (utid)
+  SELECT DISTINCT utid FROM artscope_target_thread
 ),
 -- Where each open sched slice ends, read once (the SQL package inlines
 -- artscope_cpu_data_end's own query where it is named).
@@ -176,7 +174,7 @@ scan_slice AS (
   SELECT c.run, c.cpu, s.ts, s.end_ts
   FROM scan_cpu c
   CROSS JOIN artscope_run r
-  CROSS JOIN (SELECT DISTINCT utid FROM target) t
+  CROSS JOIN target t
   CROSS JOIN sched_end s
   WHERE r.run = c.run AND s.utid = t.utid AND s.cpu = c.cpu
     AND s.ts >= r.start_ts AND s.ts < r.end_ts
