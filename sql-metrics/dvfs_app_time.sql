@@ -68,15 +68,13 @@ freq_interval AS MATERIALIZED (
 -- The CPUs (per run) read in one pass instead of per interval: those where
 -- the target has at most 4 slices per lookup the intervals would take (on
 -- trace_processor a lookup costs ~9 us, a slice read in one pass ~2 us).
--- The slices are artscope_target_cpu's post-grace slices scaled to all the
--- target's CPU time there; a CPU with no time after the grace period is
--- read per interval.
+-- The target's slices there are artscope_target_cpu's.
 scan_cpu AS MATERIALIZED (
   SELECT i.run, i.cpu
   FROM freq_interval i
   GROUP BY i.run, i.cpu
-  HAVING coalesce((SELECT sum(iif(c.post_ns > 0, 1.0 * c.post_slices * c.cpu_ns / c.post_ns, 1e18))
-                   FROM artscope_target_cpu c WHERE c.run = i.run AND c.cpu = i.cpu), 0)
+  HAVING coalesce((SELECT sum(c.slices) FROM artscope_target_cpu c
+                   WHERE c.run = i.run AND c.cpu = i.cpu), 0)
     <= 4 * sum(NOT i.skip) * (SELECT count(*) FROM target_utid_range)
 ),
 -- The intervals read by lookups: those of the other CPUs.

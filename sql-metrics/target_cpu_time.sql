@@ -30,15 +30,16 @@
 -- Output columns (one row per run, utid, cpu the thread ran on in W):
 --   run, utid, cpu
 --   cpu_ns             CPU time on that CPU in W
+--   slices             its slices with time in W
 --   grace_ns           the part of it before grace_end_ts
 --   post_ns            the part from grace_end_ts on
 --   post_slices        slices with time from grace_end_ts on
 --   first_post_ts      clipped start of the first such slice (NULL if none)
 --   last_post_end_ts   clipped end of the last such slice (NULL if none)
 --
--- Column types: run LONG, utid LONG, cpu LONG, cpu_ns DURATION, grace_ns
---   DURATION, post_ns DURATION, post_slices LONG, first_post_ts TIMESTAMP,
---   last_post_end_ts TIMESTAMP
+-- Column types: run LONG, utid LONG, cpu LONG, cpu_ns DURATION, slices LONG,
+--   grace_ns DURATION, post_ns DURATION, post_slices LONG, first_post_ts
+--   TIMESTAMP, last_post_end_ts TIMESTAMP
 WITH
 target AS MATERIALIZED (
   SELECT DISTINCT utid FROM artscope_target_thread
@@ -102,14 +103,15 @@ interior AS (
     (SELECT min(s.ts + s.dur, i.end_ts) FROM sched s
      WHERE s.utid = i.utid AND s.cpu = i.cpu
        AND s.ts >= i.grace_end_ts AND s.ts < i.end_ts AND s.dur > 0
-     ORDER BY s.ts DESC LIMIT 1)) AS value
+     ORDER BY s.ts DESC LIMIT 1), i.slices) AS value
   FROM interior_total i
 ),
 -- The other slices, per run, clipped one by one.
 boundary AS MATERIALIZED (
   SELECT r.run,
     (SELECT json_group_array(json_array(utid, cpu, cpu_ns, grace_ns, post_ns,
-                                        post_slices, first_post_ts, last_post_end_ts))
+                                        post_slices, first_post_ts, last_post_end_ts,
+                                        slices))
      FROM (
        SELECT utid, cpu,
          sum(c_end - c_start) AS cpu_ns,
@@ -117,7 +119,8 @@ boundary AS MATERIALIZED (
          sum(max(0, c_end - post_start)) AS post_ns,
          sum(c_end > post_start) AS post_slices,
          min(iif(c_end > post_start, post_start, NULL)) AS first_post_ts,
-         max(iif(c_end > post_start, c_end, NULL)) AS last_post_end_ts
+         max(iif(c_end > post_start, c_end, NULL)) AS last_post_end_ts,
+         sum(c_end > c_start) AS slices
        FROM (
          SELECT s.utid, s.cpu,
            max(s.ts, r.start_ts) AS c_start, min(s.end_ts, r.end_ts) AS c_end,
@@ -154,7 +157,7 @@ boundary AS MATERIALIZED (
 -- slice starting before W's end).
 past_end AS (
   SELECT r.run, json_array(s.utid, s.cpu, r.end_ts - s.ts - s.dur, 0,
-                           r.end_ts - s.ts - s.dur, 0, NULL, NULL) AS value
+                           r.end_ts - s.ts - s.dur, 0, NULL, NULL, 0) AS value
   FROM sched_before_edge b
   JOIN artscope_run r ON r.run = b.run
   JOIN sched s ON s.id = b.id
@@ -172,6 +175,7 @@ SELECT run,
   value ->> 0 AS utid,
   value ->> 1 AS cpu,
   sum(value ->> 2) AS cpu_ns,
+  sum(value ->> 8) AS slices,
   sum(value ->> 3) AS grace_ns,
   sum(value ->> 4) AS post_ns,
   sum(value ->> 5) AS post_slices,

@@ -20,6 +20,7 @@ Mutator time = app (135 ms) - GC (56 ms) = 79 ms, 10 ms of it (Worker-1
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 import dvfs_traces as D
@@ -309,8 +310,12 @@ def test_app_time_by_frequency_on_a_busy_cpu_and_on_a_churning_one(tmp_path):
     from artscope.metrics.options import AnalysisOptions
     from test_parity import run_on
 
-    rows = run_on("embedded", "dvfs_app_time", _busy_and_churning(tmp_path),
-                  AnalysisOptions(app=MT.APP))
+    path = _busy_and_churning(tmp_path)
+    # CPU 2: 10 slices for 1 interval lookup (read per interval); CPU 4: 2
+    # slices for 4 (read in one pass)
+    slices = run_on("embedded", "target_cpu_time", path, AnalysisOptions(app=MT.APP))
+    assert sorted(slices.group_by("cpu").agg(pl.col("slices").sum()).rows()) == [(2, 10), (4, 2)]
+    rows = run_on("embedded", "dvfs_app_time", path, AnalysisOptions(app=MT.APP))
     got = {(c, f): ns for c, f, ns in rows.select("cpu", "freq_khz", "ns").iter_rows()}
     assert got == {
         # CPU 2: [1,3) and [4,5) at 1 GHz; [5,6) and eight more slices at 2 GHz

@@ -273,6 +273,19 @@ def test_migrations_at_the_window_start(tmp_path):
     assert r["pinning"]["migrations"] == 2
 
 
+def test_target_cpu_counts_slices_in_the_window_whatever_the_grace(long_before_trace):
+    """The long_before schedule with W = [150, 400) and a 120 ms grace
+    period (to 270): main's [20, 250) on CPU 6 has 100 ms in W, all in the
+    grace period; each other slice ends after 270."""
+    from artscope.metrics.options import AnalysisOptions
+    from test_parity import run_on
+
+    rows = run_on("embedded", "target_cpu_time", long_before_trace, AnalysisOptions(
+        app=MT.APP, cpus="7", window="+150ms:+400ms", pin_grace_ns=ms(120)))
+    got = sorted(rows.select("cpu", "cpu_ns", "slices", "post_slices").iter_rows())
+    assert got == [(6, ms(30), 1, 1), (6, ms(100), 1, 0), (7, ms(50), 1, 1), (7, ms(90), 1, 1)]
+
+
 @pytest.mark.parametrize("word,cpus,off_mask_ms", [
     # off-mask = app CPU in W not on the allowed CPUs (GC threads share the set)
     ("big", [6, 7], 110),     # see test_gc_shares_cpus_without_gc_cpus

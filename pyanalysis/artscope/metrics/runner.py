@@ -30,8 +30,8 @@ INPUT_TABLES: dict[str, tuple[str, ...]] = {
     "artscope_gc_pattern": ("pattern",),
     "artscope_marker": ("name",),
     "artscope_cpu_data_end": ("cpu", "utid", "ts", "end_ts"),
-    "artscope_target_cpu": ("run", "utid", "cpu", "cpu_ns", "grace_ns", "post_ns", "post_slices",
-                            "first_post_ts", "last_post_end_ts"),
+    "artscope_target_cpu": ("run", "utid", "cpu", "cpu_ns", "slices", "grace_ns", "post_ns",
+                            "post_slices", "first_post_ts", "last_post_end_ts"),
     "artscope_target_gc": ("gc_id", "utid", "upid", "track_id", "depth", "ts", "end_ts", "name",
                     "foreground", "is_main_thread", "unfinished", "has_phases"),
 }
