@@ -276,7 +276,7 @@ def _uses_grace(body: str, inputs: list[str]) -> bool:
     """Whether ``body``'s rows depend on the grace period: it reads
     grace_end_ts, or a derived table's columns computed from it."""
     names = ["grace_end_ts"] + [c for t in inputs for c in _GRACE_COLUMNS.get(t, ())]
-    return any(re.search(rf"\b{n}\b", body) for n in names)
+    return any(reads(body, n) for n in names)
 
 
 def _arguments_for(inputs: list[str], body: str) -> list[Argument]:

@@ -168,9 +168,10 @@ class MetricRunner:
         return {n: done[n] for n in names}
 
 
-def reads(sql: str, table: str) -> bool:
-    """Whether metric SQL reads the input table ``table`` (outside comments)."""
-    return table in _names_read(sql)
+def reads(sql: str, name: str) -> bool:
+    """Whether metric SQL names ``name`` (an input table, a shared CTE, a
+    column) outside its comments."""
+    return name in _names_read(sql)
 
 
 @functools.lru_cache(maxsize=None)
