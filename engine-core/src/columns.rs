@@ -12,7 +12,7 @@
 use rustc_hash::FxHashMap as HashMap;
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use rusqlite::types::{ToSql, ToSqlOutput, ValueRef};
 
@@ -281,14 +281,19 @@ pub struct Table {
     pub row_alias: Vec<bool>,
     /// per column: integers, no NULL, non-decreasing in row order
     pub sorted: Vec<bool>,
-    indexes: Mutex<HashMap<usize, Arc<Index>>>,
+    indexes: Mutex<HashMap<usize, IndexCell>>,
     /// (col, then): rows ordered by (col, then, ts, row), built on first use
-    grouped: Mutex<HashMap<(usize, usize), Arc<Index>>>,
+    grouped: Mutex<HashMap<(usize, usize), IndexCell>>,
     /// per column, the rows equality scans have read (`scan_allowed`)
     scanned: Vec<AtomicUsize>,
     /// per column, how many values it holds about (`distinct_estimate`)
-    spans: Vec<std::sync::OnceLock<usize>>,
+    spans: Vec<OnceLock<usize>>,
 }
+
+/// An index, built by the first query that needs it. The map holding the
+/// cells is locked only to find or add one: a query waits for an index
+/// another connection is building only if it needs that one.
+type IndexCell = Arc<OnceLock<Arc<Index>>>;
 
 /// An equality scan's key, as the column stores it.
 #[derive(Clone, Copy)]
@@ -393,10 +398,14 @@ impl Table {
 
     /// The index of column `col`, built on first use.
     pub fn index(&self, col: usize) -> Arc<Index> {
-        let mut guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(ix) = guard.get(&col) {
-            return ix.clone();
-        }
+        let cell = {
+            let mut guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+            guard.entry(col).or_default().clone()
+        };
+        cell.get_or_init(|| self.build_index(col)).clone()
+    }
+
+    fn build_index(&self, col: usize) -> Arc<Index> {
         let started = std::time::Instant::now();
         let ts = self.ts_col.filter(|&t| t != col);
         // ties in row order are ties in ts order: a counting sort by key
@@ -423,7 +432,6 @@ impl Table {
             distinct: distinct.min(self.n),
         });
         self.timed_index(started, col, None);
-        guard.insert(col, ix.clone());
         ix
     }
 
@@ -435,7 +443,7 @@ impl Table {
         let in_ts_order = self.ts_col.map_or(true, |t| self.sorted[t]);
         let indexed = || {
             let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
-            guard.contains_key(&col)
+            guard.get(&col).is_some_and(|cell| cell.get().is_some())
         };
         in_ts_order && self.scanned[col].load(Relaxed) < SCAN_BUDGET * self.n.max(1) && !indexed()
     }
@@ -508,10 +516,15 @@ impl Table {
     /// what a lookup by `col` grouped by `then` reads, so SQLite needs no
     /// sorter for `WHERE col = ? GROUP BY then`.
     pub fn grouped_index(&self, col: usize, then: usize) -> Arc<Index> {
-        let mut guard = self.grouped.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(ix) = guard.get(&(col, then)) {
-            return ix.clone();
-        }
+        let cell = {
+            let mut guard = self.grouped.lock().unwrap_or_else(|e| e.into_inner());
+            guard.entry((col, then)).or_default().clone()
+        };
+        cell.get_or_init(|| self.build_grouped_index(col, then))
+            .clone()
+    }
+
+    fn build_grouped_index(&self, col: usize, then: usize) -> Arc<Index> {
         let started = std::time::Instant::now();
         let ts_in_row_order = match self.ts_col {
             Some(t) => t == col || t == then || self.sorted[t],
@@ -535,7 +548,6 @@ impl Table {
         });
         let ix = Arc::new(Index { perm, distinct });
         self.timed_index(started, col, Some(then));
-        guard.insert((col, then), ix.clone());
         ix
     }
 
@@ -690,7 +702,10 @@ impl Table {
     /// Distinct values of `col` if its index exists (planning estimates).
     pub fn known_distinct(&self, col: usize) -> Option<usize> {
         let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
-        guard.get(&col).map(|ix| ix.distinct)
+        guard
+            .get(&col)
+            .and_then(|cell| cell.get())
+            .map(|ix| ix.distinct)
     }
 }
 
@@ -1092,9 +1107,7 @@ impl Table {
             })
             .collect();
         let scanned = (0..cols.len()).map(|_| AtomicUsize::new(0)).collect();
-        let spans = (0..cols.len())
-            .map(|_| std::sync::OnceLock::new())
-            .collect();
+        let spans = (0..cols.len()).map(|_| OnceLock::new()).collect();
         Table {
             name: name.to_string(),
             ts_col: cols.iter().position(|c| c.name == "ts"),

@@ -582,15 +582,24 @@ impl ColumnCursor {
     }
 
     /// Moves to the first row from the current one that every per-row check
-    /// passes: the window and post bounds, and a scan's equality.
+    /// passes: the window and post bounds, and a scan's equality. A scan
+    /// counts every row it read, whichever check passed over it: one whose
+    /// key matches many rows that its post bounds reject (`utid IN (the
+    /// app's threads) AND dur <= 0`) reads most of the table per lookup.
     fn skip_to_match(&mut self) {
+        let from = self.pos;
         loop {
             self.skip_outside_window();
             let at = self.pos;
             self.skip_unequal();
             if self.pos == at {
-                return;
+                break;
             }
+        }
+        if let Rows::Scan(..) = self.rows {
+            let len = self.len();
+            // (the row it stopped at read too, if any)
+            self.scanned += self.pos.min(len) - from.min(len) + usize::from(self.pos < len);
         }
     }
 
@@ -622,7 +631,7 @@ impl ColumnCursor {
     }
 
     /// Moves to the next row of a scan whose value equals its key (from
-    /// the current one), counting the rows read.
+    /// the current one).
     fn skip_unequal(&mut self) {
         let Rows::Scan(col, key, s, e) = self.rows else {
             return;
@@ -643,7 +652,6 @@ impl ColumnCursor {
             Some(row) => row - s,
             None => len,
         };
-        self.scanned += pos.min(len - 1) + 1 - self.pos;
         self.pos = pos;
     }
 
@@ -988,5 +996,59 @@ unsafe impl VTabCursor for ColumnCursor {
 
     fn rowid(&self) -> rusqlite::Result<i64> {
         Ok(self.row() as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::columns::{Stored, Table};
+    use crate::session::Session;
+
+    /// A lookup by a column without an index scans the table in row order
+    /// until its scans have read about twice the table's rows (`SCAN_BUDGET`),
+    /// then builds the index. A scan's rows count whichever check passed over
+    /// them: here the key matches most rows and `dur <= 0` rejects nearly
+    /// all of them, so each lookup reads the whole table while finding
+    /// almost nothing. Two lookups exhaust the budget: the third builds the
+    /// index, which planning then knows of (`known_distinct`).
+    #[test]
+    fn scans_rejected_by_post_bounds_count_toward_the_index() {
+        let n = 10_000i64;
+        let table = Table::new(
+            "sched",
+            &[
+                ("id", "INTEGER", None),
+                ("ts", "INTEGER", None),
+                ("dur", "INTEGER", None),
+                ("utid", "INTEGER", None),
+            ],
+            vec![
+                Stored::row_number(),
+                Stored::int((0..n).map(|i| 10 * i).collect()),
+                // one empty slice per utid, at its last row
+                Stored::int((0..n).map(|i| if i >= n - 4 { 0 } else { 5 }).collect()),
+                Stored::int((0..n).map(|i| i % 4).collect()),
+            ],
+        );
+        let session = Session::open(vec![table], (0, 10 * n)).expect("a session");
+        let sched = session.catalog.get("sched").expect("the table").clone();
+        let utid = 3;
+        let empty = |u: i64| {
+            let sql = format!("SELECT count(*) FROM sched WHERE utid = {u} AND dur <= 0");
+            let (_, cols) = session.execute(&sql).expect("the query");
+            match cols[0].cells[0] {
+                crate::session::OutCell::Int(c) => c,
+                _ => panic!("a count"),
+            }
+        };
+        for u in 0..2 {
+            assert_eq!(empty(u), 1);
+            assert!(
+                sched.known_distinct(utid).is_none(),
+                "index built by lookup {u}"
+            );
+        }
+        assert_eq!(empty(2), 1);
+        assert_eq!(sched.known_distinct(utid), Some(4));
     }
 }
