@@ -335,7 +335,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                                     }
                                     cpus_seen.insert(s.cpu);
                                     let a = switch_args(&s, Some((prev, pt)));
-                                    let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                                    let set =
+                                        sched_args.switch(&mut ctx.args, &sink.strings, s.cpu, a);
                                     raw.push(
                                         s.ts,
                                         "sched_switch",
@@ -382,7 +383,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     if raw_switch {
                         let compact_prev = prev_running.filter(|_| s.compact).map(|p| (p, &ctx.pt));
                         let a = switch_args(&s, compact_prev);
-                        let set = sched_args.switch(&mut ctx.args, &sink.strings, a);
+                        let set = sched_args.switch(&mut ctx.args, &sink.strings, s.cpu, a);
                         raw.push(
                             s.ts,
                             "sched_switch",
@@ -397,8 +398,8 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                             let next = sink.compact_switches.get(k as usize + 1);
                             if let Some(n) = next.filter(|n| n.cpu as i64 == s.cpu) {
                                 let running = (next_utid, s.next_pid, s.next_prio);
-                                sched_args
-                                    .prefetch_switch(&compact_switch_args(n, running, &ctx.pt));
+                                let next_args = compact_switch_args(n, running, &ctx.pt);
+                                sched_args.prefetch_switch(s.cpu, &next_args);
                             }
                         }
                     }

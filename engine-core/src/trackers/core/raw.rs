@@ -6,6 +6,7 @@ use crate::decoder::proto::{symbol_address_field, SYMBOL_FIELD};
 use crate::decoder::wire::FieldKind;
 use crate::ints::Ints;
 use crate::trackers::core::tracks::{ArgVal, Args};
+use crate::trackers::PerCpu;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap;
@@ -214,6 +215,10 @@ pub struct SchedArgs {
     /// the thread names `switches` keys by address, kept alive
     names: Vec<Arc<str>>,
     wakings: FxHashMap<(StrId, i64, i32, i32, i32, u8), i64>,
+    /// per CPU, the key of the switch the replay expects there next and its
+    /// mix (`prefetch_switch` computes both): `switch` reuses the mix when
+    /// the switch it is given has that key
+    expected: PerCpu<(SwitchKey, u64)>,
 }
 
 /// Fingerprint -> set: open addressing, linear probing (fingerprint 0
@@ -292,6 +297,7 @@ impl FingerprintMap {
 }
 
 /// A switch's args in five words.
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct SwitchKey(u64, u64, u64, u64, u64);
 
 impl SwitchKey {
@@ -329,16 +335,23 @@ impl SwitchArgs<'_> {
 }
 
 impl SchedArgs {
-    /// A hint: the cache slot of `a`'s set fetched ahead of its lookup.
+    /// A hint: the cache slot of `a`, the switch expected next on `cpu`,
+    /// fetched ahead of its lookup.
     #[inline]
-    pub fn prefetch_switch(&self, a: &SwitchArgs) {
+    pub fn prefetch_switch(&mut self, cpu: i64, a: &SwitchArgs) {
         if let Some(k) = a.key() {
-            self.switches.prefetch(k.mixed());
+            let mixed = k.mixed();
+            self.switches.prefetch(mixed);
+            self.expected.insert(cpu, (k, mixed));
         }
     }
 
-    pub fn switch(&mut self, args: &mut Args, strings: &Strings, a: SwitchArgs) -> i64 {
-        let key = a.key().map(|k| k.mixed());
+    /// The arg set of a switch on `cpu`.
+    pub fn switch(&mut self, args: &mut Args, strings: &Strings, cpu: i64, a: SwitchArgs) -> i64 {
+        let key = a.key().map(|k| match self.expected.get(cpu) {
+            Some(&(expected, mixed)) if expected == k => mixed,
+            _ => k.mixed(),
+        });
         if let Some(set) = key.and_then(|k| self.switches.get(k)) {
             return set as i64;
         }
