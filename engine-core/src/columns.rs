@@ -770,67 +770,100 @@ impl KeyPart<'_> {
         }
     }
 
-    #[inline]
-    fn bucket(&self, row: usize) -> usize {
+    /// For each row from `first` on, one per slot of `keys`: the slot's
+    /// key so far times this part's width plus the row's bucket here. One
+    /// loop per storage width, not a match per row.
+    #[allow(clippy::unnecessary_cast)] // no-ops in each_width!'s I64 arm
+    fn fold_into(&self, first: usize, keys: &mut [usize]) {
+        let width = self.width();
+        let rows = first..first + keys.len();
         match self {
+            KeyPart::Ints(v, nulls, lo, _) if nulls.is_empty() => {
+                each_width!(v, v => {
+                    for (k, &x) in keys.iter_mut().zip(&v[rows]) {
+                        *k = *k * width + (x as i64 - lo) as usize + 1;
+                    }
+                })
+            }
             KeyPart::Ints(v, nulls, lo, _) => {
-                if nulls.get(row) {
-                    0
-                } else {
-                    (v.get(row) - lo) as usize + 1
+                for (k, row) in keys.iter_mut().zip(rows) {
+                    let bucket = if nulls.get(row) {
+                        0
+                    } else {
+                        (v.get(row) - lo) as usize + 1
+                    };
+                    *k = *k * width + bucket;
                 }
             }
-            KeyPart::Text(v, rank) => match v.get(row) {
-                id if id < 0 => 0,
-                id => rank[id as usize] as usize,
-            },
-            KeyPart::Rows(_) => row + 1,
+            KeyPart::Text(v, rank) => {
+                each_width!(v, v => {
+                    for (k, &id) in keys.iter_mut().zip(&v[rows]) {
+                        let bucket = if id < 0 { 0 } else { rank[id as usize] as usize };
+                        *k = *k * width + bucket;
+                    }
+                })
+            }
+            KeyPart::Rows(_) => {
+                for (k, row) in keys.iter_mut().zip(rows) {
+                    *k = *k * width + row + 1;
+                }
+            }
         }
     }
 }
 
 /// Per row, one bucket number ordered as the row's values of some columns
-/// (`Table::dense_keys`), computed where read: no key is stored per row.
+/// (`Table::dense_keys`), computed where read, a block of rows at a time:
+/// no key is stored per row.
 struct DenseKeys<'a> {
     parts: Vec<KeyPart<'a>>,
     span: usize,
 }
 
+/// Rows whose keys are computed at once (`DenseKeys::for_each_key`): their
+/// keys stay in the CPU's nearest cache.
+const KEY_BLOCK: usize = 2048;
+
 impl DenseKeys<'_> {
-    #[inline]
-    fn bucket(&self, row: usize) -> usize {
-        self.parts
-            .iter()
-            .fold(0, |b, p| b * p.width() + p.bucket(row))
+    /// `f(row, key)` for every row of `n` in row order, the key made of the
+    /// first `parts` parts.
+    fn for_each_key(&self, n: usize, parts: usize, mut f: impl FnMut(usize, usize)) {
+        let mut keys = [0usize; KEY_BLOCK];
+        for first in (0..n).step_by(KEY_BLOCK) {
+            let block = &mut keys[..KEY_BLOCK.min(n - first)];
+            block.fill(0);
+            for part in &self.parts[..parts] {
+                part.fold_into(first, block);
+            }
+            for (i, &key) in block.iter().enumerate() {
+                f(first + i, key);
+            }
+        }
     }
 
     /// Rows ordered by bucket, ties in row order, and the number of
     /// distinct buckets.
     fn counting_sort(&self, n: usize) -> (Vec<u32>, usize) {
+        let parts = self.parts.len();
         let mut start = vec![0u32; self.span + 1];
-        for row in 0..n {
-            start[self.bucket(row) + 1] += 1;
-        }
+        self.for_each_key(n, parts, |_, key| start[key + 1] += 1);
         let distinct = start.iter().filter(|&&c| c > 0).count();
         for i in 1..start.len() {
             start[i] += start[i - 1];
         }
         let mut perm = vec![0u32; n];
-        for row in 0..n {
-            let slot = &mut start[self.bucket(row)];
+        self.for_each_key(n, parts, |row, key| {
+            let slot = &mut start[key];
             perm[*slot as usize] = row as u32;
             *slot += 1;
-        }
+        });
         (perm, distinct)
     }
 
     /// The number of distinct values of the first column.
     fn distinct_of_first(&self, n: usize) -> usize {
-        let first = &self.parts[0];
-        let mut seen = vec![false; first.width()];
-        for row in 0..n {
-            seen[first.bucket(row)] = true;
-        }
+        let mut seen = vec![false; self.parts[0].width()];
+        self.for_each_key(n, 1, |_, key| seen[key] = true);
         seen.iter().filter(|&&s| s).count()
     }
 }
