@@ -5,7 +5,7 @@ use crate::decoder::ftrace_schema::generic_fields;
 use crate::decoder::proto::{symbol_address_field, SYMBOL_FIELD};
 use crate::decoder::wire::FieldKind;
 use crate::ints::Ints;
-use crate::trackers::core::tracks::{ArgVal, Args};
+use crate::trackers::core::tracks::{ArgVal, ArgValue, Args};
 use crate::trackers::PerCpu;
 use std::sync::Arc;
 
@@ -219,7 +219,31 @@ pub struct SchedArgs {
     /// mix (`prefetch_switch` computes both): `switch` reuses the mix when
     /// the switch it is given has that key
     expected: PerCpu<(SwitchKey, u64)>,
+    /// the switch sets' keys as `Args::key_id`s, once
+    switch_keys: Option<[u32; 7]>,
+    /// a comm's `Args::string_id`: by decoded string id (u32::MAX: not yet
+    /// looked up), by thread name address (those names kept in `names`)
+    comm_ids: Vec<u32>,
+    name_ids: FxHashMap<usize, u32>,
+    /// every switch set made, by its content ([prev_comm, prev_pid,
+    /// prev_prio, prev_state, next_comm, next_pid, next_prio], a comm as its
+    /// string id, -1 for NULL): two switch keys of one content (a name
+    /// decoded and the same name held by a thread) get one set, as
+    /// `Args::add_set` deduplicates
+    by_content: FxHashMap<[i64; 7], i64>,
 }
+
+/// A switch set's keys, in the order trace_processor adds them
+/// (FtraceSchedEventTracker::AddRawSchedSwitchEvent).
+const SWITCH_KEYS: [&str; 7] = [
+    "prev_comm",
+    "prev_pid",
+    "prev_prio",
+    "prev_state",
+    "next_comm",
+    "next_pid",
+    "next_prio",
+];
 
 /// Fingerprint -> set: open addressing, linear probing (fingerprint 0
 /// marks an empty slot, so a fingerprint of 0 is kept as 1). A key's slot
@@ -319,6 +343,26 @@ impl SwitchKey {
 }
 
 impl SwitchArgs<'_> {
+    /// The args as `Args::add_set` takes them.
+    fn items(&self, strings: &Strings) -> [(&'static str, Option<ArgVal>); 7] {
+        let next_comm = match self.next_comm {
+            NULL_STR => ArgVal::NullStr,
+            id => ArgVal::Str(strings.get(id).to_owned()),
+        };
+        let int = |v: i64| Some(ArgVal::Int(v as i128));
+        let values = [
+            Some(self.prev_comm.arg(strings)),
+            int(self.prev_pid),
+            int(self.prev_prio),
+            int(self.prev_state),
+            Some(next_comm),
+            int(self.next_pid),
+            int(self.next_prio),
+        ];
+        let mut values = values.into_iter();
+        SWITCH_KEYS.map(|k| (k, values.next().flatten()))
+    }
+
     /// The args packed for the cache; None when a value does not fit its
     /// 32 bits (such a switch's set is made, deduplicated by content, every
     /// time).
@@ -355,29 +399,87 @@ impl SchedArgs {
         if let Some(set) = key.and_then(|k| self.switches.get(k)) {
             return set as i64;
         }
-        let items = [
-            ("prev_comm", Some(a.prev_comm.arg(strings))),
-            ("prev_pid", Some(ArgVal::Int(a.prev_pid as i128))),
-            ("prev_prio", Some(ArgVal::Int(a.prev_prio as i128))),
-            ("prev_state", Some(ArgVal::Int(a.prev_state as i128))),
-            (
-                "next_comm",
-                Some(match a.next_comm {
-                    NULL_STR => ArgVal::NullStr,
-                    id => ArgVal::Str(strings.get(id).to_owned()),
-                }),
-            ),
-            ("next_pid", Some(ArgVal::Int(a.next_pid as i128))),
-            ("next_prio", Some(ArgVal::Int(a.next_prio as i128))),
-        ];
-        let set = args.add_set(&items);
-        if let (Some(key), Ok(id)) = (key, u32::try_from(set)) {
+        let Some(key) = key else {
+            // (a value past 32 bits: made and deduplicated as any set)
+            return args.add_set(&a.items(strings));
+        };
+        let set = self.distinct_set(args, strings, &a);
+        if let Ok(id) = u32::try_from(set) {
             if let Comm::Name(name) = a.prev_comm {
                 self.names.push(Arc::clone(name));
             }
             self.switches.insert(key, id);
         }
         set
+    }
+
+    /// The set of `a`'s args: the one made for the same content before, else
+    /// a new one (`Args::add_distinct_set`).
+    fn distinct_set(&mut self, args: &mut Args, strings: &Strings, a: &SwitchArgs) -> i64 {
+        let keys = *self
+            .switch_keys
+            .get_or_insert_with(|| SWITCH_KEYS.map(|k| args.key_id(k)));
+        let prev_comm = self.comm_value(args, strings, &a.prev_comm);
+        let next_comm = self.comm_value(args, strings, &Comm::Str(a.next_comm));
+        let word = |v: &ArgValue| match v {
+            ArgValue::Str(id) => *id as i64,
+            _ => -1,
+        };
+        let content = [
+            word(&prev_comm),
+            a.prev_pid,
+            a.prev_prio,
+            a.prev_state,
+            word(&next_comm),
+            a.next_pid,
+            a.next_prio,
+        ];
+        if let Some(&set) = self.by_content.get(&content) {
+            return set;
+        }
+        let values = [
+            prev_comm,
+            ArgValue::Int(a.prev_pid),
+            ArgValue::Int(a.prev_prio),
+            ArgValue::Int(a.prev_state),
+            next_comm,
+            ArgValue::Int(a.next_pid),
+            ArgValue::Int(a.next_prio),
+        ];
+        let set = args.add_distinct_set(keys.into_iter().zip(values));
+        self.by_content.insert(content, set);
+        set
+    }
+
+    /// A comm as an args value: its string's id, or the NULL string.
+    fn comm_value(&mut self, args: &mut Args, strings: &Strings, comm: &Comm) -> ArgValue {
+        match comm {
+            Comm::Str(NULL_STR) | Comm::Null => ArgValue::NullStr,
+            &Comm::Str(id) => {
+                let i = id as usize;
+                if i >= self.comm_ids.len() {
+                    self.comm_ids.resize(i + 1, u32::MAX);
+                }
+                if self.comm_ids[i] == u32::MAX {
+                    self.comm_ids[i] = args.string_id(strings.get(id));
+                }
+                ArgValue::Str(self.comm_ids[i])
+            }
+            Comm::Name(name) => {
+                let at = Arc::as_ptr(*name) as *const u8 as usize;
+                let id = match self.name_ids.get(&at) {
+                    Some(&id) => id,
+                    None => {
+                        // (kept alive: no other string takes its address)
+                        self.names.push(Arc::clone(name));
+                        let id = args.string_id(name);
+                        self.name_ids.insert(at, id);
+                        id
+                    }
+                };
+                ArgValue::Str(id)
+            }
+        }
     }
 
     /// A sched_waking's raw args: its fields present (compact: comm, pid,

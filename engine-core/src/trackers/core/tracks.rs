@@ -313,11 +313,31 @@ impl Args {
         }
     }
 
-    fn key_id(&mut self, key: &str) -> u32 {
+    /// Adds one arg set of `args` ((`key_id`, value), in order) without
+    /// looking for an equal set: for a caller that keeps
+    /// its own sets distinct by content (`SchedArgs`, whose sets no other
+    /// importer makes: the sched_switch fields as keys).
+    pub fn add_distinct_set(&mut self, args: impl IntoIterator<Item = (u32, ArgValue)>) -> i64 {
+        let set_id = self.next_id;
+        self.next_id += 1;
+        self.growing.resize(set_id as usize, NOT_GROWING);
+        self.growing.push(NOT_GROWING);
+        for (key, value) in args {
+            // (set ids are dense from 0: far from u32's range)
+            self.rows.push(ArgRow {
+                set_id: set_id as u32,
+                key,
+                value,
+            });
+        }
+        set_id
+    }
+
+    pub fn key_id(&mut self, key: &str) -> u32 {
         intern(&mut self.keys, &mut self.key_ids, key)
     }
 
-    fn string_id(&mut self, s: &str) -> u32 {
+    pub fn string_id(&mut self, s: &str) -> u32 {
         intern(&mut self.strings, &mut self.string_ids, s)
     }
 }
