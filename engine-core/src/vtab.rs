@@ -1007,9 +1007,9 @@ mod tests {
     /// A lookup by a column without an index scans the table in row order
     /// until its scans have read about twice the table's rows (`SCAN_BUDGET`),
     /// then builds the index. A scan's rows count whichever check passed over
-    /// them: here the key matches most rows and `dur <= 0` rejects nearly
-    /// all of them, so each lookup reads the whole table while finding
-    /// almost nothing. Two lookups exhaust the budget: the third builds the
+    /// them: here each key matches a quarter of the rows and `dur <= 0`
+    /// rejects all of those but one, so each lookup reads the whole table
+    /// to find one row. Two lookups exhaust the budget: the third builds the
     /// index, which planning then knows of (`known_distinct`).
     #[test]
     fn scans_rejected_by_post_bounds_count_toward_the_index() {

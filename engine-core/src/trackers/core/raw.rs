@@ -212,7 +212,8 @@ pub struct SchedArgs {
     /// 16-byte entries keep the map small enough for the CPU caches, the
     /// lookup's cost) -> set
     switches: FingerprintMap,
-    /// the thread names `switches` keys by address, kept alive
+    /// the thread names `switches` and `name_ids` key by address, kept
+    /// alive (each once: `comm_value` adds it)
     names: Vec<Arc<str>>,
     wakings: FxHashMap<(StrId, i64, i32, i32, i32, u8), i64>,
     /// per CPU, the key of the switch the replay expects there next and its
@@ -403,11 +404,9 @@ impl SchedArgs {
             // (a value past 32 bits: made and deduplicated as any set)
             return args.add_set(&a.items(strings));
         };
+        // (a thread name in `key` is kept alive by `distinct_set`)
         let set = self.distinct_set(args, strings, &a);
         if let Ok(id) = u32::try_from(set) {
-            if let Comm::Name(name) = a.prev_comm {
-                self.names.push(Arc::clone(name));
-            }
             self.switches.insert(key, id);
         }
         set
