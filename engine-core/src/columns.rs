@@ -295,6 +295,20 @@ pub struct Table {
 /// another connection is building only if it needs that one.
 type IndexCell = Arc<OnceLock<Arc<Index>>>;
 
+/// The index `cells` holds for `key`, built by `build` if no query built
+/// it yet (a query needing it while another builds it waits for that one).
+fn built_once<K: std::hash::Hash + Eq>(
+    cells: &Mutex<HashMap<K, IndexCell>>,
+    key: K,
+    build: impl FnOnce() -> Arc<Index>,
+) -> Arc<Index> {
+    let cell = {
+        let mut guard = cells.lock().unwrap_or_else(|e| e.into_inner());
+        guard.entry(key).or_default().clone()
+    };
+    cell.get_or_init(build).clone()
+}
+
 /// An equality scan's key, as the column stores it.
 #[derive(Clone, Copy)]
 pub enum EqKey {
@@ -398,11 +412,13 @@ impl Table {
 
     /// The index of column `col`, built on first use.
     pub fn index(&self, col: usize) -> Arc<Index> {
-        let cell = {
-            let mut guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
-            guard.entry(col).or_default().clone()
-        };
-        cell.get_or_init(|| self.build_index(col)).clone()
+        built_once(&self.indexes, col, || self.build_index(col))
+    }
+
+    /// The index of column `col` if it is built.
+    fn built_index(&self, col: usize) -> Option<Arc<Index>> {
+        let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
+        guard.get(&col).and_then(|cell| cell.get().cloned())
     }
 
     fn build_index(&self, col: usize) -> Arc<Index> {
@@ -441,11 +457,9 @@ impl Table {
     /// in), and the column's scans are within their budget (`SCAN_BUDGET`).
     pub fn scan_allowed(&self, col: usize) -> bool {
         let in_ts_order = self.ts_col.map_or(true, |t| self.sorted[t]);
-        let indexed = || {
-            let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
-            guard.get(&col).is_some_and(|cell| cell.get().is_some())
-        };
-        in_ts_order && self.scanned[col].load(Relaxed) < SCAN_BUDGET * self.n.max(1) && !indexed()
+        in_ts_order
+            && self.scanned[col].load(Relaxed) < SCAN_BUDGET * self.n.max(1)
+            && self.built_index(col).is_none()
     }
 
     /// Counts `rows` more rows read by equality scans of `col`.
@@ -516,12 +530,9 @@ impl Table {
     /// what a lookup by `col` grouped by `then` reads, so SQLite needs no
     /// sorter for `WHERE col = ? GROUP BY then`.
     pub fn grouped_index(&self, col: usize, then: usize) -> Arc<Index> {
-        let cell = {
-            let mut guard = self.grouped.lock().unwrap_or_else(|e| e.into_inner());
-            guard.entry((col, then)).or_default().clone()
-        };
-        cell.get_or_init(|| self.build_grouped_index(col, then))
-            .clone()
+        built_once(&self.grouped, (col, then), || {
+            self.build_grouped_index(col, then)
+        })
     }
 
     fn build_grouped_index(&self, col: usize, then: usize) -> Arc<Index> {
@@ -701,11 +712,7 @@ impl Table {
 
     /// Distinct values of `col` if its index exists (planning estimates).
     pub fn known_distinct(&self, col: usize) -> Option<usize> {
-        let guard = self.indexes.lock().unwrap_or_else(|e| e.into_inner());
-        guard
-            .get(&col)
-            .and_then(|cell| cell.get())
-            .map(|ix| ix.distinct)
+        self.built_index(col).map(|ix| ix.distinct)
     }
 }
 

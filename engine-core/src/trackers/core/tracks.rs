@@ -151,6 +151,14 @@ impl Args {
     }
 
     fn new_set<K: AsRef<str>>(&mut self, items: &[(K, Option<ArgVal>)], growing: bool) -> i64 {
+        let set_id = self.open_set(growing);
+        self.extend_set(set_id, items);
+        set_id
+    }
+
+    /// A new set's id, its rows to follow (from the next row on, if it may
+    /// grow).
+    fn open_set(&mut self, growing: bool) -> i64 {
         let set_id = self.next_id;
         self.next_id += 1;
         self.growing.resize(set_id as usize, NOT_GROWING);
@@ -159,7 +167,6 @@ impl Args {
         } else {
             NOT_GROWING
         });
-        self.extend_set(set_id, items);
         set_id
     }
 
@@ -318,10 +325,7 @@ impl Args {
     /// its own sets distinct by content (`SchedArgs`, whose sets no other
     /// importer makes: the sched_switch fields as keys).
     pub fn add_distinct_set(&mut self, args: impl IntoIterator<Item = (u32, ArgValue)>) -> i64 {
-        let set_id = self.next_id;
-        self.next_id += 1;
-        self.growing.resize(set_id as usize, NOT_GROWING);
-        self.growing.push(NOT_GROWING);
+        let set_id = self.open_set(false);
         for (key, value) in args {
             // (set ids are dense from 0: far from u32's range)
             self.rows.push(ArgRow {
