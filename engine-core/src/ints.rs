@@ -103,34 +103,45 @@ impl Ints {
         };
     }
 
-    /// Appends `x`, widening the column first when it does not fit.
-    #[inline]
+    /// Appends `x`, widening the column first when it does not fit. (Always
+    /// inlined: the trackers push millions of rows a column, and a call per
+    /// value cost more than the push; widening is the rare path, kept out
+    /// of line.)
+    #[inline(always)]
     pub fn push(&mut self, x: i64) {
         match self {
             Ints::I8(v) if x as i8 as i64 == x => v.push(x as i8),
             Ints::I16(v) if x as i16 as i64 == x => v.push(x as i16),
             Ints::I32(v) if x as i32 as i64 == x => v.push(x as i32),
             Ints::I64(v) => v.push(x),
-            _ => {
-                self.widen(width_of(x));
-                self.push(x);
-            }
+            _ => self.widen_and_push(x),
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn widen_and_push(&mut self, x: i64) {
+        self.widen(width_of(x));
+        self.push(x);
+    }
+
     /// Sets row `row` to `x`, widening the column first when it does not fit.
-    #[inline]
+    #[inline(always)]
     pub fn set(&mut self, row: usize, x: i64) {
         match self {
             Ints::I8(v) if x as i8 as i64 == x => v[row] = x as i8,
             Ints::I16(v) if x as i16 as i64 == x => v[row] = x as i16,
             Ints::I32(v) if x as i32 as i64 == x => v[row] = x as i32,
             Ints::I64(v) => v[row] = x,
-            _ => {
-                self.widen(width_of(x));
-                self.set(row, x);
-            }
+            _ => self.widen_and_set(row, x),
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn widen_and_set(&mut self, row: usize, x: i64) {
+        self.widen(width_of(x));
+        self.set(row, x);
     }
 
     /// Reserves room for `n` more values at the column's width.

@@ -121,16 +121,19 @@ impl Ctx {
     }
 }
 
-/// A value per cpu: a slot per small cpu number (several lookups per
-/// sched event: a hash map's showed in profiles), a map for any other.
-pub struct PerCpu<T> {
+/// A value per integer key: a slot per key below `SMALL` (lookups per
+/// event: a hash map's showed in profiles), a map for any other.
+pub struct SmallKeyMap<T, const SMALL: usize> {
     small: Vec<Option<T>>,
     other: rustc_hash::FxHashMap<i64, T>,
 }
 
-impl<T> Default for PerCpu<T> {
+/// A value per cpu.
+pub type PerCpu<T> = SmallKeyMap<T, SMALL_CPUS>;
+
+impl<T, const SMALL: usize> Default for SmallKeyMap<T, SMALL> {
     fn default() -> Self {
-        PerCpu {
+        SmallKeyMap {
             small: Vec::new(),
             other: Default::default(),
         }
@@ -141,26 +144,34 @@ impl<T> Default for PerCpu<T> {
 /// any other (corrupt or exotic input) in a map.
 const SMALL_CPUS: usize = 4096;
 
-impl<T> PerCpu<T> {
+impl<T, const SMALL: usize> SmallKeyMap<T, SMALL> {
     #[inline]
-    pub fn get(&self, cpu: i64) -> Option<&T> {
-        match usize::try_from(cpu) {
-            Ok(c) if c < SMALL_CPUS => self.small.get(c).and_then(Option::as_ref),
-            _ => self.other.get(&cpu),
+    pub fn get(&self, key: i64) -> Option<&T> {
+        match usize::try_from(key) {
+            Ok(k) if k < SMALL => self.small.get(k).and_then(Option::as_ref),
+            _ => self.other.get(&key),
         }
     }
 
-    /// Sets `cpu`'s value, returning the one it replaces.
+    /// Sets `key`'s value, returning the one it replaces.
     #[inline]
-    pub fn insert(&mut self, cpu: i64, value: T) -> Option<T> {
-        match usize::try_from(cpu) {
-            Ok(c) if c < SMALL_CPUS => {
-                if c >= self.small.len() {
-                    self.small.resize_with(c + 1, || None);
+    pub fn insert(&mut self, key: i64, value: T) -> Option<T> {
+        match usize::try_from(key) {
+            Ok(k) if k < SMALL => {
+                if k >= self.small.len() {
+                    self.small.resize_with(k + 1, || None);
                 }
-                self.small[c].replace(value)
+                self.small[k].replace(value)
             }
-            _ => self.other.insert(cpu, value),
+            _ => self.other.insert(key, value),
+        }
+    }
+
+    /// Removes `key`'s value, returning it.
+    pub fn remove(&mut self, key: i64) -> Option<T> {
+        match usize::try_from(key) {
+            Ok(k) if k < SMALL => self.small.get_mut(k).and_then(Option::take),
+            _ => self.other.remove(&key),
         }
     }
 }
@@ -193,5 +204,35 @@ impl CpuSet {
         let mut set = self.other;
         set.extend((0..self.small.len() as i64).filter(|&c| self.small[c as usize]));
         set
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SmallKeyMap;
+
+    /// Keys in a slot and keys in the map (negative, past `SMALL`) behave
+    /// alike: insert returns the value replaced, remove the value removed,
+    /// and a removed key is gone.
+    #[test]
+    fn small_key_map_holds_slot_and_map_keys_alike() {
+        let mut m: SmallKeyMap<u32, 8> = SmallKeyMap::default();
+        for key in [0i64, 7, 8, -1, 1 << 40] {
+            assert_eq!(m.get(key), None);
+            assert_eq!(m.insert(key, 1), None);
+            assert_eq!(m.insert(key, 2), Some(1));
+            assert_eq!(m.get(key), Some(&2));
+        }
+        assert_eq!(m.remove(7), Some(2));
+        assert_eq!(m.remove(1 << 40), Some(2));
+        assert_eq!((m.get(7), m.get(1 << 40)), (None, None));
+        assert_eq!(
+            (m.remove(7), m.remove(5), m.remove(100)),
+            (None, None, None)
+        );
+        assert_eq!(
+            (m.get(0), m.get(8), m.get(-1)),
+            (Some(&2), Some(&2), Some(&2))
+        );
     }
 }

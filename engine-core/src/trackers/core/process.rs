@@ -59,7 +59,9 @@ pub struct ProcessTracker {
     /// its process ends or is replaced. Between those, it keeps its answer
     /// even where a scan would now find another thread (e.g. a process of a
     /// pid whose newer process ended counts alive again).
-    live: HashMap<i64, u32>,
+    /// (a slot per tid below 2^20, as a host's tids are: a lookup per
+    /// sched event)
+    live: crate::trackers::SmallKeyMap<u32, { 1 << 20 }>,
     /// upid -> the threads associated with it (`process_threads_`): whose
     /// bare lookups are refreshed when it ends or is replaced
     p_threads: HashMap<u32, Vec<u32>>,
@@ -205,7 +207,7 @@ impl ProcessTracker {
             .and_then(|utids| utids.iter().rev().copied().find(|&u| self.is_alive(u)));
         match newest {
             Some(utid) => self.live.insert(key, utid),
-            None => self.live.remove(&key),
+            None => self.live.remove(key),
         };
     }
 
@@ -326,7 +328,7 @@ impl ProcessTracker {
     /// without a pid: the `live` cache).
     #[inline]
     pub fn thread_or_none(&self, tid: i64) -> Option<u32> {
-        self.live.get(&self.key(tid)).copied()
+        self.live.get(self.key(tid)).copied()
     }
 
     pub fn set_thread_name(&mut self, utid: u32, name: &Name, prio: u8) {
@@ -455,7 +457,7 @@ impl ProcessTracker {
         // a pid is never two live processes: every thread of that tid is
         // forgotten (StartNewProcessInternal erases tids_[pid])
         self.tids.remove(&key);
-        self.live.remove(&key);
+        self.live.remove(key);
         let main = self.start_new_thread(ts, pid);
         let upid = self.get_or_create_process(pid);
         if ts.is_some() {

@@ -61,10 +61,11 @@ impl RawTable {
         sched_row: bool,
     ) {
         self.ts.push(ts);
-        let id = match self
-            .names
-            .iter()
-            .position(|&n| std::ptr::eq(n, name) || n == name)
+        // (by address first: the replay names its events from constants,
+        // and comparing the text of "sched_switch" and "sched_waking" on
+        // every waking showed in profiles)
+        let id = match (self.names.iter().position(|&n| std::ptr::eq(n, name)))
+            .or_else(|| self.names.iter().position(|&n| n == name))
         {
             Some(i) => i,
             None => {

@@ -95,7 +95,9 @@ pub fn task_state_str(raw: i64, version: (u32, u32), separator: Option<char>) ->
 /// strings are interned into small ids (`names`), decoded once per value.
 pub struct EndStates {
     version: (u32, u32),
-    cache: HashMap<i64, u16>,
+    /// raw prev_state -> id (a lookup per switch; the values a kernel
+    /// reports are small)
+    cache: crate::trackers::SmallKeyMap<u16, 4096>,
     pub names: Vec<Option<String>>,
     ids: HashMap<Option<String>, u16>,
     /// switches whose prev_state is no valid task state (task_state_invalid),
@@ -111,7 +113,7 @@ impl EndStates {
     pub fn new(version: (u32, u32)) -> Self {
         let mut s = EndStates {
             version,
-            cache: HashMap::default(),
+            cache: Default::default(),
             names: Vec::new(),
             ids: HashMap::default(),
             invalid: Vec::new(),
@@ -134,7 +136,7 @@ impl EndStates {
     /// A switch's prev_state as an end state id (`NO_STATE`, NULL, for an
     /// invalid one, counted for `machine`).
     pub fn decode(&mut self, raw: i64, machine: u16) -> i64 {
-        let id = match self.cache.get(&raw) {
+        let id = match self.cache.get(raw) {
             Some(&id) => id,
             None => {
                 let id = self.intern(task_state_str(raw, self.version, None));
