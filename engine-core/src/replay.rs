@@ -307,6 +307,11 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
             }
             match r {
                 EvRef::Switch(_) | EvRef::CompactSwitch(_) => {
+                    // (this CPU's switches a few ahead: the next one is read
+                    // below, for its arg set's slot)
+                    if let EvRef::CompactSwitch(k) = r {
+                        sorter::prefetch(&sink.compact_switches, k as usize + 4);
+                    }
                     let Some(s) = sink.switch(ts, r) else {
                         continue;
                     };
@@ -407,6 +412,7 @@ pub fn replay(mut sink: Sink, raw_on: bool) -> Imported {
                     ctx.thread_state.switch_in(next_utid, s.ts, s.cpu);
                 }
                 EvRef::Waking(i) => {
+                    sorter::prefetch(&sink.wakings, i as usize + 2);
                     let w = &sink.wakings[i as usize];
                     let pt = &mut ctx.pt;
                     let waker = if w.compact {

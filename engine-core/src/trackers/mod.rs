@@ -157,10 +157,18 @@ impl<T, const SMALL: usize> SmallKeyMap<T, SMALL> {
     #[inline]
     pub fn insert(&mut self, key: i64, value: T) -> Option<T> {
         match usize::try_from(key) {
+            Ok(k) if k < self.small.len() => self.small[k].replace(value),
+            _ => self.insert_new_slot(key, value),
+        }
+    }
+
+    /// `insert` of a key without a slot yet: a slot made, or the map.
+    #[cold]
+    #[inline(never)]
+    fn insert_new_slot(&mut self, key: i64, value: T) -> Option<T> {
+        match usize::try_from(key) {
             Ok(k) if k < SMALL => {
-                if k >= self.small.len() {
-                    self.small.resize_with(k + 1, || None);
-                }
+                self.small.resize_with(k + 1, || None);
                 self.small[k].replace(value)
             }
             _ => self.other.insert(key, value),

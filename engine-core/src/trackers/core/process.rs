@@ -337,11 +337,13 @@ impl ProcessTracker {
         }
         let u = utid as usize;
         if prio >= self.t_prio[u] {
-            // (names usually come from one Arc per comm: equal pointers
-            // spare reading the strings)
+            // (names usually come from one Arc per comm: the name given is
+            // kept even when its text is the thread's name already, so the
+            // next write of it is told equal by its address, not by reading
+            // the text, a comparison per sched event)
             let same = match (&self.t_name[u], name) {
-                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b) || a == b,
-                (a, b) => a.is_none() && b.is_none(),
+                (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+                _ => false,
             };
             if !same {
                 self.t_name[u] = name.clone();

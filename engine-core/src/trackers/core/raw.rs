@@ -311,14 +311,7 @@ impl FingerprintMap {
     /// A hint: the slot of `fingerprint` brought into the cache.
     #[inline]
     fn prefetch(&self, fingerprint: u64) {
-        #[cfg(target_arch = "x86_64")]
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let slot = self.slots.as_ptr().add(self.slot(fingerprint.max(1)));
-            _mm_prefetch::<_MM_HINT_T0>(slot as *const i8);
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = fingerprint;
+        crate::sorter::prefetch(&self.slots, self.slot(fingerprint.max(1)));
     }
 }
 
