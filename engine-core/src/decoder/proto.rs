@@ -189,6 +189,10 @@ pub struct ProtoDecoder<'s> {
     skipped: std::collections::BTreeMap<u32, i64>,
     /// The current packet's trusted_packet_sequence_id (0: none).
     seq_id: u32,
+    /// compact_sched's twelve packed columns, decoded per bundle into these
+    /// (kept between bundles: a bundle holds ~100 events, and allocating
+    /// the columns per bundle showed in profiles)
+    compact_columns: [Vec<u64>; 12],
     /// Sequences whose ftrace setup errors were counted (once each).
     setup_error_seqs: std::collections::BTreeSet<u32>,
     /// CpuPerUidData's counters are derived at tokenization, in file order.
@@ -380,6 +384,7 @@ impl<'s> ProtoDecoder<'s> {
             keep_on_error: false,
             skipped: Default::default(),
             seq_id: 0,
+            compact_columns: Default::default(),
             setup_error_seqs: Default::default(),
             cpu_per_uid: Default::default(),
             clocks: Default::default(),
@@ -1614,7 +1619,21 @@ impl<'s> ProtoDecoder<'s> {
 
     fn compact(&mut self, cpu: i64, parts: &[&[u8]]) -> R<()> {
         let mut intern_raw: Vec<&[u8]> = Vec::new();
-        let mut cols: [Vec<u64>; 12] = Default::default();
+        let mut cols = std::mem::take(&mut self.compact_columns);
+        cols.iter_mut().for_each(Vec::clear);
+        let decoded = self.compact_events(cpu, parts, &mut intern_raw, &mut cols);
+        self.compact_columns = cols;
+        decoded
+    }
+
+    /// `compact`'s work, into the columns it lends.
+    fn compact_events<'b>(
+        &mut self,
+        cpu: i64,
+        parts: &[&'b [u8]],
+        intern_raw: &mut Vec<&'b [u8]>,
+        cols: &mut [Vec<u64>; 12],
+    ) -> R<()> {
         for p in parts {
             for f in Fields::new(p) {
                 let (num, v) = f?;
@@ -1635,7 +1654,7 @@ impl<'s> ProtoDecoder<'s> {
             .map(|b| sink.strings.intern(&text_ref(b)))
             .collect();
         let [sw_ts, sw_state, sw_pid, sw_prio, _, sw_comm, wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm, wk_flags] =
-            &cols;
+            &*cols;
         let n = [
             sw_ts.len(),
             sw_state.len(),

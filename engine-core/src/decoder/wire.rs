@@ -36,6 +36,23 @@ pub fn read_varint(buf: &[u8], pos: &mut usize) -> Result<u64, WireError> {
             return Ok(b as u64);
         }
     }
+    read_long_varint(buf, pos)
+}
+
+/// `read_varint` of a varint of more than one byte (or none).
+fn read_long_varint(buf: &[u8], pos: &mut usize) -> Result<u64, WireError> {
+    // ten bytes at hand (all but a buffer's last varints): one bounds check
+    if let Some(p) = buf.get(*pos..).and_then(|rest| rest.get(..10)) {
+        let mut result = 0u64;
+        for (i, &b) in p.iter().enumerate() {
+            result |= ((b & 0x7F) as u64) << (7 * i);
+            if b & 0x80 == 0 {
+                *pos += i + 1;
+                return Ok(result);
+            }
+        }
+        return Err(WireError); // more than 10 bytes
+    }
     let mut result: u64 = 0;
     let mut shift = 0u32;
     loop {
@@ -200,4 +217,55 @@ pub enum FieldKind {
 #[inline]
 pub(super) fn i32v(v: u64) -> i64 {
     v as u32 as i32 as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::read_varint;
+
+    /// Every width from 1 to 10 bytes reads back its value and moves past
+    /// its bytes, wherever it sits (the ten-byte path mid-buffer, the
+    /// byte-by-byte one at the end); 11 bytes, or a varint cut short, fail.
+    #[test]
+    fn varints_read_back_at_any_width_and_place() {
+        let encode = |mut x: u64| {
+            let mut out = Vec::new();
+            while x >= 0x80 {
+                out.push((x as u8) | 0x80);
+                x >>= 7;
+            }
+            out.push(x as u8);
+            out
+        };
+        let values = [
+            0,
+            1,
+            127,
+            128,
+            300,
+            1 << 21,
+            (1 << 35) + 7,
+            1 << 56,
+            u64::MAX,
+        ];
+        for &x in &values {
+            let bytes = encode(x);
+            for tail in [0usize, 12] {
+                let mut buf = vec![0x05];
+                buf.extend(&bytes);
+                buf.extend(std::iter::repeat(0x01).take(tail));
+                let mut pos = 1;
+                assert_eq!(read_varint(&buf, &mut pos), Ok(x), "{x} tail {tail}");
+                assert_eq!(pos, 1 + bytes.len());
+            }
+        }
+        for tail in [0usize, 12] {
+            let mut buf = vec![0xFF; 10];
+            buf.push(0x01);
+            buf.extend(std::iter::repeat(0x01).take(tail));
+            assert!(read_varint(&buf, &mut 0).is_err(), "11 bytes, tail {tail}");
+        }
+        assert!(read_varint(&[0x80, 0x80], &mut 0).is_err());
+        assert!(read_varint(&[], &mut 0).is_err());
+    }
 }
