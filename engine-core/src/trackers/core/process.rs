@@ -59,8 +59,8 @@ pub struct ProcessTracker {
     /// its process ends or is replaced. Between those, it keeps its answer
     /// even where a scan would now find another thread (e.g. a process of a
     /// pid whose newer process ended counts alive again).
-    /// (a slot per tid below 2^20, as a host's tids are: a lookup per
-    /// sched event)
+    /// (a slot per tid below 2^20, where tids usually are: Linux's default
+    /// pid_max is 32,768; any other in a map. A lookup per sched event.)
     live: crate::trackers::SmallKeyMap<u32, { 1 << 20 }>,
     /// upid -> the threads associated with it (`process_threads_`): whose
     /// bare lookups are refreshed when it ends or is replaced
