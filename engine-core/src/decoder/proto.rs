@@ -1618,22 +1618,16 @@ impl<'s> ProtoDecoder<'s> {
     }
 
     fn compact(&mut self, cpu: i64, parts: &[&[u8]]) -> R<()> {
-        let mut intern_raw: Vec<&[u8]> = Vec::new();
         let mut cols = std::mem::take(&mut self.compact_columns);
         cols.iter_mut().for_each(Vec::clear);
-        let decoded = self.compact_events(cpu, parts, &mut intern_raw, &mut cols);
+        let decoded = self.compact_events(cpu, parts, &mut cols);
         self.compact_columns = cols;
         decoded
     }
 
     /// `compact`'s work, into the columns it lends.
-    fn compact_events<'b>(
-        &mut self,
-        cpu: i64,
-        parts: &[&'b [u8]],
-        intern_raw: &mut Vec<&'b [u8]>,
-        cols: &mut [Vec<u64>; 12],
-    ) -> R<()> {
+    fn compact_events(&mut self, cpu: i64, parts: &[&[u8]], cols: &mut [Vec<u64>; 12]) -> R<()> {
+        let mut intern_raw: Vec<&[u8]> = Vec::new();
         for p in parts {
             for f in Fields::new(p) {
                 let (num, v) = f?;
